@@ -1,0 +1,148 @@
+import * as z from 'zod';
+import { describeValue, formatPath } from './problems.js';
+import type { PathSegment, Problem } from './problems.js';
+import type { YamlDocument } from './yaml/index.js';
+
+/** Where problems of one top-level key are reported: its document and the path prefix. */
+export interface Subject {
+  doc: YamlDocument;
+  /** Path of the subject inside the document (`[configKey]`, or `[]` for a whole file). */
+  base: PathSegment[];
+  /** Key shown in messages (config key or runner label); none for a whole file. */
+  key?: string;
+}
+
+export function problemAt(
+  subject: Subject,
+  path: readonly PathSegment[],
+  message: string,
+  extra: { rule: string; hint?: string | undefined; severity?: Problem['severity']; keyName?: string },
+): Problem {
+  const full = [...subject.base, ...path];
+  const pos = extra.keyName !== undefined ? subject.doc.locateKey(full, extra.keyName) : subject.doc.locate(full);
+  const shownPath = extra.keyName !== undefined ? [...path, extra.keyName] : path;
+  return {
+    severity: extra.severity ?? 'error',
+    rule: extra.rule,
+    file: subject.doc.file,
+    line: pos.line,
+    col: pos.col,
+    key: subject.key,
+    path: formatPath(shownPath),
+    message,
+    hint: extra.hint,
+  };
+}
+
+/** Turn zod issues into located problems with `expected …, got …` messages and fixes. */
+export function schemaProblems(subject: Subject, schema: z.ZodType, value: unknown, issues: z.core.$ZodIssue[]): Problem[] {
+  const out: Problem[] = [];
+  for (const issue of issues) {
+    const path = issue.path as PathSegment[];
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = allowedKeys(schemaAt(schema, path));
+      for (const key of issue.keys) {
+        const near = closest(key, allowed);
+        out.push(
+          problemAt(subject, path, `unknown field "${key}"`, {
+            rule: 'schema',
+            keyName: key,
+            hint: near ? `did you mean "${near}"?` : allowed.length ? `allowed fields: ${allowed.join(', ')}` : undefined,
+          }),
+        );
+      }
+      continue;
+    }
+    const got = valueAt(value, path);
+    const field = path[path.length - 1];
+    if (got === undefined && issue.code === 'invalid_type') {
+      out.push(
+        problemAt(subject, path, `missing required field "${String(field)}" (${issue.message})`, {
+          rule: 'schema',
+          hint: `add ${String(field)}: <${issue.message}>`,
+        }),
+      );
+      continue;
+    }
+    out.push(
+      problemAt(subject, path, `expected ${issue.message}, got ${describeValue(got)}`, {
+        rule: 'schema',
+        hint: typeHint(got, issue.message),
+      }),
+    );
+  }
+  return out;
+}
+
+function typeHint(got: unknown, expected: string): string | undefined {
+  if (typeof got === 'string' && /integer|number/.test(expected) && /^-?\d+(\.\d+)?$/.test(got)) {
+    return 'remove the quotes: a quoted number is a string';
+  }
+  if (typeof got === 'string' && expected === 'true or false' && /^(true|false|yes|no|on|off)$/i.test(got)) {
+    return 'remove the quotes: a quoted boolean is a string';
+  }
+  if (got === null) return 'remove the field to use its default, or give a value';
+  return undefined;
+}
+
+function valueAt(value: unknown, path: readonly PathSegment[]): unknown {
+  let node = value;
+  for (const seg of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<PathSegment, unknown>)[seg];
+  }
+  return node;
+}
+
+/** The sub-schema a path leads to, following objects, arrays, records, unions and wrappers. */
+function schemaAt(schema: z.ZodType, path: readonly PathSegment[]): z.ZodType | undefined {
+  let current: z.ZodType | undefined = schema;
+  for (const seg of path) {
+    current = unwrap(current);
+    if (current instanceof z.ZodObject) current = current.shape[seg as string] as z.ZodType | undefined;
+    else if (current instanceof z.ZodArray) current = current.element as z.ZodType;
+    else if (current instanceof z.ZodRecord) current = current.valueType as z.ZodType;
+    else return undefined;
+  }
+  return unwrap(current);
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let s = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
+    s = s.unwrap() as z.ZodType;
+  }
+  return s;
+}
+
+function allowedKeys(schema: z.ZodType | undefined): string[] {
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/** The allowed name nearest to a misspelt one, if it is plausibly a typo. */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = c;
+    }
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}

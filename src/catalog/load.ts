@@ -1,0 +1,209 @@
+import { readFile } from 'node:fs/promises';
+import { closest, problemAt, schemaProblems } from './issues.js';
+import type { Subject } from './issues.js';
+import type { Problem } from './problems.js';
+import { ENTRY_RULES, searchSpaceEntries } from './rules.js';
+import { MultiNodeEntry, RunnersFile, SingleNodeEntry } from './schema.js';
+import type { AgenticSearchSpaceEntry, MasterConfigEntry, RunnerConfig } from './schema.js';
+import { TopologyError, agenticDramGpus } from './topology.js';
+import { isPlainMapping, parseYaml } from './yaml/index.js';
+import type { YamlDocument } from './yaml/index.js';
+
+/** Validated master configs: config key → entry, in file order then key order (as the reference merges them). */
+export interface Catalog {
+  entries: Map<string, MasterConfigEntry>;
+  /** The document each config key was read from, for locating later findings. */
+  origin: Map<string, YamlDocument>;
+}
+
+export interface Loaded<T> {
+  value: T;
+  problems: Problem[];
+}
+
+type ReadResult = { doc: YamlDocument; problems: Problem[] } | { doc: undefined; problems: Problem[] };
+
+/** Read and parse one YAML file; a missing or unreadable file is a problem, not an exception. */
+export async function readYamlFile(path: string, missingMessage: string, hint: string): Promise<ReadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const message = code === 'ENOENT' ? missingMessage : `cannot read '${path}': ${(e as Error).message}`;
+    return { doc: undefined, problems: [{ severity: 'error', rule: 'file', file: path, line: 0, col: 0, message, hint }] };
+  }
+  const doc = await parseYaml(text, path);
+  return { doc, problems: doc.problems };
+}
+
+/**
+ * Load master-config files (`configs/*-master.yaml`) and validate every entry: schema,
+ * cross-field rules and file-level rules (a mapping, no `*` in keys, no key in two files).
+ */
+export async function loadMasterConfigs(paths: readonly string[]): Promise<Loaded<Catalog>> {
+  const catalog: Catalog = { entries: new Map(), origin: new Map() };
+  const problems: Problem[] = [];
+  const reads = await Promise.all(
+    paths.map((path) =>
+      readYamlFile(
+        path,
+        `Input file '${path}' does not exist.`,
+        'check the path; InferenceX keeps master configs in configs/*-master.yaml',
+      ),
+    ),
+  );
+  for (const [i, path] of paths.entries()) {
+    const read = reads[i]!;
+    problems.push(...read.problems);
+    const { doc } = read;
+    if (!doc || read.problems.length > 0) continue;
+    if (!isPlainMapping(doc.value)) {
+      problems.push({
+        severity: 'error',
+        rule: 'file',
+        file: path,
+        line: 1,
+        col: 1,
+        message: `Config file '${path}' must contain a dictionary`,
+        hint: 'a master config maps config keys to entries: `my-key:` followed by image, model, …',
+      });
+      continue;
+    }
+    const duplicates: { key: string; first: YamlDocument }[] = [];
+    for (const [key, entry] of Object.entries(doc.value)) {
+      const subject: Subject = { doc, base: [key], key };
+      if (key.includes('*')) {
+        problems.push(
+          problemAt(subject, [], `Wildcard '*' is not allowed in master config keys: '${key}'`, {
+            rule: 'config-key',
+            hint: "'*' is reserved for config-key globs in perf-changelog.yaml; rename the key",
+          }),
+        );
+      }
+      const first = catalog.origin.get(key);
+      if (first) {
+        duplicates.push({ key, first });
+        continue;
+      }
+      catalog.origin.set(key, doc);
+      const validated = validateEntry(subject, entry, problems);
+      if (validated) catalog.entries.set(key, validated);
+    }
+    if (duplicates.length > 0) {
+      const { key, first } = duplicates[0]!;
+      const firstPos = first.locate([key]);
+      const names = duplicates.map((d) => d.key).sort();
+      problems.push(
+        problemAt({ doc, base: [key] }, [], `Duplicate configuration keys found in '${path}': ${names.join(', ')}`, {
+          rule: 'duplicate-config-key',
+          hint: `"${key}" is first defined at ${first.file}:${firstPos.line}; config keys must be unique across master-config files`,
+        }),
+      );
+    }
+  }
+  return { value: catalog, problems };
+}
+
+function validateEntry(subject: Subject, entry: unknown, problems: Problem[]): MasterConfigEntry | undefined {
+  const schema = isPlainMapping(entry) && entry.multinode === true ? MultiNodeEntry : SingleNodeEntry;
+  const result = schema.safeParse(entry);
+  if (!result.success) {
+    problems.push(...schemaProblems(subject, schema, entry, result.error.issues));
+    return undefined;
+  }
+  // The schema has no defaults or transforms, so the raw value is the validated entry; keeping it
+  // (not zod's copy) preserves the file's key order, which the matrix output depends on.
+  const config = entry as MasterConfigEntry;
+  let valid = true;
+  for (const rule of ENTRY_RULES) {
+    for (const finding of rule.check(config)) {
+      valid = false;
+      problems.push(problemAt(subject, finding.path, finding.message, { rule: rule.id, hint: finding.hint }));
+    }
+  }
+  return valid ? config : undefined;
+}
+
+/** Load and validate runners.yaml (`labels` and optional `hardware`). */
+export async function loadRunners(path: string): Promise<Loaded<RunnerConfig | undefined> & { doc?: YamlDocument }> {
+  const read = await readYamlFile(
+    path,
+    `Runner config file '${path}' does not exist.`,
+    'pass --runner-config, or run from the repository root so configs/runners.yaml is found',
+  );
+  const { doc } = read;
+  if (!doc || read.problems.length > 0) return { value: undefined, problems: read.problems };
+  const subject: Subject = { doc, base: [] };
+  if (!isPlainMapping(doc.value) || !isPlainMapping(doc.value.labels)) {
+    const problem = problemAt(
+      subject,
+      isPlainMapping(doc.value) ? ['labels'] : [],
+      'Runner config must define a labels mapping',
+      {
+        rule: 'runners',
+        hint: 'runners.yaml has two sections: labels (label → runner names) and hardware (label → facts)',
+      },
+    );
+    return { value: undefined, problems: [problem], doc };
+  }
+  const result = RunnersFile.safeParse(doc.value);
+  if (!result.success) {
+    return { value: undefined, problems: schemaProblems(subject, RunnersFile, doc.value, result.error.issues), doc };
+  }
+  return { value: doc.value as RunnerConfig, problems: [], doc };
+}
+
+/** Runner labels used by the catalog but missing from runners.yaml (warnings: the reference tolerates them). */
+export function checkRunnerLabels(catalog: Catalog, runners: RunnerConfig): Problem[] {
+  const problems: Problem[] = [];
+  const labels = Object.keys(runners.labels);
+  for (const [key, config] of catalog.entries) {
+    if (Object.prototype.hasOwnProperty.call(runners.labels, config.runner)) continue;
+    const subject: Subject = { doc: catalog.origin.get(key)!, base: [key], key };
+    const near = closest(config.runner, labels);
+    problems.push(
+      problemAt(subject, ['runner'], `runner label "${config.runner}" is not defined in runners.yaml`, {
+        rule: 'runner-label',
+        severity: 'warning',
+        hint: near ? `did you mean "${near}"? Otherwise add it under labels:` : 'add it under labels: in runners.yaml',
+      }),
+    );
+  }
+  return problems;
+}
+
+/** Agentic kv-offloading: dram entries whose DRAM budget cannot be computed from runners.yaml. */
+export function checkDramBudgets(catalog: Catalog, runners: RunnerConfig): Problem[] {
+  const problems: Problem[] = [];
+  const hardware = runners.hardware ?? {};
+  for (const [key, config] of catalog.entries) {
+    const subject: Subject = { doc: catalog.origin.get(key)!, base: [key], key };
+    for (const { entry, path } of searchSpaceEntries(config)) {
+      const agentic = entry as AgenticSearchSpaceEntry;
+      if (agentic['kv-offloading'] !== 'dram') continue;
+      const facts = hardware[config.runner];
+      if (!facts) {
+        problems.push(
+          problemAt(subject, [...path, 'kv-offloading'], `runner "${config.runner}" has no hardware facts in runners.yaml`, {
+            rule: 'dram-budget',
+            hint: `kv-offloading: dram sizes the DRAM budget from hardware.${config.runner} (available-cpu-dram-mib, gpus-per-node); add it`,
+          }),
+        );
+        continue;
+      }
+      try {
+        agenticDramGpus(agentic, facts['gpus-per-node'], config.runner);
+      } catch (e) {
+        if (!(e instanceof TopologyError)) throw e;
+        problems.push(
+          problemAt(subject, [...path, ...e.field], e.message, {
+            rule: 'dram-budget',
+            hint: 'choose a topology that fits (or tiles) the runner nodes',
+          }),
+        );
+      }
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,84 @@
+import { Command, Option } from 'commander';
+import { ProblemsError, SCHEMA_KINDS, formatProblem } from '../catalog/index.js';
+import type { SchemaKind } from '../catalog/index.js';
+import { MatrixError } from '../matrix/index.js';
+import { UsageError } from './argparse.js';
+import { runMatrix } from './matrix.js';
+import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
+
+declare const FRONTIER_VERSION: string;
+
+const program = new Command('frontier')
+  .description('Continuous LLM-inference benchmarking: catalog, sweep matrix and checks for InferenceX-format configs.')
+  .version(typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev')
+  .option('-C, --cwd <dir>', 'run as if started in <dir> (e.g. an InferenceX checkout)')
+  .hook('preAction', () => {
+    const dir = program.opts<{ cwd?: string }>().cwd;
+    if (dir) process.chdir(dir);
+  });
+
+program
+  .command('validate')
+  .description('validate master configs and runners.yaml; every problem with file:line:col, key, field and a fix')
+  .argument('[files...]', 'master-config and runners.yaml files (default: configs/*-master.yaml configs/runners.yaml)')
+  .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+  .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
+    const targets = files.length > 0 ? files : defaultCatalogFiles();
+    if (targets.length === 0) {
+      fail('no files to validate: no configs/*-master.yaml here; pass FILES or use -C <InferenceX checkout>');
+    }
+    const report = await validateFiles(targets);
+    process.stdout.write(opts.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    process.exitCode = report.ok ? 0 : 1;
+  });
+
+program
+  .command('schema')
+  .description('print the JSON Schema of a file kind, for editors (YAML language server)')
+  .addArgument(new Command().createArgument('<kind>', 'master-config or runners').choices(SCHEMA_KINDS))
+  .action(async (kind: SchemaKind) => {
+    const { jsonSchema } = await import('../catalog/json-schema.js');
+    process.stdout.write(`${JSON.stringify(jsonSchema(kind), null, 2)}\n`);
+  });
+
+const matrix = program.command('matrix').description('generate the sweep matrix (the reference generate_sweep_configs.py)');
+for (const name of ['full-sweep', 'test-config'] as const) {
+  matrix
+    .command(name)
+    .description(name === 'full-sweep' ? 'every config, narrowed by filters' : 'the given config keys (or globs), fully expanded')
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument('[args...]')
+    .action(async (_args: string[], _opts: unknown, cmd: Command) => {
+      process.stdout.write(await runMatrix(name, cmd.args));
+    });
+}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`frontier: error: ${message}\n`);
+  process.exit(code);
+}
+
+/** Print an expected failure the way each kind asks for; anything else is a bug and keeps its stack. */
+function report(e: unknown): void {
+  if (e instanceof UsageError) {
+    process.stderr.write(e.render());
+    process.exitCode = 2;
+  } else if (e instanceof ProblemsError) {
+    process.stderr.write(
+      `${e.problems
+        .filter((p) => p.severity === 'error')
+        .map(formatProblem)
+        .join('\n')}\n`,
+    );
+    process.exitCode = 1;
+  } else if (e instanceof MatrixError) {
+    process.stderr.write(`frontier: error: ${e.message}\n`);
+    process.exitCode = 1;
+  } else {
+    throw e;
+  }
+}
+
+program.parseAsync(process.argv).catch(report);

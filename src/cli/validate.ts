@@ -1,0 +1,67 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import {
+  checkDramBudgets,
+  checkRunnerLabels,
+  formatProblem,
+  hasErrors,
+  loadMasterConfigs,
+  loadRunners,
+} from '../catalog/index.js';
+import type { Problem } from '../catalog/index.js';
+
+export interface ValidateReport {
+  ok: boolean;
+  files: string[];
+  configKeys: number;
+  runnerLabels: number;
+  problems: Problem[];
+}
+
+const isRunnersFile = (path: string): boolean => /^runners\.ya?ml$/.test(basename(path));
+
+/** The InferenceX layout: configs/*-master.yaml and configs/runners.yaml, relative to the working directory. */
+export function defaultCatalogFiles(): string[] {
+  if (!existsSync('configs')) return [];
+  const masters = readdirSync('configs')
+    .filter((f) => /-master\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join('configs', f));
+  const runners = ['configs/runners.yaml', 'configs/runners.yml'].filter((f) => existsSync(f));
+  return [...masters, ...runners];
+}
+
+/** Validate master configs and runners files (a file named runners.yaml is read as runners). */
+export async function validateFiles(files: readonly string[]): Promise<ValidateReport> {
+  const masterFiles = files.filter((f) => !isRunnersFile(f));
+  const runnerFiles = files.filter(isRunnersFile);
+  const catalog = await loadMasterConfigs(masterFiles);
+  const problems = [...catalog.problems];
+  let runnerLabels = 0;
+  for (const file of runnerFiles) {
+    const runners = await loadRunners(file);
+    problems.push(...runners.problems);
+    if (!runners.value) continue;
+    runnerLabels += Object.keys(runners.value.labels).length;
+    if (runnerFiles.length === 1) {
+      problems.push(...checkRunnerLabels(catalog.value, runners.value), ...checkDramBudgets(catalog.value, runners.value));
+    }
+  }
+  problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
+  return { ok: !hasErrors(problems), files: [...files], configKeys: catalog.value.origin.size, runnerLabels, problems };
+}
+
+export function formatReport(report: ValidateReport): string {
+  const lines = report.problems.map(formatProblem);
+  const errors = report.problems.filter((p) => p.severity === 'error').length;
+  const warnings = report.problems.length - errors;
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const scope = `${plural(report.files.length, 'file')}: ${plural(report.configKeys, 'config key')}, ${plural(report.runnerLabels, 'runner label')}`;
+  if (lines.length > 0) lines.push('');
+  lines.push(
+    report.ok
+      ? `✓ valid (${scope})${warnings ? `, ${plural(warnings, 'warning')}` : ''}`
+      : `✗ ${plural(errors, 'error')}${warnings ? `, ${plural(warnings, 'warning')}` : ''} (${scope})`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,13 @@
+export { SEQ_LENS, SEQ_LEN_NAMES, concRange, concValues, seqLenName } from './conc.js';
+export type { SeqLenName } from './conc.js';
+export { agenticDramOffloadGb } from './dram.js';
+export { MIN_EVAL_CONC, applyEvalSelection, markAllEvalEntries, markEvalEntries } from './evals.js';
+export type { EvalOptions } from './evals.js';
+export { DEFAULT_AGENTIC_DURATION_SECONDS, generateFullSweep, generateTestConfig, rowWorker } from './generate.js';
+export type { Configs, FullSweepOptions, TestConfigOptions } from './generate.js';
+export { expandConfigKeys, fnmatchRegExp } from './keys.js';
+export { pythonJson } from './pyjson.js';
+export { summarizeMatrix, formatSummary } from './summary.js';
+export type { MatrixSummary } from './summary.js';
+export { MatrixError, SCENARIO_TYPES, isAgenticRow, isMultiNodeRow } from './types.js';
+export type * from './types.js';
