@@ -1,5 +1,5 @@
 export { checkDramBudgets, checkRunnerLabels, loadMasterConfigs, loadRunners, readYamlFile } from './load.js';
-export type { Catalog, Loaded } from './load.js';
+export type { Catalog, LoadOptions, Loaded } from './load.js';
 export { ENTRY_RULES, searchSpaceEntries } from './rules.js';
 export type { EntryRule, Finding } from './rules.js';
 export { SCHEMA_KINDS } from './schema-kinds.js';

@@ -67,7 +67,7 @@ export function schemaProblems(subject: Subject, schema: z.ZodType, value: unkno
     out.push(
       problemAt(subject, path, `expected ${issue.message}, got ${describeValue(got)}`, {
         rule: 'schema',
-        hint: typeHint(got, issue.message),
+        hint: typeHint(got, issue.message) ?? `set ${String(field ?? 'it')} to ${issue.message}`,
       }),
     );
   }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { closest, problemAt, schemaProblems } from './issues.js';
 import type { Subject } from './issues.js';
 import type { Problem } from './problems.js';
@@ -23,11 +24,21 @@ export interface Loaded<T> {
 
 type ReadResult = { doc: YamlDocument; problems: Problem[] } | { doc: undefined; problems: Problem[] };
 
+export interface LoadOptions {
+  /** Directory relative paths are read from (default: the working directory); messages keep the path as given. */
+  baseDir?: string;
+}
+
 /** Read and parse one YAML file; a missing or unreadable file is a problem, not an exception. */
-export async function readYamlFile(path: string, missingMessage: string, hint: string): Promise<ReadResult> {
+export async function readYamlFile(
+  path: string,
+  missingMessage: string,
+  hint: string,
+  options: LoadOptions = {},
+): Promise<ReadResult> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(resolve(options.baseDir ?? '.', path), 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const message = code === 'ENOENT' ? missingMessage : `cannot read '${path}': ${(e as Error).message}`;
@@ -41,7 +52,7 @@ export async function readYamlFile(path: string, missingMessage: string, hint: s
  * Load master-config files (`configs/*-master.yaml`) and validate every entry: schema,
  * cross-field rules and file-level rules (a mapping, no `*` in keys, no key in two files).
  */
-export async function loadMasterConfigs(paths: readonly string[]): Promise<Loaded<Catalog>> {
+export async function loadMasterConfigs(paths: readonly string[], options: LoadOptions = {}): Promise<Loaded<Catalog>> {
   const catalog: Catalog = { entries: new Map(), origin: new Map() };
   const problems: Problem[] = [];
   const reads = await Promise.all(
@@ -50,6 +61,7 @@ export async function loadMasterConfigs(paths: readonly string[]): Promise<Loade
         path,
         `Input file '${path}' does not exist.`,
         'check the path; InferenceX keeps master configs in configs/*-master.yaml',
+        options,
       ),
     ),
   );
@@ -126,11 +138,15 @@ function validateEntry(subject: Subject, entry: unknown, problems: Problem[]): M
 }
 
 /** Load and validate runners.yaml (`labels` and optional `hardware`). */
-export async function loadRunners(path: string): Promise<Loaded<RunnerConfig | undefined> & { doc?: YamlDocument }> {
+export async function loadRunners(
+  path: string,
+  options: LoadOptions = {},
+): Promise<Loaded<RunnerConfig | undefined> & { doc?: YamlDocument }> {
   const read = await readYamlFile(
     path,
     `Runner config file '${path}' does not exist.`,
     'pass --runner-config, or run from the repository root so configs/runners.yaml is found',
+    options,
   );
   const { doc } = read;
   if (!doc || read.problems.length > 0) return { value: undefined, problems: read.problems };

@@ -104,6 +104,7 @@ const concFields: EntryRule = {
           out.push({
             path: [...path, start <= 0 ? 'conc-start' : 'conc-end'],
             message: `conc-start and conc-end must be greater than 0, got ${start} and ${end}`,
+            hint: 'a concurrency is a number of simultaneous requests: use values >= 1',
           });
         } else if (start > end) {
           out.push({
@@ -114,7 +115,13 @@ const concFields: EntryRule = {
         }
       }
       list?.forEach((c, k) => {
-        if (c <= 0) out.push({ path: [...path, 'conc-list', k], message: `conc-list entries must be greater than 0, got ${c}` });
+        if (c <= 0) {
+          out.push({
+            path: [...path, 'conc-list', k],
+            message: `conc-list entries must be greater than 0, got ${c}`,
+            hint: 'a concurrency is a number of simultaneous requests: use values >= 1',
+          });
+        }
       });
     }
     return out;

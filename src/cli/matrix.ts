@@ -1,5 +1,5 @@
 import { ProblemsError, checkDramBudgets, hasErrors, loadMasterConfigs, loadRunners } from '../catalog/index.js';
-import type { Catalog, RunnerConfig } from '../catalog/index.js';
+import type { Catalog, LoadOptions, RunnerConfig } from '../catalog/index.js';
 import {
   SCENARIO_TYPES,
   SEQ_LEN_NAMES,
@@ -129,13 +129,16 @@ export const TEST_CONFIG: ParserSpec = {
 
 export type MatrixCommand = 'full-sweep' | 'test-config';
 
-/** Parse the reference generator's flags, load the catalog and return the text to print. */
-export async function runMatrix(command: MatrixCommand, argv: readonly string[]): Promise<string> {
+/**
+ * Parse the reference generator's flags, load the catalog (relative paths from `baseDir`, default
+ * the working directory) and return the text to print.
+ */
+export async function runMatrix(command: MatrixCommand, argv: readonly string[], baseDir = '.'): Promise<string> {
   const spec = command === 'full-sweep' ? FULL_SWEEP : TEST_CONFIG;
   const args = parseArgs(spec, argv);
   if (args.help) return formatHelp(spec);
   checkArgCombinations(spec, command, args);
-  const { catalog, runners } = await loadInputs(args.config_files as string[], args.runner_config as string);
+  const { catalog, runners } = await loadInputs(args.config_files as string[], args.runner_config as string, { baseDir });
   const rows = generate(command, catalog, runners, args);
   return args.summary ? `${formatSummary(summarizeMatrix(rows))}\n` : `${pythonJson(rows)}\n`;
 }
@@ -152,10 +155,14 @@ function checkArgCombinations(spec: ParserSpec, command: MatrixCommand, args: Pa
   if (args.no_evals && args.all_evals) throw new UsageError(spec, '--all-evals cannot be combined with --no-evals');
 }
 
-async function loadInputs(configFiles: string[], runnerFile: string): Promise<{ catalog: Catalog; runners: RunnerConfig }> {
-  const loaded = await loadMasterConfigs(configFiles);
+async function loadInputs(
+  configFiles: string[],
+  runnerFile: string,
+  options: LoadOptions,
+): Promise<{ catalog: Catalog; runners: RunnerConfig }> {
+  const loaded = await loadMasterConfigs(configFiles, options);
   const problems = [...loaded.problems];
-  const runners = hasErrors(problems) ? undefined : await loadRunners(runnerFile);
+  const runners = hasErrors(problems) ? undefined : await loadRunners(runnerFile, options);
   if (runners) problems.push(...runners.problems);
   if (runners?.value && !hasErrors(problems)) {
     problems.push(...checkDramBudgets(loaded.value, runners.value));

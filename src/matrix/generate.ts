@@ -1,5 +1,6 @@
 import type {
   AgenticSearchSpaceEntry,
+  ComponentMetadata,
   MasterConfigEntry,
   MultiNodeSearchSpaceEntry,
   RunnerConfig,
@@ -261,27 +262,16 @@ function expand(configs: [string, MasterConfigEntry][], policy: SweepPolicy, run
   return rows;
 }
 
-function identity(config: MasterConfigEntry, runner: string) {
-  return {
-    image: config.image,
-    model: config.model,
-    'model-prefix': config['model-prefix'],
-    precision: config.precision,
-    framework: config.framework,
-    runner,
-  };
-}
-
 /** router and kv-p2p-transfer, from the entry or else the config's top level. */
 function withComponents<T extends MatrixRow>(
   row: T,
-  entry: { router?: unknown; 'kv-p2p-transfer'?: unknown },
+  entry: { router?: ComponentMetadata | undefined; 'kv-p2p-transfer'?: string | undefined },
   config: MasterConfigEntry,
 ): T {
   const router = entry.router ?? config.router;
-  if (router !== undefined) (row as MatrixRow).router = router as MatrixRow['router'];
+  if (router !== undefined) row.router = router;
   const transfer = entry['kv-p2p-transfer'] ?? (config.multinode ? config['kv-p2p-transfer'] : undefined);
-  if (transfer !== undefined) (row as MatrixRow)['kv-p2p-transfer'] = transfer as string;
+  if (transfer !== undefined) row['kv-p2p-transfer'] = transfer;
   return row;
 }
 
@@ -298,7 +288,12 @@ function singleNodeRow(
   ep: number | undefined,
 ): SingleNodeRow {
   const row: SingleNodeRow = {
-    ...identity(config, runner),
+    image: config.image,
+    model: config.model,
+    'model-prefix': config['model-prefix'],
+    precision: config.precision,
+    framework: config.framework,
+    runner,
     isl: seq.isl,
     osl: seq.osl,
     tp: entry.tp,
@@ -325,7 +320,12 @@ function multiNodeRow(
   concs: number[],
 ): MultiNodeRow {
   const row: MultiNodeRow = {
-    ...identity(config, runner),
+    image: config.image,
+    model: config.model,
+    'model-prefix': config['model-prefix'],
+    precision: config.precision,
+    framework: config.framework,
+    runner,
     isl: seq.isl,
     osl: seq.osl,
     'spec-decoding': entry['spec-decoding'] ?? 'none',
@@ -355,7 +355,12 @@ function singleNodeAgenticRow(
   const tp = entry.tp!;
   const spec: SpecDecoding = entry['spec-decoding'] ?? 'none';
   const row: SingleNodeAgenticRow = {
-    ...identity(config, runner),
+    image: config.image,
+    model: config.model,
+    'model-prefix': config['model-prefix'],
+    precision: config.precision,
+    framework: config.framework,
+    runner,
     tp,
     pp: entry.pp ?? 1,
     'dcp-size': entry['dcp-size'] ?? 1,
@@ -394,7 +399,12 @@ function multiNodeAgenticRow(
   // Historical exp-names have no offload suffix when offloading is off.
   const suffix = mode === 'none' ? '' : `_${kvOffloadTag(entry)}`;
   const row: MultiNodeAgenticRow = {
-    ...identity(config, runner),
+    image: config.image,
+    model: config.model,
+    'model-prefix': config['model-prefix'],
+    precision: config.precision,
+    framework: config.framework,
+    runner,
     'spec-decoding': entry['spec-decoding'] ?? 'none',
     prefill,
     decode,

@@ -80,20 +80,22 @@ export function parseFull(text: string, file: string): FullResult {
     const set = (key: string, value: unknown): void => {
       Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
     };
-    for (const pair of map.items as Pair<unknown, unknown>[]) {
-      const kp = posOf(pair.key as YamlNode, posOf(map, at));
-      const vp = posOf(pair.value as YamlNode, kp);
-      if (isMergeKey(pair.key)) {
-        for (const [k, v, p] of mergedPairs(pair.value)) {
-          if (own.has(k)) continue;
-          if (!Object.prototype.hasOwnProperty.call(obj, k)) {
-            keyPos.set(k, p);
-            valuePos.set(k, p);
-          }
-          set(k, v);
+    // As PyYAML: pairs merged in by `<<` come first, then the mapping's own pairs; later wins.
+    const pairs = map.items as Pair<unknown, unknown>[];
+    for (const pair of pairs.filter((p) => isMergeKey(p.key))) {
+      for (const [k, v, p] of mergedPairs(pair.value)) {
+        if (!Object.prototype.hasOwnProperty.call(obj, k)) {
+          keyPos.set(k, p);
+          valuePos.set(k, p);
         }
-        continue;
+        set(k, v);
       }
+    }
+    for (const pair of pairs) {
+      if (isMergeKey(pair.key)) continue;
+      const kp = posOf(pair.key as YamlNode, posOf(map, at));
+      // An empty value (`key:`) is reported at its key, as the fast parser does.
+      const vp = isEmptyScalar(pair.value) ? kp : posOf(pair.value as YamlNode, kp);
       const key = keyString(pair.key, kp);
       if (own.has(key)) {
         const first = keyPos.get(key)!;
@@ -165,6 +167,10 @@ export function parseFull(text: string, file: string): FullResult {
 
   const value = build(doc.contents, { line: 1, col: 1 });
   return { value, info, problems };
+}
+
+function isEmptyScalar(node: unknown): boolean {
+  return isScalar(node) && (node as Scalar).type === 'PLAIN' && (node as Scalar).source === '' && !(node as Scalar).tag;
 }
 
 function isMergeKey(key: unknown): boolean {

@@ -1,0 +1,43 @@
+// Performance figures (npm run perf). Prints; asserts nothing: timings belong here, not in tests.
+//
+// matrix full-sweep: wall time of the whole `frontier matrix full-sweep` process over both
+// InferenceX master configs (208 keys, 1,820 rows + evals), as a user runs it. Target: < 300 ms
+// on the 2-core CI machine; the reference Python generator takes ~0.88 s there.
+import { spawnSync } from 'node:child_process';
+import { existsSync, openSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const shared = fileURLToPath(new URL('../../shared/fixtures/inferencex', import.meta.url));
+const fixtures = existsSync(shared) ? shared : `${repo}test/fixtures/inferencex`;
+const cli = `${repo}dist/frontier.mjs`;
+const runs = Number(process.env.PERF_RUNS ?? 11);
+
+function time(args, cwd) {
+  const devNull = openSync('/dev/null', 'w');
+  const start = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', devNull, 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result.status !== 0) throw new Error(`frontier ${args.join(' ')} failed: ${result.stderr}`);
+  return ms;
+}
+
+function report(name, args, cwd, target) {
+  time(args, cwd); // warm the OS file cache
+  const samples = Array.from({ length: runs }, () => time(args, cwd)).sort((a, b) => a - b);
+  const median = samples[Math.floor(samples.length / 2)];
+  const verdict = target ? (median < target ? `  (target < ${target} ms: met)` : `  (target < ${target} ms: MISSED)`) : '';
+  console.log(
+    `${name.padEnd(34)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${runs} runs)${verdict}`,
+  );
+}
+
+console.log(`node ${process.version}, fixtures: ${fixtures}`);
+report('frontier --version (start-up)', ['--version'], repo);
+report(
+  'matrix full-sweep (both masters)',
+  ['matrix', 'full-sweep', '--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml'],
+  fixtures,
+  300,
+);
+report('validate (InferenceX checkout)', ['validate'], fixtures);
