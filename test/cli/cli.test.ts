@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import type { ValidateReport } from '../../src/cli/validate.js';
+import { INFERENCEX, runCli, tempFiles } from '../helpers.js';
+
+const BROKEN = `good-key:
+  image: i
+  model: m
+  model-prefix: p
+  precision: fp8
+  framework: vllm
+  runner: h100
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-list: [1, 2] }
+bad-key:
+  image: i
+  model: m
+  model-prefix: p
+  precision: fp8
+  framework: vllm
+  runner: h100
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: "8", conc-start: 64, conc-end: 8 }
+`;
+
+describe('frontier validate', () => {
+  it('validates an InferenceX checkout by default (-C): exit 0, warnings shown', () => {
+    const result = runCli(['-C', INFERENCEX, 'validate']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('configs/nvidia-master.yaml');
+    expect(result.stdout).toMatch(/✓ valid \(3 files: 208 config keys, \d+ runner labels\), \d+ warnings\n$/);
+    expect(result.stdout).toContain('warning: runner label "gb300-nv" is not defined in runners.yaml');
+  });
+
+  it('validates the example catalog', () => {
+    const result = runCli(['-C', 'examples', 'validate']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('✓ valid (2 files: 5 config keys, 5 runner labels)\n');
+  });
+
+  it('exits 1 and lists every problem with file:line:col, key and field', () => {
+    const dir = tempFiles({ 'configs/x-master.yaml': BROKEN });
+    const result = runCli(['validate', 'configs/x-master.yaml'], { cwd: dir });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe(
+      'configs/x-master.yaml:28:15  bad-key › scenarios.fixed-seq-len[0].search-space[0].tp  expected a positive integer, got "8"\n' +
+        '    hint: remove the quotes: a quoted number is a string\n' +
+        '\n' +
+        '✗ 1 error (1 file: 2 config keys, 0 runner labels)\n',
+    );
+  });
+
+  it('reports cross-field rules once the schema passes, as JSON with --format json', () => {
+    const dir = tempFiles({ 'configs/x-master.yaml': BROKEN.replace('tp: "8"', 'tp: 8') });
+    const result = runCli(['validate', '--format', 'json', 'configs/x-master.yaml'], { cwd: dir });
+    expect(result.status).toBe(1);
+    const report = JSON.parse(result.stdout) as ValidateReport;
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual([
+      {
+        severity: 'error',
+        rule: 'conc-fields',
+        file: 'configs/x-master.yaml',
+        line: 28,
+        col: 30,
+        key: 'bad-key',
+        path: 'scenarios.fixed-seq-len[0].search-space[0].conc-start',
+        message: 'conc-start (64) must be <= conc-end (8)',
+        hint: 'swap the two values',
+      },
+    ]);
+  });
+
+  it('says what to do when there is nothing to validate', () => {
+    const result = runCli(['validate'], { cwd: tempFiles({}) });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('no files to validate');
+  });
+});
+
+describe('frontier schema', () => {
+  it('prints the JSON Schema of each kind', () => {
+    const master = runCli(['schema', 'master-config']);
+    expect(master.status).toBe(0);
+    expect(JSON.parse(master.stdout)).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
+    const runners = runCli(['schema', 'runners']);
+    expect(JSON.parse(runners.stdout)).toMatchObject({ required: ['labels'] });
+  });
+
+  it('rejects an unknown kind', () => {
+    const result = runCli(['schema', 'recipes']);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain("'recipes' is invalid for argument 'kind'. Allowed choices are master-config, runners.");
+  });
+});
+
+describe('frontier matrix', () => {
+  it('prints a summary of the example catalog', () => {
+    const result = runCli([
+      '-C',
+      'examples',
+      'matrix',
+      'full-sweep',
+      '--config-files',
+      'configs/example-master.yaml',
+      '--summary',
+    ]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('44 rows, 49 benchmark points, 9 eval rows');
+    expect(result.stdout).toMatch(
+      /dynamo-sglang\s+h100-multinode\s+8192\/1024\s+2\s+7\s+4–1024\s+2\s+1P1D TP4\/TP8, 5P2D TP1\/DEP8/,
+    );
+  });
+
+  it('prints rows for a test-config glob', () => {
+    const result = runCli([
+      '-C',
+      'examples',
+      'matrix',
+      'test-config',
+      '--config-files',
+      'configs/example-master.yaml',
+      '--config-keys',
+      'dsr1-*-dynamo-*',
+      '--no-evals',
+    ]);
+    expect(result.status).toBe(0);
+    const rows = JSON.parse(result.stdout) as { conc: number[]; prefill: { 'num-worker': number } }[];
+    expect(rows.map((r) => [r.prefill['num-worker'], r.conc])).toEqual([
+      [1, [4, 8, 16, 32]],
+      [5, [256, 512, 1024]],
+    ]);
+  });
+
+  it('reports catalog problems with their location before generating anything', () => {
+    const dir = tempFiles({ 'configs/x-master.yaml': BROKEN, 'configs/runners.yaml': 'labels:\n  h100: [h100_0]\n' });
+    const result = runCli(['matrix', 'full-sweep', '--config-files', 'configs/x-master.yaml'], { cwd: dir });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('configs/x-master.yaml:28:15  bad-key › scenarios.fixed-seq-len[0].search-space[0].tp');
+  });
+
+  it('shows help for the reference flags', () => {
+    const result = runCli(['matrix', 'full-sweep', '--help']);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('--runner-node-filter RUNNER_NODE_FILTER');
+    expect(result.stdout).toContain('--summary');
+  });
+});
+
+describe('frontier', () => {
+  it('starts from the code cache the build trained', () => {
+    const result = runCli(['--version'], { env: { FRONTIER_CODE_CACHE: 'report' } });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe('code cache: accepted\n');
+  });
+
+  it('has a version and lists its commands', () => {
+    expect(runCli(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = runCli(['--help']).stdout;
+    for (const command of ['validate', 'schema', 'matrix']) expect(help).toContain(command);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
+const SHARED = resolve(REPO, '../shared/fixtures/inferencex');
+const BUNDLED = resolve(REPO, 'test/fixtures/inferencex');
+
+/**
+ * ../shared when present (new reference cases are picked up there), else the bundled copy.
+ * FRONTIER_TEST_BUNDLED=1 forces the bundled copy, as on a clone without ../shared.
+ */
+export const HAS_SHARED = existsSync(SHARED) && process.env.FRONTIER_TEST_BUNDLED !== '1';
+export const INFERENCEX = HAS_SHARED ? SHARED : BUNDLED;
+export const BUNDLED_INFERENCEX = BUNDLED;
+
+/** Read a fixture relative to `root`, accepting a gzipped copy (`x.gz`) for `x`. */
+export function readFixture(path: string, root = INFERENCEX): string {
+  const full = join(root, path);
+  if (existsSync(full)) return readFileSync(full, 'utf8');
+  return gunzipSync(readFileSync(`${full}.gz`)).toString('utf8');
+}
+
+/** The srt-slurm recipes and perf-changelog.yaml as { path: text } (bundled as one gzipped JSON). */
+export function yamlCorpus(): Record<string, string> {
+  return JSON.parse(gunzipSync(readFileSync(join(BUNDLED, 'yaml-corpus.json.gz'))).toString('utf8')) as Record<string, string>;
+}
+
+export const CLI = join(REPO, 'dist/frontier.mjs');
+
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built CLI (npm test builds it first). */
+export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? REPO,
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A fresh temporary directory holding the given files (path → content). */
+export function tempFiles(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'frontier-test-'));
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(dir, path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, content);
+  }
+  return dir;
+}
