@@ -41,3 +41,35 @@ report(
   300,
 );
 report('validate (InferenceX checkout)', ['validate'], fixtures);
+
+// Scaling: the catalog repeated k times under new key names. Time per config key should stay
+// flat as the catalog grows (loading is linear, not quadratic, in the number of keys).
+const { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync, rmSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+const masters = ['configs/nvidia-master.yaml', 'configs/amd-master.yaml'].map((f) => readFileSync(`${fixtures}/${f}`, 'utf8'));
+for (const copies of [1, 4, 16]) {
+  const dir = mkdtempSync(`${tmpdir()}/frontier-perf-`);
+  mkdirSync(`${dir}/configs`);
+  copyFileSync(`${fixtures}/configs/runners.yaml`, `${dir}/configs/runners.yaml`);
+  const text = Array.from({ length: copies }, (_, i) =>
+    masters.map((m) => m.replace(/^([^\s#][^:\n]*):/gm, `$1-copy${i}:`)).join('\n'),
+  ).join('\n');
+  writeFileSync(`${dir}/configs/scaled-master.yaml`, text);
+  const keys = 208 * copies;
+  const devNull = openSync('/dev/null', 'w');
+  const samples = [];
+  for (let r = 0; r < 5; r++) {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, [cli, 'matrix', 'full-sweep', '--config-files', 'configs/scaled-master.yaml'], {
+      cwd: dir,
+      stdio: ['ignore', devNull, 'pipe'],
+    });
+    if (result.status !== 0) throw new Error(`scaled sweep failed: ${result.stderr}`);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  const median = samples.sort((a, b) => a - b)[2];
+  console.log(
+    `${`matrix full-sweep, ${keys} keys`.padEnd(34)} median ${median.toFixed(0).padStart(4)} ms  (${(median / keys).toFixed(2)} ms per key)`,
+  );
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,5 +1,8 @@
 import * as z from 'zod';
 
+// zod compiles a fast path per object schema with new Function, which V8's code cache cannot keep.
+z.config({ jitless: true });
+
 /**
  * Schemas of InferenceX master configs and runners.yaml (reference: `utils/matrix_logic/validation.py`
  * at 843c6254f; every model there forbids extra fields). Each schema's `error` text is what was

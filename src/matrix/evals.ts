@@ -41,26 +41,17 @@ const PARALLELISM_IGNORED = new Set(['conc', 'run-eval', 'eval-only', 'eval-conc
 
 /**
  * Identity of a multinode topology regardless of concurrency and eval fields (exp-name of an
- * agentic row embeds its concurrency, so it is ignored too). Key order does not matter.
+ * agentic row embeds its concurrency, so it is ignored too). Key order does not matter: the
+ * row is written with its keys, nested ones included, in sorted order.
  */
 function parallelismKey(row: MatrixRow): string {
-  let key = '';
-  for (const k of Object.keys(row).sort()) {
-    if (!PARALLELISM_IGNORED.has(k))
-      key += `${JSON.stringify(k)}:${canonicalJson((row as unknown as Record<string, unknown>)[k])},`;
+  const keys = new Set<string>();
+  for (const [k, v] of Object.entries(row)) {
+    if (PARALLELISM_IGNORED.has(k)) continue;
+    keys.add(k);
+    if (v && typeof v === 'object' && !Array.isArray(v)) for (const nested of Object.keys(v)) keys.add(nested);
   }
-  return key;
-}
-
-/** JSON with object keys sorted at every level. */
-function canonicalJson(value: unknown): string {
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-    .join(',')}}`;
+  return JSON.stringify(row, [...keys].sort());
 }
 
 /** Append to a group list, creating it: groups keep first-seen order. */

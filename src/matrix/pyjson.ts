@@ -5,22 +5,21 @@
  */
 export function pythonJson(value: unknown): string {
   // Native JSON.stringify with a one-space indent puts every item on its own line and writes
-  // `": "`; turning the line breaks into Python's separators is three native regex passes.
-  // Strings cannot contain a raw line break, so each "\n" found is structural.
+  // `": "`. Strings cannot contain a raw line break, so every "\n" is structural: after a comma
+  // it becomes Python's ", ", anywhere else (after [ or {, before ] or }) it goes.
   const indented = JSON.stringify(value, null, 1);
   if (indented === undefined) throw new TypeError(`cannot serialise ${typeof value}`);
   if (EXPONENT.test(indented)) return pythonJsonSlow(value);
-  const text = indented
-    .replace(/,\n */g, ', ')
-    .replace(/([[{])\n */g, '$1')
-    .replace(/\n *([\]}])/g, '$1');
+  const text = indented.split(COMMA_BREAK).join(', ').split(BREAK).join('');
   return NON_ASCII_TEST.test(text) ? text.replace(NON_ASCII, escapeChar) : text;
 }
 
-// A number in exponent form, which Python writes differently (`1e-07`): such documents take the
-// careful path. Numbers follow `": "` or start an indented line; a string that happens to contain
-// the same text only costs the slower path, never a wrong result.
-const EXPONENT = /(?:: |\n *)-?\d+(?:\.\d+)?e[+-]?\d/;
+// A number in exponent form (JS writes `1e-7`, Python `1e-07`): such documents take the careful
+// path. A string that happens to contain the same text only costs the slower path, never a wrong
+// result. (Non-finite numbers are not JSON; neither writer is asked for them.)
+const EXPONENT = /\de[-+]\d/;
+const COMMA_BREAK = /,\n */;
+const BREAK = /\n */;
 const NON_ASCII_TEST = /[^\x00-\x7e]/;
 const NON_ASCII = /[\u007f-\uffff]/g;
 const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;

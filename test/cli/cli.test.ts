@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateReport } from '../../src/cli/validate.js';
 import { INFERENCEX, runCli, tempFiles } from '../helpers.js';
 
-const BROKEN = `good-key:
+const entry = (key: string, searchSpace: string): string => `${key}:
   image: i
   model: m
   model-prefix: p
@@ -15,22 +15,9 @@ const BROKEN = `good-key:
     - isl: 1024
       osl: 1024
       search-space:
-      - { tp: 8, conc-list: [1, 2] }
-bad-key:
-  image: i
-  model: m
-  model-prefix: p
-  precision: fp8
-  framework: vllm
-  runner: h100
-  multinode: false
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { tp: "8", conc-start: 64, conc-end: 8 }
+      - ${searchSpace}
 `;
+const BROKEN = entry('good-key', '{ tp: 8, conc-list: [1, 2] }') + entry('bad-key', '{ tp: "8", conc-start: 64, conc-end: 8 }');
 
 describe('frontier validate', () => {
   it('validates an InferenceX checkout by default (-C): exit 0, warnings shown', () => {

@@ -302,7 +302,7 @@ class FastParser {
     const plain = scanFlowPlain(text, i);
     const kind = plainKind(plain.text);
     if (kind === 'merge' || kind === 'value') bail();
-    return { value: resolvePlain(plain.text), end: plain.end };
+    return { value: resolvePlain(plain.text, kind), end: plain.end };
   }
 }
 
@@ -324,7 +324,7 @@ function parseBlockPlain(text: string, col: number): Inline {
   if (raw.includes(': ') || raw.endsWith(':')) bail();
   const kind = plainKind(raw);
   if (kind === 'merge' || kind === 'value') bail();
-  return { value: resolvePlain(raw), end: col + raw.length };
+  return { value: resolvePlain(raw, kind), end: col + raw.length };
 }
 
 /** A plain scalar in a flow collection; anything unusual (`:`, `?`, `#`, quotes) bails. */

@@ -29,10 +29,10 @@ export function parseFull(text: string, file: string): FullResult {
     prettyErrors: false,
   });
   const problems: Problem[] = [];
-  const report = (offset: number, message: string, hint?: string): void => {
-    const { line, col } = lineCounter.linePos(offset);
+  const reportAt = ({ line, col }: Pos, message: string, hint?: string): void => {
     problems.push({ severity: 'error', rule: 'yaml', file, line, col, message, hint });
   };
+  const report = (offset: number, message: string, hint?: string): void => reportAt(lineCounter.linePos(offset), message, hint);
   for (const error of doc.errors) report(error.pos[0], error.message.split('\n')[0]!, yamlHint(error.code));
   if (doc.errors.length > 0) return { value: null, info: new WeakMap(), problems };
 
@@ -142,26 +142,11 @@ export function parseFull(text: string, file: string): FullResult {
       const value = scalarValue(node as Scalar, () => undefined);
       if (typeof value === 'string') return value;
       const source = String((node as Scalar).source ?? (node as Scalar).value);
-      problems.push({
-        severity: 'error',
-        rule: 'yaml',
-        file,
-        line: at.line,
-        col: at.col,
-        message: `key ${source} is read as ${value === null ? 'null' : typeof value === 'object' ? 'a date' : `the ${typeof value} ${String(value)}`} by YAML 1.1 (PyYAML), not as a string`,
-        hint: `quote it: "${source}"`,
-      });
+      const type = value === null ? 'null' : typeof value === 'object' ? 'a date' : `the ${typeof value} ${String(value)}`;
+      reportAt(at, `key ${source} is read as ${type} by YAML 1.1 (PyYAML), not as a string`, `quote it: "${source}"`);
       return source;
     }
-    problems.push({
-      severity: 'error',
-      rule: 'yaml',
-      file,
-      line: at.line,
-      col: at.col,
-      message: 'mapping keys must be scalars',
-      hint: 'use a plain string key',
-    });
+    reportAt(at, 'mapping keys must be scalars', 'use a plain string key');
     return `#${at.line}:${at.col}`;
   };
 
@@ -192,7 +177,7 @@ function scalarValue(node: Scalar, report: (message: string, hint?: string) => v
       report(`"${text}" is a YAML 1.1 special value, not a string`, `quote it: "${text}"`);
       return text;
     }
-    return resolvePlain(text);
+    return resolvePlain(text, kind);
   }
   switch (tag) {
     case `${TAG}str`:

@@ -49,9 +49,12 @@ export function plainKind(text: string): PlainKind {
   return 'str';
 }
 
-/** Resolve a plain (unquoted, untagged) scalar. `merge` and `value` kinds are the caller's business. */
-export function resolvePlain(text: string): YamlScalar {
-  switch (plainKind(text)) {
+/**
+ * Resolve a plain (unquoted, untagged) scalar. `<<` (merge) and `=` (value) resolve to their text;
+ * whether they are allowed where they appear is the caller's business.
+ */
+export function resolvePlain(text: string, kind: PlainKind = plainKind(text)): YamlScalar {
+  switch (kind) {
     case 'bool':
       return constructBool(text);
     case 'float':
@@ -77,7 +80,10 @@ function sexagesimal(body: string): number {
   return value;
 }
 
+const DECIMAL = /^-?[1-9][0-9]*$/;
+
 export function constructInt(text: string): number {
+  if (DECIMAL.test(text)) return Number(text);
   let value = text.replace(/_/g, '');
   let sign = 1;
   if (value[0] === '-') sign = -1;
