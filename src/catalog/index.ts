@@ -1,10 +1,11 @@
-export { checkDramBudgets, checkRunnerLabels, loadMasterConfigs, loadRunners, readYamlFile } from './load.js';
+export { loadMasterConfigs, loadRunners, readYamlFile } from './load.js';
+export { checkDramBudgets, checkRunnerLabels } from './runner-checks.js';
 export type { Catalog, LoadOptions, Loaded } from './load.js';
 export { ENTRY_RULES, searchSpaceEntries } from './rules.js';
 export type { EntryRule, Finding } from './rules.js';
+export { jsonSchema } from './json-schema.js';
 export { SCHEMA_KINDS } from './schema-kinds.js';
 export type { SchemaKind } from './schema-kinds.js';
-/** JSON Schema export lives in './json-schema.js' (imported on demand: it is large). */
 export { ProblemsError, describeValue, formatPath, formatProblem, hasErrors } from './problems.js';
 export type { PathSegment, Problem } from './problems.js';
 export { TopologyError, agenticDramGpus, singleNodeGpus, workerGpusPerNode } from './topology.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ProblemsError, SCHEMA_KINDS, formatProblem } from '../catalog/index.js';
+import { ProblemsError, SCHEMA_KINDS, formatProblem, jsonSchema } from '../catalog/index.js';
 import type { SchemaKind } from '../catalog/index.js';
 import { MatrixError } from '../matrix/index.js';
 import { UsageError } from './argparse.js';
@@ -36,8 +36,7 @@ program
   .command('schema')
   .description('print the JSON Schema of a file kind, for editors (YAML language server)')
   .addArgument(new Command().createArgument('<kind>', 'master-config or runners').choices(SCHEMA_KINDS))
-  .action(async (kind: SchemaKind) => {
-    const { jsonSchema } = await import('../catalog/json-schema.js');
+  .action((kind: SchemaKind) => {
     process.stdout.write(`${JSON.stringify(jsonSchema(kind), null, 2)}\n`);
   });
 

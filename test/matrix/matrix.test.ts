@@ -10,9 +10,9 @@ import {
   formatSummary,
   pythonJson,
   summarizeMatrix,
+  topologyLabel,
 } from '../../src/matrix/index.js';
 import type { MatrixRow, MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
-import { topologyLabel } from '../../src/matrix/summary.js';
 
 describe('concurrency ranges', () => {
   it('multiply by the step and always end on the end value', () => {
