@@ -47,7 +47,9 @@ export async function validateFiles(files: readonly string[]): Promise<ValidateR
       problems.push(...checkRunnerLabels(catalog.value, runners.value), ...checkDramBudgets(catalog.value, runners.value));
     }
   }
-  problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : 0));
+  // In the order the files were given, then by position.
+  const order = (p: Problem): number => files.indexOf(p.file);
+  problems.sort((a, b) => order(a) - order(b) || a.line - b.line || a.col - b.col);
   return { ok: !hasErrors(problems), files: [...files], configKeys: catalog.value.origin.size, runnerLabels, problems };
 }
 
