@@ -28,7 +28,7 @@ function report(name, args, cwd, target) {
   const median = samples[Math.floor(samples.length / 2)];
   const verdict = target ? (median < target ? `  (target < ${target} ms: met)` : `  (target < ${target} ms: MISSED)`) : '';
   console.log(
-    `${name.padEnd(34)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${runs} runs)${verdict}`,
+    `${name.padEnd(40)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${runs} runs)${verdict}`,
   );
 }
 
@@ -41,6 +41,27 @@ report(
   300,
 );
 report('validate (InferenceX checkout)', ['validate'], fixtures);
+
+// The changelog gate on the real 6,380-line changelog against a one-entry append: every rule,
+// including the sweep of the added entry and pairing over both master configs. Target: < 1 s.
+{
+  const { mkdtempSync, cpSync, appendFileSync, readFileSync: read } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const work = mkdtempSync(`${tmpdir()}/frontier-perf-changelog-`);
+  const changelog = `${fixtures}/perf-changelog.yaml`;
+  for (const side of ['base', 'head']) {
+    cpSync(`${fixtures}/configs`, `${work}/${side}/configs`, { recursive: true });
+    cpSync(changelog, `${work}/${side}/perf-changelog.yaml`);
+  }
+  appendFileSync(
+    `${work}/head/perf-changelog.yaml`,
+    '\n- config-keys:\n    - dsr1-fp8-mi300x-sglang\n  description:\n    - "Re-run after a driver update"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n',
+  );
+  const lines = read(changelog, 'utf8').split('\n').length - 1;
+  const sides = ['--base-dir', `${work}/base`, '--head-dir', `${work}/head`];
+  report(`changelog check (${lines} lines, +1 entry)`, ['changelog', 'check', ...sides], repo, 1000);
+  report('changelog matrix (same change)', ['changelog', 'matrix', ...sides], repo);
+}
 
 // Scaling: the catalog repeated k times under new key names. Time per config key should stay
 // flat as the catalog grows (loading is linear, not quadratic, in the number of keys).
@@ -69,7 +90,7 @@ for (const copies of [1, 4, 16]) {
   }
   const median = samples.sort((a, b) => a - b)[2];
   console.log(
-    `${`matrix full-sweep, ${keys} keys`.padEnd(34)} median ${median.toFixed(0).padStart(4)} ms  (${(median / keys).toFixed(2)} ms per key)`,
+    `${`matrix full-sweep, ${keys} keys`.padEnd(40)} median ${median.toFixed(0).padStart(4)} ms  (${(median / keys).toFixed(2)} ms per key)`,
   );
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,8 +4,9 @@
 # (PostgreSQL, Slurm, Chromium, …), never in the tests themselves.
 set -euo pipefail
 
-# Nothing yet: the catalog and matrix tests need only Node.js.
-PACKAGES=()
+PACKAGES=(
+  git # the changelog gate reads revisions (git show) and diffs (git diff), as the reference does
+)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -3,7 +3,8 @@
 // Usage: node scripts/sync-fixtures.mjs [--check]   (--check: exit 1 if the copy is stale)
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 
 const SOURCE = new URL('../../shared/fixtures/inferencex/', import.meta.url).pathname;
 const TARGET = new URL('../test/fixtures/inferencex/', import.meta.url).pathname;
@@ -40,11 +41,32 @@ const walk = (dir) => {
 corpus['perf-changelog.yaml'] = readFileSync(join(SOURCE, 'perf-changelog.yaml'), 'utf8');
 walk(join(SOURCE, 'srt-slurm-recipes'));
 
+// The changelog goldens: 120 files, 63 distinct, mostly near-identical 6,000-line changelogs.
+// Stored once each ({ manifest: path → hash, blobs: hash → text }) and brotli-compressed with a
+// window large enough to see the repetition: 18 MB → ~0.15 MB.
+const manifest = {};
+const blobs = {};
+const walkGolden = (dir) => {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walkGolden(path);
+    else {
+      const text = readFileSync(path, 'utf8');
+      const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+      blobs[hash] = text;
+      manifest[relative(join(SOURCE, 'golden/changelog'), path)] = hash;
+    }
+  }
+};
+walkGolden(join(SOURCE, 'golden/changelog'));
+const changelogGoldens = Buffer.from(JSON.stringify({ manifest, blobs }));
+
 let stale = 0;
 const put = (target, data) => {
   const path = join(TARGET, target);
   const current = existsSync(path) ? readFileSync(path) : undefined;
-  const same = current && (target.endsWith('.gz') ? gunzipSync(current).equals(gunzipSync(data)) : current.equals(data));
+  const unpack = target.endsWith('.gz') ? gunzipSync : target.endsWith('.br') ? brotliDecompressSync : (b) => b;
+  const same = current && unpack(current).equals(unpack(data));
   if (same) return;
   stale++;
   if (check) {
@@ -60,5 +82,15 @@ for (const [from, to, gzip] of plan) {
   put(to, gzip ? gzipSync(data, { level: 9 }) : data);
 }
 put('yaml-corpus.json.gz', gzipSync(Buffer.from(JSON.stringify(corpus)), { level: 9 }));
+put(
+  'golden/changelog.json.br',
+  brotliCompressSync(changelogGoldens, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 11,
+      [constants.BROTLI_PARAM_LGWIN]: 24,
+      [constants.BROTLI_PARAM_SIZE_HINT]: changelogGoldens.length,
+    },
+  }),
+);
 if (check && stale > 0) process.exit(1);
 console.log(stale === 0 ? 'fixtures up to date' : `${stale} files ${check ? 'stale' : 'updated'}`);

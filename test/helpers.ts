@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = resolve(REPO, '../shared/fixtures/inferencex');
@@ -57,4 +57,26 @@ export function tempFiles(files: Record<string, string>): string {
     writeFileSync(full, content);
   }
   return dir;
+}
+
+/**
+ * The changelog golden cases (see golden/changelog/README.md there): a directory per case with
+ * base/, head/, args.json and expected.json. From ../shared when present, else unpacked once from
+ * the bundled, de-duplicated copy.
+ */
+export function changelogGoldenRoot(): string {
+  if (HAS_SHARED) return join(INFERENCEX, 'golden/changelog');
+  if (unpacked) return unpacked;
+  const { manifest, blobs } = JSON.parse(
+    brotliDecompressSync(readFileSync(join(BUNDLED, 'golden/changelog.json.br'))).toString('utf8'),
+  ) as { manifest: Record<string, string>; blobs: Record<string, string> };
+  const files = Object.fromEntries(Object.entries(manifest).map(([path, hash]) => [path, blobs[hash]!]));
+  unpacked = tempFiles(files);
+  return unpacked;
+}
+let unpacked: string | undefined;
+
+export function changelogGoldenCases(): string[] {
+  const root = changelogGoldenRoot();
+  return readdirSync(root).filter((name) => existsSync(join(root, name, 'args.json')));
 }

@@ -1,6 +1,8 @@
 export { loadMasterConfigs, loadRunners, readYamlFile } from './load.js';
 export { checkDramBudgets, checkRunnerLabels } from './runner-checks.js';
 export type { Catalog, LoadOptions, Loaded } from './load.js';
+export { closest, problemAt, schemaProblems } from './issues.js';
+export type { Subject } from './issues.js';
 export { ENTRY_RULES, searchSpaceEntries } from './rules.js';
 export type { EntryRule, Finding } from './rules.js';
 export { jsonSchema } from './json-schema.js';
@@ -9,6 +11,6 @@ export type { SchemaKind } from './schema-kinds.js';
 export { ProblemsError, describeValue, formatPath, formatProblem, hasErrors } from './problems.js';
 export type { PathSegment, Problem } from './problems.js';
 export { TopologyError, agenticDramGpus, singleNodeGpus, workerGpusPerNode } from './topology.js';
-export { parseYaml } from './yaml/index.js';
+export { isPlainMapping, parseYaml } from './yaml/index.js';
 export type { YamlDocument } from './yaml/index.js';
 export type * from './schema.js';

@@ -26,6 +26,8 @@ type ReadResult = { doc: YamlDocument; problems: Problem[] } | { doc: undefined;
 export interface LoadOptions {
   /** Directory relative paths are read from (default: the working directory); messages keep the path as given. */
   baseDir?: string;
+  /** Read a file another way (e.g. from a git revision); undefined means it does not exist. */
+  readFile?: (path: string) => Promise<Buffer | string | undefined>;
 }
 
 /** Read and parse one YAML file; a missing or unreadable file is a problem, not an exception. */
@@ -37,7 +39,11 @@ export async function readYamlFile(
 ): Promise<ReadResult> {
   let text: string;
   try {
-    text = await readFile(resolve(options.baseDir ?? '.', path), 'utf8');
+    const content = options.readFile
+      ? await options.readFile(path)
+      : await readFile(resolve(options.baseDir ?? '.', path), 'utf8');
+    if (content === undefined) throw Object.assign(new Error(missingMessage), { code: 'ENOENT' });
+    text = content.toString();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const message = code === 'ENOENT' ? missingMessage : `cannot read '${path}': ${(e as Error).message}`;

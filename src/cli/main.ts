@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
 import { ProblemsError, SCHEMA_KINDS, formatProblem, jsonSchema } from '../catalog/index.js';
 import type { SchemaKind } from '../catalog/index.js';
+import { AppendOnlyError, ChangelogError, SnapshotError } from '../changelog/index.js';
 import { MatrixError } from '../matrix/index.js';
 import { UsageError } from './argparse.js';
+import { changelogCommand } from './changelog.js';
 import { runMatrix } from './matrix.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
@@ -54,6 +56,8 @@ for (const name of ['full-sweep', 'test-config'] as const) {
     });
 }
 
+program.addCommand(changelogCommand());
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`frontier: error: ${message}\n`);
   process.exit(code);
@@ -72,7 +76,12 @@ function report(e: unknown): void {
         .join('\n')}\n`,
     );
     process.exitCode = 1;
-  } else if (e instanceof MatrixError) {
+  } else if (
+    e instanceof MatrixError ||
+    e instanceof ChangelogError ||
+    e instanceof AppendOnlyError ||
+    e instanceof SnapshotError
+  ) {
     process.stderr.write(`frontier: error: ${e.message}\n`);
     process.exitCode = 1;
   } else {

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import { isMultiNodeRow } from '../matrix/index.js';
+import type { MatrixRow } from '../matrix/index.js';
+import { canonicalJsonWithout } from './canonical.js';
+
+/** Fields that vary per benchmark point of one recipe. */
+const POINT_FIELDS = new Set(['conc', 'exp-name', 'recipe-fingerprint']);
+
+/** sha256 of the row without its point-level fields: the same recipe at any concurrency hashes alike. */
+export function recipeFingerprint(row: MatrixRow): string {
+  return createHash('sha256').update(canonicalJsonWithout(row, POINT_FIELDS)).digest('hex');
+}
+
+/** Identity of one curve: everything but the concurrency (and the names derived from it). */
+export const curveKey = (row: MatrixRow): string => canonicalJsonWithout(row, POINT_FIELDS);
+
+/**
+ * `--trim-conc`: one point per recipe, for PR runs that only need to prove a change starts.
+ * Single-node recipes keep their lowest-concurrency row; multinode rows keep `[min(conc)]`.
+ */
+export function trimConc(rows: MatrixRow[]): MatrixRow[] {
+  const out: MatrixRow[] = [];
+  const groups = new Map<string, number[]>();
+  for (const row of rows) {
+    if (isMultiNodeRow(row)) {
+      out.push(row.conc.length > 1 ? { ...row, conc: [Math.min(...row.conc)] } : row);
+      continue;
+    }
+    const key = canonicalJsonWithout(row, new Set(['conc', 'exp-name']));
+    const group = groups.get(key);
+    if (group) group.push(out.length);
+    else groups.set(key, [out.length]);
+    out.push(row);
+  }
+  const drop = new Set<number>();
+  for (const idxs of groups.values()) {
+    if (idxs.length < 2) continue;
+    let keep = idxs[0]!;
+    for (const i of idxs) if ((out[i]!.conc as number) < (out[keep]!.conc as number)) keep = i;
+    for (const i of idxs) if (i !== keep) drop.add(i);
+  }
+  return out.filter((_, i) => !drop.has(i));
+}

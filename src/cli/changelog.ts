@@ -1,0 +1,215 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { closest, formatProblem, loadMasterConfigs } from '../catalog/index.js';
+import {
+  ChangelogEntry,
+  ChangelogError,
+  DEFAULT_CHANGELOG,
+  appendEntry,
+  changelogMatrix,
+  changelogMatrixJson,
+  checkChangelog,
+  dirSnapshot,
+  formatEntry,
+  gitSnapshot,
+  mergeChangelog,
+  prLink,
+  resolveEntryKeys,
+} from '../changelog/index.js';
+import type { CheckReport, Snapshot } from '../changelog/index.js';
+import { defaultCatalogFiles } from './validate.js';
+
+interface SideOptions {
+  base?: string;
+  baseDir?: string;
+  head?: string;
+  headDir?: string;
+  changelogFile: string;
+  configFiles?: string[];
+  runnerConfig?: string;
+}
+
+const positiveInt = (value: string): number => {
+  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a pull request number');
+  return Number(value);
+};
+
+function withSides(command: Command): Command {
+  return command
+    .option('--base <ref>', 'base revision: a git ref of this repository (read with git show, no checkout)')
+    .option('--base-dir <dir>', 'base revision: a directory holding configs/ and perf-changelog.yaml')
+    .option('--head <ref>', 'head revision: a git ref')
+    .option('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)')
+    .option('--changelog-file <path>', 'the changelog, relative to the repository root', DEFAULT_CHANGELOG)
+    .option('--config-files <files...>', 'master configs (default: configs/*-master.yaml of each revision)')
+    .option('--runner-config <path>', 'runners file', 'configs/runners.yaml');
+}
+
+function sides(opts: SideOptions): { base: Snapshot; head: Snapshot } {
+  if (opts.base && opts.baseDir) throw new ChangelogError('give either --base or --base-dir, not both');
+  if (opts.head && opts.headDir) throw new ChangelogError('give either --head or --head-dir, not both');
+  if (!opts.base && !opts.baseDir)
+    throw new ChangelogError('the base revision is missing: give --base <ref> (e.g. origin/main) or --base-dir <dir>');
+  const base = opts.base ? gitSnapshot(opts.base) : dirSnapshot(opts.baseDir!);
+  const head = opts.head ? gitSnapshot(opts.head) : dirSnapshot(opts.headDir ?? '.');
+  return { base, head };
+}
+
+/** Write a file whole or not at all: a temporary file renamed over it. */
+async function writeAtomically(path: string, data: Buffer | string): Promise<void> {
+  const temp = join(dirname(path), `.${Date.now()}-${process.pid}.frontier-tmp`);
+  await writeFile(temp, data);
+  await rename(temp, path);
+}
+
+function formatCheck(report: CheckReport, format: 'text' | 'json' | 'markdown', file: string): string {
+  if (format === 'json') return `${JSON.stringify({ ...report, fixed: undefined }, null, 2)}\n`;
+  const errors = report.problems.filter((p) => p.severity === 'error');
+  const summary = `${report.additions} appended ${report.additions === 1 ? 'entry' : 'entries'}, ${report.corrections} pr-link correction${report.corrections === 1 ? '' : 's'}, ${report.changedConfigs.length} changed config${report.changedConfigs.length === 1 ? '' : 's'}`;
+  if (format === 'markdown') {
+    const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n\s*/g, '<br>');
+    const lines = [
+      `### ${file} check: ${report.ok ? '✓ clean' : `✗ ${errors.length} problem${errors.length === 1 ? '' : 's'}`}`,
+      '',
+      summary,
+    ];
+    if (report.problems.length > 0) {
+      lines.push('', '| where | problem | fix |', '|---|---|---|');
+      for (const p of report.problems) {
+        const subject = [p.key, p.path].filter(Boolean).join(' › ');
+        lines.push(
+          `| \`${p.file}:${p.line}\` | ${cell(`${subject ? `${subject}: ` : ''}${p.message}`)} | ${cell(p.hint ?? '')} |`,
+        );
+      }
+    }
+    return `${lines.join('\n')}\n`;
+  }
+  const lines = report.problems.map(formatProblem);
+  if (lines.length > 0) lines.push('');
+  lines.push(report.ok ? `✓ ${file}: ${summary}` : `✗ ${errors.length} problem${errors.length === 1 ? '' : 's'} (${summary})`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function changelogCommand(): Command {
+  const changelog = new Command('changelog').description(
+    'the perf-changelog.yaml gate: check a change, build its sweep, write entries right',
+  );
+
+  withSides(changelog.command('check'))
+    .description('check a change of perf-changelog.yaml (file, history, sweep and pairing rules); exit 1 with findings')
+    .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', positiveInt)
+    .option('--fix', 'repair blank-line separators, trailing whitespace and misplaced new entries in the head file')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .action(async (opts: SideOptions & { pr?: number; fix?: boolean; format: 'text' | 'json' | 'markdown' }) => {
+      const { base, head } = sides(opts);
+      const options = { ...opts, changelogFile: opts.changelogFile };
+      let report = await checkChangelog(base, head, options);
+      if (opts.fix && report.fixed) {
+        if (opts.head)
+          throw new ChangelogError('--fix rewrites a file: give the head as a directory (--head-dir, default the working tree)');
+        await writeAtomically(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
+        process.stderr.write(`fixed ${join(opts.headDir ?? '.', opts.changelogFile)}\n`);
+        report = await checkChangelog(base, head, options);
+      }
+      process.stdout.write(formatCheck(report, opts.format, opts.changelogFile));
+      process.exitCode = report.ok ? 0 : 1;
+    });
+
+  withSides(changelog.command('matrix'))
+    .description('the sweep the appended entries trigger (the reference process_changelog.py output)')
+    .option('--trim-conc', 'one concurrency per recipe (single-node: the lowest; multinode: [min])')
+    .option('--all-evals', "expand every entry's eval selection")
+    .option('--evals-only', 'suppress throughput for every entry')
+    .option('--base-label <label>', 'base_ref written into changelog_metadata (default: the ref or directory)')
+    .option('--head-label <label>', 'head_ref written into changelog_metadata')
+    .action(
+      async (
+        opts: SideOptions & {
+          trimConc?: boolean;
+          allEvals?: boolean;
+          evalsOnly?: boolean;
+          baseLabel?: string;
+          headLabel?: string;
+        },
+      ) => {
+        const { base, head } = sides(opts);
+        const matrix = await changelogMatrix(base, head, opts);
+        process.stdout.write(`${changelogMatrixJson(matrix)}\n`);
+      },
+    );
+
+  changelog
+    .command('add')
+    .description('append a correctly formatted entry (refuses config keys that do not exist)')
+    .requiredOption('--key <keys...>', 'config keys (or * globs) to sweep')
+    .requiredOption('--description <lines...>', 'what changed and why, one argument per line')
+    .option('--pr <number>', 'the pull request number (default: the XXX placeholder)', positiveInt)
+    .option('--append-only', 'add concurrency points to existing curves without re-running them')
+    .option('--evals-only', 'run the evals only')
+    .option('--all-evals', 'run every eval of the keys')
+    .option('--eval-min-prefill-ep <n>', 'drop multinode eval rows with a smaller prefill ep', positiveInt)
+    .addOption(
+      new Option('--scenario-type <types...>', 'restrict to these scenarios').choices(['fixed-seq-len', 'agentic-coding']),
+    )
+    .option('--file <path>', 'the changelog to append to', DEFAULT_CHANGELOG)
+    .option('--config-files <files...>', 'master configs the keys must exist in (default: configs/*-master.yaml)')
+    .action(
+      async (opts: Record<string, unknown> & { key: string[]; description: string[]; file: string; configFiles?: string[] }) => {
+        const entry: Record<string, unknown> = {
+          'config-keys': opts.key,
+          description: opts.description,
+          'pr-link': opts.pr === undefined ? 'XXX' : prLink(opts.pr as number),
+          'evals-only': opts.evalsOnly ? true : undefined,
+          'all-evals': opts.allEvals ? true : undefined,
+          'append-only': opts.appendOnly ? true : undefined,
+          'eval-min-prefill-ep': opts.evalMinPrefillEp,
+          'scenario-type': opts.scenarioType,
+        };
+        for (const k of Object.keys(entry)) if (entry[k] === undefined) delete entry[k];
+        const valid = ChangelogEntry.safeParse(entry);
+        if (!valid.success)
+          throw new ChangelogError(
+            `invalid entry: ${valid.error.issues[0]!.path.join('.')}: expected ${valid.error.issues[0]!.message}`,
+          );
+        if (entry['append-only'] && (entry['evals-only'] || entry['all-evals'] || entry['eval-min-prefill-ep'])) {
+          throw new ChangelogError('--append-only cannot be combined with eval options');
+        }
+        const files = opts.configFiles ?? defaultCatalogFiles().filter((f) => !/runners\.ya?ml$/.test(f));
+        const catalog = await loadMasterConfigs(files);
+        const keys = [...catalog.value.origin.keys()];
+        for (const key of opts.key) {
+          try {
+            resolveEntryKeys([key], keys);
+          } catch (e) {
+            const near = key.includes('*') ? undefined : closest(key, keys);
+            throw new ChangelogError(`${(e as Error).message}${near ? ` Did you mean '${near}'?` : ''}`);
+          }
+        }
+        const raw = await readFile(opts.file).catch((e: NodeJS.ErrnoException) => {
+          if (e.code === 'ENOENT') return Buffer.alloc(0);
+          throw e;
+        });
+        const block = formatEntry(valid.data);
+        await writeAtomically(opts.file, appendEntry(raw, block));
+        process.stdout.write(`appended to ${opts.file}:\n\n${block}`);
+      },
+    );
+
+  changelog
+    .command('merge')
+    .description("resolve a perf-changelog.yaml merge conflict: main's bytes, then the PR's new entries")
+    .requiredOption('--base-file <file>', 'the merge base version (git stage 1)')
+    .requiredOption('--ours <file>', "the pull request's version (git stage 2 when merging main into the PR)")
+    .requiredOption('--theirs <file>', "main's version (git stage 3)")
+    .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', positiveInt)
+    .option('-o, --output <file>', 'write the result here (default: standard output)')
+    .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; output?: string }) => {
+      const [base, ours, theirs] = await Promise.all([readFile(opts.baseFile), readFile(opts.ours), readFile(opts.theirs)]);
+      const merged = await mergeChangelog(base, ours, theirs, opts.pr);
+      if (opts.output) await writeAtomically(opts.output, merged);
+      else process.stdout.write(merged);
+    });
+
+  return changelog;
+}
