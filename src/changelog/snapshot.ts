@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,10 @@ export interface Snapshot {
   read(path: string): Promise<Buffer | undefined>;
   /** Master-config files: `configs/*-master.yaml`, sorted (amd before nvidia, as the reference lists them). */
   masterConfigs(): Promise<string[]>;
+  /** Every file below a directory (recursively; `` for the whole tree, without .git), as repository-relative paths, sorted. */
+  list(dir: string): Promise<string[]>;
+  /** Many files at once (one git process for a ref): path → bytes, absent paths left out. */
+  readMany(paths: readonly string[]): Promise<Map<string, Buffer>>;
 }
 
 export class SnapshotError extends Error {}
@@ -38,6 +42,40 @@ export function gitSnapshot(ref: string, repo = '.'): Snapshot {
         if (/does not exist in|exists on disk, but not in/.test(stderr)) return undefined;
         throw new SnapshotError(`cannot read ${path} at ${ref}: ${stderr.trim() || (e as Error).message}`);
       }
+    },
+    async list(dir) {
+      const paths = dir === '' ? [] : ['--', dir];
+      const { stdout } = await run('git', ['ls-tree', '-r', '--name-only', '-z', ref, ...paths], {
+        cwd: repo,
+        maxBuffer: 64 << 20,
+      });
+      return stdout.split('\0').filter(Boolean).sort();
+    },
+    async readMany(paths) {
+      const out = new Map<string, Buffer>();
+      if (paths.length === 0) return out;
+      const stdout = await new Promise<Buffer>((resolvePromise, reject) => {
+        const child = spawn('git', ['cat-file', '--batch'], { cwd: repo });
+        const chunks: Buffer[] = [];
+        child.stdout.on('data', (c: Buffer) => chunks.push(c));
+        child.on('error', reject);
+        child.on('close', (code) =>
+          code === 0 ? resolvePromise(Buffer.concat(chunks)) : reject(new SnapshotError(`git cat-file failed at ${ref}`)),
+        );
+        child.stdin.end(paths.map((p) => `${ref}:${p}\n`).join(''));
+      });
+      let offset = 0;
+      for (const path of paths) {
+        const eol = stdout.indexOf(10, offset);
+        const header = stdout.subarray(offset, eol).toString();
+        offset = eol + 1;
+        const m = /^\S+ blob (\d+)$/.exec(header);
+        if (!m) continue; // "<object> missing"
+        const size = Number(m[1]);
+        out.set(path, stdout.subarray(offset, offset + size));
+        offset += size + 1;
+      }
+      return out;
     },
     async masterConfigs() {
       try {
@@ -67,6 +105,36 @@ export function dirSnapshot(dir: string, label = dir): Snapshot {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw e;
       }
+    },
+    async list(sub) {
+      const out: string[] = [];
+      const walk = async (rel: string): Promise<void> => {
+        let entries;
+        try {
+          entries = await readdir(join(dir, rel), { withFileTypes: true });
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+          throw e;
+        }
+        for (const entry of entries) {
+          if (rel === '' && (entry.name === '.git' || entry.name === 'node_modules')) continue;
+          const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+          if (entry.isDirectory()) await walk(path);
+          else if (entry.isFile()) out.push(path);
+        }
+      };
+      await walk(sub.replace(/\/+$/, ''));
+      return out.sort();
+    },
+    async readMany(paths) {
+      const out = new Map<string, Buffer>();
+      await Promise.all(
+        paths.map(async (p) => {
+          const data = await this.read(p);
+          if (data) out.set(p, data);
+        }),
+      );
+      return out;
     },
     async masterConfigs() {
       try {

@@ -104,6 +104,8 @@ export function parseFull(text: string, file: string): FullResult {
           `duplicate key "${key}" (first defined at line ${first.line})`,
           'PyYAML would silently keep only the last one; remove or rename one of them',
         );
+        // The value is still PyYAML's (the last one wins), for callers that carry on.
+        set(key, build(pair.value, vp));
         continue;
       }
       own.add(key);
