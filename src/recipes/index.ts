@@ -1,0 +1,13 @@
+export { compareEntryWithRecipe, normaliseImage, recipeConcurrencies } from './consistency.js';
+export type { EntryView, Mismatch } from './consistency.js';
+export { engineFlags, engineParallelism } from './engine.js';
+export type { EngineParallelism, EngineRole } from './engine.js';
+export { loadRecipe, locateInRecipe } from './load.js';
+export type { RecipeFile } from './load.js';
+export { formatPlan, planRecipe } from './plan.js';
+export type { Plan, PlanFinding, RolePlan } from './plan.js';
+export { RECIPE_KEYS, RECIPE_ROLES, Recipe } from './schema.js';
+export { AllocationError, allocateEndpoints, colocates, resourceMath, workerNodes } from './topology.js';
+export type { Endpoint, PackingOptions, ResourceMath, Resources, WorkerMode } from './topology.js';
+export { VariantError, deepMerge, fileVariants, isOverrideFile, selectVariant } from './variants.js';
+export type { Variant } from './variants.js';
