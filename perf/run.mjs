@@ -13,18 +13,19 @@ const fixtures = existsSync(shared) ? shared : `${repo}test/fixtures/inferencex`
 const cli = `${repo}dist/frontier.mjs`;
 const runs = Number(process.env.PERF_RUNS ?? 11);
 
-function time(args, cwd) {
+/** Wall time of one run; `status` is the exit status the command is expected to end with. */
+function time(args, cwd, status = 0) {
   const devNull = openSync('/dev/null', 'w');
   const start = process.hrtime.bigint();
   const result = spawnSync(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', devNull, 'pipe'] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.status !== 0) throw new Error(`frontier ${args.join(' ')} failed: ${result.stderr}`);
+  if (result.status !== status) throw new Error(`frontier ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return ms;
 }
 
-function report(name, args, cwd, target) {
-  time(args, cwd); // warm the OS file cache
-  const samples = Array.from({ length: runs }, () => time(args, cwd)).sort((a, b) => a - b);
+function report(name, args, cwd, target, status = 0) {
+  time(args, cwd, status); // warm the OS file cache
+  const samples = Array.from({ length: runs }, () => time(args, cwd, status)).sort((a, b) => a - b);
   const median = samples[Math.floor(samples.length / 2)];
   const verdict = target ? (median < target ? `  (target < ${target} ms: met)` : `  (target < ${target} ms: MISSED)`) : '';
   console.log(
@@ -42,25 +43,63 @@ report(
 );
 report('validate (InferenceX checkout)', ['validate'], fixtures);
 
+/**
+ * The InferenceX tree (configs, perf-changelog.yaml, recipes under
+ * benchmarks/multi_node/srt-slurm-recipes) in `dir`: from ../shared, else from the bundled copies.
+ */
+async function writeTree(dir) {
+  const { cpSync, mkdirSync: mkdir, readFileSync: read, writeFileSync: write } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  const { gunzipSync } = await import('node:zlib');
+  const recipes = `${dir}/benchmarks/multi_node/srt-slurm-recipes`;
+  cpSync(`${fixtures}/configs`, `${dir}/configs`, { recursive: true });
+  if (existsSync(`${fixtures}/srt-slurm-recipes`)) {
+    cpSync(`${fixtures}/perf-changelog.yaml`, `${dir}/perf-changelog.yaml`);
+    cpSync(`${fixtures}/srt-slurm-recipes`, recipes, { recursive: true });
+    return;
+  }
+  const corpus = JSON.parse(gunzipSync(read(`${repo}test/fixtures/inferencex/yaml-corpus.json.gz`)).toString('utf8'));
+  for (const [path, text] of Object.entries(corpus)) {
+    const target = path.startsWith('srt-slurm-recipes/') ? `${dir}/benchmarks/multi_node/${path}` : `${dir}/${path}`;
+    mkdir(dirname(target), { recursive: true });
+    write(target, text);
+  }
+}
+
 // The changelog gate on the real 6,380-line changelog against a one-entry append: every rule,
 // including the sweep of the added entry and pairing over both master configs. Target: < 1 s.
+//
+// The review of a change against the full tree (208 keys, 469 recipes, both revisions loaded,
+// every rule, the change's sweep): a config key and its recipe edited together, with an entry.
+// Target: < 2 s.
 {
-  const { mkdtempSync, cpSync, appendFileSync, readFileSync: read } = await import('node:fs');
+  const { mkdtempSync, appendFileSync, readFileSync: read, writeFileSync: write } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const work = mkdtempSync(`${tmpdir()}/frontier-perf-changelog-`);
-  const changelog = `${fixtures}/perf-changelog.yaml`;
-  for (const side of ['base', 'head']) {
-    cpSync(`${fixtures}/configs`, `${work}/${side}/configs`, { recursive: true });
-    cpSync(changelog, `${work}/${side}/perf-changelog.yaml`);
-  }
+  const work = mkdtempSync(`${tmpdir()}/frontier-perf-review-`);
+  await writeTree(`${work}/base`);
+  await writeTree(`${work}/head`);
   appendFileSync(
     `${work}/head/perf-changelog.yaml`,
-    '\n- config-keys:\n    - dsr1-fp8-mi300x-sglang\n  description:\n    - "Re-run after a driver update"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n',
+    '\n- config-keys:\n    - dsv4-fp4-b200-dynamo-sglang-mtp\n  description:\n    - "Add concurrency 2 to the low-latency point"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/9999\n',
   );
-  const lines = read(changelog, 'utf8').split('\n').length - 1;
+  const edit = (path, key, from, to) => {
+    const text = read(path, 'utf8');
+    const at = text.indexOf(from, text.indexOf(key));
+    write(path, text.slice(0, at) + to + text.slice(at + from.length));
+  };
+  edit(`${work}/head/configs/nvidia-master.yaml`, 'dsv4-fp4-b200-dynamo-sglang-mtp:', 'conc-list: [1]', 'conc-list: [1, 2]');
+  edit(
+    `${work}/head/benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml`,
+    '',
+    'concurrencies: "1"',
+    'concurrencies: "1x2"',
+  );
+  const lines = read(`${work}/base/perf-changelog.yaml`, 'utf8').split('\n').length - 1;
   const sides = ['--base-dir', `${work}/base`, '--head-dir', `${work}/head`];
   report(`changelog check (${lines} lines, +1 entry)`, ['changelog', 'check', ...sides], repo, 1000);
   report('changelog matrix (same change)', ['changelog', 'matrix', ...sides], repo);
+  report('review (full tree, key + recipe + entry)', ['review', ...sides, '--pr', '9999'], repo, 2000);
+  report('lint (full tree, every tree rule)', ['lint', `${work}/base`], repo, undefined, 1);
 }
 
 // Scaling: the catalog repeated k times under new key names. Time per config key should stay

@@ -80,3 +80,18 @@ export function changelogGoldenCases(): string[] {
   const root = changelogGoldenRoot();
   return readdirSync(root).filter((name) => existsSync(join(root, name, 'args.json')));
 }
+
+/**
+ * The fixture InferenceX tree in a fresh temporary directory: configs/, perf-changelog.yaml and
+ * every srt-slurm recipe, under benchmarks/multi_node/srt-slurm-recipes/ as in an InferenceX
+ * checkout (or under srt-slurm-recipes/ as the fixtures keep them).
+ */
+export function inferencexTree(layout: 'checkout' | 'fixtures' = 'checkout'): string {
+  const files: Record<string, string> = {};
+  for (const name of ['amd-master.yaml', 'nvidia-master.yaml', 'runners.yaml'])
+    files[`configs/${name}`] = readFixture(`configs/${name}`);
+  const prefix = layout === 'checkout' ? 'benchmarks/multi_node/' : '';
+  for (const [path, text] of Object.entries(yamlCorpus()))
+    files[path.startsWith('srt-slurm-recipes/') ? `${prefix}${path}` : path] = text;
+  return tempFiles(files);
+}

@@ -45,11 +45,16 @@ export function gitSnapshot(ref: string, repo = '.'): Snapshot {
     },
     async list(dir) {
       const paths = dir === '' ? [] : ['--', dir];
-      const { stdout } = await run('git', ['ls-tree', '-r', '--name-only', '-z', ref, ...paths], {
-        cwd: repo,
-        maxBuffer: 64 << 20,
-      });
-      return stdout.split('\0').filter(Boolean).sort();
+      try {
+        const { stdout } = await run('git', ['ls-tree', '-r', '--name-only', '-z', ref, ...paths], {
+          cwd: repo,
+          maxBuffer: 64 << 20,
+        });
+        return stdout.split('\0').filter(Boolean).sort();
+      } catch (e) {
+        const stderr = String((e as { stderr?: string }).stderr ?? '').trim();
+        throw new SnapshotError(`cannot list ${dir || 'the tree'} at ${ref}: ${stderr || (e as Error).message}`);
+      }
     },
     async readMany(paths) {
       const out = new Map<string, Buffer>();

@@ -5,7 +5,9 @@ import { AppendOnlyError, ChangelogError, SnapshotError } from '../changelog/ind
 import { MatrixError } from '../matrix/index.js';
 import { UsageError } from './argparse.js';
 import { changelogCommand } from './changelog.js';
+import { CliError } from './error.js';
 import { runMatrix } from './matrix.js';
+import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
 declare const FRONTIER_VERSION: string;
@@ -57,6 +59,10 @@ for (const name of ['full-sweep', 'test-config'] as const) {
 }
 
 program.addCommand(changelogCommand());
+program.addCommand(recipeCommand());
+program.addCommand(reviewCommand());
+program.addCommand(lintCommand());
+program.addCommand(rulesCommand());
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`frontier: error: ${message}\n`);
@@ -80,7 +86,8 @@ function report(e: unknown): void {
     e instanceof MatrixError ||
     e instanceof ChangelogError ||
     e instanceof AppendOnlyError ||
-    e instanceof SnapshotError
+    e instanceof SnapshotError ||
+    e instanceof CliError
   ) {
     process.stderr.write(`frontier: error: ${e.message}\n`);
     process.exitCode = 1;
@@ -88,5 +95,11 @@ function report(e: unknown): void {
     throw e;
   }
 }
+
+// `frontier review | head`: a reader that stops early is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(process.exitCode ?? 0);
+});
 
 program.parseAsync(process.argv).catch(report);

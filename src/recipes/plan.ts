@@ -86,6 +86,7 @@ export function planRecipe(recipe: Obj): Plan {
       : allocateEndpoints(math, nodes, options, resources.spread_workers === true);
   } catch (e) {
     if (!(e instanceof AllocationError)) throw e;
+    endpoints = e.placed;
     findings.push(fitFinding(math, nodes, e.message, resources));
   }
 
@@ -205,6 +206,18 @@ function fitFinding(math: ResourceMath, nodes: number, reason: string, r: Resour
   };
 }
 
+/** A node's GPUs as runs: `prefill_0 GPU 0, decode_0 GPUs 1-4, idle GPUs 5-7`. */
+function gpuRuns(row: (string | null)[]): string {
+  const runs: { label: string; from: number; to: number }[] = [];
+  row.forEach((cell, g) => {
+    const label = cell ?? 'idle';
+    const last = runs.at(-1);
+    if (last && last.label === label) last.to = g;
+    else runs.push({ label, from: g, to: g });
+  });
+  return runs.map((r) => `${r.label} ${r.from === r.to ? `GPU ${r.from}` : `GPUs ${r.from}-${r.to}`}`).join(', ');
+}
+
 /** A text rendering of a plan, for terminals. */
 export function formatPlan(plan: Plan, label: string): string {
   const lines = [`${label}: ${plan.name}`];
@@ -222,9 +235,7 @@ export function formatPlan(plan: Plan, label: string): string {
   lines.push(
     `  nodes: ${plan.sbatchNodes} (${plan.workerNodes} worker${plan.dedicatedNodes ? ` + ${plan.dedicatedNodes} dedicated` : ''}), GPUs used ${plan.usedGpus} of ${plan.totalGpus}`,
   );
-  plan.nodeMap.forEach((row, n) => {
-    lines.push(`  node${n}: ${row.map((cell, g) => `${g}:${cell ?? '-'}`).join(' ')}`);
-  });
+  plan.nodeMap.forEach((row, n) => lines.push(`  node${n}: ${gpuRuns(row)}`));
   for (const f of plan.findings) lines.push(`  ${f.severity}: ${f.message}\n    hint: ${f.hint}`);
   return lines.join('\n');
 }

@@ -94,7 +94,15 @@ export interface Endpoint {
   gpus: number[][];
 }
 
-export class AllocationError extends Error {}
+export class AllocationError extends Error {
+  constructor(
+    message: string,
+    /** The workers placed before the allocation ran out of nodes. */
+    readonly placed: Endpoint[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /**
  * `allocate_endpoints`: one cursor (node, GPU offset) through prefill, decode, then agg workers;
@@ -114,7 +122,7 @@ export function allocateEndpoints(
   const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, k) => from + k);
   const need = (index: number): void => {
     if (index >= nodeCount)
-      throw new AllocationError(`not enough nodes: need node ${index + 1}, but only ${nodeCount} available`);
+      throw new AllocationError(`not enough nodes: need node ${index + 1}, but only ${nodeCount} available`, endpoints);
   };
 
   const allocate = (mode: WorkerMode, count: number, g: number): void => {

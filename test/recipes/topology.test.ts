@@ -138,6 +138,10 @@ describe('vLLM colocation (decode_nodes: 0, allow_prefill_decode_colocation)', (
     expect(plan.findings.map((f) => f.rule)).toEqual(['recipe/colocation-does-not-fit']);
     expect(plan.findings[0]!.message).toContain('8×1-GPU prefill + 2×8-GPU decode = 24 GPUs do not fit on 1 node(s) of 8 GPUs');
     expect(plan.findings[0]!.path).toBe('resources.decode_nodes');
+    // The map shows how far the allocation got: prefill fills the node, decode has nowhere to go.
+    expect(plan.nodeMap).toEqual([
+      ['prefill_0', 'prefill_1', 'prefill_2', 'prefill_3', 'prefill_4', 'prefill_5', 'prefill_6', 'prefill_7'],
+    ]);
   });
 
   it('colocation shrinks the worker nodes to ceil(GPUs / GPUs per node) when allowed across nodes', () => {

@@ -1,0 +1,189 @@
+import { readFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import { formatProblem } from '../catalog/index.js';
+import type { Problem } from '../catalog/index.js';
+import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
+import { CliError } from './error.js';
+import type { Snapshot } from '../changelog/index.js';
+import { formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
+import type { Plan, Variant } from '../recipes/index.js';
+import { RULES, formatLint, formatReview, formatRules, lint, review } from '../review/index.js';
+import type { ReportFormat } from '../review/index.js';
+
+const formatOption = (choices: string[] = ['text', 'markdown', 'json']): Option =>
+  new Option('--format <format>', 'output format').choices(choices).default('text');
+
+interface TreeFlags {
+  recipesDir?: string;
+  toolchainDir?: string;
+  changelogFile: string;
+  configFiles?: string[];
+  runnerConfig?: string;
+}
+
+function withTreeOptions(command: Command): Command {
+  return command
+    .option('--recipes-dir <dir>', 'recipes folder in the tree (default: benchmarks/multi_node/srt-slurm-recipes)')
+    .option('--toolchain-dir <dir>', 'an srt-slurm checkout, to check CONFIG_FILEs that are not in the tree')
+    .option('--changelog-file <path>', 'the changelog, relative to the repository root', DEFAULT_CHANGELOG)
+    .option('--config-files <files...>', 'master configs (default: configs/*-master.yaml)')
+    .option('--runner-config <path>', 'runners file', 'configs/runners.yaml');
+}
+
+/** A revision given as a git ref or a directory (exactly one of the two). */
+function side(name: string, ref: string | undefined, dir: string | undefined, fallbackDir?: string): Snapshot {
+  if (ref && dir) throw new CliError(`give either --${name} or --${name}-dir, not both`);
+  if (ref) return gitSnapshot(ref);
+  if (dir ?? fallbackDir) return dirSnapshot((dir ?? fallbackDir)!);
+  throw new CliError(`the ${name} revision is missing: give --${name} <ref> (e.g. origin/main) or --${name}-dir <dir>`);
+}
+
+interface PlannedVariant {
+  file: string;
+  selector: string | undefined;
+  plan?: Plan;
+  problems: Problem[];
+}
+
+/** Plan every variant of each `FILE[:selector]` argument; schema and topology problems located in the file. */
+async function planFiles(args: string[]): Promise<PlannedVariant[]> {
+  const out: PlannedVariant[] = [];
+  for (const arg of args) {
+    const colon = arg.lastIndexOf(':');
+    const [path, selector] =
+      colon > 0 && !/^[A-Za-z]:[\\/]/.test(arg) ? [arg.slice(0, colon), arg.slice(colon + 1)] : [arg, undefined];
+    const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      throw new CliError(e.code === 'ENOENT' ? `${path}: no such recipe file` : `${path}: ${e.message}`);
+    });
+    const file = await loadRecipe(path, text);
+    const problems = file.problems;
+    if (file.variants.length === 0) {
+      out.push({ file: path, selector, problems });
+      continue;
+    }
+    let variants: Variant[] = file.variants;
+    if (selector !== undefined) {
+      try {
+        variants = [selectVariant(file.doc.value, selector)];
+      } catch (e) {
+        throw new CliError(`${path}: ${(e as Error).message}`);
+      }
+    }
+    for (const variant of variants) {
+      const plan = planRecipe(variant.recipe);
+      const located = plan.findings.map((f): Problem => {
+        const pos = locateInRecipe(file, f.path, variant);
+        return {
+          severity: f.severity,
+          rule: f.rule,
+          file: path,
+          line: pos.line,
+          col: pos.col,
+          key: variant.selector,
+          path: f.path,
+          message: f.message,
+          hint: f.hint,
+        };
+      });
+      out.push({ file: path, selector: variant.selector, plan, problems: [...problems, ...located] });
+    }
+  }
+  return out;
+}
+
+export function recipeCommand(): Command {
+  const recipe = new Command('recipe').description('srt-slurm recipes: the dry-run plan srtctl would submit');
+  recipe
+    .command('plan')
+    .description('nodes, per-node GPU map, totals and findings of each recipe (every variant of an override file)')
+    .argument('<files...>', 'recipe files, optionally FILE:selector (override_<name>, zip_override_<group>[<i>])')
+    .addOption(formatOption(['text', 'json']))
+    .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
+      const planned = await planFiles(files);
+      const failed = planned.some((p) => !p.plan || p.problems.some((q) => q.severity === 'error'));
+      if (opts.format === 'json') {
+        process.stdout.write(`${JSON.stringify(planned, null, 2)}\n`);
+      } else {
+        const blocks = planned.map((p) => {
+          const label = p.selector ? `${p.file}:${p.selector}` : p.file;
+          const body = p.plan ? formatPlan({ ...p.plan, findings: [] }, label) : `${label}: not a valid recipe`;
+          return [body, ...p.problems.map((q) => formatProblem(q).replace(/^/gm, '  '))].join('\n');
+        });
+        process.stdout.write(`${blocks.join('\n\n')}\n`);
+      }
+      process.exitCode = failed ? 1 : 0;
+    });
+  return recipe;
+}
+
+export function rulesCommand(): Command {
+  return new Command('rules')
+    .description('list the review rules (id, severity, where they run, what they check), or explain one')
+    .argument('[id]', 'a rule id, e.g. recipe/dynamo-install-disabled')
+    .addOption(formatOption(['text', 'json']))
+    .action((id: string | undefined, opts: { format: 'text' | 'json' }) => {
+      const rules = id === undefined ? RULES : RULES.filter((r) => r.id === id);
+      if (rules.length === 0) throw new CliError(`no rule ${id}; \`frontier rules\` lists them`);
+      process.stdout.write(formatRules(rules, opts.format));
+    });
+}
+
+export function reviewCommand(): Command {
+  return withTreeOptions(new Command('review'))
+    .description(
+      'review a change: what it changes, the sweep it runs, and every finding (exit 1 on an error the change introduces)',
+    )
+    .option('--base <ref>', 'base revision: a git ref (read with git, no checkout)')
+    .option('--base-dir <dir>', 'base revision: a directory in the InferenceX layout')
+    .option('--head <ref>', 'head revision: a git ref')
+    .option('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)')
+    .option('--since <ref>', 'an earlier reviewed commit of this change: only what changed after it decides')
+    .option('--since-dir <dir>', 'the same, as a directory')
+    .option('--pr <number>', 'the pull request number (for the changelog pr-link rule)', (v) => {
+      if (!/^\d+$/.test(v) || Number(v) === 0) throw new CliError('--pr expects a pull request number');
+      return Number(v);
+    })
+    .addOption(formatOption())
+    .action(
+      async (
+        opts: TreeFlags & {
+          base?: string;
+          baseDir?: string;
+          head?: string;
+          headDir?: string;
+          since?: string;
+          sinceDir?: string;
+          pr?: number;
+          format: ReportFormat;
+        },
+      ) => {
+        const base = side('base', opts.base, opts.baseDir);
+        const head = side('head', opts.head, opts.headDir, '.');
+        const since = opts.since || opts.sinceDir ? side('since', opts.since, opts.sinceDir) : undefined;
+        const report = await review(base, head, { ...treeOptions(opts), pr: opts.pr, since });
+        process.stdout.write(formatReview(report, opts.format));
+        process.exitCode = report.ok ? 0 : 1;
+      },
+    );
+}
+
+export function lintCommand(): Command {
+  return withTreeOptions(new Command('lint'))
+    .description('run every rule that needs no base over a whole tree (configs against all recipes); exit 1 on errors')
+    .argument('[dir]', 'the tree (InferenceX layout)', '.')
+    .option('--ref <ref>', 'lint a git revision instead of a directory')
+    .addOption(formatOption())
+    .action(async (dir: string, opts: TreeFlags & { ref?: string; format: ReportFormat }) => {
+      const report = await lint(opts.ref ? gitSnapshot(opts.ref, dir) : dirSnapshot(dir), treeOptions(opts));
+      process.stdout.write(formatLint(report, opts.format));
+      process.exitCode = report.ok ? 0 : 1;
+    });
+}
+
+const treeOptions = (opts: TreeFlags): TreeFlags => ({
+  recipesDir: opts.recipesDir,
+  toolchainDir: opts.toolchainDir,
+  changelogFile: opts.changelogFile,
+  configFiles: opts.configFiles,
+  runnerConfig: opts.runnerConfig,
+});

@@ -1,0 +1,139 @@
+import { isDeepStrictEqual } from 'node:util';
+import { ProblemsError } from '../../catalog/index.js';
+import {
+  ChangelogError,
+  DEFAULT_CHANGELOG,
+  addedEntries,
+  checkChangelog,
+  parseChangelog,
+  readChange,
+} from '../../changelog/index.js';
+import type { ParsedChangelog } from '../../changelog/index.js';
+import type { Problem } from '../../catalog/index.js';
+import type { Finding, Rule, RuleContext } from '../rule.js';
+import { subject } from '../rule.js';
+import { fromProblem, once } from './shared.js';
+
+/**
+ * The changelog gate (`frontier changelog check`) as review rules: one rule per category of
+ * problem it reports. In `frontier lint` (no base) only the file's own rules apply.
+ */
+function changelogProblems(context: RuleContext): Promise<Problem[]> {
+  return once(context, 'changelog', async () => {
+    const { head, base, pr } = context;
+    const file = head.options.changelogFile ?? DEFAULT_CHANGELOG;
+    const raw = await head.snapshot.read(file);
+    if (!raw) {
+      if (!base || !(await base.snapshot.read(file))) return [];
+      const message = `${file} was deleted: it is the append-only record of every sweep`;
+      return [
+        {
+          severity: 'error' as const,
+          rule: 'changelog-history',
+          file: head.snapshot.display(file),
+          line: 0,
+          col: 0,
+          message,
+          hint: `restore ${file}`,
+        },
+      ];
+    }
+    if (!base) return (await parseChangelog(raw, head.snapshot.display(file))).problems;
+    const { configFiles, runnerConfig } = head.options;
+    const report = await checkChangelog(base.snapshot, head.snapshot, { pr, changelogFile: file, configFiles, runnerConfig });
+    return report.problems;
+  });
+}
+
+export interface AppendedEntry {
+  entry: Record<string, unknown>;
+  /** Index of the entry in the head changelog. */
+  index: number;
+  log: ParsedChangelog;
+}
+
+/** The entries the change appends (none when the changelog gate cannot read them: it reports why). */
+export function appendedEntries(context: RuleContext): Promise<AppendedEntry[]> {
+  return once(context, 'appended', async () => {
+    const { head, base, change } = context;
+    if (!base || !change?.changelog.changed) return [];
+    const file = head.options.changelogFile ?? DEFAULT_CHANGELOG;
+    try {
+      const diff = await readChange(base.snapshot, head.snapshot, file);
+      const log = await parseChangelog(diff.head, head.snapshot.display(file));
+      if (log.problems.length > 0) return [];
+      const used = new Set<number>();
+      return (await addedEntries(diff)).map((entry) => {
+        let index = log.entries.length - 1;
+        while (index > 0 && (used.has(index) || !isDeepStrictEqual(log.entries[index], entry))) index--;
+        used.add(index);
+        return { entry, index, log };
+      });
+    } catch (e) {
+      // The gate (changelog/sweep, changelog/history) reports why the appended lines are unreadable.
+      if (e instanceof ChangelogError || e instanceof ProblemsError) return [];
+      throw e;
+    }
+  });
+}
+
+function subjectsOf(problem: Problem): string[] {
+  if (problem.rule === 'changelog-pairing') return [subject.config(problem.key!), subject.changelogChange];
+  if (problem.rule === 'changelog-file' || problem.rule === 'changelog-entry') return [subject.changelogLine(problem.line)];
+  return [subject.changelogChange, subject.changelogLine(problem.line)];
+}
+
+const gate = (category: string, scope: Rule['scope'], description: string, explanation: string): Rule => ({
+  id: `changelog/${category}`,
+  severity: 'error',
+  scope,
+  description,
+  explanation,
+  check: async (context): Promise<Finding[]> =>
+    (await changelogProblems(context))
+      .filter((p) => p.rule === `changelog-${category}`)
+      .map((p) => fromProblem(p, subjectsOf(p))),
+});
+
+export const changelogFile = gate(
+  'file',
+  'tree',
+  'perf-changelog.yaml is UTF-8, ends with a newline and is a YAML list of entries',
+  'The sweep is triggered by parsing the lines a change appends to perf-changelog.yaml; a file that is not a clean YAML list stops every sweep. The finding names the byte where it breaks.',
+);
+export const changelogEntry = gate(
+  'entry',
+  'tree',
+  'every entry has config-keys, description and pr-link of the right types',
+  'Entries are read by the sweep processor with a strict model: a missing or mistyped field (a string where a list is expected, an unknown key) fails the whole sweep. Fix the field the finding names.',
+);
+export const changelogHistory = gate(
+  'history',
+  'change',
+  'entries already on main are never edited, removed or reordered; new ones are appended at the end',
+  'perf-changelog.yaml is an append-only audit trail: the sweep runs the lines a change adds, so an edited or inserted entry re-runs or hides the wrong configs. Append a new entry instead (`frontier changelog check --fix` moves a misplaced one to the end).',
+);
+export const changelogSeparator = gate(
+  'separator',
+  'change',
+  'an appended entry is separated from the previous one by one blank line',
+  'Entries are separated by exactly one blank line; an entry appended without it (or with trailing whitespace) makes a noisy diff and breaks the line-based merge of concurrent changelog edits. `frontier changelog check --fix` repairs it.',
+);
+export const changelogPrLink = gate(
+  'pr-link',
+  'change',
+  "a new entry's pr-link is its pull request (or the XXX placeholder while the PR is open)",
+  "pr-link ties each sweep to the pull request that caused it. On main it must be the merged PR's canonical URL; in a PR it may be XXX until the number is known.",
+);
+export const changelogSweep = gate(
+  'sweep',
+  'change',
+  'the appended entries name existing config keys and generate a sweep',
+  'Every config key (or glob) of an appended entry must exist in the head configs, and the sweep of all appended entries must generate (append-only entries may only add points to existing curves). Otherwise the sweep job fails after merge.',
+);
+export const changelogPairing = gate(
+  'pairing',
+  'change',
+  'every added or edited master-config key is covered by an appended changelog entry',
+  'A config change without a changelog entry is never benchmarked: results keep describing the old configuration. Append an entry naming the key (the hint has one to paste).',
+);

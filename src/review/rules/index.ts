@@ -1,0 +1,59 @@
+import type { Rule } from '../rule.js';
+import {
+  changelogEntry,
+  changelogFile,
+  changelogHistory,
+  changelogPairing,
+  changelogPrLink,
+  changelogSeparator,
+  changelogSweep,
+} from './changelog.js';
+import { configRunnerLabel, configValid } from './config.js';
+import { danglingReference } from './dangling-reference.js';
+import { dynamoInstallDisabled } from './dynamo-install.js';
+import {
+  concurrencyMismatch,
+  dynamoVersionMismatch,
+  imageMismatch,
+  parallelismMismatch,
+  precisionMismatch,
+  seqLenMismatch,
+  workerCountMismatch,
+} from './recipe-consistency.js';
+import { colocationDoesNotFit, engineGpusMismatch, gpuOverlap, workerDoesNotTileNode, workersDoNotFit } from './recipe-plan.js';
+import { configFileMissing, configFileUnverifiable } from './recipe-references.js';
+import { recipeSchema } from './recipe-schema.js';
+import { shortTimeLimitWithoutHealthCheck } from './time-limit.js';
+import { rerunsUntouchedScenario } from './untouched-scenario.js';
+
+/** Every rule, in the order reports list them. */
+export const RULES: readonly Rule[] = [
+  configValid,
+  configRunnerLabel,
+  changelogFile,
+  changelogEntry,
+  changelogHistory,
+  changelogSeparator,
+  changelogPrLink,
+  changelogSweep,
+  changelogPairing,
+  rerunsUntouchedScenario,
+  recipeSchema,
+  configFileMissing,
+  configFileUnverifiable,
+  danglingReference,
+  concurrencyMismatch,
+  workerCountMismatch,
+  parallelismMismatch,
+  imageMismatch,
+  seqLenMismatch,
+  precisionMismatch,
+  dynamoVersionMismatch,
+  colocationDoesNotFit,
+  workersDoNotFit,
+  gpuOverlap,
+  engineGpusMismatch,
+  workerDoesNotTileNode,
+  dynamoInstallDisabled,
+  shortTimeLimitWithoutHealthCheck,
+];

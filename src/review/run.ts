@@ -1,0 +1,114 @@
+import type { Snapshot } from '../changelog/index.js';
+import { compareTrees, touchedSubjects } from './change.js';
+import type { TreeChange } from './change.js';
+import type { Rule, RuleContext, RuleFinding } from './rule.js';
+import { RULES } from './rules/index.js';
+import { appendedEntries } from './rules/changelog.js';
+import { changeSweep } from './sweep.js';
+import type { KeySweep } from './sweep.js';
+import { loadTree } from './tree.js';
+import type { TreeOptions } from './tree.js';
+
+/** Run rules over one context; findings sorted by file and position (rule order breaks ties). */
+export async function runRules(rules: readonly Rule[], context: RuleContext): Promise<RuleFinding[]> {
+  const perRule = await Promise.all(
+    rules.map(async (rule) =>
+      (await rule.check(context)).map((f): RuleFinding => ({ ...f, rule: rule.id, severity: rule.severity })),
+    ),
+  );
+  const findings = perRule.flat();
+  const files = [...new Set(findings.map((f) => f.file))].sort();
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => files.indexOf(a.f.file) - files.indexOf(b.f.file) || a.f.line - b.f.line || a.f.col - b.f.col || a.i - b.i)
+    .map(({ f }) => f);
+}
+
+export interface LintReport {
+  tree: string;
+  keys: number;
+  recipes: number;
+  findings: RuleFinding[];
+  ok: boolean;
+}
+
+export type LintOptions = Omit<TreeOptions, 'reuse'>;
+
+/** `frontier lint`: every tree rule over a whole tree. */
+export async function lint(snapshot: Snapshot, options: LintOptions = {}): Promise<LintReport> {
+  const head = await loadTree(snapshot, options);
+  const findings = await runRules(
+    RULES.filter((r) => r.scope === 'tree'),
+    { head },
+  );
+  return {
+    tree: snapshot.label,
+    keys: head.rawConfigs.size,
+    recipes: head.recipeBytes.size,
+    findings,
+    ok: !findings.some((f) => f.severity === 'error'),
+  };
+}
+
+/**
+ * Whose a finding is: the change's own (`new`: it concerns something the change — or, with
+ * --since, what changed after that commit — touched), an earlier commit's of the same change
+ * (`earlier`, only with --since), or the tree's before the change (`pre-existing`).
+ */
+export type FindingStatus = 'new' | 'earlier' | 'pre-existing';
+
+export interface ReviewedFinding extends RuleFinding {
+  status: FindingStatus;
+}
+
+export interface ReviewReport {
+  base: string;
+  head: string;
+  since?: string | undefined;
+  change: TreeChange;
+  appendedEntries: number;
+  sweep: KeySweep[];
+  findings: ReviewedFinding[];
+  /** No error among the change's own findings. */
+  ok: boolean;
+}
+
+export interface ReviewOptions extends LintOptions {
+  pr?: number | undefined;
+  /** An earlier reviewed commit of the same change: only what changed after it decides. */
+  since?: Snapshot | undefined;
+}
+
+/** `frontier review`: what a change does, what it would run, and every finding, new ones first. */
+export async function review(base: Snapshot, head: Snapshot, options: ReviewOptions = {}): Promise<ReviewReport> {
+  const { pr, since, ...treeOptions } = options;
+  const headTree = await loadTree(head, treeOptions);
+  const [baseTree, sinceTree] = await Promise.all([
+    loadTree(base, { ...treeOptions, reuse: headTree }),
+    since ? loadTree(since, { ...treeOptions, reuse: headTree }) : undefined,
+  ]);
+  const change = await compareTrees(baseTree, headTree);
+  const context: RuleContext = { head: headTree, base: baseTree, change, pr };
+  const [findings, sweep, appended] = await Promise.all([
+    runRules(RULES, context),
+    changeSweep(context),
+    appendedEntries(context),
+  ]);
+  const touched = await touchedSubjects(change, headTree);
+  const touchedSince = sinceTree ? await touchedSubjects(await compareTrees(sinceTree, headTree), headTree) : touched;
+  const status = (f: RuleFinding): FindingStatus => {
+    if (f.subjects.some((s) => touchedSince.has(s))) return 'new';
+    return f.subjects.some((s) => touched.has(s)) ? 'earlier' : 'pre-existing';
+  };
+  const reviewed = findings.map((f) => ({ ...f, status: status(f) }));
+  return {
+    base: base.label,
+    head: head.label,
+    since: since?.label,
+    change,
+    appendedEntries: appended.length,
+    sweep,
+    findings: reviewed,
+    ok: !reviewed.some((f) => f.status === 'new' && f.severity === 'error'),
+  };
+}
