@@ -5,7 +5,7 @@ import type { Problem } from '../catalog/index.js';
 import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
 import { CliError } from './error.js';
 import type { Snapshot } from '../changelog/index.js';
-import { formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
+import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
 import type { Plan, Variant } from '../recipes/index.js';
 import { RULES, formatLint, formatReview, formatRules, lint, review } from '../review/index.js';
 import type { ReportFormat } from '../review/index.js';
@@ -50,8 +50,7 @@ async function planFiles(args: string[]): Promise<PlannedVariant[]> {
   const out: PlannedVariant[] = [];
   for (const arg of args) {
     const colon = arg.lastIndexOf(':');
-    const [path, selector] =
-      colon > 0 && !/^[A-Za-z]:[\\/]/.test(arg) ? [arg.slice(0, colon), arg.slice(colon + 1)] : [arg, undefined];
+    const [path, selector] = colon > 0 ? [arg.slice(0, colon), arg.slice(colon + 1)] : [arg, undefined];
     const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
       throw new CliError(e.code === 'ENOENT' ? `${path}: no such recipe file` : `${path}: ${e.message}`);
     });
@@ -66,7 +65,8 @@ async function planFiles(args: string[]): Promise<PlannedVariant[]> {
       try {
         variants = [selectVariant(file.doc.value, selector)];
       } catch (e) {
-        throw new CliError(`${path}: ${(e as Error).message}`);
+        if (e instanceof VariantError) throw new CliError(`${path}: ${e.message}`);
+        throw e;
       }
     }
     for (const variant of variants) {

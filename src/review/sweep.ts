@@ -1,4 +1,4 @@
-import { resolveEntryKeys } from '../changelog/index.js';
+import { ChangelogError, resolveEntryKeys } from '../changelog/index.js';
 import {
   MatrixError,
   applyEvalSelection,
@@ -7,11 +7,9 @@ import {
   isMultiNodeRow,
   topologyLabel,
 } from '../matrix/index.js';
-import type { MatrixRow, SCENARIO_TYPES } from '../matrix/index.js';
+import type { MatrixRow, ScenarioType } from '../matrix/index.js';
 import type { RuleContext } from './rule.js';
 import { appendedEntries } from './rules/changelog.js';
-
-type ScenarioType = (typeof SCENARIO_TYPES)[number];
 
 /** What the sweep of a change runs for one config key. */
 export interface KeySweep {
@@ -28,7 +26,8 @@ export interface KeySweep {
   error?: string;
 }
 
-const scenarioLabel = (row: MatrixRow): string =>
+/** `ISL 8192 / OSL 1024`, or `agentic-coding`. */
+export const scenarioLabel = (row: MatrixRow): string =>
   isAgenticRow(row) ? 'agentic-coding' : `ISL ${(row as { isl: number }).isl} / OSL ${(row as { osl: number }).osl}`;
 
 function runLabel(row: MatrixRow): string {
@@ -50,8 +49,9 @@ export async function changeSweep(context: RuleContext): Promise<KeySweep[]> {
     let keys: string[];
     try {
       keys = resolveEntryKeys((entry['config-keys'] as string[]) ?? [], available);
-    } catch {
-      continue; // changelog/sweep reports it
+    } catch (e) {
+      if (e instanceof ChangelogError) continue; // changelog/sweep reports it
+      throw e;
     }
     const scenarios = entry['scenario-type'] as ScenarioType[] | undefined;
     for (const key of keys) {

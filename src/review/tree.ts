@@ -54,14 +54,14 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
   for (const [key, doc] of catalog.value.origin) rawConfigs.set(key, (doc.value as Record<string, unknown>)[key]);
   const paths = recipesDir ? (await snapshot.list(recipesDir)).filter((p) => /\.ya?ml$/.test(p)) : [];
   const recipeBytes = await snapshot.readMany(paths);
-  const recipes = new Map<string, RecipeFile>();
-  await Promise.all(
-    [...recipeBytes].map(async ([path, bytes]) => {
+  const loaded = await Promise.all(
+    [...recipeBytes].map(async ([path, bytes]): Promise<[string, RecipeFile]> => {
       const known = options.reuse?.recipeBytes.get(path);
       const parsed = known?.equals(bytes) ? options.reuse!.recipes.get(path) : undefined;
-      recipes.set(path, parsed ?? (await loadRecipe(path, bytes.toString('utf8'))));
+      return [path, parsed ?? (await loadRecipe(path, bytes.toString('utf8')))];
     }),
   );
+  const recipes = new Map(loaded);
   const display = (p: Problem): Problem => ({ ...p, file: snapshot.display(p.file) });
   const catalogProblems = [...catalog.problems, ...runners.problems].map(display);
   if (runners.value) catalogProblems.push(...checkRunnerLabels(catalog.value, runners.value).map(display));
@@ -185,12 +185,12 @@ export function recipeTreePath(tree: Tree, value: string): { file: string; selec
 
 async function toolchainRecipe(tree: Tree, file: string): Promise<RecipeFile | null> {
   if (!tree.toolchainRecipes.has(file)) {
-    try {
-      const text = await readFile(join(tree.toolchainDir!, file), 'utf8');
-      tree.toolchainRecipes.set(file, await loadRecipe(join(tree.toolchainDir!, file), text));
-    } catch {
-      tree.toolchainRecipes.set(file, null);
-    }
+    const path = join(tree.toolchainDir!, file);
+    const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined;
+      throw e;
+    });
+    tree.toolchainRecipes.set(file, text === undefined ? null : await loadRecipe(path, text));
   }
   return tree.toolchainRecipes.get(file) ?? null;
 }

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import { canonicalJsonWithout, resolveEntryKeys } from '../../changelog/index.js';
-import { MatrixError, applyEvalSelection, generateTestConfig, isAgenticRow, isMultiNodeRow } from '../../matrix/index.js';
-import type { MatrixRow, SCENARIO_TYPES } from '../../matrix/index.js';
+import { ChangelogError, canonicalJsonWithout, resolveEntryKeys } from '../../changelog/index.js';
+import { MatrixError, applyEvalSelection, generateTestConfig, isMultiNodeRow } from '../../matrix/index.js';
+import type { MatrixRow, ScenarioType } from '../../matrix/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import { recipeTreePath } from '../tree.js';
 import type { Tree } from '../tree.js';
+import { scenarioLabel } from '../sweep.js';
 import { appendedEntries } from './changelog.js';
-
-type ScenarioType = (typeof SCENARIO_TYPES)[number];
 
 /** Names that do not change what a row measures. */
 const NAME_FIELDS = new Set(['exp-name', 'run-eval', 'eval-only']);
@@ -24,9 +23,6 @@ function fingerprint(tree: Tree, row: MatrixRow): string {
   }
   return hash.digest('hex');
 }
-
-const scenarioLabel = (row: MatrixRow): string =>
-  isAgenticRow(row) ? 'agentic-coding' : `ISL ${(row as { isl: number }).isl} / OSL ${(row as { osl: number }).osl}`;
 
 /** The benchmark rows of one key; none when it does not generate (changelog/sweep says why). */
 function rowsOf(tree: Tree, key: string, scenarioType?: ScenarioType[]): MatrixRow[] {
@@ -76,8 +72,9 @@ export const rerunsUntouchedScenario: Rule = {
         let keys: string[];
         try {
           keys = resolveEntryKeys([pattern], available);
-        } catch {
-          return; // changelog/sweep reports keys that do not resolve
+        } catch (e) {
+          if (e instanceof ChangelogError) return; // changelog/sweep reports keys that do not resolve
+          throw e;
         }
         for (const key of keys.filter((key) => changed.has(key))) {
           // Where the rows could have come from: the key itself, or a key the change removed (a split or rename).
