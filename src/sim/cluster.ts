@@ -1,0 +1,180 @@
+import type { SchedulerLimits, Sequence, SimRequest } from './instance.js';
+import { Instance } from './instance.js';
+import type { EngineSpec } from './perf.js';
+import { gpusOf, sequenceKvBytes } from './perf.js';
+
+/**
+ * A deployment in virtual time: one pool of aggregated workers, or prefill and decode pools
+ * with a router and KV-cache transfers between them. Driven by `advance(until)`, which runs
+ * every step and transfer that ends by then and reports tokens as they are produced. Pure.
+ */
+
+export interface PoolSpec {
+  engine: EngineSpec;
+  limits: SchedulerLimits;
+  workers: number;
+}
+
+export type Topology = { kind: 'aggregated'; pool: PoolSpec } | { kind: 'disaggregated'; prefill: PoolSpec; decode: PoolSpec };
+
+/** Tokens a request received at `time` (virtual ms). */
+export interface TokenEvent {
+  id: number;
+  tokens: number;
+  time: number;
+  finished: boolean;
+}
+
+interface Transfer {
+  at: number;
+  request: SimRequest;
+  target: Instance;
+}
+
+/** One-way latency of starting a KV transfer (connection setup, RDMA registration). */
+const TRANSFER_LATENCY_MS = 0.5;
+
+export class Cluster {
+  now = 0;
+  readonly prefill: Instance[];
+  readonly decode: Instance[];
+  private readonly transfers: Transfer[] = [];
+  /** Where each live request is. */
+  private readonly where = new Map<number, { instance: Instance; sequence: Sequence } | Transfer>();
+
+  constructor(readonly topology: Topology) {
+    const make = (pool: PoolSpec, role: 'agg' | 'prefill' | 'decode'): Instance[] =>
+      Array.from({ length: pool.workers }, () => new Instance(pool.engine, pool.limits, role));
+    if (topology.kind === 'aggregated') {
+      this.prefill = make(topology.pool, 'agg');
+      this.decode = this.prefill;
+    } else {
+      this.prefill = make(topology.prefill, 'prefill');
+      this.decode = make(topology.decode, 'decode');
+    }
+  }
+
+  get instances(): Instance[] {
+    return this.prefill === this.decode ? this.prefill : [...this.prefill, ...this.decode];
+  }
+
+  /** GPUs of the whole deployment. */
+  get gpus(): number {
+    const t = this.topology;
+    if (t.kind === 'aggregated') return t.pool.workers * gpusOf(t.pool.engine.parallelism);
+    return t.prefill.workers * gpusOf(t.prefill.engine.parallelism) + t.decode.workers * gpusOf(t.decode.engine.parallelism);
+  }
+
+  /** Most tokens (prompt + output) one request can hold in the decode workers' KV cache. */
+  get maxSequenceTokens(): number {
+    return Math.min(...this.decode.map((i) => i.maxSequenceTokens), ...this.prefill.map((i) => i.maxSequenceTokens));
+  }
+
+  /** Requests queued or running anywhere. */
+  get inFlight(): number {
+    return this.where.size;
+  }
+
+  submit(request: SimRequest, now: number): void {
+    if (this.where.has(request.id)) throw new Error(`request ${request.id} is already in flight`);
+    this.now = Math.max(this.now, now);
+    const instance = leastLoaded(this.prefill);
+    this.where.set(request.id, { instance, sequence: instance.enqueue(request) });
+    if (instance.busyUntil === undefined) instance.start(this.now);
+  }
+
+  /** The client went away: free whatever the request holds. */
+  cancel(id: number): void {
+    const at = this.where.get(id);
+    if (!at) return;
+    this.where.delete(id);
+    if ('sequence' in at) at.instance.cancel(at.sequence);
+    else this.transfers.splice(this.transfers.indexOf(at), 1);
+  }
+
+  /** When the next step or transfer ends, or undefined when idle. */
+  nextEventTime(): number | undefined {
+    let next: number | undefined;
+    for (const i of this.instances)
+      if (i.busyUntil !== undefined && (next === undefined || i.busyUntil < next)) next = i.busyUntil;
+    for (const t of this.transfers) if (next === undefined || t.at < next) next = t.at;
+    return next;
+  }
+
+  /** Run every event that ends by `until`, in time order; tokens go to `emit`. */
+  advance(until: number, emit: (event: TokenEvent) => void): void {
+    for (;;) {
+      const next = this.nextEventTime();
+      if (next === undefined || next > until) break;
+      this.now = next;
+      for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
+      for (const instance of this.instances) {
+        if (instance.busyUntil !== undefined && instance.busyUntil <= next) this.finishStep(instance, emit);
+      }
+      for (const instance of this.instances) if (instance.busyUntil === undefined && instance.hasWork) instance.start(this.now);
+    }
+    this.now = Math.max(this.now, until);
+  }
+
+  private finishStep(instance: Instance, emit: (event: TokenEvent) => void): void {
+    for (const out of instance.finish()) {
+      const id = out.sequence.request.id;
+      if (instance.role === 'prefill' && out.prefillDone && out.sequence.request.outputTokens > 1) {
+        this.handOff(out.sequence.request, instance);
+        continue;
+      }
+      if (out.finished) this.where.delete(id);
+      if (out.tokens > 0 || out.finished) emit({ id, tokens: out.tokens, time: this.now, finished: out.finished });
+    }
+  }
+
+  /** A prefilled sequence's KV travels to the least-loaded decode worker. */
+  private handOff(request: SimRequest, from: Instance): void {
+    const target = leastLoaded(this.decode);
+    const bytes = sequenceKvBytes(from.spec, request.promptTokens) * gpusOf(from.spec.parallelism);
+    const sameDomain = this.gpus <= from.spec.hardware.scaleUpDomain;
+    const eff = from.spec.efficiency;
+    const perGpu = (sameDomain ? from.spec.hardware.scaleUpBandwidthGBps : eff.scaleOutBandwidthGBps) * eff.network;
+    const lanes = Math.min(gpusOf(from.spec.parallelism), gpusOf(target.spec.parallelism));
+    const ms = TRANSFER_LATENCY_MS + (bytes / (perGpu * 1e9 * lanes)) * 1e3;
+    const transfer: Transfer = { at: this.now + ms, request, target };
+    this.transfers.push(transfer);
+    this.where.set(request.id, transfer);
+  }
+
+  /** A transfer lands: the decode worker takes the sequence and streams its first token. */
+  private land(transfer: Transfer, emit: (event: TokenEvent) => void): void {
+    this.transfers.splice(this.transfers.indexOf(transfer), 1);
+    const sequence = transfer.target.enqueue(transfer.request, true);
+    this.where.set(transfer.request.id, { instance: transfer.target, sequence });
+    emit({ id: transfer.request.id, tokens: 1, time: this.now, finished: false });
+  }
+
+  /** Counters over every worker, for /metrics. */
+  stats(): {
+    running: number;
+    waiting: number;
+    kvUsage: number;
+    preemptions: number;
+    promptTokens: number;
+    generatedTokens: number;
+  } {
+    const all = this.instances;
+    const used = all.reduce((s, i) => s + i.kvUsedBytes, 0);
+    const capacity = all.reduce((s, i) => s + i.capacityBytes, 0);
+    return {
+      running: all.reduce((s, i) => s + i.running.length, 0),
+      waiting: all.reduce((s, i) => s + i.waiting.length, 0) + this.transfers.length,
+      kvUsage: capacity > 0 ? used / capacity : 0,
+      preemptions: all.reduce((s, i) => s + i.preemptions, 0),
+      promptTokens: this.prefill.reduce((s, i) => s + i.promptTokensComputed, 0),
+      generatedTokens: all.reduce((s, i) => s + i.generatedTokens, 0),
+    };
+  }
+}
+
+function leastLoaded(pool: Instance[]): Instance {
+  let best = pool[0]!;
+  for (const i of pool) if (i.load < best.load) best = i;
+  return best;
+}

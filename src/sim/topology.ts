@@ -1,0 +1,81 @@
+import { findHardware, findModel } from './catalog.js';
+import type { Precision } from './catalog.js';
+import type { PoolSpec, Topology } from './cluster.js';
+import { DEFAULT_LIMITS } from './instance.js';
+import type { SchedulerLimits } from './instance.js';
+import { SimConfigError, engineSpec } from './perf.js';
+import type { EngineSpec, Efficiency } from './perf.js';
+
+/** Parallelism of one pool; unset fields fall back to the deployment-wide ones. */
+export interface PoolOptions {
+  tp?: number | undefined;
+  ep?: number | undefined;
+  dpAttn?: boolean | undefined;
+}
+
+/** Everything that selects a simulated deployment (what `frontier sim serve` takes). */
+export interface DeploymentOptions extends PoolOptions {
+  model: string;
+  hardware: string;
+  precision: Precision;
+  pp?: number | undefined;
+  /** Aggregated replicas (ignored when prefill/decode workers are given). */
+  workers?: number | undefined;
+  prefillWorkers?: number | undefined;
+  decodeWorkers?: number | undefined;
+  prefill?: PoolOptions | undefined;
+  decode?: PoolOptions | undefined;
+  kvCacheDtype?: 'bf16' | 'fp8' | undefined;
+  gpuMemoryUtilization?: number | undefined;
+  speculative?: EngineSpec['speculative'];
+  efficiency?: Partial<Efficiency> | undefined;
+  limits?: Partial<SchedulerLimits> | undefined;
+}
+
+export const DEFAULT_DEPLOYMENT: DeploymentOptions = { model: 'llama-3.1-8b', hardware: 'h100', precision: 'fp8' };
+
+export function buildTopology(options: DeploymentOptions): Topology {
+  const model = findModel(options.model);
+  const hardware = findHardware(options.hardware);
+  const limits: SchedulerLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new SimConfigError(`${name} must be a positive integer, got ${value}`);
+  }
+  const pool = (workers: number, own: PoolOptions = {}): PoolSpec => {
+    if (!Number.isInteger(workers) || workers < 1) throw new SimConfigError(`workers must be a positive integer, got ${workers}`);
+    const engine = engineSpec({
+      model,
+      hardware,
+      precision: options.precision,
+      tp: own.tp ?? options.tp,
+      ep: own.ep ?? options.ep,
+      dpAttn: own.dpAttn ?? options.dpAttn,
+      pp: options.pp,
+      kvCacheDtype: options.kvCacheDtype,
+      gpuMemoryUtilization: options.gpuMemoryUtilization,
+      speculative: options.speculative,
+      efficiency: options.efficiency,
+    });
+    return { engine, limits, workers };
+  };
+  const { prefillWorkers, decodeWorkers } = options;
+  if (prefillWorkers === undefined && decodeWorkers === undefined)
+    return { kind: 'aggregated', pool: pool(options.workers ?? 1) };
+  if (prefillWorkers === undefined || decodeWorkers === undefined) {
+    throw new SimConfigError('a disaggregated deployment needs both --prefill-workers and --decode-workers');
+  }
+  return { kind: 'disaggregated', prefill: pool(prefillWorkers, options.prefill), decode: pool(decodeWorkers, options.decode) };
+}
+
+const roleLabel = (e: EngineSpec): string => {
+  const { tp, ep, dpAttn } = e.parallelism;
+  return dpAttn ? `DEP${tp}` : ep > 1 ? `TEP${tp}` : `TP${tp}`;
+};
+
+/** "DeepSeek-R1 fp8 on H200: 1 × TP8" or "… 1P2D TP4/DEP8". */
+export function describeTopology(t: Topology): string {
+  const e = t.kind === 'aggregated' ? t.pool.engine : t.prefill.engine;
+  const head = `${e.model.name} ${e.precision} on ${e.hardware.name}`;
+  if (t.kind === 'aggregated') return `${head}: ${t.pool.workers} × ${roleLabel(e)}`;
+  return `${head}: ${t.prefill.workers}P${t.decode.workers}D ${roleLabel(t.prefill.engine)}/${roleLabel(t.decode.engine)}`;
+}
