@@ -21,7 +21,10 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  define: { FRONTIER_VERSION: JSON.stringify(version) },
+  // Large data that only some commands load, from node_modules at run time (createRequire).
+  external: ['gpt-tokenizer'],
+  define: { FRONTIER_VERSION: JSON.stringify(version), 'import.meta.url': '__frontierModuleUrl' },
+  banner: { js: "const __frontierModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 copyFileSync('scripts/launcher.mjs', 'dist/frontier.mjs');
 chmodSync('dist/frontier.mjs', 0o755);

@@ -3,11 +3,13 @@ import { ProblemsError, SCHEMA_KINDS, formatProblem, jsonSchema } from '../catal
 import type { SchemaKind } from '../catalog/index.js';
 import { AppendOnlyError, ChangelogError, SnapshotError } from '../changelog/index.js';
 import { MatrixError } from '../matrix/index.js';
+import { CatalogError, SimConfigError } from '../sim/index.js';
 import { UsageError } from './argparse.js';
 import { changelogCommand } from './changelog.js';
 import { CliError } from './error.js';
 import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
+import { simCommand } from './sim.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
 declare const FRONTIER_VERSION: string;
@@ -63,6 +65,7 @@ program.addCommand(recipeCommand());
 program.addCommand(reviewCommand());
 program.addCommand(lintCommand());
 program.addCommand(rulesCommand());
+program.addCommand(simCommand());
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`frontier: error: ${message}\n`);
@@ -87,7 +90,9 @@ function report(e: unknown): void {
     e instanceof ChangelogError ||
     e instanceof AppendOnlyError ||
     e instanceof SnapshotError ||
-    e instanceof CliError
+    e instanceof CliError ||
+    e instanceof CatalogError ||
+    e instanceof SimConfigError
   ) {
     process.stderr.write(`frontier: error: ${e.message}\n`);
     process.exitCode = 1;

@@ -1,0 +1,321 @@
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  AnswerBook,
+  DEFAULT_DEPLOYMENT,
+  DEFAULT_LIMITS,
+  DEFAULT_SERVER_OPTIONS,
+  NO_FAULTS,
+  PRECISIONS,
+  buildTopology,
+  describeTopology,
+  gpusOf,
+  memory,
+  simulateClosedLoop,
+  startSimServer,
+} from '../sim/index.js';
+import type { DeploymentOptions, Efficiency, FaultOptions, Precision, Topology } from '../sim/index.js';
+import { DEFAULT_EFFICIENCY } from '../sim/index.js';
+import { CliError } from './error.js';
+
+const integer =
+  (min: number) =>
+  (value: string): number => {
+    if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
+    return Number(value);
+  };
+const number =
+  (min: number, max = Infinity) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a number${max === Infinity ? ` ≥ ${min}` : ` in [${min}, ${max}]`}`);
+    }
+    return n;
+  };
+const list = (value: string, previous: number[] = []): number[] => [
+  ...previous,
+  ...value.split(',').map((v) => integer(1)(v.trim())),
+];
+
+interface DeploymentFlags {
+  model: string;
+  hardware: string;
+  precision: Precision;
+  tp: number;
+  ep: number;
+  dpAttn?: boolean;
+  pp: number;
+  workers: number;
+  prefillWorkers?: number;
+  decodeWorkers?: number;
+  prefillTp?: number;
+  prefillEp?: number;
+  prefillDpAttn?: boolean;
+  decodeTp?: number;
+  decodeEp?: number;
+  decodeDpAttn?: boolean;
+  maxNumSeqs?: number;
+  maxNumBatchedTokens?: number;
+  blockSize?: number;
+  gpuMemoryUtilization?: number;
+  kvCacheDtype?: 'bf16' | 'fp8';
+  specDraftTokens?: number;
+  specAcceptance?: number;
+  efficiency?: string[];
+}
+
+/** The flags that select a simulated deployment, shared by `serve` and `estimate`. */
+function withDeployment(command: Command): Command {
+  return command
+    .option('--model <name>', 'model: an id (deepseek-r1, llama-3.1-8b…) or Hugging Face name', DEFAULT_DEPLOYMENT.model)
+    .option('--hardware <gpu>', 'GPU: h100 h200 b200 b300 gb200 gb300 mi300x mi325x mi355x', DEFAULT_DEPLOYMENT.hardware)
+    .addOption(new Option('--precision <p>', 'weight precision').choices(PRECISIONS).default(DEFAULT_DEPLOYMENT.precision))
+    .option('--tp <n>', 'tensor parallel size (GPUs per instance)', integer(1), 1)
+    .option('--ep <n>', 'expert parallel size of the MoE layers (≤ tp)', integer(1), 1)
+    .option('--dp-attn', 'data-parallel attention (DEP): tp attention ranks, experts spread over them')
+    .option('--pp <n>', 'pipeline parallel size', integer(1), 1)
+    .option('--workers <n>', 'aggregated instances behind the router', integer(1), 1)
+    .option('--prefill-workers <n>', 'disaggregated: prefill instances (with --decode-workers)', integer(1))
+    .option('--decode-workers <n>', 'disaggregated: decode instances', integer(1))
+    .option('--prefill-tp <n>', 'tp of the prefill instances (default --tp)', integer(1))
+    .option('--prefill-ep <n>', 'ep of the prefill instances (default --ep)', integer(1))
+    .option('--prefill-dp-attn', 'dp-attention on the prefill instances')
+    .option('--decode-tp <n>', 'tp of the decode instances (default --tp)', integer(1))
+    .option('--decode-ep <n>', 'ep of the decode instances (default --ep)', integer(1))
+    .option('--decode-dp-attn', 'dp-attention on the decode instances')
+    .option('--max-num-seqs <n>', `most sequences in a batch (default ${DEFAULT_LIMITS.maxNumSeqs})`, integer(1))
+    .option('--max-num-batched-tokens <n>', `token budget of one step, chunked prefill (default ${DEFAULT_LIMITS.maxNumBatchedTokens})`, integer(1))
+    .option('--block-size <n>', `tokens per KV-cache block (default ${DEFAULT_LIMITS.blockSize})`, integer(1))
+    .option('--gpu-memory-utilization <f>', 'share of HBM for weights and KV cache (default 0.9)', number(0.05, 1))
+    .addOption(
+      new Option('--kv-cache-dtype <t>', 'KV cache element type (default: fp8, bf16 for bf16 models)').choices(['bf16', 'fp8']),
+    )
+    .option('--spec-draft-tokens <n>', 'speculative decoding: draft tokens per step', integer(1))
+    .option('--spec-acceptance <f>', 'speculative decoding: tokens accepted per step on average', number(1))
+    .option(
+      '--efficiency <key=value>',
+      `override a performance-model factor (${Object.keys(DEFAULT_EFFICIENCY).join(', ')}); repeatable`,
+      (v: string, prev: string[] = []) => [...prev, v],
+    );
+}
+
+function deployment(flags: DeploymentFlags): DeploymentOptions {
+  const efficiency: Partial<Efficiency> = {};
+  for (const pair of flags.efficiency ?? []) {
+    const [key, value] = pair.split('=');
+    if (!key || !(key in DEFAULT_EFFICIENCY) || value === undefined || !Number.isFinite(Number(value))) {
+      throw new CliError(
+        `--efficiency ${pair}: expected <key>=<number> with key one of ${Object.keys(DEFAULT_EFFICIENCY).join(', ')}`,
+      );
+    }
+    efficiency[key as keyof Efficiency] = Number(value);
+  }
+  if ((flags.specDraftTokens === undefined) !== (flags.specAcceptance === undefined)) {
+    throw new CliError('speculative decoding needs both --spec-draft-tokens and --spec-acceptance');
+  }
+  return {
+    model: flags.model,
+    hardware: flags.hardware,
+    precision: flags.precision,
+    tp: flags.tp,
+    ep: flags.ep,
+    dpAttn: flags.dpAttn,
+    pp: flags.pp,
+    workers: flags.workers,
+    prefillWorkers: flags.prefillWorkers,
+    decodeWorkers: flags.decodeWorkers,
+    prefill: { tp: flags.prefillTp, ep: flags.prefillEp, dpAttn: flags.prefillDpAttn },
+    decode: { tp: flags.decodeTp, ep: flags.decodeEp, dpAttn: flags.decodeDpAttn },
+    kvCacheDtype: flags.kvCacheDtype,
+    gpuMemoryUtilization: flags.gpuMemoryUtilization,
+    speculative: flags.specDraftTokens
+      ? { draftTokens: flags.specDraftTokens, acceptanceLength: flags.specAcceptance! }
+      : undefined,
+    efficiency,
+    limits: { maxNumSeqs: flags.maxNumSeqs, maxNumBatchedTokens: flags.maxNumBatchedTokens, blockSize: flags.blockSize },
+  };
+}
+
+/** Drop undefined limits so the defaults apply. */
+function clean(options: DeploymentOptions): DeploymentOptions {
+  const limits = Object.fromEntries(Object.entries(options.limits ?? {}).filter(([, v]) => v !== undefined));
+  return { ...options, limits };
+}
+
+/** One line per pool: GPUs, weights and KV cache per GPU. */
+function describeMemory(t: Topology): string[] {
+  const pools =
+    t.kind === 'aggregated'
+      ? [['', t.pool] as const]
+      : ([
+          ['prefill ', t.prefill],
+          ['decode ', t.decode],
+        ] as const);
+  return pools.map(([name, pool]) => {
+    const m = memory(pool.engine);
+    return `  ${name}${pool.workers} × ${gpusOf(pool.engine.parallelism)} GPUs: weights ${m.weightsGB.toFixed(1)} GB/GPU, KV cache ${m.kvCacheGB.toFixed(1)} GB/GPU`;
+  });
+}
+
+export function simCommand(): Command {
+  const sim = new Command('sim').description(
+    'the simulated inference engine: an OpenAI-compatible server over a performance model',
+  );
+
+  withDeployment(sim.command('serve'))
+    .description('serve the OpenAI API (vLLM-shaped) from a simulated deployment; tokens stream at their simulated times')
+    .option('--port <n>', 'port on --host (0: any free port)', integer(0), DEFAULT_SERVER_OPTIONS.port)
+    .option('--host <addr>', 'address to listen on', DEFAULT_SERVER_OPTIONS.host)
+    .option('--served-model-name <name>', "the model id of the API (default: the model's Hugging Face name)")
+    .option('--max-model-len <n>', 'longest prompt + output (default: the model’s context, capped by the KV cache)', integer(1))
+    .option('--speed <k>', 'run k times faster than real time', number(1e-3), DEFAULT_SERVER_OPTIONS.speed)
+    .option('--seed <n>', 'seed of every random choice (outputs, lengths, faults)', integer(0), DEFAULT_SERVER_OPTIONS.seed)
+    .option(
+      '--natural-output-tokens <n>',
+      'mean output length of requests without ignore_eos',
+      integer(1),
+      DEFAULT_SERVER_OPTIONS.naturalOutputTokens,
+    )
+    .option('--ground-truth <file>', 'append per-request ground truth (arrival, every token time) as JSONL')
+    .option('--answers <file>', 'evals test double: JSONL of {question, answer}; matching prompts get "#### <answer>"')
+    .option('--accuracy <p>', 'with --answers: probability that the reply is right', number(0, 1), 1)
+    .option('--fault-error-rate <p>', 'share of requests answered with an HTTP error', number(0, 1), 0)
+    .option('--fault-error-status <codes>', 'status codes of those errors', list)
+    .option('--fault-disconnect-rate <p>', 'share of streams cut off mid-stream', number(0, 1), 0)
+    .option('--fault-stall-rate <p>', 'share of streams that stall mid-stream', number(0, 1), 0)
+    .option('--fault-stall-ms <ms>', 'length of a stall', integer(0), NO_FAULTS.stallMs)
+    .option('--fault-malformed-rate <p>', 'share of streams with one malformed SSE event', number(0, 1), 0)
+    .option('--fault-crash-after <n>', 'exit (status 1) after n requests, dropping every connection', integer(1))
+    .option('--fault-slow-start <s>', '/health answers 503 for this many seconds after start', number(0), 0)
+    .action(
+      async (
+        flags: DeploymentFlags & {
+          port: number;
+          host: string;
+          servedModelName?: string;
+          maxModelLen?: number;
+          speed: number;
+          seed: number;
+          naturalOutputTokens: number;
+          groundTruth?: string;
+          answers?: string;
+          accuracy: number;
+          faultErrorRate: number;
+          faultErrorStatus?: number[];
+          faultDisconnectRate: number;
+          faultStallRate: number;
+          faultStallMs: number;
+          faultMalformedRate: number;
+          faultCrashAfter?: number;
+          faultSlowStart: number;
+        },
+      ) => {
+        const topology = buildTopology(clean(deployment(flags)));
+        const engine = topology.kind === 'aggregated' ? topology.pool.engine : topology.decode.engine;
+        const faults: FaultOptions = {
+          errorRate: flags.faultErrorRate,
+          errorStatuses: flags.faultErrorStatus ?? NO_FAULTS.errorStatuses,
+          disconnectRate: flags.faultDisconnectRate,
+          stallRate: flags.faultStallRate,
+          stallMs: flags.faultStallMs,
+          malformedRate: flags.faultMalformedRate,
+          crashAfter: flags.faultCrashAfter,
+          slowStartMs: flags.faultSlowStart * 1000,
+        };
+        let answers: AnswerBook | undefined;
+        if (flags.answers) {
+          const text = await readFile(flags.answers, 'utf8').catch((e: Error) => {
+            throw new CliError(`--answers ${flags.answers}: ${e.message}`);
+          });
+          try {
+            answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
+          } catch (e) {
+            throw new CliError((e as Error).message);
+          }
+        }
+        const server = await startSimServer({
+          topology,
+          servedModelName: flags.servedModelName ?? engine.model.hfRepo,
+          maxModelLen: flags.maxModelLen ?? engine.model.maxContext,
+          speed: flags.speed,
+          seed: flags.seed,
+          naturalOutputTokens: flags.naturalOutputTokens,
+          host: flags.host,
+          port: flags.port,
+          faults,
+          answers,
+          groundTruthFile: flags.groundTruth,
+          onCrash: () => {
+            process.stderr.write('frontier sim: crashed (--fault-crash-after)\n');
+            process.exit(1);
+          },
+        }).catch((e: NodeJS.ErrnoException) => {
+          if (e.code === 'EADDRINUSE')
+            throw new CliError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
+          throw e;
+        });
+        process.stdout.write(
+          [
+            `frontier sim: ${describeTopology(topology)}`,
+            ...describeMemory(topology),
+            `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
+            '',
+          ].join('\n'),
+        );
+        const stop = (): void => {
+          void server.close().then(() => process.exit(0));
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      },
+    );
+
+  withDeployment(sim.command('estimate'))
+    .description(
+      'simulate a fixed-concurrency benchmark in virtual time: throughput per GPU, interactivity, TTFT per concurrency',
+    )
+    .option('--isl <n>', 'input tokens per request', integer(1), 1024)
+    .option('--osl <n>', 'output tokens per request', integer(1), 1024)
+    .option('--conc <list>', 'concurrencies, comma-separated', list)
+    .option(
+      '--requests-per-conc <n>',
+      'requests per concurrency, as a multiple of it (the InferenceX client uses 10)',
+      integer(1),
+      10,
+    )
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(
+      (
+        flags: DeploymentFlags & { isl: number; osl: number; conc?: number[]; requestsPerConc: number; format: 'text' | 'json' },
+      ) => {
+        const topology = buildTopology(clean(deployment(flags)));
+        const concs = flags.conc ?? [1, 4, 16, 64, 256];
+        const rows = concs.map((conc) => ({
+          conc,
+          ...simulateClosedLoop(topology, {
+            concurrency: conc,
+            requests: conc * flags.requestsPerConc,
+            isl: flags.isl,
+            osl: flags.osl,
+          }),
+        }));
+        if (flags.format === 'json') {
+          process.stdout.write(
+            `${JSON.stringify({ deployment: describeTopology(topology), isl: flags.isl, osl: flags.osl, points: rows }, null, 2)}\n`,
+          );
+          return;
+        }
+        const lines = [`${describeTopology(topology)}, ISL ${flags.isl} / OSL ${flags.osl}`, ...describeMemory(topology), ''];
+        lines.push('  conc  tok/s/GPU  tok/s/user  TTFT ms  TPOT ms  preemptions');
+        for (const r of rows) {
+          lines.push(
+            `${String(r.conc).padStart(6)}${r.outputThroughputPerGpu.toFixed(0).padStart(11)}${r.interactivity.toFixed(1).padStart(12)}${r.medianTtftMs.toFixed(0).padStart(9)}${r.medianTpotMs.toFixed(1).padStart(9)}${String(r.preemptions).padStart(13)}`,
+          );
+        }
+        process.stdout.write(`${lines.join('\n')}\n`);
+      },
+    );
+
+  return sim;
+}

@@ -1,0 +1,29 @@
+export { AnswerBook, finalAnswer } from './answers.js';
+export type { AnswerKey } from './answers.js';
+export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel } from './catalog.js';
+export type { Hardware, Model, Precision } from './catalog.js';
+export { Cluster } from './cluster.js';
+export type { PoolSpec, TokenEvent, Topology } from './cluster.js';
+export { FaultPlan, NO_FAULTS } from './faults.js';
+export type { FaultOptions, RequestFaults } from './faults.js';
+export { DEFAULT_LIMITS, Instance } from './instance.js';
+export type { SchedulerLimits, SimRequest } from './instance.js';
+export {
+  DEFAULT_EFFICIENCY,
+  SimConfigError,
+  engineSpec,
+  gpusOf,
+  kvBytesPerTokenPerGpu,
+  memory,
+  parameterSplit,
+  stepTime,
+  weightBytesPerGpu,
+} from './perf.js';
+export type { Efficiency, EngineOptions, EngineSpec, Memory, Parallelism, StepLoad, StepTime } from './perf.js';
+export { DEFAULT_SERVER_OPTIONS, startSimServer } from './server.js';
+export type { SimServer, SimServerOptions } from './server.js';
+export { simulateClosedLoop } from './simulate.js';
+export type { LoadSpec, SimulatedRun } from './simulate.js';
+export { TOKENIZER, decode, encode, loadTokenizer, renderChat } from './tokens.js';
+export { DEFAULT_DEPLOYMENT, buildTopology, describeTopology } from './topology.js';
+export type { DeploymentOptions, PoolOptions } from './topology.js';

@@ -1,0 +1,546 @@
+import { createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { AnswerBook } from './answers.js';
+import { Cluster } from './cluster.js';
+import type { TokenEvent, Topology } from './cluster.js';
+import { FaultPlan, NO_FAULTS } from './faults.js';
+import type { FaultOptions, RequestFaults } from './faults.js';
+import { prometheusText } from './metrics.js';
+import { Rng, hash32 } from './rng.js';
+import { TOKENIZER, TokenStream, decode, encode, loadTokenizer, renderChat } from './tokens.js';
+
+/**
+ * The simulated engine's HTTP server: the OpenAI-compatible API (as vLLM serves it) over a
+ * `Cluster` running in virtual time. Virtual time advances with the wall clock (× `speed`), and
+ * each token is written to its socket when the simulation produces it, so a client measures
+ * what it would measure against the GPUs the cluster models.
+ */
+
+export interface SimServerOptions {
+  topology: Topology;
+  /** The id clients send as `model` and /v1/models lists. */
+  servedModelName: string;
+  /** Longest prompt + output accepted (capped by what the KV cache can hold). */
+  maxModelLen: number;
+  /** Virtual milliseconds per wall-clock millisecond. */
+  speed: number;
+  seed: number;
+  /** Mean output length of a request that may stop on its own (no `ignore_eos`). */
+  naturalOutputTokens: number;
+  host: string;
+  port: number;
+  faults: FaultOptions;
+  answers?: AnswerBook | undefined;
+  /** A JSONL file for per-request ground truth: arrival, first token, every token's time. */
+  groundTruthFile?: string | undefined;
+  /** Called when a `crashAfter` fault fires, after every connection has been dropped. */
+  onCrash?: (() => void) | undefined;
+}
+
+export const DEFAULT_SERVER_OPTIONS = {
+  speed: 1,
+  seed: 0,
+  naturalOutputTokens: 128,
+  host: '127.0.0.1',
+  port: 8000,
+  faults: NO_FAULTS,
+} satisfies Partial<SimServerOptions>;
+
+export interface SimServer {
+  url: string;
+  port: number;
+  cluster: Cluster;
+  close(): Promise<void>;
+}
+
+class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+interface Live {
+  id: number;
+  requestId: string;
+  chat: boolean;
+  stream: boolean;
+  includeUsage: boolean;
+  res: ServerResponse;
+  promptTokens: number;
+  maxTokens: number;
+  /** Tokens the request will produce before it stops (≤ maxTokens). */
+  plannedTokens: number;
+  tokens: TokenSource;
+  stops: string[];
+  text: string;
+  generated: number;
+  faults: RequestFaults;
+  /** Wall-clock (epoch ms) times, for the ground truth. */
+  arrival: number;
+  tokenTimes: number[];
+  /** Events not written yet: those of the current pump, or held back by a stall until `stalledUntil`. */
+  held: string;
+  stalledUntil?: number | undefined;
+  stallTimer?: NodeJS.Timeout | undefined;
+  /** The last event is queued: end the response once it is written. */
+  ending: boolean;
+  created: number;
+}
+
+interface TokenSource {
+  next(): string;
+}
+
+/** Tokens of a fixed reply (the evals double), then none. */
+class ScriptedTokens implements TokenSource {
+  private i = 0;
+  constructor(private readonly ids: number[]) {}
+  next(): string {
+    const id = this.ids[this.i++];
+    return id === undefined ? '' : decode([id]);
+  }
+}
+
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  loadTokenizer();
+  const cluster = new Cluster(options.topology);
+  const maxModelLen = Math.min(options.maxModelLen, cluster.maxSequenceTokens);
+  const t0 = performance.now();
+  const epoch0 = performance.timeOrigin + t0;
+  const virtualNow = (): number => (performance.now() - t0) * options.speed;
+  const epochOf = (virtual: number): number => epoch0 + virtual / options.speed;
+  const rng = new Rng(options.seed);
+  const idRng = new Rng(options.seed ^ 0x1d1d);
+  const faults = new FaultPlan(options.faults, options.seed);
+  const live = new Map<number, Live>();
+  const sockets = new Set<Socket>();
+  const groundTruth: WriteStream | undefined = options.groundTruthFile
+    ? createWriteStream(options.groundTruthFile, { flags: 'a' })
+    : undefined;
+  const finishedReasons = new Map<string, number>();
+  let nextId = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
+  let crashed = false;
+
+  const loaded = (): boolean => performance.now() - t0 >= options.faults.slowStartMs;
+
+  /** Bring the simulation up to now, deliver what it produced, and wake up for its next event. */
+  const pump = (): void => {
+    timer = undefined;
+    timerAt = Infinity;
+    if (crashed) return;
+    const touched = new Set<Live>();
+    cluster.advance(virtualNow(), (event) => {
+      const l = live.get(event.id);
+      if (l) deliver(l, event, touched);
+    });
+    for (const l of touched) flush(l);
+    schedule();
+  };
+
+  const schedule = (): void => {
+    const next = cluster.nextEventTime();
+    if (next === undefined) return;
+    const delay = (next - virtualNow()) / options.speed;
+    const at = performance.now() + Math.max(0, delay);
+    if (timer && at >= timerAt) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(pump, Math.max(0, delay));
+  };
+
+  // ---- streaming ----------------------------------------------------------------------------
+
+  const chunkPrefix = (l: Live): string =>
+    `data: {"id":"${l.requestId}","object":"${l.chat ? 'chat.completion.chunk' : 'text_completion'}","created":${l.created},"model":${JSON.stringify(options.servedModelName)},"choices":[`;
+  const usageTail = (l: Live): string => (l.includeUsage ? ',"usage":null' : '');
+
+  const tokenEvent = (l: Live, text: string, finish: string | null): string => {
+    const reason = finish === null ? 'null' : `"${finish}"`;
+    const choice = l.chat
+      ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}}`
+      : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
+    return `${chunkPrefix(l)}${choice}]${usageTail(l)}}\n\n`;
+  };
+
+  const usage = (l: Live): { prompt_tokens: number; total_tokens: number; completion_tokens: number } => ({
+    prompt_tokens: l.promptTokens,
+    total_tokens: l.promptTokens + l.generated,
+    completion_tokens: l.generated,
+  });
+
+  /** Apply a token event of the simulation to its request. */
+  const deliver = (l: Live, event: TokenEvent, touched: Set<Live>): void => {
+    let finish: string | null = null;
+    for (let k = 0; k < event.tokens && finish === null; k++) {
+      const piece = l.tokens.next();
+      l.generated++;
+      l.tokenTimes.push(epochOf(event.time));
+      let text = piece;
+      const before = l.text.length;
+      l.text += piece;
+      for (const stop of l.stops) {
+        const at = l.text.indexOf(stop, Math.max(0, before - stop.length + 1));
+        if (at >= 0) {
+          text = l.text.slice(before, Math.max(before, at));
+          l.text = l.text.slice(0, at);
+          finish = 'stop';
+          break;
+        }
+      }
+      if (finish === null && l.generated >= l.plannedTokens) finish = l.generated >= l.maxTokens ? 'length' : 'stop';
+      if (l.stream) {
+        if (l.faults.malformedAt === l.generated) l.held += `${chunkPrefix(l)}{"index":0,"text":\n\n`;
+        l.held += tokenEvent(l, text, finish);
+        if (l.faults.stallAt === l.generated) l.stalledUntil = performance.now() + options.faults.stallMs;
+        if (l.faults.disconnectAt === l.generated && finish === null) {
+          touched.delete(l);
+          flush(l);
+          drop(l, 'disconnected');
+          return;
+        }
+      }
+    }
+    if (finish !== null) {
+      if (!event.finished) cluster.cancel(l.id);
+      complete(l, finish, touched);
+      return;
+    }
+    touched.add(l);
+  };
+
+  /** Write what a stream holds, unless a stall holds it back; end it once its last event is out. */
+  const flush = (l: Live): void => {
+    if (l.stalledUntil !== undefined) {
+      const wait = l.stalledUntil - performance.now();
+      if (wait > 0) {
+        l.stallTimer ??= setTimeout(() => {
+          l.stallTimer = undefined;
+          flush(l);
+        }, wait).unref();
+        return;
+      }
+      l.stalledUntil = undefined;
+    }
+    if (l.res.destroyed) return;
+    if (l.held !== '') l.res.write(l.held);
+    l.held = '';
+    if (l.ending) l.res.end();
+  };
+
+  const complete = (l: Live, finish: string, touched: Set<Live>): void => {
+    live.delete(l.id);
+    touched.delete(l);
+    finishedReasons.set(finish, (finishedReasons.get(finish) ?? 0) + 1);
+    record(l, finish);
+    if (!l.stream) {
+      const choice = l.chat
+        ? { index: 0, message: { role: 'assistant', content: l.text }, logprobs: null, finish_reason: finish }
+        : { index: 0, text: l.text, logprobs: null, finish_reason: finish, stop_reason: null };
+      const body = {
+        id: l.requestId,
+        object: l.chat ? 'chat.completion' : 'text_completion',
+        created: l.created,
+        model: options.servedModelName,
+        choices: [choice],
+        usage: usage(l),
+      };
+      sendJson(l.res, 200, body);
+      return;
+    }
+    if (l.includeUsage) {
+      const chunk = {
+        id: l.requestId,
+        object: l.chat ? 'chat.completion.chunk' : 'text_completion',
+        created: l.created,
+        model: options.servedModelName,
+        choices: [],
+        usage: usage(l),
+      };
+      l.held += `data: ${JSON.stringify(chunk)}\n\n`;
+    }
+    l.held += 'data: [DONE]\n\n';
+    l.ending = true;
+    flush(l);
+  };
+
+  /** A request that ends without completing: the client left, or a fault cut it off. */
+  const drop = (l: Live, status: string): void => {
+    live.delete(l.id);
+    cluster.cancel(l.id);
+    record(l, null, status);
+    if (status === 'disconnected') l.res.destroy();
+  };
+
+  const record = (l: Live, finish: string | null, status = 'ok'): void => {
+    if (!groundTruth) return;
+    const line = {
+      id: l.requestId,
+      status,
+      arrival: l.arrival,
+      first_token: l.tokenTimes[0] ?? null,
+      token_times: l.tokenTimes,
+      prompt_tokens: l.promptTokens,
+      completion_tokens: l.generated,
+      finish_reason: finish,
+    };
+    groundTruth.write(`${JSON.stringify(line)}\n`);
+  };
+
+  // ---- requests -------------------------------------------------------------------------------
+
+  const handleGeneration = (res: ServerResponse, body: Record<string, unknown>, chat: boolean): void => {
+    if (!loaded()) throw new BadRequest('the model is still loading', 503);
+    if (faults.crashesAfterThis()) setImmediate(crash);
+    const model = body.model;
+    if (model !== undefined && model !== options.servedModelName) {
+      throw new BadRequest(`The model \`${String(model)}\` does not exist.`, 404);
+    }
+    if (body.n !== undefined && body.n !== 1) throw new BadRequest('only n = 1 is supported by the simulator');
+    const promptText = chat ? renderChat(messagesOf(body.messages)) : promptOf(body.prompt);
+    const promptTokens = typeof promptText === 'string' ? encode(promptText).length : promptText.length;
+    const promptString = typeof promptText === 'string' ? promptText : decode(promptText);
+    if (promptTokens === 0) throw new BadRequest('the prompt is empty');
+    const requested = intField(body, chat ? ['max_completion_tokens', 'max_tokens'] : ['max_tokens']);
+    const maxTokens = requested ?? (chat ? maxModelLen - promptTokens : 16);
+    if (maxTokens < 1) throw new BadRequest(`max_tokens must be at least 1, got ${maxTokens}`);
+    if (promptTokens + maxTokens > maxModelLen) {
+      throw new BadRequest(
+        `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptTokens} input tokens (${maxTokens} > ${maxModelLen} - ${promptTokens}).`,
+      );
+    }
+    const id = nextId++;
+    const temperature = typeof body.temperature === 'number' ? body.temperature : 1;
+    const seed = typeof body.seed === 'number' ? body.seed : temperature === 0 ? hash32(promptString) : rng.int(2 ** 32);
+    const ignoreEos = body.ignore_eos === true;
+    const minTokens = intField(body, ['min_tokens']) ?? 0;
+    let tokens: TokenSource = new TokenStream(seed);
+    let planned = maxTokens;
+    const matched = options.answers?.match(promptString);
+    if (matched && !ignoreEos) {
+      const ids = encode(options.answers!.reply(matched, id));
+      tokens = new ScriptedTokens(ids);
+      planned = Math.min(maxTokens, ids.length);
+    } else if (!ignoreEos) {
+      const natural = 1 + Math.floor(-Math.log(1 - new Rng(seed ^ 0xa5a5).next()) * Math.max(0, options.naturalOutputTokens - 1));
+      planned = Math.min(maxTokens, Math.max(minTokens, natural));
+    }
+    const streamOptions = (body.stream_options ?? {}) as Record<string, unknown>;
+    const l: Live = {
+      id,
+      requestId: `${chat ? 'chatcmpl' : 'cmpl'}-${id.toString(16).padStart(8, '0')}${idRng.int(2 ** 32).toString(16).padStart(8, '0')}`,
+      chat,
+      stream: body.stream === true,
+      includeUsage: body.stream === true && streamOptions.include_usage === true,
+      res,
+      promptTokens,
+      maxTokens,
+      plannedTokens: planned,
+      tokens,
+      stops: stopsOf(body.stop),
+      text: '',
+      generated: 0,
+      faults: faults.next(planned),
+      arrival: performance.timeOrigin + performance.now(),
+      tokenTimes: [],
+      held: '',
+      ending: false,
+      created: Math.floor(Date.now() / 1000),
+    };
+    if (l.faults.errorStatus !== undefined) {
+      record(l, null, `error ${l.faults.errorStatus}`);
+      throw new BadRequest(`injected fault: HTTP ${l.faults.errorStatus}`, l.faults.errorStatus);
+    }
+    live.set(id, l);
+    res.on('close', () => {
+      if (live.get(id) === l) drop(l, 'cancelled');
+    });
+    if (l.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      if (chat)
+        l.res.write(
+          `${chunkPrefix(l)}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(l)}}\n\n`,
+        );
+    }
+    pump();
+    cluster.submit({ id, promptTokens, outputTokens: planned }, virtualNow());
+    schedule();
+  };
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && url === '/health') {
+      if (!loaded()) return sendJson(res, 503, { status: 'loading' });
+      return sendJson(res, 200, { status: 'ok' });
+    }
+    if (req.method === 'GET' && url === '/v1/models') {
+      return sendJson(res, 200, {
+        object: 'list',
+        data: [
+          {
+            id: options.servedModelName,
+            object: 'model',
+            created: Math.floor(epoch0 / 1000),
+            owned_by: 'frontier-sim',
+            root: options.servedModelName,
+            parent: null,
+            max_model_len: maxModelLen,
+          },
+        ],
+      });
+    }
+    if (req.method === 'GET' && url === '/metrics') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      res.end(prometheusText(options.servedModelName, cluster.stats(), finishedReasons));
+      return;
+    }
+    if (req.method === 'POST' && (url === '/v1/completions' || url === '/v1/chat/completions' || url === '/tokenize')) {
+      const body = await readJson(req);
+      if (url === '/tokenize') {
+        const text = body.messages !== undefined ? renderChat(messagesOf(body.messages)) : promptOf(body.prompt ?? body.content);
+        const tokens = typeof text === 'string' ? encode(text) : text;
+        return sendJson(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens, tokenizer: TOKENIZER });
+      }
+      handleGeneration(res, body, url === '/v1/chat/completions');
+      return;
+    }
+    throw new BadRequest(`no route ${req.method} ${url}`, 404);
+  };
+
+  const server: Server = createServer((req, res) => {
+    route(req, res).catch((e: unknown) => {
+      const status = e instanceof BadRequest ? e.status : 500;
+      const message = e instanceof Error ? e.message : String(e);
+      if (res.headersSent) res.destroy();
+      else
+        sendJson(res, status, {
+          object: 'error',
+          message,
+          type: status === 400 ? 'BadRequestError' : 'Error',
+          param: null,
+          code: status,
+        });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  /** The crash fault: every connection dropped, the port closed, no goodbye. */
+  const crash = (): void => {
+    crashed = true;
+    if (timer) clearTimeout(timer);
+    for (const l of live.values()) record(l, null, 'crashed');
+    live.clear();
+    server.close();
+    for (const s of sockets) s.destroy();
+    options.onCrash?.();
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host}:${port}`,
+    port,
+    cluster,
+    close: async () => {
+      crashed = true;
+      if (timer) clearTimeout(timer);
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (groundTruth) await new Promise<void>((resolve) => groundTruth.end(resolve));
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const MAX_BODY_BYTES = 64 << 20;
+
+function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) reject(new BadRequest('request body too large', 413));
+      else chunks.push(c);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      try {
+        const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+        if (typeof value !== 'object' || value === null || Array.isArray(value))
+          throw new BadRequest('the body must be a JSON object');
+        resolve(value as Record<string, unknown>);
+      } catch (e) {
+        reject(e instanceof BadRequest ? e : new BadRequest(`invalid JSON body: ${(e as Error).message}`));
+      }
+    });
+  });
+}
+
+/** A completions prompt: a string, or token ids; a one-element list of either. */
+function promptOf(prompt: unknown): string | number[] {
+  if (typeof prompt === 'string') return prompt;
+  if (Array.isArray(prompt)) {
+    if (prompt.length > 0 && prompt.every((t) => Number.isInteger(t))) return prompt as number[];
+    if (prompt.length === 1) return promptOf(prompt[0]);
+    throw new BadRequest('prompt must be a string or a list of token ids (batched prompts are not supported by the simulator)');
+  }
+  throw new BadRequest('prompt is required: a string or a list of token ids');
+}
+
+function messagesOf(messages: unknown): { role: string; content: string }[] {
+  if (!Array.isArray(messages) || messages.length === 0) throw new BadRequest('messages must be a non-empty list');
+  return messages.map((m, i) => {
+    const { role, content } = (m ?? {}) as Record<string, unknown>;
+    if (typeof role !== 'string') throw new BadRequest(`messages[${i}].role must be a string`);
+    if (typeof content === 'string') return { role, content };
+    if (Array.isArray(content)) {
+      const text = content
+        .map((part) =>
+          (part as Record<string, unknown>).type === 'text' ? String((part as Record<string, unknown>).text ?? '') : '',
+        )
+        .join('');
+      return { role, content: text };
+    }
+    if (content === null || content === undefined) return { role, content: '' };
+    throw new BadRequest(`messages[${i}].content must be a string or a list of parts`);
+  });
+}
+
+function stopsOf(stop: unknown): string[] {
+  if (stop === undefined || stop === null) return [];
+  if (typeof stop === 'string') return stop === '' ? [] : [stop];
+  if (Array.isArray(stop) && stop.every((s) => typeof s === 'string')) return (stop as string[]).filter((s) => s !== '');
+  throw new BadRequest('stop must be a string or a list of strings');
+}
+
+function intField(body: Record<string, unknown>, names: string[]): number | undefined {
+  for (const name of names) {
+    const v = body[name];
+    if (v === undefined || v === null) continue;
+    if (!Number.isInteger(v)) throw new BadRequest(`${name} must be an integer`);
+    return v as number;
+  }
+  return undefined;
+}

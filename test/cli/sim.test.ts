@@ -1,0 +1,144 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, runCli } from '../helpers.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** Start `frontier sim serve` and wait for the URL it prints. */
+function serve(args: string[]): Promise<{ child: ChildProcess; url: string; banner: string }> {
+  const child = spawn(process.execPath, [CLI, 'sim', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ child, url: m[1]!, banner: out });
+    });
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+}
+
+const exited = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+
+describe('frontier sim serve', () => {
+  it('starts a default deployment on 127.0.0.1 and stops cleanly on SIGTERM', async () => {
+    const { child, url, banner } = await serve(['--speed', '100']);
+    expect(banner).toContain('frontier sim: Llama 3.1 8B Instruct fp8 on NVIDIA H100 SXM5 80GB: 1 × TP1');
+    expect(banner).toMatch(/weights 8\.0 GB\/GPU, KV cache \d+\.\d GB\/GPU/);
+    expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
+    const res = await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'meta-llama/Llama-3.1-8B-Instruct', prompt: 'Hello', max_tokens: 5, ignore_eos: true }),
+    });
+    expect(((await res.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens).toBe(5);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('serves a disaggregated DeepSeek-R1 deployment under the name asked for', async () => {
+    const { child, url, banner } = await serve([
+      '--model',
+      'deepseek-r1',
+      '--hardware',
+      'b200',
+      '--precision',
+      'fp4',
+      '--tp',
+      '8',
+      '--ep',
+      '8',
+      '--prefill-workers',
+      '2',
+      '--decode-workers',
+      '1',
+      '--decode-dp-attn',
+      '--served-model-name',
+      'dsr1',
+      '--speed',
+      '50',
+    ]);
+    expect(banner).toContain('DeepSeek-R1 fp4 on NVIDIA B200 (HGX B200): 2P1D TEP8/DEP8');
+    expect(banner).toMatch(/prefill 2 × 8 GPUs: weights .* GB\/GPU/);
+    expect(((await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] }).data[0]!.id).toBe('dsr1');
+    const res = await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'dsr1', prompt: 'Hi', max_tokens: 3, ignore_eos: true }),
+    });
+    expect(res.status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited(child)).toBe(0);
+  });
+
+  it('--fault-crash-after exits with status 1, dropping connections', async () => {
+    const { child, url } = await serve(['--fault-crash-after', '1', '--speed', '1']);
+    await fetch(`${url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'Hi', max_tokens: 1000, ignore_eos: true }),
+    }).catch(() => undefined);
+    expect(await exited(child)).toBe(1);
+  });
+
+  it('refuses deployments that cannot exist, saying why', () => {
+    expect(runCli(['sim', 'serve', '--precision', 'fp4'])).toMatchObject({
+      status: 1,
+      stderr: 'frontier: error: h100 has no fp4 tensor cores; choose another precision or hardware\n',
+    });
+    expect(runCli(['sim', 'serve', '--model', 'deepseek-r1']).stderr).toMatch(
+      /needs \d+\.\d GB of weights per GPU with tp 1: it does not fit on h100/,
+    );
+    expect(runCli(['sim', 'serve', '--ep', '2', '--tp', '2']).stderr).toMatch(
+      /is dense: expert parallelism \(ep 2\) needs a MoE model/,
+    );
+    expect(runCli(['sim', 'serve', '--prefill-workers', '1']).stderr).toMatch(
+      /needs both --prefill-workers and --decode-workers/,
+    );
+    expect(runCli(['sim', 'serve', '--efficiency', 'speed=3']).stderr).toMatch(
+      /--efficiency speed=3: expected <key>=<number> with key one of compute, memory/,
+    );
+  });
+});
+
+describe('frontier sim estimate', () => {
+  it('prints throughput per GPU and interactivity per concurrency', () => {
+    const result = runCli([
+      'sim',
+      'estimate',
+      '--model',
+      'deepseek-r1',
+      '--hardware',
+      'h200',
+      '--tp',
+      '8',
+      '--isl',
+      '8192',
+      '--osl',
+      '1024',
+      '--conc',
+      '1,64',
+    ]);
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines[0]).toBe('DeepSeek-R1 fp8 on NVIDIA H200 SXM 141GB: 1 × TP8, ISL 8192 / OSL 1024');
+    expect(lines[1]).toBe('  1 × 8 GPUs: weights 83.9 GB/GPU, KV cache 41.0 GB/GPU');
+    expect(lines[3]).toBe('  conc  tok/s/GPU  tok/s/user  TTFT ms  TPOT ms  preemptions');
+    const [c1, c64] = lines.slice(4).map((l) => l.trim().split(/\s+/).map(Number));
+    expect(c1![0]).toBe(1);
+    expect(c64![1]).toBeGreaterThan(c1![1]!); // throughput per GPU rises
+    expect(c64![2]).toBeLessThan(c1![2]!); // interactivity falls
+  });
+
+  it('--format json', () => {
+    const json = JSON.parse(runCli(['sim', 'estimate', '--conc', '4', '--format', 'json']).stdout) as {
+      points: { conc: number; gpus: number }[];
+    };
+    expect(json.points).toMatchObject([{ conc: 4, gpus: 1 }]);
+  });
+});
