@@ -85,7 +85,11 @@ function withDeployment(command: Command): Command {
     .option('--decode-ep <n>', 'ep of the decode instances (default --ep)', integer(1))
     .option('--decode-dp-attn', 'dp-attention on the decode instances')
     .option('--max-num-seqs <n>', `most sequences in a batch (default ${DEFAULT_LIMITS.maxNumSeqs})`, integer(1))
-    .option('--max-num-batched-tokens <n>', `token budget of one step, chunked prefill (default ${DEFAULT_LIMITS.maxNumBatchedTokens})`, integer(1))
+    .option(
+      '--max-num-batched-tokens <n>',
+      `token budget of one step, chunked prefill (default ${DEFAULT_LIMITS.maxNumBatchedTokens})`,
+      integer(1),
+    )
     .option('--block-size <n>', `tokens per KV-cache block (default ${DEFAULT_LIMITS.blockSize})`, integer(1))
     .option('--gpu-memory-utilization <f>', 'share of HBM for weights and KV cache (default 0.9)', number(0.05, 1))
     .addOption(

@@ -69,6 +69,8 @@ class BadRequest extends Error {
 interface Live {
   id: number;
   requestId: string;
+  /** The start of each of its stream's chunks. */
+  prefix: string;
   chat: boolean;
   stream: boolean;
   includeUsage: boolean;
@@ -159,8 +161,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 
   // ---- streaming ----------------------------------------------------------------------------
 
-  const chunkPrefix = (l: Live): string =>
-    `data: {"id":"${l.requestId}","object":"${l.chat ? 'chat.completion.chunk' : 'text_completion'}","created":${l.created},"model":${JSON.stringify(options.servedModelName)},"choices":[`;
+  const modelJson = JSON.stringify(options.servedModelName);
+  /** The start of every chunk of a stream (`data: {"id":…,"choices":[`), built once per request. */
+  const chunkPrefix = (requestId: string, chat: boolean, created: number): string =>
+    `data: {"id":"${requestId}","object":"${chat ? 'chat.completion.chunk' : 'text_completion'}","created":${created},"model":${modelJson},"choices":[`;
   const usageTail = (l: Live): string => (l.includeUsage ? ',"usage":null' : '');
 
   const tokenEvent = (l: Live, text: string, finish: string | null): string => {
@@ -168,7 +172,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     const choice = l.chat
       ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}}`
       : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
-    return `${chunkPrefix(l)}${choice}]${usageTail(l)}}\n\n`;
+    return `${l.prefix}${choice}]${usageTail(l)}}\n\n`;
   };
 
   const usage = (l: Live): { prompt_tokens: number; total_tokens: number; completion_tokens: number } => ({
@@ -198,7 +202,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       }
       if (finish === null && l.generated >= l.plannedTokens) finish = l.generated >= l.maxTokens ? 'length' : 'stop';
       if (l.stream) {
-        if (l.faults.malformedAt === l.generated) l.held += `${chunkPrefix(l)}{"index":0,"text":\n\n`;
+        if (l.faults.malformedAt === l.generated) l.held += `${l.prefix}{"index":0,"text":\n\n`;
         l.held += tokenEvent(l, text, finish);
         if (l.faults.stallAt === l.generated) l.stalledUntil = performance.now() + options.faults.stallMs;
         if (l.faults.disconnectAt === l.generated && finish === null) {
@@ -334,9 +338,15 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       planned = Math.min(maxTokens, Math.max(minTokens, natural));
     }
     const streamOptions = (body.stream_options ?? {}) as Record<string, unknown>;
+    const requestId = `${chat ? 'chatcmpl' : 'cmpl'}-${id.toString(16).padStart(8, '0')}${idRng
+      .int(2 ** 32)
+      .toString(16)
+      .padStart(8, '0')}`;
+    const created = Math.floor(Date.now() / 1000);
     const l: Live = {
       id,
-      requestId: `${chat ? 'chatcmpl' : 'cmpl'}-${id.toString(16).padStart(8, '0')}${idRng.int(2 ** 32).toString(16).padStart(8, '0')}`,
+      requestId,
+      prefix: chunkPrefix(requestId, chat, created),
       chat,
       stream: body.stream === true,
       includeUsage: body.stream === true && streamOptions.include_usage === true,
@@ -353,7 +363,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       tokenTimes: [],
       held: '',
       ending: false,
-      created: Math.floor(Date.now() / 1000),
+      created,
     };
     if (l.faults.errorStatus !== undefined) {
       record(l, null, `error ${l.faults.errorStatus}`);
@@ -367,7 +377,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       if (chat)
         l.res.write(
-          `${chunkPrefix(l)}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(l)}}\n\n`,
+          `${l.prefix}{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usageTail(l)}}\n\n`,
         );
     }
     pump();
