@@ -107,7 +107,7 @@ export class Cluster {
       const next = this.nextEventTime();
       if (next === undefined || next > until) break;
       this.now = next;
-      for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
+      if (this.transfers.length > 0) for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
       for (const instance of this.instances) {
         if (instance.busyUntil !== undefined && instance.busyUntil <= next) this.finishStep(instance, emit);
       }

@@ -11,7 +11,7 @@ import { FaultPlan, NO_FAULTS } from './faults.js';
 import type { FaultOptions, RequestFaults } from './faults.js';
 import { prometheusText } from './metrics.js';
 import { Rng, hash32 } from './rng.js';
-import { TOKENIZER, TokenStream, decode, encode, loadTokenizer, renderChat } from './tokens.js';
+import { TOKENIZER, TokenStream, VOCAB_SIZE, decode, encode, loadTokenizer, renderChat } from './tokens.js';
 
 /**
  * The simulated engine's HTTP server: the OpenAI-compatible API (as vLLM serves it) over a
@@ -69,8 +69,10 @@ class BadRequest extends Error {
 interface Live {
   id: number;
   requestId: string;
-  /** The start of each of its stream's chunks. */
+  /** The start of each of its stream's chunks, and what comes before and after a token's text. */
   prefix: string;
+  eventHead: string;
+  eventTail: string;
   chat: boolean;
   stream: boolean;
   includeUsage: boolean;
@@ -86,13 +88,17 @@ interface Live {
   faults: RequestFaults;
   /** Wall-clock (epoch ms) times, for the ground truth. */
   arrival: number;
-  tokenTimes: number[];
+  /** When each token was due in the simulation, and when it was written to the socket (epoch ms). */
+  simulatedTimes: number[];
+  writtenTimes: number[];
+  /** Tokens in `held`, not written yet. */
+  unwritten: number;
   /** Events not written yet: those of the current pump, or held back by a stall until `stalledUntil`. */
   held: string;
   stalledUntil?: number | undefined;
   stallTimer?: NodeJS.Timeout | undefined;
-  /** The last event is queued: end the response once it is written. */
-  ending: boolean;
+  /** The last event is queued (with this finish reason): end the response, and log it, once it is written. */
+  ending: string | undefined;
   created: number;
 }
 
@@ -126,9 +132,15 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const groundTruth: WriteStream | undefined = options.groundTruthFile
     ? createWriteStream(options.groundTruthFile, { flags: 'a' })
     : undefined;
+  const recording = groundTruth !== undefined;
   const finishedReasons = new Map<string, number>();
   let nextId = 0;
-  let timer: NodeJS.Timeout | undefined;
+  /** The wake-up for the simulation's next event: a timer, or an immediate when it is already due. */
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  const cancelTimer = (): void => {
+    clearTimeout(timer as NodeJS.Timeout);
+    clearImmediate(timer as NodeJS.Immediate);
+  };
   let timerAt = Infinity;
   let crashed = false;
 
@@ -144,8 +156,20 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       const l = live.get(event.id);
       if (l) deliver(l, event, touched);
     });
-    for (const l of touched) flush(l);
+    writeSlices([...touched], 0);
     schedule();
+  };
+
+  /**
+   * Write the streams a step touched, a slice at a time, letting the event loop read sockets in
+   * between: a request that arrives while hundreds of streams are being written is taken in (and
+   * its arrival logged) within a slice, not after the whole step's writes.
+   */
+  const WRITE_SLICE = 16;
+  const writeSlices = (streams: Live[], from: number): void => {
+    const end = Math.min(streams.length, from + WRITE_SLICE);
+    for (let i = from; i < end; i++) flush(streams[i]!);
+    if (end < streams.length) setImmediate(() => writeSlices(streams, end));
   };
 
   const schedule = (): void => {
@@ -154,9 +178,12 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     const delay = (next - virtualNow()) / options.speed;
     const at = performance.now() + Math.max(0, delay);
     if (timer && at >= timerAt) return;
-    if (timer) clearTimeout(timer);
+    if (timer) cancelTimer();
     timerAt = at;
-    timer = setTimeout(pump, Math.max(0, delay));
+    // Node's timers cannot fire sooner than 1 ms. Faster than real time, an event due within that
+    // runs on the next turn of the event loop (after pending I/O), so the timer does not pace the
+    // simulation; at real time the process sleeps instead of spinning.
+    timer = delay < 1 && options.speed > 1 ? setImmediate(pump) : setTimeout(pump, Math.max(0, delay));
   };
 
   // ---- streaming ----------------------------------------------------------------------------
@@ -167,12 +194,13 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     `data: {"id":"${requestId}","object":"${chat ? 'chat.completion.chunk' : 'text_completion'}","created":${created},"model":${modelJson},"choices":[`;
   const usageTail = (l: Live): string => (l.includeUsage ? ',"usage":null' : '');
 
+  /** One token's event; the parts around the text are built once per request (this is the hot path). */
   const tokenEvent = (l: Live, text: string, finish: string | null): string => {
-    const reason = finish === null ? 'null' : `"${finish}"`;
-    const choice = l.chat
-      ? `{"index":0,"delta":{"content":${JSON.stringify(text)}},"logprobs":null,"finish_reason":${reason}}`
-      : `{"index":0,"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${reason},"stop_reason":null}`;
-    return `${l.prefix}${choice}]${usageTail(l)}}\n\n`;
+    if (finish === null) return `${l.eventHead}${JSON.stringify(text)}${l.eventTail}`;
+    const tail = l.chat
+      ? `},"logprobs":null,"finish_reason":"${finish}"}]`
+      : `,"logprobs":null,"finish_reason":"${finish}","stop_reason":null}]`;
+    return `${l.eventHead}${JSON.stringify(text)}${tail}${usageTail(l)}}\n\n`;
   };
 
   const usage = (l: Live): { prompt_tokens: number; total_tokens: number; completion_tokens: number } => ({
@@ -187,7 +215,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     for (let k = 0; k < event.tokens && finish === null; k++) {
       const piece = l.tokens.next();
       l.generated++;
-      l.tokenTimes.push(epochOf(event.time));
+      if (recording) {
+        l.simulatedTimes.push(epochOf(event.time));
+        l.unwritten++;
+      }
       let text = piece;
       const before = l.text.length;
       l.text += piece;
@@ -235,17 +266,29 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       l.stalledUntil = undefined;
     }
     if (l.res.destroyed) return;
-    if (l.held !== '') l.res.write(l.held);
+    if (l.held !== '') {
+      l.res.write(l.held);
+      // node:http corks the socket until the next tick; send now, so the time logged is when the
+      // bytes left, and streams written early in a pump are not held back by the ones after them.
+      l.res.socket?.uncork();
+    }
+    if (l.unwritten > 0) {
+      const now = performance.timeOrigin + performance.now();
+      for (; l.unwritten > 0; l.unwritten--) l.writtenTimes.push(now);
+    }
     l.held = '';
-    if (l.ending) l.res.end();
+    if (l.ending !== undefined) {
+      l.res.end();
+      record(l, l.ending);
+    }
   };
 
   const complete = (l: Live, finish: string, touched: Set<Live>): void => {
     live.delete(l.id);
     touched.delete(l);
     finishedReasons.set(finish, (finishedReasons.get(finish) ?? 0) + 1);
-    record(l, finish);
     if (!l.stream) {
+      record(l, finish);
       const choice = l.chat
         ? { index: 0, message: { role: 'assistant', content: l.text }, logprobs: null, finish_reason: finish }
         : { index: 0, text: l.text, logprobs: null, finish_reason: finish, stop_reason: null };
@@ -272,7 +315,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       l.held += `data: ${JSON.stringify(chunk)}\n\n`;
     }
     l.held += 'data: [DONE]\n\n';
-    l.ending = true;
+    l.ending = finish;
     flush(l);
   };
 
@@ -290,8 +333,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       id: l.requestId,
       status,
       arrival: l.arrival,
-      first_token: l.tokenTimes[0] ?? null,
-      token_times: l.tokenTimes,
+      first_token: l.writtenTimes[0] ?? l.simulatedTimes[0] ?? null,
+      // What a client can observe: when each token went out (streams), else when it was produced.
+      token_times: l.stream ? l.writtenTimes : l.simulatedTimes,
+      simulated_times: l.simulatedTimes,
       prompt_tokens: l.promptTokens,
       completion_tokens: l.generated,
       finish_reason: finish,
@@ -301,7 +346,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 
   // ---- requests -------------------------------------------------------------------------------
 
-  const handleGeneration = (res: ServerResponse, body: Record<string, unknown>, chat: boolean): void => {
+  const handleGeneration = (res: ServerResponse, body: Record<string, unknown>, chat: boolean, received: number): void => {
     if (!loaded()) throw new BadRequest('the model is still loading', 503);
     if (faults.crashesAfterThis()) setImmediate(crash);
     const model = body.model;
@@ -343,13 +388,17 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       .toString(16)
       .padStart(8, '0')}`;
     const created = Math.floor(Date.now() / 1000);
+    const prefix = chunkPrefix(requestId, chat, created);
+    const includeUsage = body.stream === true && streamOptions.include_usage === true;
     const l: Live = {
       id,
       requestId,
-      prefix: chunkPrefix(requestId, chat, created),
+      prefix,
+      eventHead: chat ? `${prefix}{"index":0,"delta":{"content":` : `${prefix}{"index":0,"text":`,
+      eventTail: `${chat ? '},"logprobs":null,"finish_reason":null}]' : ',"logprobs":null,"finish_reason":null,"stop_reason":null}]'}${includeUsage ? ',"usage":null' : ''}}\n\n`,
       chat,
       stream: body.stream === true,
-      includeUsage: body.stream === true && streamOptions.include_usage === true,
+      includeUsage,
       res,
       promptTokens,
       maxTokens,
@@ -359,10 +408,12 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       text: '',
       generated: 0,
       faults: faults.next(planned),
-      arrival: performance.timeOrigin + performance.now(),
-      tokenTimes: [],
+      arrival: received,
+      simulatedTimes: [],
+      writtenTimes: [],
+      unwritten: 0,
       held: '',
-      ending: false,
+      ending: undefined,
       created,
     };
     if (l.faults.errorStatus !== undefined) {
@@ -385,7 +436,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     schedule();
   };
 
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const route = async (req: IncomingMessage, res: ServerResponse, received: number): Promise<void> => {
     const url = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && url === '/health') {
       if (!loaded()) return sendJson(res, 503, { status: 'loading' });
@@ -412,21 +463,32 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       res.end(prometheusText(options.servedModelName, cluster.stats(), finishedReasons));
       return;
     }
-    if (req.method === 'POST' && (url === '/v1/completions' || url === '/v1/chat/completions' || url === '/tokenize')) {
+    if (req.method === 'POST' && ['/v1/completions', '/v1/chat/completions', '/tokenize', '/detokenize'].includes(url!)) {
       const body = await readJson(req);
       if (url === '/tokenize') {
         const text = body.messages !== undefined ? renderChat(messagesOf(body.messages)) : promptOf(body.prompt ?? body.content);
         const tokens = typeof text === 'string' ? encode(text) : text;
         return sendJson(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens, tokenizer: TOKENIZER });
       }
-      handleGeneration(res, body, url === '/v1/chat/completions');
+      if (url === '/detokenize') {
+        const tokens = body.tokens;
+        if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t) && t >= 0 && t < VOCAB_SIZE)) {
+          throw new BadRequest(`tokens must be a list of token ids below ${VOCAB_SIZE}`);
+        }
+        return sendJson(res, 200, { prompt: decode(tokens as number[]) });
+      }
+      // Requests that arrive together are all received (and time-stamped) before any is
+      // tokenized and scheduled: the work waits for the check phase, after every socket is read.
+      await new Promise((resolve) => setImmediate(resolve));
+      handleGeneration(res, body, url === '/v1/chat/completions', received);
       return;
     }
     throw new BadRequest(`no route ${req.method} ${url}`, 404);
   };
 
   const server: Server = createServer((req, res) => {
-    route(req, res).catch((e: unknown) => {
+    const received = performance.timeOrigin + performance.now();
+    route(req, res, received).catch((e: unknown) => {
       const status = e instanceof BadRequest ? e.status : 500;
       const message = e instanceof Error ? e.message : String(e);
       if (res.headersSent) res.destroy();
@@ -450,7 +512,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   /** The crash fault: every connection dropped, the port closed, no goodbye. */
   const crash = (): void => {
     crashed = true;
-    if (timer) clearTimeout(timer);
+    if (timer) cancelTimer();
     for (const l of live.values()) record(l, null, 'crashed');
     live.clear();
     server.close();
@@ -469,7 +531,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     cluster,
     close: async () => {
       crashed = true;
-      if (timer) clearTimeout(timer);
+      if (timer) cancelTimer();
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (groundTruth) await new Promise<void>((resolve) => groundTruth.end(resolve));

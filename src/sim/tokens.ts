@@ -8,7 +8,7 @@ import { Rng } from './rng.js';
  */
 
 interface Encoding {
-  encode(text: string): number[];
+  encode(text: string, options?: { disallowedSpecial: Set<string> }): number[];
   decode(tokens: readonly number[]): string;
 }
 
@@ -26,9 +26,13 @@ export function loadTokenizer(): void {
 }
 
 export const TOKENIZER = 'gpt2';
+export const VOCAB_SIZE = 50257;
+
+/** Text that spells a special token ("<|endoftext|>") counts as text, as a server counts a prompt. */
+const PLAIN = { disallowedSpecial: new Set<string>() };
 
 export function encode(text: string): number[] {
-  return load().encode(text);
+  return load().encode(text, PLAIN);
 }
 
 export function decode(tokens: readonly number[]): string {
@@ -45,10 +49,10 @@ function outputWords(): string[] {
   if (words) return words;
   const enc = load();
   const out: string[] = [];
-  for (let id = 0; id < 50257 && out.length < 4096; id++) {
+  for (let id = 0; id < VOCAB_SIZE && out.length < 4096; id++) {
     const text = enc.decode([id]);
     if (!/^ [a-z]{3,9}$/.test(text)) continue;
-    const back = enc.encode(text);
+    const back = enc.encode(text, PLAIN);
     if (back.length === 1 && back[0] === id) out.push(text);
   }
   words = out;
