@@ -28,6 +28,14 @@ const plan = [
 for (const f of readdirSync(join(SOURCE, 'golden/matrix'))) {
   if (f.endsWith('.json') && f !== 'cases.json') plan.push([`golden/matrix/${f}`, `golden/matrix/${f}.gz`, true]);
 }
+// process_result.py goldens: every case's files (case 09's 244 KiB raw input gzipped), not the generator.
+plan.push(['golden/process-result/README.md', 'golden/process-result/README.md', false]);
+for (const c of readdirSync(join(SOURCE, 'golden/process-result')).filter((d) => /^\d\d_/.test(d))) {
+  for (const f of readdirSync(join(SOURCE, 'golden/process-result', c))) {
+    const big = f === 'input.json' && statSync(join(SOURCE, 'golden/process-result', c, f)).size > 64 * 1024;
+    plan.push([`golden/process-result/${c}/${f}`, `golden/process-result/${c}/${f}${big ? '.gz' : ''}`, big]);
+  }
+}
 
 // The YAML corpus (changelog and srt-slurm recipes) as one gzipped JSON map: path → text.
 const corpus = {};

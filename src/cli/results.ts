@@ -1,0 +1,150 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { Command } from 'commander';
+import {
+  ResultsError,
+  checkBaseEnv,
+  identityFromEnv,
+  identityFromRow,
+  parsePythonJson,
+  parseRow,
+  powerSettingsFromEnv,
+  processResult,
+} from '../results/index.js';
+import type { Env, PathKind, PointIdentity, TelemetryProbe } from '../results/index.js';
+import { CliError } from './error.js';
+
+/** Where the command reads and writes; tests pass their own. */
+export interface ResultsIo {
+  env?: Env;
+  /** Relative paths (RAW, --row, --out-dir, the telemetry the reference looks for) start here. */
+  cwd?: string;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  /** Sets the exit status for a point that completed but failed REQUIRE_POWER. */
+  setExitCode?: (code: number) => void;
+}
+
+interface ProcessFlags {
+  env?: boolean;
+  row?: string;
+  runner?: string;
+  outDir: string;
+}
+
+/** A library refusal as one line: the reference's exception, then how to fix it. */
+function guard<T>(where: string, run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof ResultsError) throw new CliError(`${where}: ${e.describe()}`);
+    throw e;
+  }
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliError(`${path}: cannot read ${what}${code === 'ENOENT' ? ': no such file' : `: ${(e as Error).message}`}`);
+  }
+}
+
+function readJson(path: string, what: string): unknown {
+  const text = readText(path, what);
+  try {
+    return parsePythonJson(text);
+  } catch (e) {
+    throw new CliError(`${path}: ${what} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** What the reference would find at a path, relative paths taken from `cwd`. */
+function fsProbe(cwd: string): TelemetryProbe {
+  return (path: string): PathKind => {
+    try {
+      const stat = statSync(resolve(cwd, path));
+      if (stat.isDirectory()) return 'dir';
+      if (stat.isFile()) return stat.size === 0 ? 'empty-file' : 'file';
+      return 'missing';
+    } catch {
+      return 'missing';
+    }
+  };
+}
+
+/** Write every file under a temporary name first, then rename: all or (on error) none. */
+function writeAll(dir: string, files: [name: string, text: string][]): void {
+  const staged: [string, string][] = [];
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const [name, text] of files) {
+      const tmp = join(dir, `.${name}.${process.pid}.tmp`);
+      staged.push([tmp, join(dir, name)]);
+      writeFileSync(tmp, text);
+    }
+    for (const [tmp, target] of staged) renameSync(tmp, target);
+  } catch (e) {
+    for (const [tmp] of staged) rmSync(tmp, { force: true });
+    throw new CliError(`${dir}: cannot write the result files: ${(e as Error).message}`);
+  }
+}
+
+async function processAction(raw: string | undefined, flags: ProcessFlags, io: ResultsIo): Promise<void> {
+  const cwd = io.cwd ?? process.cwd();
+  const env = io.env ?? process.env;
+  if (!flags.env === !flags.row) {
+    throw new CliError('give exactly one of --env (the variables process_result.py reads) or --row ROW.json (a matrix row)');
+  }
+  let identity: PointIdentity;
+  let rawValue: unknown;
+  let rawPath: string;
+  if (flags.env) {
+    const vars: Env = flags.runner === undefined ? env : { ...env, RUNNER_TYPE: flags.runner };
+    // The reference checks these before it opens the raw file, and the rest after.
+    guard('environment', () => checkBaseEnv(vars));
+    rawPath = resolve(cwd, raw ?? `${vars.RESULT_FILENAME}.json`);
+    rawValue = readJson(rawPath, 'the raw benchmark result');
+    identity = guard('environment', () => identityFromEnv(vars));
+  } else {
+    if (raw === undefined)
+      throw new CliError('--row needs the raw result file: frontier results process RAW.json --row ROW.json');
+    const rowPath = resolve(cwd, flags.row!);
+    const row = guard(rowPath, () => parseRow(readJson(rowPath, 'the matrix row'), rowPath));
+    rawPath = resolve(cwd, raw);
+    rawValue = readJson(rawPath, 'the raw benchmark result');
+    const resultFilename = basename(raw).replace(/\.json$/, '');
+    identity = guard(rowPath, () => identityFromRow(row, { runner: flags.runner, resultFilename }));
+  }
+  if (/[/\0]/.test(identity.resultFilename)) {
+    throw new CliError(`RESULT_FILENAME ${JSON.stringify(identity.resultFilename)} is not a file name (no "/" allowed)`);
+  }
+  const point = guard(rawPath, () =>
+    processResult(rawValue, identity, { settings: powerSettingsFromEnv(env), probe: fsProbe(cwd) }),
+  );
+  writeAll(resolve(cwd, flags.outDir), [
+    [point.aggFile, point.aggJson],
+    [point.powerValidationFile, point.powerValidationJson],
+  ]);
+  (io.stdout ?? ((text) => process.stdout.write(text)))(`${point.aggJson}\n`);
+  (io.stderr ?? ((text) => process.stderr.write(text)))(`${point.notice}\n`);
+  if (point.exitCode !== 0) (io.setExitCode ?? ((code) => (process.exitCode = code)))(point.exitCode);
+}
+
+export function resultsCommand(io: ResultsIo = {}): Command {
+  const results = new Command('results').description('result files of benchmark points (InferenceX-compatible)');
+  results
+    .command('process')
+    .description(
+      'one raw benchmark result → agg_<RESULT_FILENAME>.json and power_validation_<RESULT_FILENAME>.json, ' +
+        'byte-identical to the reference utils/process_result.py; prints the aggregate',
+    )
+    .argument('[raw]', 'raw benchmark result JSON (with --env, default $RESULT_FILENAME.json here, as the reference)')
+    .option('--env', 'describe the point with the environment variables process_result.py reads (RUNNER_TYPE, TP, …)')
+    .option('--row <file>', 'describe the point with a matrix row (one JSON object as `frontier matrix` prints it)')
+    .option('--runner <label>', "runner label recorded as hw (default: RUNNER_TYPE, or the row's runner)")
+    .option('--out-dir <dir>', 'directory for the two files', '.')
+    .action((raw: string | undefined, flags: ProcessFlags) => processAction(raw, flags, io));
+  return results;
+}
