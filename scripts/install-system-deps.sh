@@ -5,7 +5,10 @@
 set -euo pipefail
 
 PACKAGES=(
-  git # the changelog gate reads revisions (git show) and diffs (git diff), as the reference does
+  git # the changelog gate reads revisions (git show) and diffs (git diff), as the reference does; clones llama.cpp's bundle
+  cmake # configures the llama.cpp build of llama-server (scripts/llama-server.mjs) for the real-server tests
+  ninja-build # the generator that cmake build uses (-G Ninja)
+  g++ # compiles llama.cpp/ggml (C and C++) into llama-server
 )
 
 missing=()
