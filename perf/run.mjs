@@ -167,3 +167,43 @@ for (const copies of [1, 4, 16]) {
     `${'sim serve: streamed tokens/s'.padEnd(40)} ${r.tokensPerS.toFixed(0).padStart(11)}        (target ≥ 200000: ${met(r.tokensPerS >= 200000)})`,
   );
 }
+
+// The load generator (`frontier bench`) against `frontier sim serve`, each in its own process
+// (perf/bench-client.mjs). Targets: per-request TTFT and ITL within 0.5 ms (median absolute
+// error) of the sim's ground truth at concurrency 256; under 20 ms added to median TTFT and 2 ms
+// to p99 ITL at concurrency 1,024 against one token per 20 ms per stream; at least 600,000
+// streamed tokens/s (3× the reference client's ~200,000) at concurrency 1,024 and 4,096.
+{
+  const { accuracy, added, throughput } = await import('./bench-client.mjs');
+  const row = (name, value, note) => console.log(`${name.padEnd(40)} ${value.padStart(11)}        ${note}`);
+  const a = await accuracy(256);
+  row(
+    'bench: TTFT error vs truth, conc 256',
+    `${a.ttftMedianAbsErrorMs.toFixed(2)} ms`,
+    `(median abs; target ≤ 0.5 ms: ${a.ttftMedianAbsErrorMs <= 0.5 ? 'met' : 'MISSED'})`,
+  );
+  row(
+    'bench: ITL error vs truth, conc 256',
+    `${a.itlMedianAbsErrorMs.toFixed(2)} ms`,
+    `(median abs; target ≤ 0.5 ms: ${a.itlMedianAbsErrorMs <= 0.5 ? 'met' : 'MISSED'})`,
+  );
+  const d = await added(1024);
+  row(
+    'bench: added median TTFT, conc 1024',
+    `${d.medianTtftAddedMs.toFixed(1)} ms`,
+    `(20 ms/token server; target < 20 ms: ${d.medianTtftAddedMs < 20 ? 'met' : 'MISSED'})`,
+  );
+  row(
+    'bench: added p99 ITL, conc 1024',
+    `${d.p99ItlAddedMs.toFixed(1)} ms`,
+    `(target < 2 ms: ${d.p99ItlAddedMs < 2 ? 'met' : 'MISSED'})`,
+  );
+  for (const c of [1024, 4096]) {
+    const t = await throughput(c);
+    row(
+      `bench: streamed tokens/s, conc ${c}`,
+      t.outputTokensPerS.toFixed(0),
+      `(client at ${(t.clientCpu * 100).toFixed(0)}% of a core; target ≥ 600000: ${t.outputTokensPerS >= 600000 ? 'met' : 'MISSED'})`,
+    );
+  }
+}

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -94,4 +94,16 @@ export function inferencexTree(layout: 'checkout' | 'fixtures' = 'checkout'): st
   for (const [path, text] of Object.entries(yamlCorpus()))
     files[path.startsWith('srt-slurm-recipes/') ? `${prefix}${path}` : path] = text;
   return tempFiles(files);
+}
+
+/** Run the built CLI without blocking the event loop (for tests that also serve or talk to servers). */
+export function runCliAsync(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO, env: { ...process.env, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status: status ?? -1, stdout, stderr }));
+  });
 }

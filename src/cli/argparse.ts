@@ -11,7 +11,7 @@ export interface ArgSpec {
   dest: string;
   /** `flag`: store_true; `one`: one value; `many`: nargs='+'. */
   kind: 'flag' | 'one' | 'many';
-  type?: 'int' | 'string';
+  type?: 'int' | 'float' | 'string';
   choices?: readonly string[];
   required?: boolean;
   default?: unknown;
@@ -79,6 +79,22 @@ export function parseArgs(spec: ParserSpec, argv: readonly string[]): ParsedArgs
     if (a.type === 'int') {
       if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(raw)) fail(`argument ${name(a)}: invalid int value: '${raw}'`);
       value = Number(raw.trim().replace(/_/g, ''));
+    }
+    if (a.type === 'float') {
+      // Python float(): decimals, exponents, inf/infinity/nan in any case, surrounding spaces.
+      const s = raw.trim().toLowerCase().replace(/_/g, '');
+      const special: Record<string, number> = {
+        inf: Infinity,
+        '+inf': Infinity,
+        infinity: Infinity,
+        '+infinity': Infinity,
+        '-inf': -Infinity,
+        '-infinity': -Infinity,
+        nan: NaN,
+      };
+      if (s in special) value = special[s];
+      else if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(s)) value = Number(s);
+      else fail(`argument ${name(a)}: invalid float value: '${raw}'`);
     }
     if (a.choices && !a.choices.includes(raw)) {
       fail(`argument ${name(a)}: invalid choice: '${raw}' (choose from ${a.choices.map((c) => `'${c}'`).join(', ')})`);

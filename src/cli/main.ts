@@ -9,6 +9,8 @@ import { changelogCommand } from './changelog.js';
 import { CliError } from './error.js';
 import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
+import { runBenchCommand } from './bench.js';
+import { resultsCommand } from './results.js';
 import { simCommand } from './sim.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
@@ -66,6 +68,20 @@ program.addCommand(reviewCommand());
 program.addCommand(lintCommand());
 program.addCommand(rulesCommand());
 program.addCommand(simCommand());
+program.addCommand(resultsCommand());
+
+program
+  .command('bench')
+  .description(
+    "benchmark an OpenAI-compatible server (the reference client's flags, e.g. --max-concurrency 64 --random-input-len 8192)",
+  )
+  .helpOption(false)
+  .allowUnknownOption()
+  .allowExcessArguments()
+  .argument('[args...]')
+  .action(async (_args: string[], _opts: unknown, cmd: Command) => {
+    await runBenchCommand(cmd.args);
+  });
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`frontier: error: ${message}\n`);

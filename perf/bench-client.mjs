@@ -1,0 +1,231 @@
+// `frontier bench` against `frontier sim serve`, both as processes on this machine, for the
+// load generator's figures in `npm run perf`:
+//   accuracy    per-request TTFT and every inter-token gap, client vs the sim's ground truth
+//               (when the sim wrote each token; arrival when it read the request);
+//   added       what the client adds to median TTFT and p99 ITL against a server that emits one
+//               token per 20 ms per stream;
+//   throughput  the streamed tokens/s the client sustains against the sim in fast mode.
+// Usage: node perf/bench-client.mjs [accuracy|added|throughput] …
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const cli = `${repo}dist/frontier.mjs`;
+
+async function startSim(args) {
+  const server = spawn(process.execPath, [cli, 'sim', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    server.on('exit', (code) => reject(new Error(`sim serve exited ${code}`)));
+  });
+  return {
+    url,
+    stop: () => {
+      server.kill('SIGTERM');
+      return new Promise((resolve) => server.on('exit', resolve));
+    },
+  };
+}
+
+/** Run the sim and the bench; returns the bench's result JSON and the ground truth by response id. */
+async function run(simArgs, benchArgs) {
+  const dir = mkdtempSync(`${tmpdir()}/frontier-bench-perf-`);
+  const sim = await startSim([...simArgs, '--ground-truth', `${dir}/truth.jsonl`]);
+  const bench = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'bench',
+      '--base-url',
+      sim.url,
+      '--tokenizer',
+      'gpt2',
+      '--ignore-eos',
+      '--save-detailed',
+      '--result-file',
+      `${dir}/result.json`,
+      ...benchArgs,
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    },
+  );
+  await sim.stop();
+  // Exit 1 is an invalid run (its result is still written, with the reasons): reported, not fatal.
+  if (bench.status !== 0 && bench.status !== 1) throw new Error(`frontier bench failed:\n${bench.stdout}${bench.stderr}`);
+  const result = JSON.parse(readFileSync(`${dir}/result.json`, 'utf8'));
+  const truth = new Map(
+    readFileSync(`${dir}/truth.jsonl`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .map((t) => [t.id, t]),
+  );
+  return { result, truth };
+}
+
+const sorted = (xs) => Float64Array.from(xs).sort();
+const quantile = (xs, p) => {
+  const s = sorted(xs);
+  return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))];
+};
+
+/** Per request: client TTFT and gaps next to the truth's (ms). */
+function pairs({ result, truth }) {
+  const out = [];
+  result.frontier.response_ids.forEach((id, i) => {
+    const t = truth.get(id);
+    if (!t) throw new Error(`no ground truth for response ${id}`);
+    const gaps = t.token_times.slice(1).map((x, k) => x - t.token_times[k]);
+    out.push({
+      ttft: result.ttfts[i] * 1000,
+      truthTtft: t.token_times[0] - t.arrival,
+      itl: result.itls[i].map((s) => s * 1000),
+      truthItl: gaps,
+    });
+  });
+  return out;
+}
+
+export async function accuracy(concurrency = 256) {
+  const r = await run(
+    ['--max-num-seqs', '1024'],
+    [
+      '--max-concurrency',
+      String(concurrency),
+      '--num-prompts',
+      String(concurrency * 10),
+      '--num-warmups',
+      String(concurrency * 2),
+      '--random-input-len',
+      '256',
+      '--random-output-len',
+      '64',
+    ],
+  );
+  const ttftErr = [];
+  const itlErr = [];
+  for (const p of pairs(r)) {
+    ttftErr.push(Math.abs(p.ttft - p.truthTtft));
+    if (p.itl.length === p.truthItl.length) p.itl.forEach((g, k) => itlErr.push(Math.abs(g - p.truthItl[k])));
+  }
+  return {
+    concurrency,
+    requests: ttftErr.length,
+    ttftMedianAbsErrorMs: quantile(ttftErr, 0.5),
+    itlMedianAbsErrorMs: quantile(itlErr, 0.5),
+    valid: r.result.frontier.valid,
+  };
+}
+
+export async function added(concurrency = 1024) {
+  // A tiny model whose every step takes 20 ms: one token per 20 ms per stream.
+  const sim = [
+    '--model',
+    'qwen3-0.6b',
+    '--max-num-seqs',
+    String(concurrency),
+    '--max-num-batched-tokens',
+    String(concurrency * 256),
+    '--efficiency',
+    'stepOverheadMs=20',
+    '--efficiency',
+    'layerOverheadUs=0',
+  ];
+  const r = await run(sim, [
+    '--max-concurrency',
+    String(concurrency),
+    '--num-prompts',
+    String(concurrency * 10),
+    '--num-warmups',
+    String(concurrency),
+    '--random-input-len',
+    '64',
+    '--random-output-len',
+    '100',
+    '--percentile-metrics',
+    'ttft,itl',
+    '--metric-percentiles',
+    '99',
+  ]);
+  const all = pairs(r);
+  const clientTtft = quantile(
+    all.map((p) => p.ttft),
+    0.5,
+  );
+  const truthTtft = quantile(
+    all.map((p) => p.truthTtft),
+    0.5,
+  );
+  const clientItl = quantile(
+    all.flatMap((p) => p.itl),
+    0.99,
+  );
+  const truthItl = quantile(
+    all.flatMap((p) => p.truthItl),
+    0.99,
+  );
+  return {
+    concurrency,
+    medianTtftAddedMs: clientTtft - truthTtft,
+    p99ItlAddedMs: clientItl - truthItl,
+    clientCpu: r.result.frontier.client.cpu,
+    valid: r.result.frontier.valid,
+    problems: r.result.frontier.problems,
+  };
+}
+
+export async function throughput(concurrency) {
+  const dir = mkdtempSync(`${tmpdir()}/frontier-bench-perf-`);
+  const sim = await startSim(['--speed', '1000', '--workers', '8', '--max-num-seqs', String(Math.max(64, concurrency / 8))]);
+  const bench = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'bench',
+      '--base-url',
+      sim.url,
+      '--tokenizer',
+      'gpt2',
+      '--ignore-eos',
+      '--max-concurrency',
+      String(concurrency),
+      '--num-prompts',
+      String(concurrency * 4),
+      '--num-warmups',
+      String(concurrency),
+      '--random-input-len',
+      '32',
+      '--random-output-len',
+      '512',
+      '--random-range-ratio',
+      '1',
+      '--result-file',
+      `${dir}/result.json`,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
+  await sim.stop();
+  if (bench.status !== 0 && bench.status !== 1) throw new Error(`frontier bench failed:\n${bench.stdout}${bench.stderr}`);
+  const result = JSON.parse(readFileSync(`${dir}/result.json`, 'utf8'));
+  return {
+    concurrency,
+    outputTokensPerS: result.output_throughput,
+    clientCpu: result.frontier.client.cpu,
+    failed: result.num_prompts - result.completed,
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [what = 'accuracy', arg] = process.argv.slice(2);
+  const fn = { accuracy, added, throughput }[what];
+  console.log(JSON.stringify(await fn(arg === undefined ? undefined : Number(arg))));
+}

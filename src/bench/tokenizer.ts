@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/**
+ * The tokenizers the load generator can count and build prompts with: GPT-2's (built in, via
+ * `gpt-tokenizer`), any Hugging Face `tokenizer.json` (via `@huggingface/tokenizers`), or the
+ * server's own (`/tokenize` and `/detokenize`, so client and server cannot disagree).
+ */
+export interface Tokenizer {
+  /** What results record as `tokenizer_id`. */
+  readonly name: string;
+  readonly vocabSize: number;
+  /** Jinja chat template (a tokenizer_config.json's `chat_template`), when the tokenizer has one. */
+  readonly chatTemplate?: string | undefined;
+  readonly specialTokens?: { bos?: string | undefined; eos?: string | undefined } | undefined;
+  encode(text: string): Promise<number[]>;
+  decode(ids: readonly number[]): Promise<string>;
+}
+
+export class TokenizerError extends Error {}
+
+const require = createRequire(import.meta.url);
+
+export function gpt2Tokenizer(): Tokenizer {
+  const enc = require('gpt-tokenizer/encoding/r50k_base') as {
+    encode(t: string, options: { disallowedSpecial: Set<string> }): number[];
+    decode(ids: readonly number[]): string;
+  };
+  // Text that spells a special token ("<|endoftext|>") is text, as in a prompt; it must not throw.
+  const plain = { disallowedSpecial: new Set<string>() };
+  return {
+    name: 'gpt2',
+    vocabSize: 50257,
+    encode: (text) => Promise.resolve(enc.encode(text, plain)),
+    decode: (ids) => Promise.resolve(enc.decode(ids)),
+  };
+}
+
+/** A Hugging Face tokenizer from its `tokenizer.json` (and `tokenizer_config.json` beside it, when there is one). */
+export async function huggingFaceTokenizer(path: string): Promise<Tokenizer> {
+  const read = async (file: string): Promise<Record<string, unknown> | undefined> => {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new TokenizerError(`${file}: ${(e as Error).message}`);
+    }
+  };
+  const json = await read(path);
+  if (!json) throw new TokenizerError(`${path}: no such tokenizer.json`);
+  const config = (await read(join(dirname(path), 'tokenizer_config.json'))) ?? {};
+  const { Tokenizer: HfTokenizer } = require('@huggingface/tokenizers') as {
+    Tokenizer: new (
+      json: unknown,
+      config: unknown,
+    ) => {
+      encode(text: string, options: { add_special_tokens: boolean }): { ids: number[] };
+      decode(ids: readonly number[], options?: { skip_special_tokens?: boolean }): string;
+    };
+  };
+  let tokenizer;
+  try {
+    tokenizer = new HfTokenizer(json, config);
+  } catch (e) {
+    throw new TokenizerError(`${path}: not a tokenizer.json this library reads (${(e as Error).message})`);
+  }
+  const model = (json.model ?? {}) as { vocab?: Record<string, number> | [string, number][] };
+  const ids = [
+    ...(Array.isArray(model.vocab) ? model.vocab.map((_, i) => i) : Object.values(model.vocab ?? {})),
+    ...((json.added_tokens ?? []) as { id: number }[]).map((t) => t.id),
+  ];
+  const token = (v: unknown): string | undefined =>
+    typeof v === 'string'
+      ? v
+      : typeof (v as { content?: unknown })?.content === 'string'
+        ? (v as { content: string }).content
+        : undefined;
+  const templates = config.chat_template;
+  const chatTemplate = Array.isArray(templates)
+    ? ((templates as { name: string; template: string }[]).find((t) => t.name === 'default') ?? templates[0])?.template
+    : (templates as string | undefined);
+  return {
+    name: path,
+    vocabSize: ids.reduce((max, id) => Math.max(max, id + 1), 0),
+    chatTemplate,
+    specialTokens: { bos: token(config.bos_token), eos: token(config.eos_token) },
+    encode: (text) => Promise.resolve(tokenizer.encode(text, { add_special_tokens: false }).ids),
+    decode: (tokens) => Promise.resolve(tokenizer.decode(tokens, { skip_special_tokens: false })),
+  };
+}
+
+/** The server's tokenizer, through vLLM's (`prompt`/`tokens`) or llama.cpp's (`content`/`tokens`) endpoints. */
+export async function serverTokenizer(baseUrl: string, model: string, headers: Record<string, string> = {}): Promise<Tokenizer> {
+  const post = async (path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok)
+      throw new TokenizerError(
+        `${baseUrl}${path} answered ${res.status}: the server cannot tokenize; use --tokenizer gpt2 or a tokenizer.json`,
+      );
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const probe = await post('/tokenize', { model, prompt: 'hello', content: 'hello', add_special_tokens: false });
+  const vocabSize = typeof probe.vocab_size === 'number' ? probe.vocab_size : 32000;
+  return {
+    name: `${baseUrl}/tokenize`,
+    vocabSize,
+    encode: async (text) =>
+      (await post('/tokenize', { model, prompt: text, content: text, add_special_tokens: false })).tokens as number[],
+    decode: async (tokens) => {
+      const r = await post('/detokenize', { model, tokens });
+      return (r.prompt ?? r.content) as string;
+    },
+  };
+}
+
+/** `gpt2`, `server`, or a path to a tokenizer.json. */
+export async function loadTokenizer(
+  spec: string,
+  server: { baseUrl: string; model: string; headers?: Record<string, string> },
+): Promise<Tokenizer> {
+  if (spec === 'gpt2') return gpt2Tokenizer();
+  if (spec === 'server') return serverTokenizer(server.baseUrl, server.model, server.headers);
+  return huggingFaceTokenizer(spec.endsWith('.json') ? spec : join(spec, 'tokenizer.json'));
+}

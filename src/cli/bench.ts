@@ -1,0 +1,474 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { DatasetError, METRICS, TokenizerError, runBench } from '../bench/index.js';
+import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
+import { UsageError, formatHelp, parseArgs } from './argparse.js';
+import type { ArgSpec, ParserSpec } from './argparse.js';
+import { CliError } from './error.js';
+
+/**
+ * `frontier bench`: the reference client's command line (InferenceX's `benchmark_serving.py`
+ * invocation) accepted as-is, plus Frontier's own spellings. Flags that only matter to the
+ * Python client are accepted and ignored, so existing scripts run unchanged.
+ */
+const ARGS: ArgSpec[] = [
+  {
+    flags: ['--backend'],
+    dest: 'backend',
+    kind: 'one',
+    default: 'vllm',
+    help: 'Server API flavour: openai-chat uses /v1/chat/completions, the rest /v1/completions.',
+  },
+  {
+    flags: ['--base-url'],
+    dest: 'base_url',
+    kind: 'one',
+    help: 'Server URL, e.g. http://127.0.0.1:8000 (default: http://HOST:PORT).',
+  },
+  { flags: ['--host'], dest: 'host', kind: 'one', default: '127.0.0.1', help: 'Server host (without --base-url).' },
+  { flags: ['--port'], dest: 'port', kind: 'one', type: 'int', default: 8000, help: 'Server port (without --base-url).' },
+  {
+    flags: ['--endpoint'],
+    dest: 'endpoint',
+    kind: 'one',
+    default: '/v1/completions',
+    help: 'completions, chat, or an API path (/v1/completions, /v1/chat/completions).',
+  },
+  {
+    flags: ['--model'],
+    dest: 'model',
+    kind: 'one',
+    help: "The served model's name (default: the first of the server's /v1/models).",
+  },
+  {
+    flags: ['--served-model-name'],
+    dest: 'served_model_name',
+    kind: 'one',
+    help: 'The model name to send, when it differs from --model.',
+  },
+  {
+    flags: ['--tokenizer'],
+    dest: 'tokenizer',
+    kind: 'one',
+    help: "gpt2, server (the server's /tokenize), or a tokenizer.json (or its folder). Default: server when it can tokenize, else gpt2.",
+  },
+  {
+    flags: ['--dataset-name'],
+    dest: 'dataset_name',
+    kind: 'one',
+    choices: ['random', 'jsonl'],
+    default: 'random',
+    help: 'random (the reference dataset) or jsonl (--dataset-path).',
+  },
+  {
+    flags: ['--dataset-path'],
+    dest: 'dataset_path',
+    kind: 'one',
+    help: 'JSONL of prompts: strings, or {"prompt", "output_len"} objects.',
+  },
+  {
+    flags: ['--random-input-len', '--isl'],
+    dest: 'isl',
+    kind: 'one',
+    type: 'int',
+    default: 1024,
+    help: 'Input tokens per prompt (upper end of the range).',
+  },
+  {
+    flags: ['--random-output-len', '--osl'],
+    dest: 'osl',
+    kind: 'one',
+    type: 'int',
+    default: 128,
+    help: 'Output tokens per request (upper end of the range).',
+  },
+  {
+    flags: ['--random-range-ratio', '--range-ratio'],
+    dest: 'range_ratio',
+    kind: 'one',
+    type: 'float',
+    default: 0.8,
+    help: 'Lengths are uniform in [floor(L*r), L].',
+  },
+  {
+    flags: ['--random-prefix-len'],
+    dest: 'prefix_len',
+    kind: 'one',
+    type: 'int',
+    default: 0,
+    help: 'Random tokens shared by every prompt.',
+  },
+  {
+    flags: ['--num-prompts'],
+    dest: 'num_prompts',
+    kind: 'one',
+    type: 'int',
+    help: 'Requests to measure (default: 10 × --max-concurrency, else 1000).',
+  },
+  {
+    flags: ['--max-concurrency'],
+    dest: 'max_concurrency',
+    kind: 'one',
+    type: 'int',
+    help: 'Most requests in flight (closed loop with --request-rate inf).',
+  },
+  {
+    flags: ['--request-rate'],
+    dest: 'request_rate',
+    kind: 'one',
+    type: 'float',
+    default: Infinity,
+    help: 'Requests per second (open loop); inf sends all at once, bounded by --max-concurrency.',
+  },
+  {
+    flags: ['--burstiness'],
+    dest: 'burstiness',
+    kind: 'one',
+    type: 'float',
+    default: 1,
+    help: 'Gamma shape of the arrival gaps (1: Poisson).',
+  },
+  {
+    flags: ['--num-warmups'],
+    dest: 'num_warmups',
+    kind: 'one',
+    type: 'int',
+    help: 'Unmeasured copies of the first request (default: 2 × --max-concurrency, else 0).',
+  },
+  {
+    flags: ['--seed'],
+    dest: 'seed',
+    kind: 'one',
+    type: 'int',
+    default: 0,
+    help: 'Seed of the dataset and the arrival schedule.',
+  },
+  { flags: ['--ignore-eos'], dest: 'ignore_eos', kind: 'flag', help: 'Ask the server to generate every requested token.' },
+  {
+    flags: ['--temperature'],
+    dest: 'temperature',
+    kind: 'one',
+    type: 'float',
+    default: 0,
+    help: 'Sampling temperature sent (default 0, as the reference).',
+  },
+  {
+    flags: ['--use-chat-template'],
+    dest: 'use_chat_template',
+    kind: 'flag',
+    help: "Render prompts with the tokenizer's chat template (ChatML for gpt2) client-side.",
+  },
+  {
+    flags: ['--percentile-metrics'],
+    dest: 'percentile_metrics',
+    kind: 'one',
+    default: 'ttft,tpot,itl',
+    help: 'Comma-separated metrics to summarise: ttft, tpot, itl, e2el.',
+  },
+  {
+    flags: ['--metric-percentiles'],
+    dest: 'metric_percentiles',
+    kind: 'one',
+    default: '99',
+    help: 'Comma-separated percentiles, e.g. 90,99,99.9.',
+  },
+  {
+    flags: ['--goodput'],
+    dest: 'goodput',
+    kind: 'many',
+    help: 'SLOs as KEY:MS (ttft, tpot, e2el); a request is good when it meets all.',
+  },
+  { flags: ['--save-result'], dest: 'save_result', kind: 'flag', help: 'Write the result JSON.' },
+  {
+    flags: ['--save-detailed'],
+    dest: 'save_detailed',
+    kind: 'flag',
+    help: 'Add per-request ttfts, itls, generated_texts and errors.',
+  },
+  { flags: ['--result-dir'], dest: 'result_dir', kind: 'one', help: 'Folder of the result file.' },
+  { flags: ['--result-filename'], dest: 'result_filename', kind: 'one', help: 'Name of the result file.' },
+  { flags: ['--result-file'], dest: 'result_file', kind: 'one', help: 'Path of the result file (implies --save-result).' },
+  { flags: ['--metadata'], dest: 'metadata', kind: 'many', help: 'KEY=VALUE pairs added to the result.' },
+  { flags: ['--api-key'], dest: 'api_key', kind: 'one', help: 'Bearer token (default: $OPENAI_API_KEY).' },
+  {
+    flags: ['--max-failure-rate'],
+    dest: 'max_failure_rate',
+    kind: 'one',
+    type: 'float',
+    default: 0.05,
+    help: 'Largest share of failed requests for a valid run (default 0.05).',
+  },
+  {
+    flags: ['--timeout'],
+    dest: 'timeout',
+    kind: 'one',
+    type: 'float',
+    default: 21600,
+    help: 'Seconds to wait for a response (default 6 h, as the reference).',
+  },
+  // Accepted for compatibility with the Python client; they change nothing here.
+  ...[
+    ['--tokenizer-mode', 'one'],
+    ['--trust-remote-code', 'flag'],
+    ['--best-of', 'one'],
+    ['--logprobs', 'one'],
+    ['--disable-tqdm', 'flag'],
+    ['--random-num-workers', 'one'],
+    ['--server-pid', 'one'],
+    ['--dsv4', 'flag'],
+    ['--profile', 'flag'],
+  ].map(([flag, kind]): ArgSpec => ({
+    flags: [flag!],
+    dest: `ignored_${flag!.slice(2)}`,
+    kind: kind as 'one' | 'flag',
+    help: 'Accepted for compatibility; no effect.',
+  })),
+  { flags: ['-h', '--help'], dest: 'help', kind: 'flag', help: 'Show this help message and exit.' },
+];
+
+const SPEC: ParserSpec = {
+  prog: 'frontier bench',
+  description:
+    "Benchmark an OpenAI-compatible server with the reference client's workload and metrics (drop-in for benchmark_serving.py).",
+  args: ARGS,
+};
+
+function parseList<T>(value: string, item: (s: string) => T, what: string): T[] {
+  return value.split(',').map((s) => {
+    try {
+      return item(s.trim());
+    } catch {
+      throw new UsageError(SPEC, `${what}: invalid value '${s.trim()}'`);
+    }
+  });
+}
+
+/** Parse argv into run options; flag problems are usage errors (exit 2), as argparse does. */
+export async function benchOptions(
+  argv: string[],
+): Promise<{ options: BenchOptions; out: string | undefined; metadata: Record<string, string> } | undefined> {
+  const a = parseArgs(SPEC, argv);
+  if (a.help) {
+    process.stdout.write(formatHelp(SPEC));
+    return undefined;
+  }
+  const baseUrl = ((a.base_url as string | undefined) ?? `http://${a.host as string}:${a.port as number}`).replace(/\/+$/, '');
+  const endpoint = a.endpoint as string;
+  const path = endpoint === 'completions' ? '/v1/completions' : endpoint === 'chat' ? '/v1/chat/completions' : endpoint;
+  const chat = a.backend === 'openai-chat' || path.includes('chat');
+  const apiKey = (a.api_key as string | undefined) ?? process.env.OPENAI_API_KEY;
+  const model =
+    (a.served_model_name as string | undefined) ?? (a.model as string | undefined) ?? (await firstModel(baseUrl, apiKey));
+  const concurrency = a.max_concurrency as number | undefined;
+  const metrics = parseList(
+    (a.percentile_metrics as string).toLowerCase(),
+    (m) => {
+      if (!(METRICS as readonly string[]).includes(m)) throw new Error();
+      return m as Metric;
+    },
+    'argument --percentile-metrics',
+  );
+  const percentiles = parseList(
+    a.metric_percentiles as string,
+    (p) => {
+      const n = Number(p);
+      if (p === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new Error();
+      return n;
+    },
+    'argument --metric-percentiles',
+  );
+  const goodput: Record<string, number> = {};
+  for (const pair of (a.goodput as string[] | undefined) ?? []) {
+    const [key, value] = pair.split(':');
+    if (!key || !['ttft', 'tpot', 'e2el'].includes(key) || value === undefined || !(Number(value) >= 0)) {
+      throw new UsageError(SPEC, `argument --goodput: invalid SLO '${pair}' (expected ttft:MS, tpot:MS or e2el:MS)`);
+    }
+    goodput[key] = Number(value);
+  }
+  const metadata: Record<string, string> = {};
+  for (const pair of (a.metadata as string[] | undefined) ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(SPEC, `argument --metadata: expected KEY=VALUE, got '${pair}'`);
+    metadata[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const numPrompts = (a.num_prompts as number | undefined) ?? (concurrency ? 10 * concurrency : 1000);
+  const datasetName = a.dataset_name as string;
+  if (datasetName === 'jsonl' && !a.dataset_path)
+    throw new UsageError(SPEC, 'argument --dataset-path: required with --dataset-name jsonl');
+  let tokenizer = a.tokenizer as string | undefined;
+  if (!tokenizer) tokenizer = (await canTokenize(baseUrl, model, apiKey)) ? 'server' : 'gpt2';
+  const options: BenchOptions = {
+    baseUrl,
+    path,
+    chat,
+    model,
+    apiKey,
+    ignoreEos: a.ignore_eos as boolean,
+    temperature: a.temperature as number,
+    timeoutMs: (a.timeout as number) * 1000,
+    concurrency,
+    requestRate: a.request_rate as number,
+    burstiness: a.burstiness as number,
+    seed: a.seed as number,
+    percentileMetrics: metrics,
+    percentiles,
+    goodput: Object.keys(goodput).length > 0 ? goodput : undefined,
+    backend: a.backend as string,
+    tokenizer,
+    dataset:
+      datasetName === 'jsonl'
+        ? {
+            kind: 'file',
+            path: a.dataset_path as string,
+            numPrompts: a.num_prompts as number | undefined,
+            outputLen: a.osl as number,
+          }
+        : {
+            kind: 'random',
+            numPrompts,
+            inputLen: a.isl as number,
+            outputLen: a.osl as number,
+            rangeRatio: a.range_ratio as number,
+            prefixLen: a.prefix_len as number,
+          },
+    useChatTemplate: a.use_chat_template as boolean,
+    warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
+    maxFailureRate: a.max_failure_rate as number,
+    saveDetailed: a.save_detailed as boolean,
+  };
+  const resultFile = a.result_file as string | undefined;
+  const save = Boolean(a.save_result) || resultFile !== undefined;
+  const name =
+    (a.result_filename as string | undefined) ??
+    `${options.backend}-${Number.isFinite(options.requestRate) ? options.requestRate : 'inf'}qps-concurrency${concurrency ?? 'none'}-${model.split('/').pop()}.json`;
+  const out = save ? (resultFile ?? join((a.result_dir as string | undefined) ?? '.', name)) : undefined;
+  return { options, out, metadata };
+}
+
+async function firstModel(baseUrl: string, apiKey: string | undefined): Promise<string> {
+  try {
+    const res = await fetch(`${baseUrl}/v1/models`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    const body = (await res.json()) as { data?: { id?: string }[] };
+    const id = body.data?.[0]?.id;
+    if (id) return id;
+  } catch (e) {
+    throw new CliError(`cannot reach ${baseUrl}/v1/models (${(e as Error).message}); is the server up? (or pass --model)`);
+  }
+  throw new CliError(`${baseUrl}/v1/models lists no model; pass --model`);
+}
+
+async function canTokenize(baseUrl: string, model: string, apiKey: string | undefined): Promise<boolean> {
+  try {
+    const res = await fetch(`${baseUrl}/tokenize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify({ model, prompt: 'hello', content: 'hello' }),
+    });
+    const body = (await res.json()) as { tokens?: unknown };
+    return res.ok && Array.isArray(body.tokens);
+  } catch {
+    return false;
+  }
+}
+
+const line = (label: string, value: string | number): string =>
+  `${label.padEnd(40)}${typeof value === 'number' ? value.toFixed(2).padStart(10) : value.padStart(10)}`;
+
+/** The reference's end-of-run table, plus Frontier's verdict. */
+export function formatReport(report: BenchReport): string {
+  const r = report.result;
+  const out = [
+    '============ Serving Benchmark Result ============',
+    line('Successful requests:', String(r.completed)),
+    line('Failed requests:', String(report.metrics.failed)),
+    line('Benchmark duration (s):', r.duration as number),
+    line('Total input tokens:', String(r.total_input_tokens)),
+    line('Total generated tokens:', String(r.total_output_tokens)),
+    line('Request throughput (req/s):', r.request_throughput as number),
+  ];
+  if (r['request_goodput:'] !== null) out.push(line('Request goodput (req/s):', r['request_goodput:'] as number));
+  out.push(
+    line('Output token throughput (tok/s):', r.output_throughput as number),
+    line('Total Token throughput (tok/s):', r.total_token_throughput as number),
+  );
+  const titles: Record<string, string> = {
+    ttft: 'Time to First Token',
+    tpot: 'Time per Output Token (excl. 1st token)',
+    itl: 'Inter-token Latency',
+    e2el: 'End-to-end Latency',
+  };
+  for (const metric of METRICS) {
+    if (!(`mean_${metric}_ms` in r)) continue;
+    out.push(
+      `${'-'.repeat(Math.floor((50 - titles[metric]!.length - 2) / 2))} ${titles[metric]} ${'-'.repeat(Math.ceil((50 - titles[metric]!.length - 2) / 2))}`.slice(
+        0,
+        50,
+      ),
+    );
+    for (const key of Object.keys(r).filter((k) => k.endsWith(`_${metric}_ms`))) {
+      const stat = key.slice(0, key.length - metric.length - 4);
+      const label = stat === 'mean' ? 'Mean' : stat === 'median' ? 'Median' : stat === 'std' ? 'Std' : stat.toUpperCase();
+      out.push(line(`${label} ${metric.toUpperCase()} (ms):`, r[key] as number));
+    }
+  }
+  out.push('='.repeat(50));
+  const f = r.frontier as {
+    failures: Record<string, number>;
+    output_tokens_counted_by_client: number;
+    client: { cpu: number; event_loop_delay_p99_ms: number };
+  };
+  for (const [reason, n] of Object.entries(f.failures)) out.push(`failed ×${n}: ${reason}`);
+  if (f.output_tokens_counted_by_client > 0)
+    out.push(
+      `note: ${f.output_tokens_counted_by_client} request(s) reported no usage; their output tokens were counted with the client's tokenizer`,
+    );
+  out.push(
+    `client: ${(f.client.cpu * 100).toFixed(0)}% of a core, event-loop delay p99 ${f.client.event_loop_delay_p99_ms.toFixed(1)} ms`,
+  );
+  out.push(report.valid ? '✓ valid run' : `✗ invalid run: ${report.problems.join('; ')}`);
+  return `${out.join('\n')}\n`;
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${Date.now()}-${process.pid}.frontier-tmp`);
+  await writeFile(temp, text);
+  await rename(temp, path);
+}
+
+export async function runBenchCommand(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = await benchOptions(argv);
+  } catch (e) {
+    if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
+    throw e;
+  }
+  if (!parsed) return;
+  const { options, out, metadata } = parsed;
+  const tty = process.stderr.isTTY;
+  if (tty) {
+    options.onProgress = (done, total, tokens, ms) => {
+      const rate = tokens / Math.max(ms / 1000, 1e-3);
+      const eta = done > 0 ? ((total - done) * ms) / done / 1000 : NaN;
+      process.stderr.write(
+        `\r  ${done}/${total} requests · ${Math.round(rate).toLocaleString('en-US')} tok/s · ETA ${Number.isFinite(eta) ? `${Math.ceil(eta)} s` : '…'}   `,
+      );
+    };
+  }
+  let report: BenchReport;
+  try {
+    report = await runBench(options);
+  } catch (e) {
+    if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
+    throw e;
+  }
+  if (tty) process.stderr.write('\n');
+  Object.assign(report.result, metadata);
+  process.stdout.write(formatReport(report));
+  if (out) {
+    await writeAtomically(out, JSON.stringify(report.result));
+    process.stderr.write(`result written to ${out}\n`);
+  }
+  process.exitCode = report.valid ? 0 : 1;
+}
