@@ -2,9 +2,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   CHATML_TEMPLATE,
+  chatTemplate,
   computeMetrics,
   fileDataset,
   gpt2Tokenizer,
+  huggingFaceTokenizer,
   randomDataset,
   runLoad,
   schedule,
@@ -67,6 +69,52 @@ describe('the random dataset (the reference’s sample_random_requests)', () => 
     await expect(randomDataset(tokenizer, { ...options, rangeRatio: 1.5 })).rejects.toThrow(
       /--random-range-ratio must be in \[0, 1\]/,
     );
+  });
+});
+
+describe('a Hugging Face tokenizer.json', () => {
+  const tokenizerJson = {
+    version: '1.0',
+    added_tokens: [
+      { id: 9, content: '<|eot|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true },
+    ],
+    normalizer: null,
+    pre_tokenizer: { type: 'WhitespaceSplit' },
+    post_processor: null,
+    decoder: { type: 'Fuse' },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: '?',
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab: { '?': 0, h: 1, e: 2, l: 3, o: 4, he: 5, ll: 6, llo: 7, hello: 8 },
+      merges: ['h e', 'l l', 'll o', 'he llo'],
+    },
+  };
+  const config = {
+    chat_template:
+      '{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}{% if add_generation_prompt %} [assistant]{% endif %}',
+    bos_token: '<s>',
+  };
+
+  it('encodes with its merges, knows its vocabulary size and its chat template', async () => {
+    const dir = tempFiles({ 'tokenizer.json': JSON.stringify(tokenizerJson), 'tokenizer_config.json': JSON.stringify(config) });
+    const t = await huggingFaceTokenizer(join(dir, 'tokenizer.json'));
+    expect(await t.encode('hello hell')).toEqual([8, 5, 6]);
+    expect(await t.decode([8, 5, 6])).toBe('hellohell');
+    expect(t.vocabSize).toBe(10);
+    expect(chatTemplate(t)('hello')).toBe('[user] hello [assistant]');
+  });
+
+  it('says what is wrong with a missing or unreadable file', async () => {
+    const dir = tempFiles({ 'bad/tokenizer.json': '{not json' });
+    await expect(huggingFaceTokenizer(join(dir, 'none/tokenizer.json'))).rejects.toThrow(
+      /none\/tokenizer\.json: no such tokenizer\.json/,
+    );
+    await expect(huggingFaceTokenizer(join(dir, 'bad/tokenizer.json'))).rejects.toThrow(/bad\/tokenizer\.json: /);
   });
 });
 
