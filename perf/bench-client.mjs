@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${repo}dist/frontier.mjs`;
 
-async function startSim(args) {
+export async function startSim(args) {
   const server = spawn(process.execPath, [cli, 'sim', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -34,10 +34,10 @@ async function startSim(args) {
   };
 }
 
-/** Run the sim and the bench; returns the bench's result JSON and the ground truth by response id. */
-async function run(simArgs, benchArgs) {
+/** `frontier bench` against a fresh sim; returns the bench's result JSON (and the ground truth by response id). */
+async function run(simArgs, benchArgs, { truth = true } = {}) {
   const dir = mkdtempSync(`${tmpdir()}/frontier-bench-perf-`);
-  const sim = await startSim([...simArgs, '--ground-truth', `${dir}/truth.jsonl`]);
+  const sim = await startSim([...simArgs, ...(truth ? ['--ground-truth', `${dir}/truth.jsonl`] : [])]);
   const bench = spawnSync(
     process.execPath,
     [
@@ -48,28 +48,23 @@ async function run(simArgs, benchArgs) {
       '--tokenizer',
       'gpt2',
       '--ignore-eos',
-      '--save-detailed',
       '--result-file',
       `${dir}/result.json`,
+      ...(truth ? ['--save-detailed'] : []),
       ...benchArgs,
     ],
-    {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    },
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
   );
   await sim.stop();
   // Exit 1 is an invalid run (its result is still written, with the reasons): reported, not fatal.
   if (bench.status !== 0 && bench.status !== 1) throw new Error(`frontier bench failed:\n${bench.stdout}${bench.stderr}`);
   const result = JSON.parse(readFileSync(`${dir}/result.json`, 'utf8'));
-  const truth = new Map(
-    readFileSync(`${dir}/truth.jsonl`, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .map((t) => [t.id, t]),
-  );
-  return { result, truth };
+  if (!truth) return { result };
+  const lines = readFileSync(`${dir}/truth.jsonl`, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  return { result, truth: new Map(lines.map((t) => [t.id, t])) };
 }
 
 const sorted = (xs) => Float64Array.from(xs).sort();
@@ -184,18 +179,9 @@ export async function added(concurrency = 1024) {
 }
 
 export async function throughput(concurrency) {
-  const dir = mkdtempSync(`${tmpdir()}/frontier-bench-perf-`);
-  const sim = await startSim(['--speed', '1000', '--workers', '8', '--max-num-seqs', String(Math.max(64, concurrency / 8))]);
-  const bench = spawnSync(
-    process.execPath,
+  const { result } = await run(
+    ['--speed', '1000', '--workers', '8', '--max-num-seqs', String(Math.max(64, concurrency / 8))],
     [
-      cli,
-      'bench',
-      '--base-url',
-      sim.url,
-      '--tokenizer',
-      'gpt2',
-      '--ignore-eos',
       '--max-concurrency',
       String(concurrency),
       '--num-prompts',
@@ -208,14 +194,9 @@ export async function throughput(concurrency) {
       '512',
       '--random-range-ratio',
       '1',
-      '--result-file',
-      `${dir}/result.json`,
     ],
-    { encoding: 'utf8', maxBuffer: 64 << 20 },
+    { truth: false },
   );
-  await sim.stop();
-  if (bench.status !== 0 && bench.status !== 1) throw new Error(`frontier bench failed:\n${bench.stdout}${bench.stderr}`);
-  const result = JSON.parse(readFileSync(`${dir}/result.json`, 'utf8'));
   return {
     concurrency,
     outputTokensPerS: result.output_throughput,

@@ -138,25 +138,12 @@ for (const copies of [1, 4, 16]) {
 // `frontier sim serve --speed 1000` (8 workers of 512 sequences, so all 2,048 run at once), the
 // client in its own process. Targets: ≥ 2,048 concurrent streams, ≥ 200,000 streamed tokens/s.
 {
-  const { spawn } = await import('node:child_process');
-  const server = spawn(
-    process.execPath,
-    [cli, 'sim', 'serve', '--port', '0', '--speed', '1000', '--workers', '8', '--max-num-seqs', '512'],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    server.on('exit', (code) => reject(new Error(`sim serve exited ${code}`)));
+  const { startSim } = await import('./bench-client.mjs');
+  const server = await startSim(['--speed', '1000', '--workers', '8', '--max-num-seqs', '512']);
+  const client = spawnSync(process.execPath, [`${repo}perf/sim-client.mjs`, server.url, '2048', '10', '256'], {
+    encoding: 'utf8',
   });
-  const client = spawnSync(process.execPath, [`${repo}perf/sim-client.mjs`, url, '2048', '10', '256'], { encoding: 'utf8' });
-  server.kill('SIGTERM');
+  await server.stop();
   if (client.status !== 0) throw new Error(`sim client failed: ${client.stderr}`);
   const r = JSON.parse(client.stdout);
   const met = (ok) => (ok ? 'met' : 'MISSED');
