@@ -205,8 +205,63 @@ export async function throughput(concurrency) {
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/**
+ * The floor under any client on this machine: a bare TCP fan-out (no HTTP, no parsing) where a
+ * server process writes a timestamp to `sockets` connections every 20 ms and this process reads
+ * them. Median write → read delay (ms): what one event loop per side costs at that many streams.
+ */
+export async function tcpFloor(sockets = 256) {
+  const { createServer, connect } = await import('node:net');
+  const { fork } = await import('node:child_process');
+  if (process.env.FRONTIER_TCP_FLOOR_SERVER) {
+    const open = [];
+    const server = createServer((s) => {
+      s.setNoDelay(true);
+      open.push(s);
+      if (open.length < sockets) return;
+      let rounds = 0;
+      const timer = setInterval(() => {
+        for (const c of open) c.write(`${performance.timeOrigin + performance.now()}\n`);
+        if (++rounds === 100) {
+          clearInterval(timer);
+          for (const c of open) c.end();
+          server.close();
+        }
+      }, 20);
+    });
+    server.listen(0, '127.0.0.1', () => process.send(server.address().port));
+    return undefined;
+  }
+  const child = fork(fileURLToPath(import.meta.url), ['tcp-floor', String(sockets)], {
+    env: { ...process.env, FRONTIER_TCP_FLOOR_SERVER: '1' },
+  });
+  const port = await new Promise((resolve) => child.once('message', resolve));
+  const delays = [];
+  await Promise.all(
+    Array.from(
+      { length: sockets },
+      () =>
+        new Promise((resolve) => {
+          const s = connect({ port, host: '127.0.0.1', noDelay: true });
+          let carry = '';
+          s.on('data', (b) => {
+            const now = performance.timeOrigin + performance.now();
+            const lines = (carry + b).split('\n');
+            carry = lines.pop();
+            for (const l of lines) delays.push(now - Number(l));
+          });
+          s.on('end', resolve);
+        }),
+    ),
+  );
+  child.kill();
+  return { sockets, medianWriteToReadMs: quantile(delays, 0.5) };
+}
+
+if (process.env.FRONTIER_TCP_FLOOR_SERVER) {
+  await tcpFloor(Number(process.argv[3]));
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [what = 'accuracy', arg] = process.argv.slice(2);
-  const fn = { accuracy, added, throughput }[what];
+  const fn = { accuracy, added, throughput, 'tcp-floor': tcpFloor }[what];
   console.log(JSON.stringify(await fn(arg === undefined ? undefined : Number(arg))));
 }

@@ -161,8 +161,14 @@ for (const copies of [1, 4, 16]) {
 // to p99 ITL at concurrency 1,024 against one token per 20 ms per stream; at least 600,000
 // streamed tokens/s (3× the reference client's ~200,000) at concurrency 1,024 and 4,096.
 {
-  const { accuracy, added, throughput } = await import('./bench-client.mjs');
+  const { accuracy, added, throughput, tcpFloor } = await import('./bench-client.mjs');
   const row = (name, value, note) => console.log(`${name.padEnd(40)} ${value.padStart(11)}        ${note}`);
+  const floor = await tcpFloor(256);
+  row(
+    'floor: bare TCP write→read, 256 sockets',
+    `${floor.medianWriteToReadMs.toFixed(2)} ms`,
+    '(median; what one event loop per side costs at 256 streams, before any HTTP)',
+  );
   const a = await accuracy(256);
   row(
     'bench: TTFT error vs truth, conc 256',
