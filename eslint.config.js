@@ -17,6 +17,7 @@ export default tseslint.config(
         fetch: 'readonly',
         setTimeout: 'readonly',
         setInterval: 'readonly',
+        setImmediate: 'readonly',
         clearInterval: 'readonly',
       },
     },

@@ -178,7 +178,7 @@ export async function added(concurrency = 1024) {
   };
 }
 
-export async function throughput(concurrency) {
+export async function throughput(concurrency = 1024) {
   const { result } = await run(
     ['--speed', '1000', '--workers', '8', '--max-num-seqs', String(Math.max(64, concurrency / 8))],
     [
@@ -208,7 +208,9 @@ export async function throughput(concurrency) {
 /**
  * The floor under any client on this machine: a bare TCP fan-out (no HTTP, no parsing) where a
  * server process writes a timestamp to `sockets` connections every 20 ms and this process reads
- * them. Median write → read delay (ms): what one event loop per side costs at that many streams.
+ * them. Median write → read delay (ms): what one event loop per side costs at that many streams,
+ * with each read stamped when its handler runs, and (as `frontier bench` does) with the start of
+ * the poll phase that returned it.
  */
 export async function tcpFloor(sockets = 256) {
   const { createServer, connect } = await import('node:net');
@@ -237,6 +239,16 @@ export async function tcpFloor(sockets = 256) {
   });
   const port = await new Promise((resolve) => child.once('message', resolve));
   const delays = [];
+  const batchDelays = [];
+  let batchStart;
+  const readTime = () => {
+    const now = performance.now();
+    if (batchStart === undefined || now - batchStart > 2) {
+      if (batchStart === undefined) setImmediate(() => (batchStart = undefined));
+      batchStart = now;
+    }
+    return performance.timeOrigin + batchStart;
+  };
   await Promise.all(
     Array.from(
       { length: sockets },
@@ -245,17 +257,21 @@ export async function tcpFloor(sockets = 256) {
           const s = connect({ port, host: '127.0.0.1', noDelay: true });
           let carry = '';
           s.on('data', (b) => {
+            const batch = readTime();
             const now = performance.timeOrigin + performance.now();
             const lines = (carry + b).split('\n');
             carry = lines.pop();
-            for (const l of lines) delays.push(now - Number(l));
+            for (const l of lines) {
+              delays.push(now - Number(l));
+              batchDelays.push(batch - Number(l));
+            }
           });
           s.on('end', resolve);
         }),
     ),
   );
   child.kill();
-  return { sockets, medianWriteToReadMs: quantile(delays, 0.5) };
+  return { sockets, medianWriteToReadMs: quantile(delays, 0.5), medianWriteToPollMs: quantile(batchDelays, 0.5) };
 }
 
 if (process.env.FRONTIER_TCP_FLOOR_SERVER) {

@@ -167,7 +167,12 @@ for (const copies of [1, 4, 16]) {
   row(
     'floor: bare TCP write→read, 256 sockets',
     `${floor.medianWriteToReadMs.toFixed(2)} ms`,
-    '(median; what one event loop per side costs at 256 streams, before any HTTP)',
+    '(median, stamped per read; what one event loop per side costs at 256 streams, before any HTTP)',
+  );
+  row(
+    'floor: the same, stamped per poll phase',
+    `${floor.medianWriteToPollMs.toFixed(2)} ms`,
+    '(median; how frontier bench stamps reads)',
   );
   const a = await accuracy(256);
   row(

@@ -2,6 +2,7 @@ import { connect as netConnect } from 'node:net';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
+import { readTime } from '../util/read-time.js';
 
 /**
  * A minimal HTTP/1.1 client connection for streamed responses: one persistent socket, one
@@ -84,7 +85,7 @@ export class HttpConnection {
     socket.setTimeout(this.timeoutMs, () =>
       socket.destroy(Object.assign(new Error(`no data for ${this.timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })),
     );
-    socket.on('data', (data: Buffer) => this.onData(data, performance.now()));
+    socket.on('data', (data: Buffer) => this.onData(data, readTime()));
     socket.on('error', (e) => this.fail(e as Error & { code?: string }, socket));
     // The server closed its side: this socket serves no further request.
     socket.on('end', () => {

@@ -18,8 +18,11 @@ export interface ClientLoad {
 /** Limits beyond which the client's own load distorts what it measures. */
 export const SATURATION = { eventLoopDelayP99Ms: 50, cpu: 0.9 } as const;
 
+const RESOLUTION_MS = 10;
+
 export class SaturationMonitor {
-  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 1 });
+  // Sampling every 10 ms: often enough to see a late loop, rarely enough not to disturb timing.
+  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   private cpu0 = process.cpuUsage();
   private wall0 = performance.now();
 
@@ -36,8 +39,8 @@ export class SaturationMonitor {
     const wall = performance.now() - this.wall0;
     const cpu = wall > 0 ? (used.user + used.system) / 1000 / wall : 0;
     // The histogram counts in ns and includes the sampling interval itself.
-    const p99 = Math.max(0, this.histogram.percentile(99) / 1e6 - 1);
-    const max = Math.max(0, this.histogram.max / 1e6 - 1);
+    const p99 = Math.max(0, this.histogram.percentile(99) / 1e6 - RESOLUTION_MS);
+    const max = Math.max(0, this.histogram.max / 1e6 - RESOLUTION_MS);
     const reasons: string[] = [];
     if (p99 > SATURATION.eventLoopDelayP99Ms)
       reasons.push(`event-loop delay p99 ${p99.toFixed(1)} ms > ${SATURATION.eventLoopDelayP99Ms} ms`);

@@ -9,6 +9,7 @@ import { Cluster } from './cluster.js';
 import type { TokenEvent, Topology } from './cluster.js';
 import { FaultPlan, NO_FAULTS } from './faults.js';
 import type { FaultOptions, RequestFaults } from './faults.js';
+import { readTime } from '../util/read-time.js';
 import { prometheusText } from './metrics.js';
 import { Rng, hash32 } from './rng.js';
 import { TOKENIZER, TokenStream, VOCAB_SIZE, decode, encode, loadTokenizer, renderChat } from './tokens.js';
@@ -151,25 +152,50 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     timer = undefined;
     timerAt = Infinity;
     if (crashed) return;
-    const touched = new Set<Live>();
     cluster.advance(virtualNow(), (event) => {
-      const l = live.get(event.id);
-      if (l) deliver(l, event, touched);
+      let events = pending.get(event.id);
+      if (!events) {
+        pending.set(event.id, (events = []));
+        queue.push(event.id);
+      }
+      events.push(event);
     });
-    writeSlices([...touched], 0);
+    if (!draining) drain();
     schedule();
   };
 
   /**
-   * Write the streams a step touched, a slice at a time, letting the event loop read sockets in
-   * between: a request that arrives while hundreds of streams are being written is taken in (and
-   * its arrival logged) within a slice, not after the whole step's writes.
+   * Deliver what the simulation produced, a slice of streams at a time (all of a stream's tokens
+   * in one write), letting the event loop read sockets in between: a request that arrives while
+   * a step's hundreds of tokens go out is taken in (and its arrival logged) within a slice, not
+   * after all of them. A stream's tokens are always delivered in order.
    */
-  const WRITE_SLICE = 16;
-  const writeSlices = (streams: Live[], from: number): void => {
-    const end = Math.min(streams.length, from + WRITE_SLICE);
-    for (let i = from; i < end; i++) flush(streams[i]!);
-    if (end < streams.length) setImmediate(() => writeSlices(streams, end));
+  const SLICE = options.speed > 1 ? 64 : 1;
+  const pending = new Map<number, TokenEvent[]>();
+  const queue: number[] = [];
+  let head = 0;
+  let draining = false;
+  const drain = (): void => {
+    draining = true;
+    const touched = new Set<Live>();
+    for (const end = Math.min(queue.length, head + SLICE); head < end; head++) {
+      const id = queue[head]!;
+      const events = pending.get(id)!;
+      pending.delete(id);
+      for (const event of events) {
+        const l = live.get(id);
+        if (!l) break;
+        deliver(l, event, touched);
+      }
+    }
+    for (const l of touched) flush(l);
+    if (head < queue.length && !crashed) {
+      setImmediate(drain);
+      return;
+    }
+    queue.length = 0;
+    head = 0;
+    draining = false;
   };
 
   const schedule = (): void => {
@@ -487,7 +513,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   };
 
   const server: Server = createServer((req, res) => {
-    const received = performance.timeOrigin + performance.now();
+    const received = performance.timeOrigin + readTime();
     route(req, res, received).catch((e: unknown) => {
       const status = e instanceof BadRequest ? e.status : 500;
       const message = e instanceof Error ? e.message : String(e);
