@@ -5,17 +5,26 @@
 //   added       what the client adds to median TTFT and p99 ITL against a server that emits one
 //               token per 20 ms per stream;
 //   throughput  the streamed tokens/s the client sustains against the sim in fast mode.
-// Usage: node perf/bench-client.mjs [accuracy|added|throughput] …
+// Usage: node perf/bench-client.mjs [accuracy|accuracy-pinned|added|throughput|tcp-floor] …
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${repo}dist/frontier.mjs`;
 
-export async function startSim(args) {
-  const server = spawn(process.execPath, [cli, 'sim', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Pinning puts the sim and the client on CPUs of their own (taskset), as a server and its client
+ * are in a real deployment; unpinned, on a small machine the scheduler moves them between shared
+ * cores and its delays land in the timings.
+ */
+export const canPin = availableParallelism() >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const command = (pin, args) =>
+  pin === undefined ? [process.execPath, args] : ['taskset', ['-c', String(pin), process.execPath, ...args]];
+
+export async function startSim(args, pin) {
+  const server = spawn(...command(pin, [cli, 'sim', 'serve', '--port', '0', ...args]), { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolve, reject) => {
     let out = '';
     server.stdout.on('data', (d) => {
@@ -35,12 +44,12 @@ export async function startSim(args) {
 }
 
 /** `frontier bench` against a fresh sim; returns the bench's result JSON (and the ground truth by response id). */
-async function run(simArgs, benchArgs, { truth = true } = {}) {
+async function run(simArgs, benchArgs, { truth = true, pinned = false } = {}) {
   const dir = mkdtempSync(`${tmpdir()}/frontier-bench-perf-`);
-  const sim = await startSim([...simArgs, ...(truth ? ['--ground-truth', `${dir}/truth.jsonl`] : [])]);
+  const cpus = pinned ? [0, availableParallelism() - 1] : [];
+  const sim = await startSim([...simArgs, ...(truth ? ['--ground-truth', `${dir}/truth.jsonl`] : [])], cpus[1]);
   const bench = spawnSync(
-    process.execPath,
-    [
+    ...command(cpus[0], [
       cli,
       'bench',
       '--base-url',
@@ -52,7 +61,7 @@ async function run(simArgs, benchArgs, { truth = true } = {}) {
       `${dir}/result.json`,
       ...(truth ? ['--save-detailed'] : []),
       ...benchArgs,
-    ],
+    ]),
     { encoding: 'utf8', maxBuffer: 64 << 20 },
   );
   await sim.stop();
@@ -90,7 +99,7 @@ function pairs({ result, truth }) {
   return out;
 }
 
-export async function accuracy(concurrency = 256) {
+export async function accuracy(concurrency = 256, { pinned = false } = {}) {
   const r = await run(
     ['--max-num-seqs', '1024'],
     [
@@ -105,6 +114,7 @@ export async function accuracy(concurrency = 256) {
       '--random-output-len',
       '64',
     ],
+    { pinned },
   );
   const ttftErr = [];
   const itlErr = [];
@@ -114,6 +124,7 @@ export async function accuracy(concurrency = 256) {
   }
   return {
     concurrency,
+    pinned,
     requests: ttftErr.length,
     ttftMedianAbsErrorMs: quantile(ttftErr, 0.5),
     itlMedianAbsErrorMs: quantile(itlErr, 0.5),
@@ -278,6 +289,8 @@ if (process.env.FRONTIER_TCP_FLOOR_SERVER) {
   await tcpFloor(Number(process.argv[3]));
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [what = 'accuracy', arg] = process.argv.slice(2);
-  const fn = { accuracy, added, throughput, 'tcp-floor': tcpFloor }[what];
+  const fn = { accuracy, 'accuracy-pinned': (c) => accuracy(c, { pinned: true }), added, throughput, 'tcp-floor': tcpFloor }[
+    what
+  ];
   console.log(JSON.stringify(await fn(arg === undefined ? undefined : Number(arg))));
 }
