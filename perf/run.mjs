@@ -191,16 +191,21 @@ for (const copies of [1, 4, 16]) {
       `(median abs; ${target(a.itlMedianAbsErrorMs)})`,
     );
   }
-  const d = await added(1024);
+  // A p99 over one run moves with whatever else the 2 cores did: the median of three runs.
+  const runs = [await added(1024), await added(1024), await added(1024)];
+  const middle = (key) => runs.map((r) => r[key]).sort((x, y) => x - y)[1];
+  const spread = (key) => `runs ${runs.map((r) => r[key].toFixed(1)).join(', ')}`;
+  const ttft = middle('medianTtftAddedMs');
+  const itl = middle('p99ItlAddedMs');
   row(
     'bench: added median TTFT, conc 1024',
-    `${d.medianTtftAddedMs.toFixed(1)} ms`,
-    `(20 ms/token server; target < 20 ms: ${d.medianTtftAddedMs < 20 ? 'met' : 'MISSED'})`,
+    `${ttft.toFixed(1)} ms`,
+    `(20 ms/token server, median of 3 ${spread('medianTtftAddedMs')}; target < 20 ms: ${ttft < 20 ? 'met' : 'MISSED'})`,
   );
   row(
     'bench: added p99 ITL, conc 1024',
-    `${d.p99ItlAddedMs.toFixed(1)} ms`,
-    `(target < 2 ms: ${d.p99ItlAddedMs < 2 ? 'met' : 'MISSED'})`,
+    `${itl.toFixed(1)} ms`,
+    `(median of 3 ${spread('p99ItlAddedMs')}; target < 2 ms: ${itl < 2 ? 'met' : 'MISSED'})`,
   );
   for (const c of [1024, 4096]) {
     const t = await throughput(c);
