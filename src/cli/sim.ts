@@ -7,14 +7,16 @@ import {
   DEFAULT_SERVER_OPTIONS,
   NO_FAULTS,
   PRECISIONS,
+  SIM_ROLES,
   buildTopology,
   describeTopology,
   gpusOf,
   memory,
   simulateClosedLoop,
+  startSimRouter,
   startSimServer,
 } from '../sim/index.js';
-import type { DeploymentOptions, Efficiency, FaultOptions, Precision, Topology } from '../sim/index.js';
+import type { DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
 import { CliError } from './error.js';
 
@@ -33,6 +35,7 @@ const number =
     }
     return n;
   };
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const list = (value: string, previous: number[] = []): number[] => [
   ...previous,
   ...value.split(',').map((v) => integer(1)(v.trim())),
@@ -171,6 +174,14 @@ export function simCommand(): Command {
     .description('serve the OpenAI API (vLLM-shaped) from a simulated deployment; tokens stream at their simulated times')
     .option('--port <n>', 'port on --host (0: any free port)', integer(0), DEFAULT_SERVER_OPTIONS.port)
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVER_OPTIONS.host)
+    .addOption(
+      new Option(
+        '--role <role>',
+        'part in a disaggregated deployment of separate processes, behind `frontier sim router`: prefill (answers kv_transfer_params {do_remote_decode}) or decode (admits requests with kv_transfer_params {do_remote_prefill} prefilled, after the KV transfer)',
+      )
+        .choices(SIM_ROLES)
+        .default('both'),
+    )
     .option('--served-model-name <name>', "the model id of the API (default: the model's Hugging Face name)")
     .option('--max-model-len <n>', 'longest prompt + output (default: the model’s context, capped by the KV cache)', integer(1))
     .option('--speed <k>', 'run k times faster than real time', number(1e-3), DEFAULT_SERVER_OPTIONS.speed)
@@ -197,6 +208,7 @@ export function simCommand(): Command {
         flags: DeploymentFlags & {
           port: number;
           host: string;
+          role: SimRole;
           servedModelName?: string;
           maxModelLen?: number;
           speed: number;
@@ -215,6 +227,11 @@ export function simCommand(): Command {
           faultSlowStart: number;
         },
       ) => {
+        if (flags.role !== 'both' && (flags.prefillWorkers !== undefined || flags.decodeWorkers !== undefined)) {
+          throw new CliError(
+            `--role ${flags.role} serves one pool of a disaggregated deployment: size it with --workers, not --prefill-workers/--decode-workers`,
+          );
+        }
         const topology = buildTopology(clean(deployment(flags)));
         const engine = topology.kind === 'aggregated' ? topology.pool.engine : topology.decode.engine;
         const faults: FaultOptions = {
@@ -240,6 +257,7 @@ export function simCommand(): Command {
         }
         const server = await startSimServer({
           topology,
+          role: flags.role,
           servedModelName: flags.servedModelName ?? engine.model.hfRepo,
           maxModelLen: flags.maxModelLen ?? engine.model.maxContext,
           speed: flags.speed,
@@ -261,7 +279,7 @@ export function simCommand(): Command {
         });
         process.stdout.write(
           [
-            `frontier sim: ${describeTopology(topology)}`,
+            `frontier sim: ${describeTopology(topology)}${flags.role === 'both' ? '' : `, ${flags.role} role`}`,
             ...describeMemory(topology),
             `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
             '',
@@ -274,6 +292,45 @@ export function simCommand(): Command {
         process.once('SIGTERM', stop);
       },
     );
+
+  sim
+    .command('router')
+    .description(
+      "a prefill/decode proxy, as vLLM's toy_proxy_server: each request is prefilled on a `sim serve --role prefill` server (max_tokens 1, kv_transfer_params {do_remote_decode}), then decoded on a `--role decode` server, whose response streams back as it arrives",
+    )
+    .option('--prefill <url>', 'a prefill server, http://host:port (repeatable)', collect)
+    .option('--decode <url>', 'a decode server, http://host:port (repeatable)', collect)
+    .option('--port <n>', 'port on --host (0: any free port)', integer(0), DEFAULT_SERVER_OPTIONS.port)
+    .option('--host <addr>', 'address to listen on', DEFAULT_SERVER_OPTIONS.host)
+    .action(async (flags: { prefill?: string[]; decode?: string[]; port: number; host: string }) => {
+      if (!flags.prefill?.length || !flags.decode?.length) {
+        throw new CliError('the router needs at least one --prefill URL and one --decode URL');
+      }
+      const router = await startSimRouter({
+        prefill: flags.prefill,
+        decode: flags.decode,
+        host: flags.host,
+        port: flags.port,
+      }).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'EADDRINUSE')
+          throw new CliError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
+        throw new CliError(e.message);
+      });
+      // The URL comes after " on ", as in `sim serve`'s banner, so one pattern finds either's.
+      process.stdout.write(
+        [
+          `frontier sim router listening on ${router.url}`,
+          ...flags.prefill.map((u) => `  prefill: ${u}`),
+          ...flags.decode.map((u) => `  decode: ${u}`),
+          '',
+        ].join('\n'),
+      );
+      const stop = (): void => {
+        void router.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
 
   withDeployment(sim.command('estimate'))
     .description(

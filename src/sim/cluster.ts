@@ -29,10 +29,24 @@ interface Transfer {
   at: number;
   request: SimRequest;
   target: Instance;
+  /** Prefilled elsewhere (`submitPrefilled`): the target counts the first token as its own. */
+  remote: boolean;
 }
 
 /** One-way latency of starting a KV transfer (connection setup, RDMA registration). */
-const TRANSFER_LATENCY_MS = 0.5;
+export const TRANSFER_LATENCY_MS = 0.5;
+
+/**
+ * Milliseconds to move a prompt's KV cache between instances: a fixed latency, plus the prompt's
+ * KV bytes (as `spec` holds them, over all its GPUs) over `lanes` GPU links, scale-up within one
+ * domain, else the scale-out NIC. Pure.
+ */
+export function kvTransferMs(spec: EngineSpec, promptTokens: number, link: { lanes: number; sameDomain: boolean }): number {
+  const bytes = sequenceKvBytes(spec, promptTokens) * gpusOf(spec.parallelism);
+  const eff = spec.efficiency;
+  const perGpu = (link.sameDomain ? spec.hardware.scaleUpBandwidthGBps : eff.scaleOutBandwidthGBps) * eff.network;
+  return TRANSFER_LATENCY_MS + (bytes / (perGpu * 1e9 * link.lanes)) * 1e3;
+}
 
 export class Cluster {
   now = 0;
@@ -131,20 +145,49 @@ export class Cluster {
   /** A prefilled sequence's KV travels to the least-loaded decode worker. */
   private handOff(request: SimRequest, from: Instance): void {
     const target = leastLoaded(this.decode);
-    const bytes = sequenceKvBytes(from.spec, request.promptTokens) * gpusOf(from.spec.parallelism);
-    const sameDomain = this.gpus <= from.spec.hardware.scaleUpDomain;
-    const eff = from.spec.efficiency;
-    const perGpu = (sameDomain ? from.spec.hardware.scaleUpBandwidthGBps : eff.scaleOutBandwidthGBps) * eff.network;
-    const lanes = Math.min(gpusOf(from.spec.parallelism), gpusOf(target.spec.parallelism));
-    const ms = TRANSFER_LATENCY_MS + (bytes / (perGpu * 1e9 * lanes)) * 1e3;
-    const transfer: Transfer = { at: this.now + ms, request, target };
+    const ms = kvTransferMs(from.spec, request.promptTokens, {
+      lanes: Math.min(gpusOf(from.spec.parallelism), gpusOf(target.spec.parallelism)),
+      sameDomain: this.gpus <= from.spec.hardware.scaleUpDomain,
+    });
+    this.transfer(request, target, this.now + ms, false);
+  }
+
+  /**
+   * A request whose prompt another deployment prefilled (a decode server behind a PD router):
+   * its KV cache travels to the least-loaded decode worker first, as `handOff` models it with this
+   * engine's spec, then it decodes from there; the first token is emitted when the transfer lands.
+   * `sourceGpus` is the prefill instance's GPU count (the lanes the transfer runs on; default:
+   * the same as the target's). Returns when the transfer lands (virtual ms).
+   */
+  submitPrefilled(request: SimRequest, now: number, source: { gpus?: number | undefined } = {}): number {
+    if (this.where.has(request.id)) throw new Error(`request ${request.id} is already in flight`);
+    this.now = Math.max(this.now, now);
+    const target = leastLoaded(this.decode);
+    const targetGpus = gpusOf(target.spec.parallelism);
+    const sourceGpus = source.gpus ?? targetGpus;
+    const ms = kvTransferMs(target.spec, request.promptTokens, {
+      lanes: Math.min(sourceGpus, targetGpus),
+      sameDomain: this.gpus + sourceGpus <= target.spec.hardware.scaleUpDomain,
+    });
+    return this.transfer(request, target, this.now + ms, true);
+  }
+
+  private transfer(request: SimRequest, target: Instance, at: number, remote: boolean): number {
+    const transfer: Transfer = { at, request, target, remote };
     this.transfers.push(transfer);
     this.where.set(request.id, transfer);
+    return at;
   }
 
   /** A transfer lands: the decode worker takes the sequence and streams its first token. */
   private land(transfer: Transfer, emit: (event: TokenEvent) => void): void {
     this.transfers.splice(this.transfers.indexOf(transfer), 1);
+    if (transfer.remote) transfer.target.generatedTokens++;
+    if (transfer.request.outputTokens <= 1) {
+      this.where.delete(transfer.request.id);
+      emit({ id: transfer.request.id, tokens: 1, time: this.now, finished: true });
+      return;
+    }
     const sequence = transfer.target.enqueue(transfer.request, true);
     this.where.set(transfer.request.id, { instance: transfer.target, sequence });
     emit({ id: transfer.request.id, tokens: 1, time: this.now, finished: false });

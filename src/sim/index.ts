@@ -2,7 +2,7 @@ export { AnswerBook, finalAnswer } from './answers.js';
 export type { AnswerKey } from './answers.js';
 export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel } from './catalog.js';
 export type { Hardware, Model, Precision } from './catalog.js';
-export { Cluster } from './cluster.js';
+export { Cluster, TRANSFER_LATENCY_MS, kvTransferMs } from './cluster.js';
 export type { PoolSpec, TokenEvent, Topology } from './cluster.js';
 export { FaultPlan, NO_FAULTS } from './faults.js';
 export type { FaultOptions, RequestFaults } from './faults.js';
@@ -20,8 +20,10 @@ export {
   weightBytesPerGpu,
 } from './perf.js';
 export type { Efficiency, EngineOptions, EngineSpec, Memory, Parallelism, StepLoad, StepTime } from './perf.js';
-export { DEFAULT_SERVER_OPTIONS, startSimServer } from './server.js';
-export type { SimServer, SimServerOptions } from './server.js';
+export { DEFAULT_SERVER_OPTIONS, SIM_ROLES, startSimServer } from './server.js';
+export type { KvTransferParams, SimRole, SimServer, SimServerOptions } from './server.js';
+export { startSimRouter } from './router.js';
+export type { SimRouter, SimRouterOptions } from './router.js';
 export { simulateClosedLoop } from './simulate.js';
 export type { LoadSpec, SimulatedRun } from './simulate.js';
 export { TOKENIZER, decode, encode, loadTokenizer, renderChat } from './tokens.js';

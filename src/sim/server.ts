@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,8 +22,35 @@ import { TOKENIZER, TokenStream, VOCAB_SIZE, decode, encode, loadTokenizer, rend
  * what it would measure against the GPUs the cluster models.
  */
 
+/**
+ * What the server is in a disaggregated deployment of separate processes (behind `frontier sim
+ * router`, or any PD proxy that speaks vLLM's NIXL `kv_transfer_params`): `prefill` answers a
+ * request that carries `kv_transfer_params: {do_remote_decode: true}` with the parameters a decode
+ * server needs to pull its KV cache; `decode` admits a request that carries
+ * `kv_transfer_params: {do_remote_prefill: true}` already prefilled, after the KV transfer. Both
+ * answer ordinary requests as usual. `both` (the default) ignores `kv_transfer_params`.
+ */
+export type SimRole = 'prefill' | 'decode' | 'both';
+export const SIM_ROLES: readonly SimRole[] = ['prefill', 'decode', 'both'];
+
+/** What a prefill server returns for a remote decode, shaped as vLLM's NIXL connector returns it. */
+export interface KvTransferParams {
+  do_remote_prefill: true;
+  do_remote_decode: false;
+  remote_block_ids: number[];
+  remote_engine_id: string;
+  remote_request_id: string;
+  /** The prompt's length: the decode server does not tokenize it again. */
+  remote_num_tokens: number;
+  remote_host: string;
+  remote_port: number;
+  tp_size: number;
+}
+
 export interface SimServerOptions {
   topology: Topology;
+  /** Its part in a disaggregated deployment of separate processes (default `both`). */
+  role?: SimRole | undefined;
   /** The id clients send as `model` and /v1/models lists. */
   servedModelName: string;
   /** Longest prompt + output accepted (capped by what the KV cache can hold). */
@@ -55,6 +83,9 @@ export interface SimServer {
   url: string;
   port: number;
   cluster: Cluster;
+  role: SimRole;
+  /** The id a prefill server gives as `remote_engine_id`. */
+  engineId: string;
   close(): Promise<void>;
 }
 
@@ -101,6 +132,10 @@ interface Live {
   /** The last event is queued (with this finish reason): end the response, and log it, once it is written. */
   ending: string | undefined;
   created: number;
+  /** A prefill for a remote decode: the response carries `kv_transfer_params`. */
+  remoteDecode: boolean;
+  /** Admitted prefilled (a decode for a remote prefill): the prefill's request id and the transfer's time. */
+  remotePrefill?: { requestId: string | null; transferMs: number } | undefined;
 }
 
 interface TokenSource {
@@ -120,13 +155,25 @@ class ScriptedTokens implements TokenSource {
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   loadTokenizer();
   const cluster = new Cluster(options.topology);
+  const role = options.role ?? 'both';
+  const engineId = randomUUID();
+  const prefillPool = options.topology.kind === 'aggregated' ? options.topology.pool : options.topology.prefill;
+  const blockSize = prefillPool.limits.blockSize;
+  /** Block ids handed out to remote decodes, round the cache. */
+  const totalBlocks = Math.max(
+    1,
+    Math.floor(cluster.prefill[0]!.capacityBytes / Math.max(1, cluster.prefill[0]!.bytesFor(blockSize))),
+  );
+  let nextBlock = 0;
+  let boundPort = options.port;
   const maxModelLen = Math.min(options.maxModelLen, cluster.maxSequenceTokens);
   const t0 = performance.now();
   const epoch0 = performance.timeOrigin + t0;
   const virtualNow = (): number => (performance.now() - t0) * options.speed;
   const epochOf = (virtual: number): number => epoch0 + virtual / options.speed;
   const rng = new Rng(options.seed);
-  const idRng = new Rng(options.seed ^ 0x1d1d);
+  // Response ids differ between the prefill and the decode server of one deployment (same seed).
+  const idRng = new Rng(options.seed ^ 0x1d1d ^ (role === 'prefill' ? 0x9e11 : 0));
   const faults = new FaultPlan(options.faults, options.seed);
   const live = new Map<number, Live>();
   const sockets = new Set<Socket>();
@@ -325,6 +372,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
         model: options.servedModelName,
         choices: [choice],
         usage: usage(l),
+        ...(l.remoteDecode ? { kv_transfer_params: kvTransferParams(l) } : {}),
       };
       sendJson(l.res, 200, body);
       return;
@@ -343,6 +391,24 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     l.held += 'data: [DONE]\n\n';
     l.ending = finish;
     flush(l);
+  };
+
+  /** Where a decode server finds this prefill's KV cache (its blocks are simulated, not held). */
+  const kvTransferParams = (l: Live): KvTransferParams => {
+    const n = Math.ceil(l.promptTokens / blockSize);
+    const first = nextBlock;
+    nextBlock = (nextBlock + n) % totalBlocks;
+    return {
+      do_remote_prefill: true,
+      do_remote_decode: false,
+      remote_block_ids: Array.from({ length: n }, (_, i) => (first + i) % totalBlocks),
+      remote_engine_id: engineId,
+      remote_request_id: l.requestId,
+      remote_num_tokens: l.promptTokens,
+      remote_host: options.host,
+      remote_port: boundPort,
+      tp_size: prefillPool.engine.parallelism.tp,
+    };
   };
 
   /** A request that ends without completing: the client left, or a fault cut it off. */
@@ -366,6 +432,13 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       prompt_tokens: l.promptTokens,
       completion_tokens: l.generated,
       finish_reason: finish,
+      role,
+      // A prefill for a remote decode; a decode admitted prefilled, with the prefill's request id
+      // and the KV transfer's time (wall-clock ms, as the other times: simulated ms / speed).
+      remote_decode: l.remoteDecode,
+      remote_prefill: l.remotePrefill !== undefined,
+      remote_request_id: l.remotePrefill?.requestId ?? null,
+      kv_transfer_ms: l.remotePrefill ? l.remotePrefill.transferMs / options.speed : null,
     };
     groundTruth.write(`${JSON.stringify(line)}\n`);
   };
@@ -381,7 +454,12 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     }
     if (body.n !== undefined && body.n !== 1) throw new BadRequest('only n = 1 is supported by the simulator');
     const promptText = chat ? renderChat(messagesOf(body.messages)) : promptOf(body.prompt);
-    const promptTokens = typeof promptText === 'string' ? encode(promptText).length : promptText.length;
+    const kv = kvParamsOf(body.kv_transfer_params);
+    const remotePrefill = role === 'decode' && kv?.do_remote_prefill === true;
+    // Admitted prefilled, the prompt's length is the one the prefill server counted: the engine's
+    // tokenizer takes a millisecond, this one tens of them for long prompts, and not twice.
+    const counted = remotePrefill && positiveInt(kv.remote_num_tokens) ? (kv.remote_num_tokens as number) : undefined;
+    const promptTokens = typeof promptText === 'string' ? (counted ?? encode(promptText).length) : promptText.length;
     const promptString = typeof promptText === 'string' ? promptText : decode(promptText);
     if (promptTokens === 0) throw new BadRequest('the prompt is empty');
     const requested = intField(body, chat ? ['max_completion_tokens', 'max_tokens'] : ['max_tokens']);
@@ -441,6 +519,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       held: '',
       ending: undefined,
       created,
+      remoteDecode: role === 'prefill' && kv?.do_remote_decode === true && body.stream !== true,
     };
     if (l.faults.errorStatus !== undefined) {
       record(l, null, `error ${l.faults.errorStatus}`);
@@ -458,7 +537,19 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
         );
     }
     pump();
-    cluster.submit({ id, promptTokens, outputTokens: planned }, virtualNow());
+    const request = { id, promptTokens, outputTokens: planned };
+    // The engine's clock starts when the request arrived, not after this server tokenized it: at
+    // --speed k, milliseconds of tokenizing would otherwise become k times as many model time.
+    const arrived = Math.min(virtualNow(), (received - epoch0) * options.speed);
+    if (remotePrefill) {
+      const at = cluster.submitPrefilled(request, arrived, {
+        gpus: positiveInt(kv.tp_size) ? (kv.tp_size as number) : undefined,
+      });
+      l.remotePrefill = {
+        requestId: typeof kv.remote_request_id === 'string' ? kv.remote_request_id : null,
+        transferMs: at - cluster.now,
+      };
+    } else cluster.submit(request, arrived);
     schedule();
   };
 
@@ -551,10 +642,13 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     server.listen(options.port, options.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  boundPort = port;
   return {
     url: `http://${options.host}:${port}`,
     port,
     cluster,
+    role,
+    engineId,
     close: async () => {
       crashed = true;
       if (timer) cancelTimer();
@@ -624,6 +718,15 @@ function messagesOf(messages: unknown): { role: string; content: string }[] {
     if (content === null || content === undefined) return { role, content: '' };
     throw new BadRequest(`messages[${i}].content must be a string or a list of parts`);
   });
+}
+
+const positiveInt = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0;
+
+/** vLLM's `kv_transfer_params`: an object, or absent. */
+function kvParamsOf(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw new BadRequest('kv_transfer_params must be an object');
+  return value as Record<string, unknown>;
 }
 
 function stopsOf(stop: unknown): string[] {

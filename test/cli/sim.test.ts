@@ -9,8 +9,12 @@ afterEach(() => {
 });
 
 /** Start `frontier sim serve` and wait for the URL it prints. */
-function serve(args: string[]): Promise<{ child: ChildProcess; url: string; banner: string }> {
-  const child = spawn(process.execPath, [CLI, 'sim', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+const serve = (args: string[]): Promise<{ child: ChildProcess; url: string; banner: string }> =>
+  start(['sim', 'serve', '--port', '0', ...args]);
+
+/** Start a `frontier sim` server (serve or router) and wait for the URL it prints: the same pattern finds either's. */
+function start(args: string[]): Promise<{ child: ChildProcess; url: string; banner: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
@@ -102,6 +106,59 @@ describe('frontier sim serve', () => {
     );
     expect(runCli(['sim', 'serve', '--efficiency', 'speed=3']).stderr).toMatch(
       /--efficiency speed=3: expected <key>=<number> with key one of compute, memory/,
+    );
+  });
+});
+
+describe('frontier sim serve --role and frontier sim router: a disaggregated deployment as separate processes', () => {
+  it('a prefill server, a decode server and the router in front of them; each stops cleanly', async () => {
+    const prefill = await serve(['--role', 'prefill', '--speed', '20']);
+    expect(prefill.banner).toContain('frontier sim: Llama 3.1 8B Instruct fp8 on NVIDIA H100 SXM5 80GB: 1 × TP1, prefill role');
+    const decode = await serve(['--role', 'decode', '--speed', '20']);
+    expect(decode.banner).toContain(': 1 × TP1, decode role');
+    const router = await start(['sim', 'router', '--port', '0', '--prefill', prefill.url, '--decode', decode.url]);
+    expect(router.banner.split('\n')).toEqual([
+      `frontier sim router listening on ${router.url}`,
+      `  prefill: ${prefill.url}`,
+      `  decode: ${decode.url}`,
+      '',
+    ]);
+    expect(await (await fetch(`${router.url}/health`)).json()).toEqual({ status: 'ok' });
+    const res = await fetch(`${router.url}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({
+        prompt: 'Hello there',
+        max_tokens: 7,
+        ignore_eos: true,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = (await res.text()).split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    expect(JSON.parse(events.at(-2)!.slice(6))).toMatchObject({ usage: { completion_tokens: 7 } });
+    expect(await (await fetch(`${decode.url}/metrics`)).text()).toMatch(/vllm:prompt_tokens_total\{[^}]*\} 0\n/);
+    router.child.kill('SIGTERM');
+    expect(await exited(router.child)).toBe(0);
+    prefill.child.kill('SIGTERM');
+    decode.child.kill('SIGINT');
+    expect(await exited(prefill.child)).toBe(0);
+    expect(await exited(decode.child)).toBe(0);
+  });
+
+  it('refuses what it cannot do, saying why', () => {
+    expect(runCli(['sim', 'serve', '--role', 'decode', '--prefill-workers', '1', '--decode-workers', '1'])).toMatchObject({
+      status: 1,
+      stderr:
+        'frontier: error: --role decode serves one pool of a disaggregated deployment: size it with --workers, not --prefill-workers/--decode-workers\n',
+    });
+    expect(runCli(['sim', 'serve', '--role', 'router']).stderr).toMatch(/--role.*Allowed choices are prefill, decode, both/);
+    expect(runCli(['sim', 'router', '--prefill', 'http://127.0.0.1:1']).stderr).toBe(
+      'frontier: error: the router needs at least one --prefill URL and one --decode URL\n',
+    );
+    expect(runCli(['sim', 'router', '--prefill', 'nope', '--decode', 'http://127.0.0.1:1']).stderr).toBe(
+      'frontier: error: prefill backend nope: not a URL (expected http://host:port)\n',
     );
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CatalogError,
+  Cluster,
   DEFAULT_LIMITS,
   HARDWARE,
   Instance,
@@ -11,12 +12,13 @@ import {
   findHardware,
   findModel,
   kvBytesPerTokenPerGpu,
+  kvTransferMs,
   memory,
   simulateClosedLoop,
   stepTime,
   weightBytesPerGpu,
 } from '../../src/sim/index.js';
-import type { DeploymentOptions, SimulatedRun } from '../../src/sim/index.js';
+import type { DeploymentOptions, SimRequest, SimulatedRun, TokenEvent, Topology } from '../../src/sim/index.js';
 
 const run = (
   options: Partial<DeploymentOptions>,
@@ -306,5 +308,75 @@ describe('sanity of the model (derived, not tuned)', () => {
     const plain = run({}, { conc: 4, isl: 1024, osl: 512 });
     const mtp = run({ speculative: { draftTokens: 3, acceptanceLength: 2.5 } }, { conc: 4, isl: 1024, osl: 512 });
     expect(mtp.interactivity).toBeGreaterThan(plain.interactivity * 1.5);
+  });
+});
+
+describe('disaggregated across processes (Cluster.submitPrefilled)', () => {
+  const deploy = (options: Partial<DeploymentOptions> = {}): Topology =>
+    buildTopology({ model: 'llama-3.1-8b', hardware: 'h100', precision: 'fp8', ...options });
+  /** Run a cluster until idle; every token event. */
+  const drain = (cluster: Cluster): TokenEvent[] => {
+    const events: TokenEvent[] = [];
+    for (let next = cluster.nextEventTime(); next !== undefined; next = cluster.nextEventTime())
+      cluster.advance(next, (e) => events.push(e));
+    return events;
+  };
+  const request: SimRequest = { id: 7, promptTokens: 3000, outputTokens: 12 };
+
+  it('a prefill server, a transfer and a decode server give the one-process 1P1D token times', () => {
+    const one = new Cluster(deploy({ prefillWorkers: 1, decodeWorkers: 1 }));
+    one.submit(request, 0);
+    const reference = drain(one).filter((e) => e.tokens > 0);
+
+    // The prefill server: an ordinary engine asked for one token.
+    const prefill = new Cluster(deploy());
+    prefill.submit({ ...request, outputTokens: 1 }, 0);
+    const [prefilled] = drain(prefill);
+    expect(prefilled).toMatchObject({ id: 7, tokens: 1, finished: true });
+
+    // The decode server: the KV cache travels, the first token comes when it lands.
+    const decode = new Cluster(deploy());
+    const lands = decode.submitPrefilled(request, prefilled!.time, { gpus: 1 });
+    const spec = decode.decode[0]!.spec;
+    expect(lands - prefilled!.time).toBeCloseTo(kvTransferMs(spec, 3000, { lanes: 1, sameDomain: true }), 9);
+    expect(decode.inFlight).toBe(1);
+    const events = drain(decode).filter((e) => e.tokens > 0);
+    expect(events[0]).toMatchObject({ id: 7, tokens: 1, time: lands, finished: false });
+    expect(events.map((e) => e.time)).toEqual(reference.map((e) => e.time));
+    expect(events.reduce((n, e) => n + e.tokens, 0)).toBe(12);
+    expect(events.at(-1)!.finished).toBe(true);
+    // Nothing of the prompt is computed on the decode side; it emitted every token.
+    expect(decode.stats()).toMatchObject({ promptTokens: 0, generatedTokens: 12, running: 0, waiting: 0 });
+    expect(decode.inFlight).toBe(0);
+  });
+
+  it('the transfer is the prompt’s KV over the link: longer prompts and scale-out links take longer', () => {
+    const at = (promptTokens: number, gpus?: number): number =>
+      new Cluster(deploy()).submitPrefilled({ id: 0, promptTokens, outputTokens: 4 }, 100, { gpus }) - 100;
+    expect(at(8000)).toBeGreaterThan(at(1000));
+    expect(at(1)).toBeGreaterThanOrEqual(0.5); // the fixed latency
+    // A TP8 prefill and this GPU do not fit one 8-GPU NVLink domain: the NIC carries it.
+    expect(at(8000, 8)).toBeGreaterThan(at(8000, 1));
+  });
+
+  it('takes the least-loaded worker; a one-token request ends when its KV lands; a cancel frees the transfer', () => {
+    const cluster = new Cluster(deploy({ workers: 2 }));
+    cluster.submitPrefilled({ id: 1, promptTokens: 100, outputTokens: 50 }, 0);
+    cluster.advance(cluster.nextEventTime()!, () => undefined);
+    cluster.submitPrefilled({ id: 2, promptTokens: 100, outputTokens: 50 }, cluster.now);
+    cluster.advance(cluster.nextEventTime()!, () => undefined);
+    expect(cluster.decode.map((i) => i.load)).toEqual([1, 1]);
+
+    const one = new Cluster(deploy());
+    one.submitPrefilled({ id: 3, promptTokens: 100, outputTokens: 1 }, 0);
+    expect(drain(one)).toEqual([{ id: 3, tokens: 1, time: expect.any(Number) as number, finished: true }]);
+    expect(one.inFlight).toBe(0);
+
+    const cancelled = new Cluster(deploy());
+    cancelled.submitPrefilled({ id: 4, promptTokens: 100, outputTokens: 10 }, 0);
+    expect(() => cancelled.submitPrefilled({ id: 4, promptTokens: 100, outputTokens: 10 }, 0)).toThrow(/already in flight/);
+    cancelled.cancel(4);
+    expect(cancelled.inFlight).toBe(0);
+    expect(cancelled.nextEventTime()).toBeUndefined();
   });
 });
