@@ -26,6 +26,11 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
   /** Largest share of failed requests for a valid run. */
   maxFailureRate: number;
   saveDetailed: boolean;
+  /**
+   * Measured times are multiplied by this: against a simulated engine running k times faster than
+   * real time, k reports simulated time (default 1).
+   */
+  timeScale?: number | undefined;
   /** Called about twice a second with (done, total, output tokens so far, elapsed ms). */
   onProgress?: ((done: number, total: number, tokens: number, elapsedMs: number) => void) | undefined;
 }
@@ -76,13 +81,17 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     monitor.start();
     const startUnix = Date.now() / 1000;
     const bodies = requests.map((r) => client.body(r));
-    const results = await runLoad(requests, o, async (request, i, slot, scheduledAt) => {
+    // The asked rate is in the engine's (simulated) time: k times faster in real time.
+    const load = { ...o, requestRate: o.requestRate * (o.timeScale ?? 1) };
+    const results = await runLoad(requests, load, async (request, i, slot, scheduledAt) => {
       const r = await client.send(request, slot, scheduledAt, bodies[i]);
       done++;
       tokens += r.usage?.completion_tokens ?? r.tokenChunks;
       return r;
     });
-    const durationMs = performance.now() - started;
+    const scale = o.timeScale ?? 1;
+    const durationMs = (performance.now() - started) * scale;
+    if (scale !== 1) for (const r of results) scaleTimes(r, scale);
     const endUnix = Date.now() / 1000;
     const clientLoad = monitor.stop();
     if (progress) clearInterval(progress);
@@ -105,6 +114,17 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     return { result, metrics, outcomes, valid: problems.length === 0, problems, clientLoad };
   } finally {
     await client.close();
+  }
+}
+
+function scaleTimes(r: RequestResult, k: number): void {
+  r.ttft *= k;
+  r.latency *= k;
+  for (let i = 0; i < r.itl.length; i++) r.itl[i]! *= k;
+  // Open-loop lag is measured from a schedule already in real time: scale it from its start.
+  if (r.scheduledAt !== undefined) {
+    r.sentAt = r.scheduledAt + (r.sentAt - r.scheduledAt) * k;
+    r.endAt = r.scheduledAt + (r.endAt - r.scheduledAt) * k;
   }
 }
 
@@ -187,6 +207,7 @@ function resultJson(
     measured_isl_source: serverPrompt.length > 0 ? 'server usage.prompt_tokens' : 'client tokenizer',
     measured_osl: distribution(m.outputLens.filter((n) => n > 0)),
     from_schedule: m.fromSchedule ?? null,
+    time_scale: o.timeScale ?? 1,
     client: {
       event_loop_delay_p99_ms: load.eventLoopDelayP99Ms,
       event_loop_delay_max_ms: load.eventLoopDelayMaxMs,

@@ -191,6 +191,14 @@ const ARGS: ArgSpec[] = [
   { flags: ['--metadata'], dest: 'metadata', kind: 'many', help: 'KEY=VALUE pairs added to the result.' },
   { flags: ['--api-key'], dest: 'api_key', kind: 'one', help: 'Bearer token (default: $OPENAI_API_KEY).' },
   {
+    flags: ['--time-scale'],
+    dest: 'time_scale',
+    kind: 'one',
+    type: 'float',
+    default: 1,
+    help: 'Multiply measured times by this (a simulator running k× faster than real time: k); rates are in its time.',
+  },
+  {
     flags: ['--max-failure-rate'],
     dest: 'max_failure_rate',
     kind: 'one',
@@ -285,6 +293,7 @@ export async function benchOptions(
     }
     goodput[key] = Number(value);
   }
+  if (!((a.time_scale as number) > 0)) throw new UsageError(SPEC, 'argument --time-scale: must be > 0');
   const metadata: Record<string, string> = {};
   for (const pair of (a.metadata as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
@@ -335,6 +344,7 @@ export async function benchOptions(
     warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
     maxFailureRate: a.max_failure_rate as number,
     saveDetailed: a.save_detailed as boolean,
+    timeScale: a.time_scale as number,
   };
   const resultFile = a.result_file as string | undefined;
   const save = Boolean(a.save_result) || resultFile !== undefined;

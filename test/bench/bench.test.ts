@@ -182,6 +182,40 @@ describe('frontier bench against frontier sim', () => {
     expect(median(ttftErr)).toBeLessThan(20);
   });
 
+  it('--time-scale reports a sped-up engine in its own time', async () => {
+    // The sim runs 5× faster than its model; scaled by 5, the client reports the model's times.
+    const started = performance.now();
+    const report = await runBench(
+      options(server.url, {
+        timeScale: 5,
+        saveDetailed: true,
+        dataset: { kind: 'random', numPrompts: 32, inputLen: 128, outputLen: 32, rangeRatio: 0.8, prefixLen: 0 },
+      }),
+    );
+    const wall = performance.now() - started;
+    expect(report.valid).toBe(true);
+    expect(report.result.frontier).toMatchObject({ time_scale: 5 });
+    await new Promise((r) => setTimeout(r, 200));
+    const truth = new Map(
+      readFileSync(truthFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; token_times: number[] })
+        .map((t) => [t.id, t]),
+    );
+    let measured = 0;
+    let real = 0;
+    for (const o of report.outcomes) {
+      const t = truth.get(o.result.id!)!;
+      measured += o.result.itl.reduce((a, b) => a + b, 0);
+      real += t.token_times.at(-1)! - t.token_times[0]!;
+    }
+    expect(measured / real).toBeGreaterThan(4.5);
+    expect(measured / real).toBeLessThan(5.5);
+    // The benchmark's duration is in model time too: more than the wall time it took to measure.
+    expect(report.result.duration as number).toBeGreaterThan(wall / 1000);
+  });
+
   it('chat: the role-only chunk does not count as the first token', async () => {
     const report = await runBench(options(server.url, { path: '/v1/chat/completions', chat: true, useChatTemplate: false }));
     expect(report.valid).toBe(true);
