@@ -1,0 +1,37 @@
+import { dynamoSglang } from './dynamo-sglang.js';
+import { dynamoTrt } from './dynamo-trt.js';
+import { dynamoVllm } from './dynamo-vllm.js';
+import { llamaCpp } from './llamacpp.js';
+import { sglang } from './sglang.js';
+import { sim } from './sim.js';
+import { trt } from './trt.js';
+import { vllm } from './vllm.js';
+import type { EngineAdapter } from './types.js';
+
+export { commandLine, renderLaunchScript, shellQuote } from './script.js';
+export { gpusPerWorker } from './types.js';
+export type {
+  ClientSettings,
+  Deployment,
+  EngineAdapter,
+  EngineProcess,
+  Launch,
+  Layout,
+  Placement,
+  Pool,
+  Ports,
+  Probe,
+  ProcessRole,
+  WorkerPlacement,
+  WorkerShape,
+} from './types.js';
+export { dynamoSglang, dynamoTrt, dynamoVllm, llamaCpp, sglang, sim, trt, vllm };
+
+/** Every adapter; the registry maps a catalog `framework` to its adapter. */
+export const ADAPTERS: readonly EngineAdapter[] = [vllm, sglang, trt, dynamoVllm, dynamoSglang, dynamoTrt, llamaCpp, sim];
+
+export function adapterFor(framework: string): EngineAdapter | undefined {
+  return ADAPTERS.find((a) => a.frameworks.includes(framework));
+}
+
+export const FRAMEWORKS: readonly string[] = ADAPTERS.flatMap((a) => a.frameworks);

@@ -1,0 +1,149 @@
+import { CatalogError, PRECISIONS, findHardware, findModel } from '../sim/index.js';
+import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool, Ports, Probe, WorkerShape } from './types.js';
+
+/**
+ * Frontier's simulated engine (`frontier sim serve`): the deployment's model, GPU and parallelism
+ * through the performance model, no GPU needed. Aggregated: one server per worker (one worker
+ * here: more go behind a router). Disaggregated: a prefill server per prefill worker, a decode
+ * server per decode worker and `frontier sim router` in front, as real PD deployments run. A
+ * worker spanning several nodes is one process on its leader node.
+ *
+ * Options: `speed` (k× faster than real time; the client scales its times back), `seed`,
+ * `max-num-seqs`, `gpu-memory-utilization`, `extra-args` (appended to every server, split on
+ * spaces: e.g. the sim's fault flags).
+ */
+
+const READY: Probe[] = [{ path: '/health' }];
+
+function shapeFlags(w: WorkerShape): string[] {
+  return ['--tp', String(w.tp), '--ep', String(w.ep), '--pp', String(w.pp), ...(w.dpAttn ? ['--dp-attn'] : [])];
+}
+
+function optionFlags(d: Deployment): string[] {
+  const o = d.options;
+  const flags: string[] = [];
+  if (o.speed !== undefined) flags.push('--speed', String(o.speed));
+  if (o.seed !== undefined) flags.push('--seed', String(o.seed));
+  if (o['max-num-seqs'] !== undefined) flags.push('--max-num-seqs', String(o['max-num-seqs']));
+  if (o['gpu-memory-utilization'] !== undefined) flags.push('--gpu-memory-utilization', String(o['gpu-memory-utilization']));
+  if (o['extra-args'] !== undefined) flags.push(...String(o['extra-args']).split(/\s+/).filter(Boolean));
+  return flags;
+}
+
+const speedOf = (d: Deployment): number => (d.options.speed === undefined ? 1 : Number(d.options.speed));
+
+export const sim: EngineAdapter = {
+  frameworks: ['sim'],
+
+  check(d) {
+    const problems: string[] = [];
+    const attempt = (what: () => unknown): void => {
+      try {
+        what();
+      } catch (e) {
+        if (e instanceof CatalogError) problems.push(`${e.message}: the simulated engine cannot model it`);
+        else throw e;
+      }
+    };
+    attempt(() => findModel(d.model));
+    attempt(() => findHardware(d.gpu));
+    if (!(PRECISIONS as readonly string[]).includes(d.precision))
+      problems.push(`precision "${d.precision}": the simulated engine models ${PRECISIONS.join(', ')}`);
+    const speed = speedOf(d);
+    if (!(speed > 0)) problems.push(`option speed ${String(d.options.speed)}: must be a number > 0`);
+    return problems;
+  },
+
+  launch(d: Deployment, placement: Placement, ports: Ports): Launch {
+    const frontier = d.frontierCommand ?? ['frontier'];
+    const common = [
+      '--model',
+      d.model,
+      '--hardware',
+      d.gpu,
+      '--precision',
+      d.precision,
+      '--served-model-name',
+      d.servedModelName,
+      '--max-model-len',
+      String(d.maxModelLen),
+      ...optionFlags(d),
+    ];
+    const server = (
+      name: string,
+      role: EngineProcess['role'],
+      host: string,
+      gpus: number[],
+      shape: WorkerShape,
+      extra: string[],
+    ): EngineProcess => {
+      const port = ports.next(host);
+      return {
+        name,
+        role,
+        host,
+        gpus,
+        command: [...frontier, 'sim', 'serve', ...common, ...shapeFlags(shape), ...extra, '--host', host, '--port', String(port)],
+        env: {},
+        port,
+        ready: READY,
+      };
+    };
+    const client = {
+      backend: 'vllm',
+      endpoint: '/v1/completions' as const,
+      tokenizer: 'gpt2',
+      useChatTemplate: false,
+      timeScale: speedOf(d),
+    };
+    const layout = d.layout;
+    if (layout.kind === 'aggregated') {
+      const w = placement.workers[0]!;
+      const p = server('server', 'server', w.hosts[0]!, w.gpus[0] ?? [], layout.worker, []);
+      return {
+        processes: [p],
+        endpoint: { host: p.host, port: p.port! },
+        ready: [...READY, { path: '/v1/models', contains: d.servedModelName }],
+        metricsPath: '/metrics',
+        client,
+      };
+    }
+    const processes: EngineProcess[] = [];
+    const byRole = (role: 'prefill' | 'decode', pool: Pool): EngineProcess[] =>
+      placement.workers
+        .filter((w) => w.role === role)
+        .map((w) => server(`${role}-${w.index}`, role, w.hosts[0]!, w.gpus[0] ?? [], pool, ['--role', role]));
+    const prefill = byRole('prefill', layout.prefill);
+    const decode = byRole('decode', layout.decode);
+    processes.push(...prefill, ...decode);
+    const port = ports.next(placement.head);
+    const url = (p: EngineProcess): string => `http://${p.host}:${p.port}`;
+    processes.push({
+      name: 'router',
+      role: 'router',
+      host: placement.head,
+      gpus: [],
+      command: [
+        ...frontier,
+        'sim',
+        'router',
+        ...prefill.flatMap((p) => ['--prefill', url(p)]),
+        ...decode.flatMap((p) => ['--decode', url(p)]),
+        '--host',
+        placement.head,
+        '--port',
+        String(port),
+      ],
+      env: {},
+      port,
+      ready: READY,
+    });
+    return {
+      processes,
+      endpoint: { host: placement.head, port },
+      ready: [...READY, { path: '/v1/models', contains: d.servedModelName }],
+      metricsPath: '/metrics',
+      client,
+    };
+  },
+};

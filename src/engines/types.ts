@@ -1,0 +1,131 @@
+/**
+ * The engine adapter contract. An adapter turns a deployment (what to serve, how it is
+ * parallelised) and its placement (which hosts and GPUs each worker gets) into the processes to
+ * start, the probes that say they are ready and how a client talks to them. Adapters are pure:
+ * they render commands; executors (src/launch) start them locally or as Slurm steps.
+ */
+
+/** Parallelism of one worker: one engine instance, on one node or spanning several. */
+export interface WorkerShape {
+  tp: number;
+  pp: number;
+  ep: number;
+  dpAttn: boolean;
+  dcp: number;
+  pcp: number;
+}
+
+export interface Pool extends WorkerShape {
+  workers: number;
+}
+
+export type Layout = { kind: 'aggregated'; worker: WorkerShape } | { kind: 'disaggregated'; prefill: Pool; decode: Pool };
+
+/** What to serve and how, in engine terms (no matrix rows, no clusters). */
+export interface Deployment {
+  /** The catalog's `framework`: vllm, sglang, trt, dynamo-vllm, dynamo-sglang, dynamo-trt, llama.cpp, sim. */
+  framework: string;
+  /** Hugging Face name. */
+  model: string;
+  /** Where the weights are on the nodes (or the Hugging Face name when the engine downloads them). */
+  modelPath: string;
+  /** The model id of the API. */
+  servedModelName: string;
+  precision: string;
+  /** Container image (informational for bare-metal runs). */
+  image: string;
+  /** GPU sku of the nodes (h100, b200, mi355x…). */
+  gpu: string;
+  isl: number;
+  osl: number;
+  maxModelLen: number;
+  specDecoding: 'mtp' | 'draft_model' | 'none';
+  /** The highest concurrency the run will bench: sizes batch limits. */
+  maxConcurrency: number;
+  layout: Layout;
+  /** KV transfer backend of a disaggregated deployment (the catalog's `kv-p2p-transfer`, e.g. nixl). */
+  kvTransfer?: string;
+  /** Engine options from the cluster profile (`engines.<framework>`). */
+  options: Readonly<Record<string, string | number | boolean>>;
+  /** How to run Frontier itself on the nodes, for the engines it implements (sim and its router). */
+  frontierCommand?: string[];
+}
+
+/**
+ * Where a worker runs. Hosts are addresses (`127.0.0.1`) or, in a Slurm job script, shell
+ * expressions resolved on the node (`${NODES[1]}`): adapters put them into commands as given.
+ */
+export interface WorkerPlacement {
+  role: 'aggregated' | 'prefill' | 'decode';
+  index: number;
+  /** The hosts it spans; the first is its leader. */
+  hosts: string[];
+  /** GPU ids it uses on each of `hosts`. */
+  gpus: number[][];
+}
+
+export interface Placement {
+  /** The host of the router or frontend, and of the load generator. */
+  head: string;
+  /** Aggregated workers, or prefill workers then decode workers. */
+  workers: WorkerPlacement[];
+}
+
+/** An HTTP check: GET `path` answers 200 (and its body contains `contains`, if given). */
+export interface Probe {
+  path: string;
+  contains?: string;
+}
+
+export type ProcessRole = 'server' | 'prefill' | 'decode' | 'router' | 'frontend' | 'infra';
+
+export interface EngineProcess {
+  /** Unique within the launch; names its log file (`<name>.log`). */
+  name: string;
+  role: ProcessRole;
+  host: string;
+  /** GPU ids it sees (CUDA_VISIBLE_DEVICES); empty for none. */
+  gpus: number[];
+  command: string[];
+  env: Record<string, string>;
+  /** The HTTP port it serves, with the probes that say it is ready. */
+  port?: number;
+  ready?: Probe[];
+}
+
+export interface ClientSettings {
+  /** The reference client's `--backend`. */
+  backend: string;
+  endpoint: '/v1/completions' | '/v1/chat/completions';
+  /** `--tokenizer` for the load generator: gpt2, a tokenizer.json path, or server. */
+  tokenizer: string;
+  useChatTemplate: boolean;
+  /** Times measured are multiplied by this (a simulated engine running faster than real time). */
+  timeScale: number;
+}
+
+export interface Launch {
+  processes: EngineProcess[];
+  /** Where clients send requests. */
+  endpoint: { host: string; port: number };
+  /** Checks of the endpoint that must all pass before any load. */
+  ready: Probe[];
+  /** Prometheus endpoint, when the engine has one. */
+  metricsPath?: string;
+  client: ClientSettings;
+}
+
+/** Hands out ports: free ones locally, fixed ones per host in job scripts. */
+export interface Ports {
+  next(host: string): number;
+}
+
+export interface EngineAdapter {
+  /** The catalog `framework` values it serves. */
+  readonly frameworks: readonly string[];
+  /** Problems that make the deployment impossible on this engine (each a sentence with the fix). */
+  check(d: Deployment): string[];
+  launch(d: Deployment, placement: Placement, ports: Ports): Launch;
+}
+
+export const gpusPerWorker = (w: WorkerShape): number => w.tp * w.pp * w.pcp;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# dynamo-trt-5p2d-tp1-dep8: deepseek-ai/DeepSeek-R1-0528 on h200
+# Rendered by frontier: starts the engine, waits until it is ready, stops it on exit.
+# Hosts: ${NODES[0]} ${NODES[1]} ${NODES[2]} (each process line runs on its host)
+set -euo pipefail
+LOG_DIR=${LOG_DIR:-./logs}
+mkdir -p "$LOG_DIR"
+pids=()
+# shellcheck disable=SC2317 # cleanup runs from the trap
+cleanup() {
+  kill "${pids[@]}" 2>/dev/null || true
+  wait || true
+}
+trap cleanup EXIT INT TERM
+
+# etcd (infra; host ${NODES[0]}, no GPU)
+etcd --data-dir dynamo-state/etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls \
+    "http://${NODES[0]}:2379" \
+    >"$LOG_DIR/etcd.log" 2>&1 &
+pids+=($!)
+
+# nats (infra; host ${NODES[0]}, no GPU)
+nats-server -js -sd dynamo-state/nats -p 4222 \
+    >"$LOG_DIR/nats.log" 2>&1 &
+pids+=($!)
+
+# frontend (frontend; host ${NODES[0]}, no GPU)
+ETCD_ENDPOINTS="http://${NODES[0]}:2379" NATS_SERVER="nats://${NODES[0]}:4222" python3 -m \
+    dynamo.frontend --http-port 8000 \
+    >"$LOG_DIR/frontend.log" 2>&1 &
+pids+=($!)
+
+# prefill-0 (prefill; host ${NODES[0]}, GPUs 0)
+CUDA_VISIBLE_DEVICES=0 HEAD_NODE_IP="${NODES[0]}" ETCD_ENDPOINTS="http://${NODES[0]}:2379" \
+    NATS_SERVER="nats://${NODES[0]}:4222" DYN_SYSTEM_PORT=8001 python3 -m dynamo.trtllm --model-path \
+    /models/dsr1-fp8 --served-model-name deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode prefill \
+    --override-engine-args \
+    '{"tensor_parallel_size":1,"moe_expert_parallel_size":1,"pipeline_parallel_size":1,"max_batch_size":256,"max_num_tokens":8192,"max_seq_len":2248,"disable_overlap_scheduler":true,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":256},"enable_attention_dp":false,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":3}}' \
+    >"$LOG_DIR/prefill-0.log" 2>&1 &
+pids+=($!)
+
+# prefill-1 (prefill; host ${NODES[0]}, GPUs 1)
+CUDA_VISIBLE_DEVICES=1 HEAD_NODE_IP="${NODES[0]}" ETCD_ENDPOINTS="http://${NODES[0]}:2379" \
+    NATS_SERVER="nats://${NODES[0]}:4222" DYN_SYSTEM_PORT=8002 python3 -m dynamo.trtllm --model-path \
+    /models/dsr1-fp8 --served-model-name deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode prefill \
+    --override-engine-args \
+    '{"tensor_parallel_size":1,"moe_expert_parallel_size":1,"pipeline_parallel_size":1,"max_batch_size":256,"max_num_tokens":8192,"max_seq_len":2248,"disable_overlap_scheduler":true,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":256},"enable_attention_dp":false,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":3}}' \
+    >"$LOG_DIR/prefill-1.log" 2>&1 &
+pids+=($!)
+
+# prefill-2 (prefill; host ${NODES[0]}, GPUs 2)
+CUDA_VISIBLE_DEVICES=2 HEAD_NODE_IP="${NODES[0]}" ETCD_ENDPOINTS="http://${NODES[0]}:2379" \
+    NATS_SERVER="nats://${NODES[0]}:4222" DYN_SYSTEM_PORT=8003 python3 -m dynamo.trtllm --model-path \
+    /models/dsr1-fp8 --served-model-name deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode prefill \
+    --override-engine-args \
+    '{"tensor_parallel_size":1,"moe_expert_parallel_size":1,"pipeline_parallel_size":1,"max_batch_size":256,"max_num_tokens":8192,"max_seq_len":2248,"disable_overlap_scheduler":true,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":256},"enable_attention_dp":false,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":3}}' \
+    >"$LOG_DIR/prefill-2.log" 2>&1 &
+pids+=($!)
+
+# prefill-3 (prefill; host ${NODES[0]}, GPUs 3)
+CUDA_VISIBLE_DEVICES=3 HEAD_NODE_IP="${NODES[0]}" ETCD_ENDPOINTS="http://${NODES[0]}:2379" \
+    NATS_SERVER="nats://${NODES[0]}:4222" DYN_SYSTEM_PORT=8004 python3 -m dynamo.trtllm --model-path \
+    /models/dsr1-fp8 --served-model-name deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode prefill \
+    --override-engine-args \
+    '{"tensor_parallel_size":1,"moe_expert_parallel_size":1,"pipeline_parallel_size":1,"max_batch_size":256,"max_num_tokens":8192,"max_seq_len":2248,"disable_overlap_scheduler":true,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":256},"enable_attention_dp":false,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":3}}' \
+    >"$LOG_DIR/prefill-3.log" 2>&1 &
+pids+=($!)
+
+# prefill-4 (prefill; host ${NODES[0]}, GPUs 4)
+CUDA_VISIBLE_DEVICES=4 HEAD_NODE_IP="${NODES[0]}" ETCD_ENDPOINTS="http://${NODES[0]}:2379" \
+    NATS_SERVER="nats://${NODES[0]}:4222" DYN_SYSTEM_PORT=8005 python3 -m dynamo.trtllm --model-path \
+    /models/dsr1-fp8 --served-model-name deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode prefill \
+    --override-engine-args \
+    '{"tensor_parallel_size":1,"moe_expert_parallel_size":1,"pipeline_parallel_size":1,"max_batch_size":256,"max_num_tokens":8192,"max_seq_len":2248,"disable_overlap_scheduler":true,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":256},"enable_attention_dp":false,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":3}}' \
+    >"$LOG_DIR/prefill-4.log" 2>&1 &
+pids+=($!)
+
+# decode-0 (decode; host ${NODES[1]}, GPUs 0,1,2,3,4,5,6,7)
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 HEAD_NODE_IP="${NODES[0]}" \
+    ETCD_ENDPOINTS="http://${NODES[0]}:2379" NATS_SERVER="nats://${NODES[0]}:4222" \
+    DYN_SYSTEM_PORT=8000 python3 -m dynamo.trtllm --model-path /models/dsr1-fp8 --served-model-name \
+    deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode decode --override-engine-args \
+    '{"tensor_parallel_size":8,"moe_expert_parallel_size":8,"pipeline_parallel_size":1,"max_batch_size":32,"max_num_tokens":8192,"max_seq_len":2248,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":32},"enable_attention_dp":true,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":1}}' \
+    >"$LOG_DIR/decode-0.log" 2>&1 &
+pids+=($!)
+
+# decode-1 (decode; host ${NODES[2]}, GPUs 0,1,2,3,4,5,6,7)
+CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 HEAD_NODE_IP="${NODES[0]}" \
+    ETCD_ENDPOINTS="http://${NODES[0]}:2379" NATS_SERVER="nats://${NODES[0]}:4222" \
+    DYN_SYSTEM_PORT=8000 python3 -m dynamo.trtllm --model-path /models/dsr1-fp8 --served-model-name \
+    deepseek-ai/DeepSeek-R1-0528 --disaggregation-mode decode --override-engine-args \
+    '{"tensor_parallel_size":8,"moe_expert_parallel_size":8,"pipeline_parallel_size":1,"max_batch_size":32,"max_num_tokens":8192,"max_seq_len":2248,"cache_transceiver_config":{"backend":"UCX"},"cuda_graph_config":{"enable_padding":true,"max_batch_size":32},"enable_attention_dp":true,"kv_cache_config":{"dtype":"fp8"},"speculative_config":{"decoding_type":"MTP","num_nextn_predict_layers":1}}' \
+    >"$LOG_DIR/decode-1.log" 2>&1 &
+pids+=($!)
+
+# Ready when every probe answers 200: /health, /v1/models
+for _ in $(seq 1 "${READY_ATTEMPTS:-120}"); do
+  if curl -sf "http://${NODES[0]}:8000/health" | grep -qF -- '"component":"prefill"' && curl -sf "http://${NODES[0]}:8000/v1/models" | grep -qF -- deepseek-ai/DeepSeek-R1-0528; then
+    echo "ready: http://${NODES[0]}:8000"
+    wait -n "${pids[@]}"
+    exit 1
+  fi
+  sleep "${READY_INTERVAL:-5}"
+done
+echo "not ready after ${READY_ATTEMPTS:-120} attempts" >&2
+exit 1
