@@ -9,6 +9,10 @@ PACKAGES=(
   cmake # configures the llama.cpp build of llama-server (scripts/llama-server.mjs) for the real-server tests
   ninja-build # the generator that cmake build uses (-G Ninja)
   g++ # compiles llama.cpp/ggml (C and C++) into llama-server
+  slurm-wlm # slurmctld + slurmd + sbatch/squeue/scontrol/scancel for the throw-away cluster (test/support/slurm.ts)
+  munge # the authentication daemon (munged) and mungekey that Slurm's auth/munge needs
+  shellcheck # lints the generated sbatch/launch shell scripts
+  curl # HTTP probes from shell scripts (health checks in generated launch scripts)
 )
 
 missing=()
