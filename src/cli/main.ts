@@ -11,6 +11,7 @@ import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
 import { runBenchCommand } from './bench.js';
 import { resultsCommand } from './results.js';
+import { probeCommand, runCommand } from './run.js';
 import { simCommand } from './sim.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
@@ -69,6 +70,8 @@ program.addCommand(lintCommand());
 program.addCommand(rulesCommand());
 program.addCommand(simCommand());
 program.addCommand(resultsCommand());
+program.addCommand(runCommand());
+program.addCommand(probeCommand());
 
 program
   .command('bench')

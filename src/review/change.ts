@@ -14,7 +14,7 @@ export interface TreeChange {
     /** Head line numbers of the lines the change added. */
     addedLines: number[];
   };
-  /** Master-config and runner files whose bytes differ, as displayed in findings. */
+  /** Master-config, runner and cluster-profile files whose bytes differ, as displayed in findings. */
   files: string[];
 }
 
@@ -63,6 +63,8 @@ async function changedCatalogFiles(base: Tree, head: Tree): Promise<string[]> {
     ...(head.options.configFiles ?? (await head.snapshot.masterConfigs())),
     ...(base.options.configFiles ?? (await base.snapshot.masterConfigs())),
     head.options.runnerConfig ?? 'configs/runners.yaml',
+    ...head.clusterFiles,
+    ...base.clusterFiles,
   ]);
   const out: string[] = [];
   for (const path of paths) {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { checkRunnerLabels, isPlainMapping, loadMasterConfigs, loadRunners, searchSpaceEntries } from '../catalog/index.js';
 import type { Catalog, MasterConfigEntry, PathSegment, Problem, RunnerConfig } from '../catalog/index.js';
 import type { Snapshot } from '../changelog/index.js';
+import { profileFiles, readClusterProfiles } from '../launch/index.js';
+import type { ClusterProfileRead } from '../launch/index.js';
 import { loadRecipe, selectVariant } from '../recipes/index.js';
 import type { RecipeFile, Variant } from '../recipes/index.js';
 
@@ -25,6 +27,12 @@ export interface Tree {
   /** A local srt-slurm checkout, for CONFIG_FILEs that live there. */
   toolchainDir: string | undefined;
   toolchainRecipes: Map<string, RecipeFile | null>;
+  /** Every file directly in clusters/ (profiles are its *.yaml); empty when the tree has no clusters/. */
+  clusterFiles: string[];
+  /** Each cluster profile as read: the profile when its shape is valid, and its problems. */
+  clusters: ClusterProfileRead[];
+  /** Problems of the clusters/ files, as displayed (clusters/valid and clusters/unpinned-toolchain report them). */
+  clusterProblems: Problem[];
   /** How the tree was loaded (the changelog rules read the same files). */
   options: TreeOptions;
 }
@@ -42,14 +50,20 @@ export interface TreeOptions {
 
 export const RECIPE_DIRS = ['benchmarks/multi_node/srt-slurm-recipes', 'srt-slurm-recipes'];
 
+/** Cluster profiles live in clusters/ at the tree root, next to configs/. */
+export const CLUSTERS_DIR = 'clusters';
+
 export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): Promise<Tree> {
   const readFile = (path: string): Promise<Buffer | undefined> => snapshot.read(path);
   const configFiles = options.configFiles ?? (await snapshot.masterConfigs());
-  const [catalog, runners, recipesDir] = await Promise.all([
+  const [catalog, runners, recipesDir, clusterFiles] = await Promise.all([
     loadMasterConfigs(configFiles, { readFile }),
     loadRunners(options.runnerConfig ?? 'configs/runners.yaml', { readFile }),
     findRecipesDir(snapshot, options.recipesDir),
+    snapshot.list(CLUSTERS_DIR).then((paths) => paths.filter((p) => !p.slice(CLUSTERS_DIR.length + 1).includes('/'))),
   ]);
+  const profiles = profileFiles(clusterFiles);
+  const clusters = await readClusterProfiles(profiles.files, { readFile });
   const rawConfigs = new Map<string, unknown>();
   for (const [key, doc] of catalog.value.origin) rawConfigs.set(key, (doc.value as Record<string, unknown>)[key]);
   const paths = recipesDir ? (await snapshot.list(recipesDir)).filter((p) => /\.ya?ml$/.test(p)) : [];
@@ -65,6 +79,7 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
   const display = (p: Problem): Problem => ({ ...p, file: snapshot.display(p.file) });
   const catalogProblems = [...catalog.problems, ...runners.problems].map(display);
   if (runners.value) catalogProblems.push(...checkRunnerLabels(catalog.value, runners.value).map(display));
+  const clusterProblems = [...profiles.problems, ...clusters.flatMap((c) => c.problems)].map(display);
   return {
     snapshot,
     catalog: catalog.value,
@@ -76,6 +91,9 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
     recipes,
     toolchainDir: options.toolchainDir,
     toolchainRecipes: new Map(),
+    clusterFiles,
+    clusters,
+    clusterProblems,
     options: { ...options, reuse: undefined },
   };
 }

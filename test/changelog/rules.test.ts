@@ -154,7 +154,7 @@ describe('the history rules', () => {
   });
 
   it('two blank lines, blank lines at the end, trailing spaces, a blank line holding spaces', async () => {
-    const second = entry('dsr1-fp8-h100-dynamo-sglang', LINK(3));
+    const second = entry('dsr1-fp8-h200-dynamo-sglang', LINK(3));
     const head = `${HISTORY}\n${NEW.replace('"Change qwen3-0.6b-q8-cpu-llamacpp"', '"Change qwen3-0.6b-q8-cpu-llamacpp"  ')}  \n\n${second}\n\n`;
     const report = await check({ head });
     expect(findings(report)).toEqual([

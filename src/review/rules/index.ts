@@ -9,6 +9,7 @@ import {
   changelogSweep,
 } from './changelog.js';
 import { configRunnerLabel, configValid } from './config.js';
+import { clusterValid } from './cluster-valid.js';
 import { danglingReference } from './dangling-reference.js';
 import { dynamoInstallDisabled } from './dynamo-install.js';
 import {
@@ -23,8 +24,11 @@ import {
 import { colocationDoesNotFit, engineGpusMismatch, gpuOverlap, workerDoesNotTileNode, workersDoNotFit } from './recipe-plan.js';
 import { configFileMissing, configFileUnverifiable } from './recipe-references.js';
 import { recipeSchema } from './recipe-schema.js';
+import { recipeUnrouted } from './recipe-unrouted.js';
+import { ruleShadowed } from './rule-shadowed.js';
 import { shortTimeLimitWithoutHealthCheck } from './time-limit.js';
 import { rerunsUntouchedScenario } from './untouched-scenario.js';
+import { unpinnedToolchain } from './unpinned-toolchain.js';
 
 /** Every rule, in the order reports list them. */
 export const RULES: readonly Rule[] = [
@@ -56,4 +60,8 @@ export const RULES: readonly Rule[] = [
   workerDoesNotTileNode,
   dynamoInstallDisabled,
   shortTimeLimitWithoutHealthCheck,
+  clusterValid,
+  unpinnedToolchain,
+  recipeUnrouted,
+  ruleShadowed,
 ];

@@ -1,0 +1,244 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { renderLaunchScript } from '../engines/index.js';
+import {
+  NotReadyError,
+  RunDir,
+  RunError,
+  consoleReporter,
+  findCluster,
+  jobFor,
+  loadClusterProfiles,
+  placeWorkers,
+  planRun,
+  prepareGroup,
+  run,
+  runGroupLocally,
+  slurmExecutor,
+  summaryTable,
+  waitReady,
+} from '../launch/index.js';
+import type { ClusterProfile } from '../launch/index.js';
+import { fnmatchRegExp } from '../matrix/index.js';
+import type { MatrixRow } from '../matrix/index.js';
+import { CliError } from './error.js';
+
+declare const FRONTIER_VERSION: string;
+
+interface RunFlags {
+  matrix: string;
+  cluster?: string;
+  clusters: string;
+  filter: string[];
+  out?: string;
+  failFast?: boolean;
+  canary?: boolean;
+  resume?: boolean;
+  dryRun?: boolean;
+  basePort: string;
+}
+
+/** A matrix file (`-`: stdin): the JSON array `frontier matrix` prints. */
+export function readMatrix(file: string): { rows: MatrixRow[]; text: string } {
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (e) {
+    throw new CliError(`--matrix ${file}: ${(e as Error).message}`);
+  }
+  let rows: unknown;
+  try {
+    rows = JSON.parse(text);
+  } catch (e) {
+    throw new CliError(`--matrix ${file}: not JSON (${(e as Error).message}); pass what \`frontier matrix\` prints`);
+  }
+  if (!Array.isArray(rows)) throw new CliError(`--matrix ${file}: expected a JSON array of matrix rows`);
+  rows.forEach((row, i) => {
+    const r = row as Record<string, unknown>;
+    const missing = ['image', 'model', 'model-prefix', 'precision', 'framework', 'runner', 'conc'].filter(
+      (k) => r?.[k] === undefined,
+    );
+    if (typeof row !== 'object' || row === null || missing.length > 0)
+      throw new CliError(`--matrix ${file}: row ${i} is not a matrix row (missing ${missing.join(', ') || 'everything'})`);
+  });
+  return { rows: rows as MatrixRow[], text };
+}
+
+/** `--filter field=glob`: rows whose field matches (every filter must). */
+export function filterRows(rows: readonly MatrixRow[], filters: readonly string[]): MatrixRow[] {
+  const tests = filters.map((f) => {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new CliError(`--filter ${f}: expected FIELD=GLOB, e.g. framework=sim or conc=4`);
+    const field = f.slice(0, eq);
+    const re = fnmatchRegExp(f.slice(eq + 1));
+    return (row: MatrixRow): boolean => {
+      const v = (row as unknown as Record<string, unknown>)[field];
+      const values = Array.isArray(v) ? v : [v];
+      return values.some((x) => x !== undefined && re.test(String(x)));
+    };
+  });
+  return rows.filter((r) => tests.every((t) => t(r)));
+}
+
+function gitCommit(): string | null {
+  const r = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** The command that starts this very program: sim engines and job scripts run it. */
+const selfCommand = (): string[] => [process.execPath, resolve(process.argv[1]!)];
+
+const stamp = (): string => new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+
+function dryRun(rows: readonly MatrixRow[], cluster: ClusterProfile, out: string, basePort: number): string {
+  const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
+  for (const g of planRun(rows, cluster.name)) {
+    lines.push('', `${g.id}: ${g.label} · conc ${g.points.map((p) => p.conc).join(', ')}`);
+    if (g.skip) {
+      lines.push(`  skipped: ${g.skip}`);
+      continue;
+    }
+    const { prepared, problems } = prepareGroup(g, cluster, selfCommand());
+    if (!prepared) {
+      lines.push(...problems.map((p) => `  cannot run: ${p}`));
+      continue;
+    }
+    lines.push(`  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); engine ${prepared.deployment.framework}`);
+    let script: string;
+    if (cluster.scheduler === 'slurm') {
+      script = jobFor(prepared, g.points, new RunDir(out), cluster, selfCommand(), basePort).script;
+    } else {
+      let port = basePort;
+      const hosts = Array<string>(prepared.nodes).fill('127.0.0.1');
+      const placement = placeWorkers(prepared.deployment.layout, cluster.gpusPerNode, hosts);
+      script = renderLaunchScript(prepared.adapter.launch(prepared.deployment, placement, { next: () => port++ }), g.label);
+    }
+    lines.push(...script.split('\n').map((l) => `  | ${l}`));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('run a sweep matrix: start each engine, wait until ready, bench every concurrency, keep the results')
+    .requiredOption('--matrix <file>', 'the rows to run: what `frontier matrix` prints (- for stdin)')
+    .option('--cluster <name>', 'cluster profile (clusters/<name>.yaml); default: the one serving the rows’ runner')
+    .option('--clusters <dir>', 'where cluster profiles are', 'clusters')
+    .option('--filter <field=glob>', 'only rows whose field matches, e.g. framework=sim, conc=4 (repeatable)', collect, [])
+    .option('--out <dir>', 'run directory (default: runs/<date>-<time>)')
+    .option('--fail-fast', 'stop at the first launch or point that fails')
+    .option('--canary', 'run the lowest concurrency of the matrix first; stop if it fails')
+    .option('--resume', 'continue the run in --out: skip the points it finished')
+    .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
+    .option('--base-port <n>', 'first port of a Slurm job’s engine processes', '8000')
+    .action(async (flags: RunFlags) => {
+      const matrix = readMatrix(flags.matrix);
+      const rows = filterRows(matrix.rows, flags.filter);
+      if (rows.length === 0)
+        throw new CliError(`--matrix ${flags.matrix}: no rows${flags.filter.length > 0 ? ' match the filters' : ''}`);
+      const profiles = await loadClusterProfiles(flags.clusters);
+      const runners = [...new Set(rows.map((r) => r.runner))];
+      const cluster =
+        flags.cluster !== undefined ? findCluster(profiles, { name: flags.cluster }) : clusterForRunners(profiles, runners);
+      const basePort = Number(flags.basePort);
+      if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65000)
+        throw new CliError(`--base-port ${flags.basePort}: expected a port number`);
+      const out = resolve(flags.out ?? `runs/${stamp()}`);
+      if (flags.dryRun) {
+        process.stdout.write(dryRun(rows, cluster, out, basePort));
+        return;
+      }
+      const controller = new AbortController();
+      let signals = 0;
+      const onSignal = (signal: NodeJS.Signals): void => {
+        signals++;
+        if (signals > 1) process.exit(130);
+        process.stderr.write(`\n${signal}: stopping the engines (again to quit at once)\n`);
+        controller.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      process.stderr.write(`run directory: ${out}\ncluster: ${cluster.name}\n`);
+      try {
+        const { manifest } = await run({
+          rows,
+          matrix: { file: flags.matrix === '-' ? '(stdin)' : resolve(flags.matrix), text: matrix.text },
+          cluster,
+          out,
+          executor: cluster.scheduler === 'slurm' ? slurmExecutor({ frontierCommand: selfCommand(), basePort }) : runGroupLocally,
+          frontierVersion: typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev',
+          frontierCommand: selfCommand(),
+          commit: gitCommit(),
+          failFast: flags.failFast,
+          canary: flags.canary,
+          resume: flags.resume,
+          reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),
+          signal: controller.signal,
+        });
+        process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
+        process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
+      } catch (e) {
+        if (e instanceof RunError) throw new CliError(e.message);
+        throw e;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}
+
+function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[]): ClusterProfile {
+  const chosen = new Map<string, ClusterProfile>();
+  for (const runner of runners) {
+    const c = findCluster(profiles, { runner });
+    chosen.set(c.name, c);
+  }
+  if (chosen.size > 1)
+    throw new CliError(
+      `the rows run on ${chosen.size} clusters (${[...chosen.keys()].join(', ')}): run each with --cluster NAME and --filter runner=…`,
+    );
+  return [...chosen.values()][0]!;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function probeCommand(): Command {
+  return new Command('probe')
+    .description('wait until every URL answers 200 (the readiness barrier of job scripts)')
+    .argument('<urls...>', 'URLs to check; URL@TEXT also requires TEXT in the answer')
+    .addOption(new Option('--attempts <n>', 'checks before giving up').default('120'))
+    .addOption(new Option('--interval <s>', 'seconds between checks').default('5'))
+    .option('--watch-pid <pid>', 'fail at once when this process has exited (repeatable)', collect, [])
+    .action(async (urls: string[], o: { attempts: string; interval: string; watchPid: string[] }) => {
+      const alive = (pid: string): boolean => {
+        try {
+          process.kill(Number(pid), 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      try {
+        await waitReady(
+          urls.map((u) => {
+            const at = u.indexOf('@', u.indexOf('//') + 2);
+            return at < 0 ? { url: u } : { url: u.slice(0, at), contains: u.slice(at + 1) };
+          }),
+          {
+            attempts: Number(o.attempts),
+            intervalMs: Number(o.interval) * 1000,
+            failed: () => {
+              const gone = o.watchPid.filter((p) => !alive(p));
+              return gone.length > 0 ? `process ${gone.join(', ')} exited before the engine was ready` : undefined;
+            },
+          },
+        );
+        process.stdout.write(`ready: ${urls.join(' ')}\n`);
+      } catch (e) {
+        if (e instanceof NotReadyError) throw new CliError(e.message);
+        throw e;
+      }
+    });
+}

@@ -1,0 +1,132 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { runBench } from '../bench/index.js';
+import { renderLaunchScript } from '../engines/index.js';
+import type { Launch, Ports } from '../engines/index.js';
+import { startProcesses } from './local.js';
+import type { RunningProcesses } from './local.js';
+import { placeWorkers } from './placement.js';
+import { benchOptionsOf } from './point-bench.js';
+import { waitReady } from './ready.js';
+import type { ReadyTarget } from './ready.js';
+import type { GroupExecutor } from './run.js';
+
+/**
+ * The local executor: a launch's processes on this machine (every node of the cluster profile
+ * stands for this host), the readiness barrier, then the load generator in this process at each
+ * concurrency. An engine that dies fails the points it could not serve, with its log's tail.
+ */
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Ports the OS says are free now (taken in order; a launch needs a handful). */
+async function freePorts(n: number): Promise<Ports> {
+  const ports = await Promise.all(Array.from({ length: n }, freePort));
+  return {
+    next: () => {
+      const port = ports.shift();
+      if (port === undefined) throw new Error(`a launch needs more than ${n} ports`);
+      return port;
+    },
+  };
+}
+
+const LOG_TAIL_BYTES = 3000;
+
+function describeExit(running: RunningProcesses, name: string, when: string): string | undefined {
+  const e = running.exitOf(name);
+  if (!e) return undefined;
+  const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
+  const log = running.logTail(name, LOG_TAIL_BYTES).trimEnd();
+  return `${name} exited (${how}) ${when}${log ? `; the end of its log:\n${log}` : ' (its log is empty)'}`;
+}
+
+function readyTargets(launch: Launch): ReadyTarget[] {
+  const targets: ReadyTarget[] = [];
+  for (const p of launch.processes)
+    for (const probe of p.ready ?? []) targets.push({ url: `http://${p.host}:${p.port}${probe.path}`, contains: probe.contains });
+  const { host, port } = launch.endpoint;
+  for (const probe of launch.ready) targets.push({ url: `http://${host}:${port}${probe.path}`, contains: probe.contains });
+  return targets;
+}
+
+export const runGroupLocally: GroupExecutor = async (ctx) => {
+  const { group, points, dir, cluster, reporter, signal } = ctx;
+  const g = group.planned;
+  const d = group.deployment;
+  const placement = placeWorkers(d.layout, cluster.gpusPerNode, Array<string>(cluster.nodes).fill('127.0.0.1'));
+  const launch = group.adapter.launch(d, placement, await freePorts(64));
+  const logDir = dir.serverLogs(points[0]!.resultFilename);
+  const running = startProcesses(launch.processes, logDir);
+  writeFileSync(join(logDir, 'launch.sh'), renderLaunchScript(launch, g.label));
+  const stop = (): void => void running.stop();
+  signal.addEventListener('abort', stop);
+  const dead = (when: string): string | undefined => {
+    for (const p of launch.processes) {
+      const reason = describeExit(running, p.name, when);
+      if (reason) return reason;
+    }
+    return undefined;
+  };
+  try {
+    try {
+      await waitReady(readyTargets(launch), {
+        attempts: cluster.healthCheck.attempts,
+        intervalMs: cluster.healthCheck.intervalSeconds * 1000,
+        failed: () => (signal.aborted ? 'interrupted' : dead('before it was ready')),
+        onWait: (attempt, pending) => reporter.waiting?.(g, attempt, pending),
+      });
+    } catch (e) {
+      if (signal.aborted) return;
+      const tails = launch.processes
+        .map((p) => `--- ${p.name}.log ---\n${running.logTail(p.name, LOG_TAIL_BYTES).trimEnd()}`)
+        .join('\n');
+      const message = (e as Error).message;
+      throw new Error(
+        message.includes('the end of its log')
+          ? `engine failed to start: ${message}`
+          : `engine failed to start: ${message}\n${tails}`,
+      );
+    }
+    const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
+    for (const p of points) {
+      if (signal.aborted) return;
+      const before = dead('before this point');
+      if (before) {
+        ctx.finishPoint(p, { status: 'failed', error: before });
+        continue;
+      }
+      reporter.pointStart?.(g, p);
+      const report = await runBench({
+        ...benchOptionsOf({ baseUrl, model: d.servedModelName, isl: d.isl, osl: d.osl, conc: p.conc, client: launch.client }),
+        onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
+      });
+      if (signal.aborted) return;
+      // Requests fail as soon as connections drop, a moment before the exit is reported.
+      if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
+      const during = dead('during the benchmark');
+      if (during) ctx.finishPoint(p, { status: 'failed', error: during });
+      else
+        ctx.finishPoint(p, {
+          status: report.valid ? 'ok' : 'invalid',
+          raw: JSON.stringify(report.result),
+          problems: report.problems,
+        });
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await running.stop();
+  }
+};

@@ -1,0 +1,179 @@
+import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
+import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
+import type { MatrixRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
+import { resultFilenameOf } from '../results/index.js';
+
+/**
+ * A run's plan: the matrix rows grouped into engine launches ("groups"), each benched at one or
+ * more concurrencies ("points"). Single-node rows that differ only in `conc` share one launch:
+ * the engine starts once and is benched at each concurrency in turn. A multinode row is one
+ * launch with its `conc` list. Pure: no clusters, no processes.
+ */
+
+export interface PlannedPoint {
+  conc: number;
+  /** RESULT_FILENAME, as the reference workflow builds it. */
+  resultFilename: string;
+  /** The row this point comes from (for its identity in results). */
+  row: SingleNodeRow | MultiNodeRow;
+  /** Multinode only: the raw result's name suffix `_conc<c>_gpus_<g>_ctx_<p>_gen_<d>` (or `…_gpus_<g>`). */
+  multinodeSuffix?: string;
+}
+
+export interface PlannedGroup {
+  /** Stable and unique within the run: `g<index>`. */
+  id: string;
+  /** For people: model, precision, framework, topology, isl/osl. */
+  label: string;
+  rows: MatrixRow[];
+  points: PlannedPoint[];
+  /** Why it does not run at all (an agentic row, for now). */
+  skip?: string;
+  /** Rows that ask for an eval (`run-eval`), by concurrency. */
+  evalConcs: number[];
+}
+
+const worker = (w: RowWorker): WorkerShape => ({
+  tp: w.tp,
+  pp: w.pp,
+  ep: w.ep,
+  dpAttn: w['dp-attn'],
+  dcp: w['dcp-size'],
+  pcp: w['pcp-size'],
+});
+
+export function layoutOf(row: SingleNodeRow | MultiNodeRow): Layout {
+  if (!isMultiNodeRow(row)) {
+    return {
+      kind: 'aggregated',
+      worker: { tp: row.tp, pp: row.pp, ep: row.ep, dpAttn: row['dp-attn'], dcp: row['dcp-size'], pcp: row['pcp-size'] },
+    };
+  }
+  const r = row as MultiNodeRow;
+  if (!r.disagg) return { kind: 'aggregated', worker: worker(r.prefill) };
+  return {
+    kind: 'disaggregated',
+    prefill: { ...worker(r.prefill), workers: r.prefill['num-worker'] },
+    decode: { ...worker(r.decode), workers: r.decode['num-worker'] },
+  };
+}
+
+export const layoutGpus = (l: Layout): number =>
+  l.kind === 'aggregated'
+    ? l.worker.tp * l.worker.pp * l.worker.pcp
+    : l.prefill.workers * l.prefill.tp * l.prefill.pp * l.prefill.pcp +
+      l.decode.workers * l.decode.tp * l.decode.pp * l.decode.pcp;
+
+export function layoutLabel(l: Layout): string {
+  const shape = (w: WorkerShape): string =>
+    `${w.dpAttn ? 'DEP' : 'TP'}${w.tp}${w.pp > 1 ? `-PP${w.pp}` : ''}${!w.dpAttn && w.ep > 1 ? `-EP${w.ep}` : ''}`;
+  if (l.kind === 'aggregated') return shape(l.worker);
+  return `${l.prefill.workers}P${l.decode.workers}D ${shape(l.prefill)}/${shape(l.decode)}`;
+}
+
+/** The recipe a multinode row runs (its `CONFIG_FILE=` setting), if any. */
+export function recipeOf(row: MatrixRow): string | undefined {
+  if (!isMultiNodeRow(row)) return undefined;
+  const settings = [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])];
+  const setting = settings.find((s) => s.startsWith('CONFIG_FILE='));
+  return setting?.slice('CONFIG_FILE='.length);
+}
+
+function multinodeSuffix(row: MultiNodeRow, conc: number): string {
+  const gpus = (w: RowWorker): number => w['num-worker'] * w.tp * w.pp * w['pcp-size'];
+  const recipe = recipeOf(row);
+  const config = recipe
+    ? `_${recipe
+        .split('/')
+        .pop()!
+        .replace(/\.ya?ml$/, '')}`
+    : '';
+  const total = gpus(row.prefill) + (row.disagg ? gpus(row.decode) : 0);
+  const split = row.disagg ? `_ctx_${gpus(row.prefill)}_gen_${gpus(row.decode)}` : '';
+  return `${config}_conc${conc}_gpus_${total}${split}`;
+}
+
+/** Group rows into launches; `runner` stands for the machine name in RESULT_FILENAME. */
+export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGroup[] {
+  const groups: PlannedGroup[] = [];
+  const single = new Map<string, PlannedGroup>();
+  for (const row of rows) {
+    if (isAgenticRow(row)) {
+      groups.push({
+        id: `g${groups.length}`,
+        label: `${row['model-prefix']} ${row.precision} ${row.framework} agentic-coding conc ${String(row.conc)}`,
+        rows: [row],
+        points: [],
+        skip: 'agentic-coding scenarios replay traces, which frontier run does not do yet',
+        evalConcs: [],
+      });
+      continue;
+    }
+    if (isMultiNodeRow(row)) {
+      const r = row as MultiNodeRow;
+      const base = resultFilenameOf(r, runner);
+      groups.push({
+        id: `g${groups.length}`,
+        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${layoutLabel(layoutOf(r))} ${r.isl}/${r.osl}`,
+        rows: [r],
+        points: r.conc.map((conc) => {
+          const suffix = multinodeSuffix(r, conc);
+          return { conc, resultFilename: base + suffix, row: r, multinodeSuffix: suffix };
+        }),
+        evalConcs: r['run-eval'] ? [r['eval-conc'] ?? Math.max(...r.conc)] : [],
+      });
+      continue;
+    }
+    const r = row as SingleNodeRow;
+    const { conc: _conc, 'run-eval': _eval, 'eval-only': _evalOnly, ...shape } = r;
+    const key = JSON.stringify(shape);
+    let group = single.get(key);
+    if (!group) {
+      group = {
+        id: `g${groups.length}`,
+        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${layoutLabel(layoutOf(r))} ${r.isl}/${r.osl}`,
+        rows: [],
+        points: [],
+        evalConcs: [],
+      };
+      single.set(key, group);
+      groups.push(group);
+    }
+    group.rows.push(r);
+    if (r['run-eval']) group.evalConcs.push(r.conc);
+    if (!r['eval-only']) group.points.push({ conc: r.conc, resultFilename: resultFilenameOf(r, runner), row: r });
+  }
+  for (const g of groups) g.points.sort((a, b) => a.conc - b.conc);
+  return groups;
+}
+
+export interface DeploymentSettings {
+  framework: string;
+  modelPath: string;
+  gpu: string;
+  options: Deployment['options'];
+  frontierCommand?: string[];
+}
+
+/** A group's deployment: its first row's model and shape, sized for its highest concurrency. */
+export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deployment {
+  const row = group.points[0]?.row ?? (group.rows[0] as SingleNodeRow | MultiNodeRow);
+  return {
+    framework: s.framework,
+    model: row.model,
+    modelPath: s.modelPath,
+    servedModelName: row.model,
+    precision: row.precision,
+    image: row.image,
+    gpu: s.gpu,
+    isl: row.isl,
+    osl: row.osl,
+    maxModelLen: row['max-model-len'],
+    specDecoding: row['spec-decoding'],
+    maxConcurrency: Math.max(1, ...group.points.map((p) => p.conc)),
+    layout: layoutOf(row),
+    ...(row['kv-p2p-transfer'] ? { kvTransfer: row['kv-p2p-transfer'] } : {}),
+    options: s.options,
+    ...(s.frontierCommand ? { frontierCommand: s.frontierCommand } : {}),
+  };
+}

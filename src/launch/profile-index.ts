@@ -1,0 +1,26 @@
+// Cluster profiles and routing: the public API of this part of src/launch (to be merged into src/launch/index.ts).
+export {
+  CONTAINER_RUNTIMES,
+  ClusterProfileError,
+  ClusterProfileSchema,
+  DEFAULT_HEALTH_CHECK,
+  DEFAULT_TIME_LIMIT_MINUTES,
+  EnvReferenceError,
+  HEALTH_CHECK_REQUIRED_BELOW_MINUTES,
+  LOCAL_PROFILE,
+  SCHEDULERS,
+  SLURM_ONLY_KEYS,
+  expandPath,
+  findCluster,
+  loadClusterProfile,
+  loadClusterProfiles,
+  modelPath,
+  parseClusterProfile,
+  parseMount,
+  profileFiles,
+  profileName,
+  readClusterProfiles,
+} from './profile.js';
+export type { ClusterProfile, ClusterProfileRead, ModelLocation, Mount, Pos, ProfileSource } from './profile.js';
+export { globCovers, globMatches, globProblem, globToRegExp, matchCovers, recipeRoutePath, routeRecipe } from './routing.js';
+export type { Route, RouteFlag, RouteMatch, RouteRequest, RoutingRule, Toolchain } from './routing.js';

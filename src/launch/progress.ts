@@ -1,0 +1,109 @@
+import type { PointRecord, RunManifest } from './run-dir.js';
+import type { Reporter } from './run.js';
+
+/**
+ * What `frontier run` prints: a line per launch that follows its concurrencies (rewritten in
+ * place on a terminal: requests done, tokens/s, ETA), a line per finished point, and a summary
+ * table at the end.
+ */
+
+const seconds = (ms: number): string =>
+  ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${Math.ceil(ms / 1000)} s`;
+
+export function consoleReporter(write: (s: string) => void, tty: boolean): Reporter {
+  let live = false;
+  const clear = (): void => {
+    if (live) write('\r\x1b[K');
+    live = false;
+  };
+  const line = (s: string): void => {
+    clear();
+    write(`${s}\n`);
+  };
+  let pointStarted = 0;
+  let pointIndex = 0;
+  let durations: number[] = [];
+  return {
+    groupStart(g, index, total) {
+      pointIndex = 0;
+      durations = [];
+      line(`[${index}/${total}] ${g.label}: conc ${g.points.map((p) => p.conc).join(', ')}`);
+    },
+    waiting(g, attempt, pending) {
+      if (!tty) return;
+      clear();
+      write(`  waiting for the engine (attempt ${attempt}): ${pending[0] ?? ''}`.slice(0, 160));
+      live = true;
+    },
+    pointStart(g, p) {
+      pointIndex = g.points.indexOf(p) + 1;
+      pointStarted = Date.now();
+      if (!tty) write(`  conc ${p.conc}: running\n`);
+    },
+    pointProgress(g, p, done, total, tokens, elapsedMs) {
+      if (!tty) return;
+      const rate = tokens / Math.max(elapsedMs / 1000, 1e-3);
+      const pointEta = done > 0 ? ((total - done) * elapsedMs) / done : NaN;
+      const perPoint = durations.length > 0 ? durations.reduce((a, b) => a + b, 0) / durations.length : NaN;
+      const rest = g.points.length - pointIndex;
+      const eta = pointEta + (Number.isFinite(perPoint) ? rest * perPoint : 0);
+      clear();
+      write(
+        `  conc ${p.conc} [${pointIndex}/${g.points.length}] ${done}/${total} requests · ${Math.round(rate).toLocaleString('en-US')} tok/s · ETA ${Number.isFinite(eta) ? seconds(eta) : '…'}`,
+      );
+      live = true;
+    },
+    pointDone(g, p, r) {
+      if (r.status === 'ok' || r.status === 'invalid') durations.push(Date.now() - pointStarted);
+      line(`  conc ${p.conc}: ${describePoint(r)}`);
+    },
+    groupDone(g, r) {
+      if (r.status === 'failed' || r.status === 'skipped') line(`  ${r.status}: ${firstLine(r.error ?? '')}`);
+    },
+    note(message) {
+      line(message);
+    },
+  };
+}
+
+const firstLine = (s: string): string => s.split('\n')[0]!;
+
+function describePoint(r: PointRecord): string {
+  if (r.status === 'ok')
+    return `ok · ${fmt(r.outputTputPerGpu, 1)} tok/s/GPU · ${fmt(r.interactivity, 1)} tok/s/user · TTFT ${fmt(r.medianTtftMs, 0)} ms`;
+  return `${r.status}: ${firstLine(r.error ?? '')}`;
+}
+
+const fmt = (x: number | undefined, digits: number): string =>
+  x === undefined || !Number.isFinite(x)
+    ? '–'
+    : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The table printed at the end of a run: one line per point, grouped by launch. */
+export function summaryTable(m: RunManifest): string {
+  const header = ['launch', 'conc', 'status', 'tok/s/GPU', 'tok/s/user', 'TTFT ms', 'note'];
+  const rows: string[][] = [];
+  for (const g of m.groups) {
+    const points = m.points.filter((p) => p.group === g.id);
+    if (points.length === 0) rows.push([g.label, '', g.status, '', '', '', firstLine(g.error ?? '').slice(0, 80)]);
+    for (const p of points)
+      rows.push([
+        g.label,
+        String(p.conc),
+        p.status,
+        p.status === 'ok' ? fmt(p.outputTputPerGpu, 1) : '',
+        p.status === 'ok' ? fmt(p.interactivity, 1) : '',
+        p.status === 'ok' ? fmt(p.medianTtftMs, 0) : '',
+        firstLine(p.error ?? '').slice(0, 80),
+      ]);
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const right = new Set([1, 3, 4, 5]);
+  const render = (r: string[]): string =>
+    r
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const ok = m.points.filter((p) => p.status === 'ok').length;
+  return [render(header), ...rows.map(render), '', `${ok} of ${m.points.length} points ok · run ${m.status}`].join('\n');
+}

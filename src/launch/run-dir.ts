@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * A run directory, laid out as InferenceX's collectors and dashboard ingest it:
+ *
+ *   bmk_<RF>/<RF>.json          the load generator's raw result
+ *   bmk_<RF>/agg_<RF>.json      the point's aggregate (process_result)
+ *   server_logs_<RF>/           the engine's logs (RF of the launch's first point)
+ *   eval_<exp>_<RF>/            eval outputs (when evals run)
+ *   results_bmk/agg_bmk.json    every aggregate, one array
+ *   run_stats.json              {<hardware>: {n_success, total}}
+ *   run.json                    the manifest: matrix, cluster, commit, times, status per point
+ *
+ * Files are written whole (a temporary file renamed into place): a crash never leaves half a file.
+ */
+
+export type PointStatus = 'pending' | 'ok' | 'invalid' | 'failed' | 'skipped';
+export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+
+export interface PointRecord {
+  resultFilename: string;
+  group: string;
+  conc: number;
+  /** The runner label (for run_stats' hardware). */
+  runner: string;
+  status: PointStatus;
+  error?: string | undefined;
+  started?: string | undefined;
+  ended?: string | undefined;
+  /** Summary figures of a finished point. */
+  outputTputPerGpu?: number | undefined;
+  interactivity?: number | undefined;
+  medianTtftMs?: number | undefined;
+}
+
+export interface GroupRecord {
+  id: string;
+  label: string;
+  engine: string;
+  status: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+  error?: string | undefined;
+  logs?: string | undefined;
+  /** The Slurm job, when the cluster is one. */
+  job?: string | undefined;
+}
+
+export interface RunManifest {
+  version: 1;
+  frontier: string;
+  matrix: { file: string; sha256: string; rows: number };
+  cluster: { name: string; scheduler: string; simulate: boolean };
+  /** The catalog checkout's commit (git HEAD where the run started), if it is one. */
+  commit: string | null;
+  started: string;
+  ended: string | null;
+  status: RunStatus;
+  groups: GroupRecord[];
+  points: PointRecord[];
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export function writeFileAtomic(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${process.pid}-${Date.now()}.frontier-tmp`);
+  writeFileSync(temp, text);
+  renameSync(temp, path);
+}
+
+export class RunDir {
+  constructor(readonly root: string) {}
+
+  bmkDir = (rf: string): string => join(this.root, `bmk_${rf}`);
+  rawFile = (rf: string): string => join(this.bmkDir(rf), `${rf}.json`);
+  aggFile = (rf: string): string => join(this.bmkDir(rf), `agg_${rf}.json`);
+  serverLogs = (rf: string): string => join(this.root, `server_logs_${rf}`);
+  evalDir = (exp: string, rf: string): string => join(this.root, `eval_${exp}_${rf}`);
+  get manifestFile(): string {
+    return join(this.root, 'run.json');
+  }
+
+  writeRaw(rf: string, text: string): void {
+    writeFileAtomic(this.rawFile(rf), text);
+  }
+
+  writeAgg(rf: string, text: string): void {
+    writeFileAtomic(this.aggFile(rf), text);
+  }
+
+  readManifest(): RunManifest | undefined {
+    try {
+      return JSON.parse(readFileSync(this.manifestFile, 'utf8')) as RunManifest;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new Error(`${this.manifestFile}: not a run manifest (${(e as Error).message}); use a new --out folder`);
+    }
+  }
+
+  writeManifest(m: RunManifest): void {
+    writeFileAtomic(this.manifestFile, `${JSON.stringify(m, null, 2)}\n`);
+  }
+
+  /** `results_bmk/agg_bmk.json` and `run_stats.json` from the manifest's points. */
+  writeRunResults(m: RunManifest): void {
+    const aggs = m.points
+      .filter((p) => p.status === 'ok')
+      .map((p) => JSON.parse(readFileSync(this.aggFile(p.resultFilename), 'utf8')) as unknown);
+    writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2));
+    const stats: Record<string, { n_success: number; total: number }> = {};
+    for (const p of m.points) {
+      if (p.status === 'skipped') continue;
+      const hw = p.runner.replace(/^cluster:/, '');
+      const s = (stats[hw] ??= { n_success: 0, total: 0 });
+      s.total++;
+      if (p.status === 'ok') s.n_success++;
+    }
+    writeFileAtomic(join(this.root, 'run_stats.json'), JSON.stringify(stats, null, 2));
+  }
+}

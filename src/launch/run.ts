@@ -1,0 +1,288 @@
+import { adapterFor, sim } from '../engines/index.js';
+import type { Deployment, EngineAdapter } from '../engines/index.js';
+import type { MatrixRow } from '../matrix/index.js';
+import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
+import { modelPath } from './profile.js';
+import type { ClusterProfile } from './profile.js';
+import { deploymentOf, layoutGpus, planRun } from './plan.js';
+import type { PlannedGroup, PlannedPoint } from './plan.js';
+import { PlacementError, nodesNeeded } from './placement.js';
+import { RunDir, sha256 } from './run-dir.js';
+import type { GroupRecord, PointRecord, RunManifest } from './run-dir.js';
+
+/**
+ * `frontier run`: execute a matrix on a cluster. Plans the launches, checks each against its
+ * engine and the cluster, runs them through the cluster's executor (local processes or Slurm
+ * jobs), turns every raw result into its aggregate and keeps the manifest current after every
+ * point, so an interrupted run says where it stopped and `resume` picks up from there.
+ */
+
+/** Frameworks that run for real even on a simulating cluster (they need no GPU). */
+const RUNS_ANYWHERE = new Set(['llama.cpp', 'sim']);
+
+export interface PreparedGroup {
+  planned: PlannedGroup;
+  adapter: EngineAdapter;
+  deployment: Deployment;
+  gpus: number;
+  nodes: number;
+}
+
+/** What an executor reports back about a point. */
+export type PointOutcome = { status: 'ok' | 'invalid'; raw: string; problems: string[] } | { status: 'failed'; error: string };
+
+export interface Reporter {
+  groupStart?(g: PlannedGroup, index: number, total: number): void;
+  waiting?(g: PlannedGroup, attempt: number, pending: string[]): void;
+  pointStart?(g: PlannedGroup, p: PlannedPoint): void;
+  pointProgress?(g: PlannedGroup, p: PlannedPoint, done: number, total: number, tokens: number, elapsedMs: number): void;
+  pointDone?(g: PlannedGroup, p: PlannedPoint, record: PointRecord): void;
+  groupDone?(g: PlannedGroup, record: GroupRecord): void;
+  note?(message: string): void;
+}
+
+export interface GroupContext {
+  group: PreparedGroup;
+  /** The points to run (all of the group's, less those a resumed run already has). */
+  points: PlannedPoint[];
+  dir: RunDir;
+  cluster: ClusterProfile;
+  reporter: Reporter;
+  signal: AbortSignal;
+  record: GroupRecord;
+  finishPoint(p: PlannedPoint, outcome: PointOutcome): void;
+  /** Persist the manifest (after the group record changed). */
+  save(): void;
+}
+
+/** Runs one launch: starts the engine, waits until it is ready, benches each point, stops it. */
+export type GroupExecutor = (ctx: GroupContext) => Promise<void>;
+
+export interface RunOptions {
+  rows: readonly MatrixRow[];
+  matrix: { file: string; text: string };
+  cluster: ClusterProfile;
+  out: string;
+  executor: GroupExecutor;
+  frontierVersion: string;
+  /** How to run Frontier itself on the nodes (sim engines, job scripts). */
+  frontierCommand: string[];
+  commit: string | null;
+  failFast?: boolean;
+  canary?: boolean;
+  resume?: boolean;
+  reporter?: Reporter;
+  signal?: AbortSignal;
+}
+
+export class RunError extends Error {}
+
+/** Resolve a group's engine and deployment; the problems that keep it from running, if any. */
+export function prepareGroup(
+  g: PlannedGroup,
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+): { prepared?: PreparedGroup; problems: string[] } {
+  const row = g.rows[0]!;
+  const framework = cluster.simulate && !RUNS_ANYWHERE.has(row.framework) ? 'sim' : row.framework;
+  const adapter = framework === 'sim' ? sim : adapterFor(framework);
+  if (!adapter) return { problems: [`no engine adapter for framework "${row.framework}"`] };
+  const deployment = deploymentOf(g, {
+    framework,
+    modelPath: modelPath(cluster, row['model-prefix'], row.precision) ?? row.model,
+    // A simulated cluster models each row's own GPU, as its runner label names it (h200, h100-multinode).
+    gpu: cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu,
+    options: cluster.engines[framework] ?? {},
+    frontierCommand,
+  });
+  const problems = adapter.check(deployment);
+  let nodes = 0;
+  try {
+    nodes = nodesNeeded(deployment.layout, cluster.gpusPerNode);
+    if (nodes > cluster.nodes)
+      problems.push(
+        `needs ${nodes} nodes of ${cluster.gpusPerNode} GPUs (${layoutGpus(deployment.layout)} GPUs); cluster ${cluster.name} has ${cluster.nodes}`,
+      );
+  } catch (e) {
+    if (!(e instanceof PlacementError)) throw e;
+    problems.push(e.message);
+  }
+  if (problems.length > 0) return { problems };
+  return { prepared: { planned: g, adapter, deployment, gpus: layoutGpus(deployment.layout), nodes }, problems };
+}
+
+const now = (): string => new Date().toISOString();
+
+export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: RunDir }> {
+  const reporter = o.reporter ?? {};
+  const signal = o.signal ?? new AbortController().signal;
+  const dir = new RunDir(o.out);
+  const previous = o.resume ? dir.readManifest() : undefined;
+  if (!o.resume && dir.readManifest())
+    throw new RunError(`${dir.manifestFile} exists: pass --resume to continue that run, or choose another --out`);
+  if (previous && previous.matrix.sha256 !== sha256(o.matrix.text))
+    throw new RunError(`--resume: ${dir.manifestFile} is a run of another matrix (its sha256 differs); use a new --out`);
+
+  const groups = planRun(o.rows, o.cluster.name);
+  const manifest: RunManifest = {
+    version: 1,
+    frontier: o.frontierVersion,
+    matrix: { file: o.matrix.file, sha256: sha256(o.matrix.text), rows: o.rows.length },
+    cluster: { name: o.cluster.name, scheduler: o.cluster.scheduler, simulate: o.cluster.simulate },
+    commit: o.commit,
+    started: previous?.started ?? now(),
+    ended: null,
+    status: 'running',
+    groups: [],
+    points: [],
+  };
+  const oldPoints = new Map(previous?.points.map((p) => [p.resultFilename, p]));
+  const pointRecords = new Map<string, PointRecord>();
+  const duplicates = new Set<string>();
+  for (const g of groups) {
+    for (const p of g.points) {
+      if (pointRecords.has(p.resultFilename)) duplicates.add(p.resultFilename);
+      const record: PointRecord =
+        oldPoints.get(p.resultFilename)?.status === 'ok'
+          ? oldPoints.get(p.resultFilename)!
+          : { resultFilename: p.resultFilename, group: g.id, conc: p.conc, runner: p.row.runner, status: 'pending' };
+      record.group = g.id;
+      pointRecords.set(p.resultFilename, record);
+      manifest.points.push(record);
+    }
+  }
+  const save = (): void => dir.writeManifest(manifest);
+  if (duplicates.size > 0)
+    throw new RunError(
+      `rows that differ only in what RESULT_FILENAME leaves out (model, image…) would overwrite each other's results: ${[...duplicates].join(', ')}; give them distinct exp-names, or run them separately`,
+    );
+
+  const prepared: { g: PlannedGroup; record: GroupRecord; ready?: PreparedGroup }[] = groups.map((g) => {
+    const record: GroupRecord = { id: g.id, label: g.label, engine: g.rows[0]!.framework, status: 'pending' };
+    manifest.groups.push(record);
+    if (g.skip) {
+      record.status = 'skipped';
+      record.error = g.skip;
+      return { g, record };
+    }
+    const { prepared: ready, problems } = prepareGroup(g, o.cluster, o.frontierCommand);
+    if (!ready) {
+      record.status = 'failed';
+      record.error = problems.join('; ');
+      for (const p of g.points) Object.assign(pointRecords.get(p.resultFilename)!, { status: 'failed', error: record.error });
+      return { g, record };
+    }
+    record.engine =
+      ready.adapter === sim && g.rows[0]!.framework !== 'sim' ? `sim (for ${g.rows[0]!.framework})` : ready.deployment.framework;
+    return { g, record, ready };
+  });
+  save();
+
+  const finishPoint = (p: PlannedPoint, outcome: PointOutcome): void => {
+    const record = pointRecords.get(p.resultFilename)!;
+    record.ended = now();
+    if (outcome.status === 'failed') {
+      record.status = 'failed';
+      record.error = outcome.error;
+    } else {
+      dir.writeRaw(p.resultFilename, outcome.raw);
+      if (outcome.status === 'ok') {
+        const processed = processResult(
+          parsePythonJson(outcome.raw),
+          identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
+        );
+        dir.writeAgg(p.resultFilename, processed.aggJson);
+        record.outputTputPerGpu = Number(processed.agg.output_tput_per_gpu);
+        record.interactivity = Number(processed.agg.median_intvty);
+        record.medianTtftMs = Number(processed.agg.median_ttft) * 1000;
+        record.status = 'ok';
+        delete record.error;
+      } else {
+        record.status = 'invalid';
+        record.error = outcome.problems.join('; ');
+      }
+    }
+    save();
+  };
+
+  let stopReason: 'failed' | 'interrupted' | undefined;
+  const runGroup = async (item: (typeof prepared)[number], only?: PlannedPoint[]): Promise<boolean> => {
+    const { g, record, ready } = item;
+    if (!ready) return false;
+    const points = (only ?? g.points).filter((p) => pointRecords.get(p.resultFilename)!.status !== 'ok');
+    if (points.length === 0) {
+      record.status = 'done';
+      return true;
+    }
+    record.status = 'running';
+    record.logs = `server_logs_${points[0]!.resultFilename}`;
+    save();
+    try {
+      await o.executor({
+        group: ready,
+        points,
+        dir,
+        cluster: o.cluster,
+        reporter,
+        signal,
+        record,
+        finishPoint: (p, outcome) => {
+          finishPoint(p, outcome);
+          reporter.pointDone?.(g, p, pointRecords.get(p.resultFilename)!);
+        },
+        save,
+      });
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      record.error = error;
+      for (const p of points) {
+        const r = pointRecords.get(p.resultFilename)!;
+        if (r.status === 'pending') Object.assign(r, { status: 'failed', error });
+      }
+    }
+    const ok = points.every((p) => pointRecords.get(p.resultFilename)!.status === 'ok');
+    if (record.status === 'running') record.status = ok ? 'done' : 'failed';
+    save();
+    reporter.groupDone?.(g, record);
+    return ok;
+  };
+
+  const order = [...prepared];
+  if (o.canary) {
+    // The lowest concurrency of the whole matrix first: a cheap check that the setup works.
+    const first = order
+      .filter((x) => x.ready)
+      .flatMap((x) => x.g.points.map((p) => ({ x, p })))
+      .sort((a, b) => a.p.conc - b.p.conc)[0];
+    if (first) {
+      reporter.note?.(`canary: ${first.x.g.label} at conc ${first.p.conc}`);
+      const ok = await runGroup(first.x, [first.p]);
+      if (signal.aborted) stopReason = 'interrupted';
+      else if (!ok) {
+        stopReason = 'failed';
+        reporter.note?.('canary failed: stopping the run');
+      }
+    }
+  }
+  let index = 0;
+  for (const item of order) {
+    index++;
+    if (stopReason) break;
+    if (!item.ready) {
+      reporter.groupDone?.(item.g, item.record);
+      if (o.failFast && item.record.status === 'failed') stopReason = 'failed';
+      continue;
+    }
+    reporter.groupStart?.(item.g, index, order.length);
+    const ok = await runGroup(item);
+    if (signal.aborted) stopReason = 'interrupted';
+    else if (!ok && o.failFast) stopReason = 'failed';
+  }
+
+  manifest.ended = now();
+  const incomplete = manifest.points.some((p) => p.status !== 'ok') || manifest.groups.some((g) => g.status === 'failed');
+  manifest.status = stopReason === 'interrupted' ? 'interrupted' : incomplete ? 'failed' : 'completed';
+  save();
+  dir.writeRunResults(manifest);
+  return { manifest, dir };
+}

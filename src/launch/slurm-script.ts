@@ -1,0 +1,182 @@
+import { shellQuote } from '../engines/index.js';
+import type { EngineProcess, Launch } from '../engines/index.js';
+import { expandPath } from './profile.js';
+import type { ClusterProfile } from './profile.js';
+
+/**
+ * The sbatch script of one launch: the allocation (nodes, one task per node, GPUs per node, time
+ * limit, partition and account), the nodes' addresses, one background `srun` step per engine
+ * process on its node (in the cluster's container runtime when the engine has an image), the
+ * readiness barrier (`frontier probe`, which fails at once when a step dies), then one
+ * `frontier bench` per point. A step that ends is logged to `exits.txt` with its status, so the
+ * collector can tell an engine that died from a benchmark that failed. Pure: text in, text out.
+ */
+
+export interface JobPoint {
+  conc: number;
+  /** `frontier bench` arguments, after the command itself. */
+  benchArgs: string[];
+}
+
+export interface JobSpec {
+  jobName: string;
+  title: string;
+  nodes: number;
+  /** Where the job writes its output, the steps' logs and exits.txt. */
+  logDir: string;
+  /** Run the engine processes in the cluster's container runtime, from this image. */
+  image: string | undefined;
+  launch: Launch;
+  points: JobPoint[];
+  /** How to run frontier on the nodes. */
+  frontier: string[];
+  /** Lines for the header (toolchain, routing). */
+  notes: string[];
+}
+
+const q = shellQuote;
+
+function containerPrefix(cluster: ClusterProfile, image: string, p: EngineProcess): string[] {
+  const mounts = cluster.container.mounts.map((m) => `${expandPath(m.source)}:${expandPath(m.target)}${m.readOnly ? ':ro' : ''}`);
+  switch (cluster.container.runtime) {
+    case 'enroot': {
+      // pyxis: srun imports the image (or runs a squash file imported once into squash-dir).
+      const squash = cluster.container.squashDir
+        ? `${expandPath(cluster.container.squashDir)}/${image.replace(/[/:@#]/g, '_')}.sqsh`
+        : image;
+      return [
+        `--container-image=${squash}`,
+        ...(mounts.length > 0 ? [`--container-mounts=${mounts.join(',')}`] : []),
+        '--no-container-mount-home',
+        '--no-container-entrypoint',
+      ];
+    }
+    case 'apptainer':
+      return ['apptainer', 'exec', '--nv', ...mounts.flatMap((m) => ['--bind', m]), `docker://${image}`];
+    case 'docker':
+      return [
+        'docker',
+        'run',
+        '--rm',
+        '--network=host',
+        '--ipc=host',
+        ...(p.gpus.length > 0 ? [`--gpus="device=${p.gpus.join(',')}"`] : []),
+        ...mounts.flatMap((m) => ['-v', m]),
+        image,
+      ];
+    case 'none':
+      return [];
+  }
+}
+
+function stepCommand(cluster: ClusterProfile, spec: JobSpec, p: EngineProcess, node: number): string {
+  const env = { ...(p.gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: p.gpus.join(',') } : {}), ...p.env };
+  const srun = [
+    'srun',
+    '--overlap',
+    '--nodes=1',
+    '--ntasks=1',
+    `--nodelist=\${NODE_NAMES[${node}]}`,
+    `--output=${spec.logDir}/${p.name}.log`,
+  ];
+  const container = spec.image ? containerPrefix(cluster, spec.image, p) : [];
+  // srun's own container flags come before the command; apptainer/docker are the command's head.
+  const srunFlags = container.filter((c) => c.startsWith('--'));
+  const head = container.filter((c) => !c.startsWith('--'));
+  const words = [
+    ...srun.map((w) => (w.includes('${NODE_NAMES') ? `"${w}"` : q(w))),
+    ...srunFlags.map(q),
+    // The log's first line names the node the step runs on, in Slurm's words.
+    'bash',
+    '-c',
+    q('echo "frontier: $0 on node $SLURMD_NODENAME"; exec "$@"'),
+    q(p.name),
+    ...head.map(q),
+    'env',
+    ...Object.entries(env).map(([k, v]) => `${k}=${q(v)}`),
+    ...p.command.map(q),
+  ];
+  return words.join(' ');
+}
+
+const nodeIndex = (host: string): number => {
+  const m = /^\$\{NODES\[(\d+)\]\}$/.exec(host);
+  if (!m) throw new Error(`job script hosts must be \${NODES[i]} expressions, got ${host}`);
+  return Number(m[1]);
+};
+
+export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string {
+  const directives = [
+    `--job-name=${spec.jobName}`,
+    `--nodes=${spec.nodes}`,
+    '--ntasks-per-node=1',
+    ...(cluster.gpusPerNode > 0 ? [`--gpus-per-node=${cluster.gpusPerNode}`] : []),
+    `--time=${cluster.timeLimitMinutes}`,
+    ...(cluster.partition ? [`--partition=${cluster.partition}`] : []),
+    ...(cluster.account ? [`--account=${cluster.account}`] : []),
+    ...(cluster.qos ? [`--qos=${cluster.qos}`] : []),
+    ...(cluster.reservation ? [`--reservation=${cluster.reservation}`] : []),
+    `--output=${spec.logDir}/slurm-%j.out`,
+    ...cluster.sbatchDirectives,
+  ];
+  const out: string[] = [
+    '#!/bin/bash',
+    ...directives.map((d) => `#SBATCH ${d}`),
+    `# ${spec.title}`,
+    '# Rendered by frontier run: engine steps, readiness barrier, one benchmark per concurrency.',
+    ...spec.notes.map((n) => `# ${n}`),
+    '# shellcheck disable=SC2016 # each step’s wrapper expands $0 and $SLURMD_NODENAME on its node',
+    'set -uo pipefail',
+    `LOG_DIR=${q(spec.logDir)}`,
+    `FRONTIER=(${spec.frontier.map(q).join(' ')})`,
+    'mkdir -p "$LOG_DIR"',
+    ': >"$LOG_DIR/exits.txt"',
+    '',
+    '# The allocation’s nodes, and the address of each (what the engines bind and dial).',
+    'mapfile -t NODE_NAMES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
+    'NODES=()',
+    'for name in "${NODE_NAMES[@]}"; do',
+    `  NODES+=("$(scontrol show node "$name" -o | sed -n 's/.*NodeAddr=\\([^ ]*\\).*/\\1/p')")`,
+    'done',
+    '',
+    'pids=()',
+    'cleanup() {',
+    '  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done',
+    '  wait',
+    '}',
+    'trap cleanup EXIT',
+    'trap "exit 143" TERM INT',
+    '',
+  ];
+  for (const p of spec.launch.processes) {
+    const node = nodeIndex(p.host);
+    out.push(`# ${p.name} (${p.role}) on node ${node}${p.gpus.length > 0 ? `, GPUs ${p.gpus.join(',')}` : ''}`);
+    out.push(`(${stepCommand(cluster, spec, p, node)}; echo "${p.name} $?" >>"$LOG_DIR/exits.txt") &`);
+    out.push('pids+=($!)', '');
+  }
+  const url = (host: string, port: number, path: string, contains?: string): string =>
+    q(`http://${host}:${port}${path}${contains === undefined ? '' : `@${contains}`}`);
+  const probes = [
+    ...spec.launch.processes.flatMap((p) => (p.ready ?? []).map((r) => url(p.host, p.port!, r.path, r.contains))),
+    ...spec.launch.ready.map((r) => url(spec.launch.endpoint.host, spec.launch.endpoint.port, r.path, r.contains)),
+  ];
+  out.push(
+    '# Readiness barrier: every process and the endpoint answer; stop at once if a step ends.',
+    `watch=(); for pid in "\${pids[@]}"; do watch+=(--watch-pid "$pid"); done`,
+    `if ! "\${FRONTIER[@]}" probe --attempts ${cluster.healthCheck.attempts} --interval ${cluster.healthCheck.intervalSeconds} "\${watch[@]}" \\`,
+    `    ${probes.join(' \\\n    ')}; then`,
+    '  echo "frontier: the engine did not become ready" >&2',
+    '  exit 1',
+    'fi',
+    '',
+  );
+  for (const point of spec.points) {
+    out.push(
+      `# conc ${point.conc}`,
+      `"\${FRONTIER[@]}" ${point.benchArgs.map(q).join(' ')} ||`,
+      `  echo "frontier: the benchmark at conc ${point.conc} exited $?" >&2`,
+    );
+  }
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,72 @@
+import { LOCAL_PROFILE } from '../../src/launch/index.js';
+import type { ClusterProfile } from '../../src/launch/index.js';
+import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
+
+/** Matrix rows and cluster profiles for the launch tests. */
+
+export function singleRow(o: Partial<SingleNodeRow> = {}): SingleNodeRow {
+  return {
+    image: 'frontier/sim:local',
+    model: 'meta-llama/Llama-3.1-8B-Instruct',
+    'model-prefix': 'llama3.1-8b',
+    precision: 'fp8',
+    framework: 'sim',
+    runner: 'h100',
+    isl: 256,
+    osl: 32,
+    tp: 1,
+    pp: 1,
+    'dcp-size': 1,
+    'pcp-size': 1,
+    conc: 1,
+    'max-model-len': 544,
+    ep: 1,
+    'dp-attn': false,
+    'spec-decoding': 'none',
+    'exp-name': 'llama3.1-8b_256_32',
+    disagg: false,
+    'run-eval': false,
+    ...o,
+  };
+}
+
+export function disaggRow(o: Partial<MultiNodeRow> = {}): MultiNodeRow {
+  const w = (tp: number, n: number, dpAttn = false) => ({
+    'num-worker': n,
+    tp,
+    ep: dpAttn ? tp : 1,
+    'dp-attn': dpAttn,
+    pp: 1,
+    'dcp-size': 1,
+    'pcp-size': 1,
+  });
+  return {
+    image: 'lmsysorg/sglang:v0.5.16-cu130',
+    model: 'deepseek-ai/DeepSeek-R1-0528',
+    'model-prefix': 'dsr1',
+    precision: 'fp8',
+    framework: 'dynamo-sglang',
+    runner: 'h200-multinode',
+    isl: 1024,
+    osl: 32,
+    'spec-decoding': 'none',
+    prefill: w(8, 1),
+    decode: w(8, 1),
+    conc: [4, 8],
+    'max-model-len': 1312,
+    'exp-name': 'dsr1_1k32',
+    disagg: true,
+    'run-eval': false,
+    ...o,
+  };
+}
+
+export const simCluster = (o: Partial<ClusterProfile> = {}): ClusterProfile => ({
+  ...LOCAL_PROFILE,
+  name: 'test-sim',
+  nodes: 4,
+  simulate: true,
+  healthCheck: { attempts: 100, intervalSeconds: 0.1 },
+  engines: { sim: { speed: 4 } },
+  ...o,
+});

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { benchOptions } from '../../src/cli/bench.js';
+import { sim } from '../../src/engines/index.js';
+import {
+  LOCAL_PROFILE,
+  benchArgsOf,
+  benchOptionsOf,
+  nodesNeeded,
+  placeWorkers,
+  planRun,
+  prepareGroup,
+} from '../../src/launch/index.js';
+import type { MatrixRow } from '../../src/matrix/index.js';
+import { disaggRow, simCluster, singleRow } from './fixtures.js';
+
+describe('planRun', () => {
+  it('groups single-node rows that differ only in conc into one launch, points by conc', () => {
+    const rows: MatrixRow[] = [
+      singleRow({ conc: 4 }),
+      singleRow({ conc: 1 }),
+      singleRow({ tp: 2, conc: 2 }),
+      singleRow({ conc: 2 }),
+    ];
+    const groups = planRun(rows, 'lab');
+    expect(groups.map((g) => g.points.map((p) => p.conc))).toEqual([[1, 2, 4], [2]]);
+    expect(groups[0]!.label).toBe('llama3.1-8b fp8 sim TP1 256/32');
+    expect(groups[1]!.label).toBe('llama3.1-8b fp8 sim TP2 256/32');
+  });
+
+  it('names points exactly as the reference RESULT_FILENAME, the runner standing in for the machine', () => {
+    const [g] = planRun([singleRow({ conc: 8 })], 'lab');
+    expect(g!.points[0]!.resultFilename).toBe(
+      'llama3.1-8b_256_32_fp8_sim_tp1-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc8_lab',
+    );
+  });
+
+  it('gives a multinode row one launch, its points the per-conc file names the multinode workflow parses', () => {
+    const [g] = planRun([disaggRow({ conc: [4, 8] })], 'lab');
+    expect(g!.label).toBe('dsr1 fp8 dynamo-sglang 1P1D TP8/TP8 1024/32');
+    expect(g!.points.map((p) => p.resultFilename.slice(p.resultFilename.indexOf('_lab')))).toEqual([
+      '_lab_conc4_gpus_16_ctx_8_gen_8',
+      '_lab_conc8_gpus_16_ctx_8_gen_8',
+    ]);
+    const recipe = disaggRow({
+      prefill: { ...disaggRow().prefill, 'additional-settings': ['CONFIG_FILE=recipes/sglang/dsr1/1p1d.yaml'] },
+    });
+    expect(planRun([recipe], 'lab')[0]!.points[0]!.multinodeSuffix).toBe('_1p1d_conc4_gpus_16_ctx_8_gen_8');
+  });
+
+  it('skips agentic rows with the reason, and leaves eval-only rows out of the benchmarks', () => {
+    const agentic = {
+      ...singleRow(),
+      'scenario-type': 'agentic-coding',
+      'kv-offloading': 'none',
+      'total-cpu-dram-gb': 0,
+      duration: 1800,
+    };
+    const groups = planRun(
+      [agentic as unknown as MatrixRow, singleRow({ conc: 16, 'run-eval': true, 'eval-only': true })],
+      'lab',
+    );
+    expect(groups[0]!.skip).toMatch(/agentic-coding/);
+    expect(groups[1]!.points).toEqual([]);
+    expect(groups[1]!.evalConcs).toEqual([16]);
+  });
+});
+
+describe('placement', () => {
+  it('packs 5P2D TP1/DEP8 as srtctl does: prefill on node 0, each decode worker on its own node', () => {
+    const layout = {
+      kind: 'disaggregated' as const,
+      prefill: { tp: 1, pp: 1, ep: 1, dpAttn: false, dcp: 1, pcp: 1, workers: 5 },
+      decode: { tp: 8, pp: 1, ep: 8, dpAttn: true, dcp: 1, pcp: 1, workers: 2 },
+    };
+    expect(nodesNeeded(layout, 8)).toBe(3);
+    const p = placeWorkers(layout, 8, ['a', 'b', 'c']);
+    expect(p.workers.map((w) => `${w.role}${w.index}@${w.hosts.join('+')}:${w.gpus.map((g) => g.join(',')).join('|')}`)).toEqual([
+      'prefill0@a:0',
+      'prefill1@a:1',
+      'prefill2@a:2',
+      'prefill3@a:3',
+      'prefill4@a:4',
+      'decode0@b:0,1,2,3,4,5,6,7',
+      'decode1@c:0,1,2,3,4,5,6,7',
+    ]);
+    expect(() => placeWorkers(layout, 8, ['a', 'b'])).toThrow(/not enough nodes.*needs 3 nodes/);
+  });
+
+  it('spans nodes with a worker larger than one', () => {
+    const layout = { kind: 'aggregated' as const, worker: { tp: 16, pp: 1, ep: 1, dpAttn: false, dcp: 1, pcp: 1 } };
+    expect(placeWorkers(layout, 8, ['a', 'b']).workers[0]!.hosts).toEqual(['a', 'b']);
+  });
+});
+
+describe('prepareGroup', () => {
+  it('runs GPU engines on the simulator on a simulated cluster, modelling the row’s own GPU', () => {
+    const [g] = planRun([disaggRow({ runner: 'b200-multinode' })], 'lab');
+    const { prepared, problems } = prepareGroup(g!, simCluster(), ['frontier']);
+    expect(problems).toEqual([]);
+    expect(prepared!.adapter).toBe(sim);
+    expect(prepared!.deployment.gpu).toBe('b200');
+    expect(prepared!.gpus).toBe(16);
+    expect(prepared!.nodes).toBe(2);
+  });
+
+  it('says why a launch cannot run: too few nodes, an engine that cannot model it, an unknown framework', () => {
+    const [big] = planRun([disaggRow({ decode: { ...disaggRow().decode, 'num-worker': 4 } })], 'lab');
+    expect(prepareGroup(big!, simCluster({ nodes: 2 }), ['frontier']).problems).toEqual([
+      'needs 5 nodes of 8 GPUs (40 GPUs); cluster test-sim has 2',
+    ]);
+    const [q8] = planRun([singleRow({ precision: 'q8' })], 'lab');
+    expect(prepareGroup(q8!, simCluster(), ['frontier']).problems[0]).toMatch(
+      /precision "q8": the simulated engine models bf16, fp8, fp4/,
+    );
+    const [unknown] = planRun([singleRow({ framework: 'tgi' })], 'lab');
+    expect(prepareGroup(unknown!, { ...LOCAL_PROFILE }, ['frontier']).problems).toEqual([
+      'no engine adapter for framework "tgi"',
+    ]);
+  });
+});
+
+describe('point benchmark settings', () => {
+  it('the job-script command line and the in-process options are the same benchmark', async () => {
+    const client = {
+      backend: 'vllm',
+      endpoint: '/v1/completions' as const,
+      tokenizer: 'gpt2',
+      useChatTemplate: true,
+      timeScale: 4,
+    };
+    const point = { baseUrl: 'http://127.0.0.1:9', model: 'm', isl: 1024, osl: 128, conc: 16, client };
+    const parsed = await benchOptions(benchArgsOf(point, '/tmp/x.json').slice(1));
+    expect(parsed!.out).toBe('/tmp/x.json');
+    expect({ ...parsed!.options, goodput: undefined, apiKey: undefined }).toEqual({
+      ...benchOptionsOf(point),
+      goodput: undefined,
+      apiKey: undefined,
+    });
+    expect(benchOptionsOf(point)).toMatchObject({
+      concurrency: 16,
+      warmups: 32,
+      dataset: { numPrompts: 160, inputLen: 1024, outputLen: 128, rangeRatio: 0.8 },
+      percentiles: [90, 99, 99.9],
+    });
+  });
+});

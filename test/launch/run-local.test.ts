@@ -1,0 +1,170 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseRow, processResult, identityFromRow, parsePythonJson } from '../../src/results/index.js';
+import { RunDir, run, runGroupLocally } from '../../src/launch/index.js';
+import type { ClusterProfile, RunManifest } from '../../src/launch/index.js';
+import type { MatrixRow } from '../../src/matrix/index.js';
+import { CLI, tempFiles } from '../helpers.js';
+import { disaggRow, simCluster, singleRow } from './fixtures.js';
+
+const FRONTIER = [process.execPath, CLI];
+
+async function runRows(
+  rows: MatrixRow[],
+  cluster: ClusterProfile,
+  o: { out?: string; failFast?: boolean; canary?: boolean; resume?: boolean; signal?: AbortSignal } = {},
+) {
+  const out = o.out ?? join(tempFiles({}), 'run');
+  const text = JSON.stringify(rows);
+  return run({
+    rows,
+    matrix: { file: 'matrix.json', text },
+    cluster,
+    out,
+    executor: runGroupLocally,
+    frontierVersion: 'test',
+    frontierCommand: FRONTIER,
+    commit: null,
+    ...o,
+  });
+}
+
+/** Processes still running that a run started (they carry its log folder in their environment). */
+function strays(out: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`FRONTIER_RUN_LOGS=${out}`)) pids.push(Number(pid));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+const statuses = (m: RunManifest): string[] => m.points.map((p) => `${p.conc}:${p.status}`);
+
+describe('frontier run, local executor, simulated engines', () => {
+  it('runs a launch at each concurrency and leaves the run directory InferenceX ingests', async () => {
+    const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2 })];
+    const { manifest, dir } = await runRows(rows, simCluster());
+    expect(manifest.status).toBe('completed');
+    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    for (const p of manifest.points) {
+      const raw = readFileSync(dir.rawFile(p.resultFilename), 'utf8');
+      const result = JSON.parse(raw) as Record<string, unknown>;
+      expect(result.max_concurrency).toBe(p.conc);
+      expect(result.completed).toBe(10 * p.conc);
+      expect((result.frontier as { time_scale: number }).time_scale).toBe(4);
+      // The aggregate is exactly what `frontier results process` makes of the raw file.
+      const row = parseRow(
+        rows.find((r) => r.conc === p.conc),
+        'row',
+      );
+      const expected = processResult(
+        parsePythonJson(raw),
+        identityFromRow(row, { runner: 'h100', resultFilename: p.resultFilename }),
+      );
+      expect(readFileSync(dir.aggFile(p.resultFilename), 'utf8')).toBe(expected.aggJson);
+      expect(p.outputTputPerGpu).toBeGreaterThan(0);
+    }
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    expect(readdirSync(logs).sort()).toEqual(['launch.sh', 'server.log']);
+    const script = readFileSync(join(logs, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
+    expect(script).toContain('sim serve --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --precision fp8');
+    const all = JSON.parse(readFileSync(join(dir.root, 'results_bmk/agg_bmk.json'), 'utf8')) as { conc: number }[];
+    expect(all.map((a) => a.conc)).toEqual([1, 2]);
+    expect(JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'))).toEqual({ h100: { n_success: 2, total: 2 } });
+    expect(strays(logs)).toEqual([]);
+  });
+
+  it('an engine that fails to start fails its launch with the end of its log, and the run goes on', async () => {
+    const bad = simCluster({ engines: { sim: { speed: 4, 'extra-args': '--no-such-flag' } } });
+    const { manifest } = await runRows([singleRow({ conc: 1 })], bad);
+    expect(manifest.status).toBe('failed');
+    expect(manifest.points[0]!.status).toBe('failed');
+    expect(manifest.points[0]!.error).toMatch(
+      /engine failed to start: server exited \(exit code \d+\) before it was ready; the end of its log:\n.*no-such-flag/s,
+    );
+    const cpu = singleRow({ conc: 1, framework: 'llama.cpp', runner: 'cpu', precision: 'q8', model: 'tiny' });
+    const missing = simCluster({ engines: { 'llama.cpp': { binary: '/nonexistent/llama-server' }, sim: { speed: 4 } } });
+    const next = await runRows([cpu, singleRow({ conc: 1 })], missing);
+    expect(next.manifest.groups.map((g) => g.status)).toEqual(['failed', 'done']);
+    expect(next.manifest.points[0]!.error).toMatch(
+      /could not start \/nonexistent\/llama-server: spawn \/nonexistent\/llama-server ENOENT/,
+    );
+  });
+
+  it('--fail-fast stops at the first failed launch; without it the next launch runs', async () => {
+    const rows = [singleRow({ conc: 1, model: 'no/such-model', 'exp-name': 'nosuch_256_32' }), singleRow({ conc: 1 })];
+    const goOn = await runRows(rows, simCluster());
+    expect(goOn.manifest.groups.map((g) => g.status)).toEqual(['failed', 'done']);
+    expect(goOn.manifest.groups[0]!.error).toMatch(/unknown model "no\/such-model"/);
+    const stop = await runRows(rows, simCluster(), { failFast: true });
+    expect(stop.manifest.groups.map((g) => g.status)).toEqual(['failed', 'pending']);
+    expect(statuses(stop.manifest)).toEqual(['1:failed', '1:pending']);
+  });
+
+  it('an engine that dies mid-benchmark fails that point, keeps the finished ones, and --resume runs only the rest', async () => {
+    const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2 })];
+    // conc 1 sends 12 requests (2 warmups), conc 2 then dies at its 14th.
+    const crashing = simCluster({ engines: { sim: { speed: 4, 'extra-args': '--fault-crash-after 25' } } });
+    const first = await runRows(rows, crashing);
+    expect(statuses(first.manifest)).toEqual(['1:ok', '2:failed']);
+    expect(first.manifest.points[1]!.error).toMatch(/server exited \(exit code 1\) during the benchmark/);
+    const kept = first.dir.rawFile(first.manifest.points[0]!.resultFilename);
+    const mtime = statSync(kept).mtimeMs;
+    const resumed = await runRows(rows, simCluster(), { out: first.dir.root, resume: true });
+    expect(statuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
+    expect(resumed.manifest.status).toBe('completed');
+    expect(statSync(kept).mtimeMs).toBe(mtime);
+    await expect(runRows(rows, simCluster(), { out: first.dir.root })).rejects.toThrow(/exists: pass --resume/);
+  });
+
+  it('--canary runs the lowest concurrency first and stops the run when it fails', async () => {
+    const rows = [singleRow({ conc: 4 }), singleRow({ conc: 1, model: 'meta-llama/Llama-3.1-70B-Instruct', tp: 2 })];
+    const failing = simCluster({ engines: { sim: { speed: 4, 'extra-args': '--fault-error-rate 1' } } });
+    const { manifest } = await runRows(rows, failing, { canary: true });
+    expect(manifest.status).toBe('failed');
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['4:pending', '1:invalid']);
+    expect(manifest.points[1]!.error).toMatch(/requests failed/);
+  });
+
+  it('an interrupt stops every engine and leaves the manifest saying so', async () => {
+    const controller = new AbortController();
+    const out = join(tempFiles({}), 'run');
+    const slow = simCluster({ engines: { sim: { speed: 1 } } });
+    const running = runRows([singleRow({ conc: 1, osl: 2000, 'max-model-len': 2400 })], slow, { out, signal: controller.signal });
+    const dir = new RunDir(out);
+    for (let i = 0; i < 200 && dir.readManifest()?.groups[0]?.status !== 'running'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1500));
+    const logs = join(out, dir.readManifest()!.groups[0]!.logs!);
+    expect(strays(logs).length).toBe(1);
+    controller.abort();
+    const { manifest } = await running;
+    expect(manifest.status).toBe('interrupted');
+    expect(manifest.points[0]!.status).toBe('pending');
+    expect(strays(logs)).toEqual([]);
+    expect(existsSync(join(out, 'run_stats.json'))).toBe(true);
+  });
+});
+
+describe('frontier run, disaggregated on simulated engines', () => {
+  it('1P1D: a prefill sim, a decode sim and the router, benched through the router', async () => {
+    const { manifest, dir } = await runRows([disaggRow({ conc: [2, 4] })], simCluster({ engines: { sim: { speed: 4 } } }));
+    expect(statuses(manifest)).toEqual(['2:ok', '4:ok']);
+    const logs = readdirSync(join(dir.root, manifest.groups[0]!.logs!)).sort();
+    expect(logs).toEqual(['decode-0.log', 'launch.sh', 'prefill-0.log', 'router.log']);
+    const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[0]!.resultFilename), 'utf8')) as Record<string, unknown>;
+    expect(agg).toMatchObject({
+      is_multinode: true,
+      num_prefill_gpu: 8,
+      num_decode_gpu: 8,
+      prefill_tp: 8,
+      decode_tp: 8,
+      conc: 2,
+    });
+  });
+});

@@ -1,0 +1,131 @@
+// frontier run on a real Slurm (test/support/slurm.ts: slurmctld and two slurmd on this host, fake GPUs):
+// each launch one batch job with an srun step per engine process, the readiness barrier and one
+// `frontier bench` per concurrency; simulated engines as the workload.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run, slurmExecutor } from '../../src/launch/index.js';
+import type { ClusterProfile } from '../../src/launch/index.js';
+import type { MatrixRow } from '../../src/matrix/index.js';
+import { CLI, tempFiles } from '../helpers.js';
+import { startSlurm } from '../support/slurm.js';
+import type { LocalSlurm } from '../support/slurm.js';
+import { disaggRow, simCluster, singleRow } from './fixtures.js';
+
+let slurm: LocalSlurm;
+
+beforeAll(async () => {
+  slurm = await startSlurm({ nodes: 2, cpusPerNode: 2, gpusPerNode: 8 });
+}, 60_000);
+
+afterAll(async () => {
+  await slurm?.stop();
+});
+
+const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
+  simCluster({
+    name: 'test-slurm',
+    scheduler: 'slurm',
+    nodes: 2,
+    partition: slurm.partition,
+    timeLimitMinutes: 10,
+    healthCheck: { attempts: 150, intervalSeconds: 0.2 },
+    ...o,
+  });
+
+let nextPort = 20000 + (process.pid % 200) * 100;
+
+async function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, signal?: AbortSignal) {
+  const out = join(tempFiles({}), 'run');
+  const executor = slurmExecutor({
+    env: { ...process.env, ...slurm.env },
+    frontierCommand: [process.execPath, CLI],
+    basePort: (nextPort += 20),
+    pollMs: 200,
+  });
+  const text = JSON.stringify(rows);
+  return run({
+    rows,
+    matrix: { file: 'matrix.json', text },
+    cluster: c,
+    out,
+    executor,
+    frontierVersion: 'test',
+    frontierCommand: [process.execPath, CLI],
+    commit: null,
+    ...(signal ? { signal } : {}),
+  });
+}
+
+const shell = (command: string, args: string[]): { status: number | null; out: string } => {
+  const r = spawnSync(command, args, { encoding: 'utf8' });
+  return { status: r.status, out: r.stdout + r.stderr };
+};
+
+describe('frontier run on Slurm', () => {
+  it('runs a single-node launch as one job: a step for the engine, a benchmark per concurrency', async () => {
+    const { manifest, dir } = await runOnSlurm([singleRow({ conc: 1 }), singleRow({ conc: 2 })], cluster());
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
+    expect(manifest.groups[0]!.job).toMatch(/^\d+$/);
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    const files = readdirSync(logs).sort();
+    expect(readFileSync(join(logs, 'server.log'), 'utf8')).toMatch(/^frontier: server on node n1\n/);
+    expect(files).toContain(`slurm-${manifest.groups[0]!.job}.out`);
+    const script = readFileSync(join(logs, 'job.sbatch'), 'utf8');
+    expect(script).toMatch(/^#SBATCH --nodes=1$/m);
+    expect(script).toMatch(/^#SBATCH --gpus-per-node=8$/m);
+    expect(script).toMatch(/^#SBATCH --time=10$/m);
+    expect(script).toContain(`#SBATCH --partition=${slurm.partition}`);
+    expect(shell('bash', ['-n', join(logs, 'job.sbatch')]).status).toBe(0);
+    const lint = shell('shellcheck', ['-s', 'bash', join(logs, 'job.sbatch')]);
+    expect(lint.out).toBe('');
+    const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[1]!.resultFilename), 'utf8')) as Record<string, unknown>;
+    expect(agg).toMatchObject({ conc: 2, tp: 1, hw: 'h100' });
+  }, 120_000);
+
+  it('places a 1P1D launch on two nodes: prefill sim, decode sim and the router, in one job', async () => {
+    const { manifest, dir } = await runOnSlurm([disaggRow({ conc: [2, 4] })], cluster());
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok', '4:ok']);
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    // Each step's log opens with the node Slurm ran it on: prefill and the router on the first, decode on the second.
+    const node = (name: string): string =>
+      /^frontier: \S+ on node (\S+)/.exec(readFileSync(join(logs, `${name}.log`), 'utf8'))?.[1] ?? '';
+    expect(['prefill-0', 'decode-0', 'router'].map(node)).toEqual(['n1', 'n2', 'n1']);
+    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
+    expect(script).toMatch(/^#SBATCH --nodes=2$/m);
+  }, 120_000);
+
+  it('a launch that cannot start fails its points with the step’s log; an interrupt cancels the job', async () => {
+    const bad = cluster({ engines: { sim: { speed: 4, 'extra-args': '--no-such-flag' } } });
+    const failed = await runOnSlurm([singleRow({ conc: 1 })], bad);
+    expect(failed.manifest.points[0]!.status).toBe('failed');
+    expect(failed.manifest.points[0]!.error).toMatch(
+      /job \d+ ended FAILED without a result for conc 1: server exited \(exit code \d+\) before the benchmark; the end of its log:\n.*no-such-flag/s,
+    );
+
+    const controller = new AbortController();
+    const slow = cluster({ engines: { sim: { speed: 1 } } });
+    const running = runOnSlurm([singleRow({ conc: 1, osl: 4000, 'max-model-len': 4300 })], slow, controller.signal);
+    // Cancel once the job runs.
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      const states = spawnSync('squeue', ['-h', '-o', '%T'], { env: { ...process.env, ...slurm.env }, encoding: 'utf8' }).stdout;
+      if (states.includes('RUNNING')) break;
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    controller.abort();
+    const { manifest } = await running;
+    expect(manifest.status).toBe('interrupted');
+    const left = spawnSync('squeue', ['-h', '-o', '%i %T'], {
+      env: { ...process.env, ...slurm.env },
+      encoding: 'utf8',
+    }).stdout.trim();
+    expect(left).toBe('');
+    const shown = spawnSync('scontrol', ['show', 'job', manifest.groups[0]!.job!, '-o'], {
+      env: { ...process.env, ...slurm.env },
+      encoding: 'utf8',
+    }).stdout;
+    expect(shown).toMatch(/JobState=CANCELLED/);
+  }, 120_000);
+});
