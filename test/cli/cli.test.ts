@@ -102,9 +102,9 @@ describe('frontier matrix', () => {
       '--summary',
     ]);
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('33 rows, 37 benchmark points, 0 eval rows');
+    expect(result.stdout).toContain('30 rows, 34 benchmark points, 0 eval rows');
     expect(result.stdout).toMatch(
-      /dynamo-sglang\s+h200-multinode\s+8192\/128\s+2\s+6\s+4–256\s+0\s+1P1D TP8\/TP8, 2P1D TP8\/DEP8/,
+      /dynamo-sglang\s+h200-multinode\s+1024\/64\s+2\s+6\s+4–128\s+0\s+1P1D TP8\/TP8, 2P1D TP8\/DEP8/,
     );
   });
 
@@ -124,7 +124,7 @@ describe('frontier matrix', () => {
     const rows = JSON.parse(result.stdout) as { conc: number[]; prefill: { 'num-worker': number } }[];
     expect(rows.map((r) => [r.prefill['num-worker'], r.conc])).toEqual([
       [1, [4, 8, 16, 32]],
-      [2, [128, 256]],
+      [2, [64, 128]],
     ]);
   });
 

@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { LOCAL_PROFILE } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/launch/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
@@ -70,3 +71,17 @@ export const simCluster = (o: Partial<ClusterProfile> = {}): ClusterProfile => (
   engines: { sim: { speed: 4 } },
   ...o,
 });
+
+/** Processes still running that a run started (they carry its log folder in their environment). */
+export function strays(out: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`FRONTIER_RUN_LOGS=${out}`)) pids.push(Number(pid));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+

@@ -2,11 +2,12 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRow, processResult, identityFromRow, parsePythonJson } from '../../src/results/index.js';
-import { RunDir, run, runGroupLocally } from '../../src/launch/index.js';
+import { LOCAL_PROFILE, RunDir, run, runGroupLocally } from '../../src/launch/index.js';
 import type { ClusterProfile, RunManifest } from '../../src/launch/index.js';
-import type { MatrixRow } from '../../src/matrix/index.js';
+import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { CLI, tempFiles } from '../helpers.js';
-import { disaggRow, simCluster, singleRow } from './fixtures.js';
+import { ensureLlamaServerAndModel } from '../support/llama-server.js';
+import { disaggRow, simCluster, singleRow, strays } from './fixtures.js';
 
 const FRONTIER = [process.execPath, CLI];
 
@@ -28,19 +29,6 @@ async function runRows(
     commit: null,
     ...o,
   });
-}
-
-/** Processes still running that a run started (they carry its log folder in their environment). */
-function strays(out: string): number[] {
-  const pids: number[] = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`FRONTIER_RUN_LOGS=${out}`)) pids.push(Number(pid));
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return pids;
 }
 
 const statuses = (m: RunManifest): string[] => m.points.map((p) => `${p.conc}:${p.status}`);
@@ -166,5 +154,48 @@ describe('frontier run, disaggregated on simulated engines', () => {
       decode_tp: 8,
       conc: 2,
     });
+  });
+});
+
+describe('frontier run, local executor, a real llama.cpp server', () => {
+  it('starts llama-server with the row’s model, benches each concurrency through it, and stops it', async () => {
+    const { binary, model } = await ensureLlamaServerAndModel();
+    const cluster: ClusterProfile = {
+      ...LOCAL_PROFILE,
+      healthCheck: { attempts: 300, intervalSeconds: 0.2 },
+      engines: { 'llama.cpp': { binary, threads: 1 } },
+      models: [{ modelPrefix: 'qwen3-0.6b', precision: 'q8', path: model }],
+    };
+    const row = (conc: number): SingleNodeRow =>
+      singleRow({
+        framework: 'llama.cpp',
+        model: 'Qwen/Qwen3-0.6B',
+        'model-prefix': 'qwen3-0.6b',
+        precision: 'q8',
+        runner: 'cpu',
+        isl: 64,
+        osl: 16,
+        conc,
+        'max-model-len': 112,
+        'exp-name': 'qwen3-0.6b_64_16',
+      });
+    const { manifest, dir } = await runRows([row(1), row(2)], cluster);
+    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    for (const p of manifest.points) {
+      const result = JSON.parse(readFileSync(dir.rawFile(p.resultFilename), 'utf8')) as Record<string, unknown>;
+      expect(result).toMatchObject({ completed: 10 * p.conc, max_concurrency: p.conc });
+      // Output lengths are drawn from [0.8 × 16, 16] (range ratio 0.8); the tiny model never stops early.
+      expect(result.total_output_tokens).toBeGreaterThanOrEqual(10 * p.conc * 13);
+      expect(result.total_output_tokens).toBeLessThanOrEqual(10 * p.conc * 16);
+    }
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    const script = readFileSync(join(logs, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
+    expect(script).toContain(`${binary} -m ${model} --alias Qwen/Qwen3-0.6B`);
+    expect(script).toContain('-np 2');
+    // llama-server's own log: it loaded the model and served the benchmark's requests.
+    const log = readFileSync(join(logs, 'server.log'), 'utf8');
+    expect(log).toMatch(/n_slots = 2/);
+    expect(log).toMatch(/model loaded/);
+    expect(strays(logs)).toEqual([]);
   });
 });

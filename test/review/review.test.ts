@@ -326,14 +326,14 @@ describe('frontier review: re-running untouched scenarios', () => {
   const tree = (master: string, changelog: string): string =>
     tempFiles({ 'configs/example-master.yaml': master, 'configs/runners.yaml': runners, 'perf-changelog.yaml': changelog });
   const exampleBase = (): string => tree(example, history);
-  const sim8k = '          - { tp: 1, conc-start: 1, conc-end: 16 }';
+  const sim8k = '          - { tp: 1, conc-start: 1, conc-end: 8 }';
 
   it('warns when an edit of the 8k1k scenario re-runs the untouched 1k1k one', async () => {
-    const head = tree(example.replace(sim8k, sim8k.replace('16', '8')), history + entry([KEY]));
+    const head = tree(example.replace(sim8k, sim8k.replace('8', '4')), history + entry([KEY]));
     const report = await run(head, { baseDir: exampleBase() });
     const findings = own(report);
     expect(findings.map((f) => [f.rule, f.severity, f.key])).toEqual([['changelog/reruns-untouched-scenario', 'warning', KEY]]);
-    expect(findings[0]!.message).toBe(`re-runs ${KEY} ISL 1024 / OSL 128: its 7 rows are exactly as before this change`);
+    expect(findings[0]!.message).toBe(`re-runs ${KEY} ISL 1024 / OSL 64: its 7 rows are exactly as before this change`);
     expect(findings[0]!.line).toBe(8);
     expect(report.ok).toBe(true); // a warning does not block
   });
@@ -343,16 +343,16 @@ describe('frontier review: re-running untouched scenarios', () => {
     const end = example.indexOf('\n# ', start);
     const block = example.slice(start, end);
     const [head1k, tail] = block.split('      - isl: 8192\n');
-    const split = `${head1k!.replace(`${KEY}:`, `${KEY}-1k1k:`)}\n${`${head1k!.split('      - isl: 1024\n')[0]}      - isl: 8192\n${tail!}`.replace(`${KEY}:`, `${KEY}-8k1k:`).replace('conc-end: 16', 'conc-end: 8')}`;
+    const split = `${head1k!.replace(`${KEY}:`, `${KEY}-1k1k:`)}\n${`${head1k!.split('      - isl: 1024\n')[0]}      - isl: 8192\n${tail!}`.replace(`${KEY}:`, `${KEY}-8k1k:`).replace('conc-end: 8', 'conc-end: 4')}`;
     const head = tree(example.replace(block, split), history + entry([`${KEY}-1k1k`, `${KEY}-8k1k`]));
     const findings = own(await run(head, { baseDir: exampleBase() }));
     expect(findings.map((f) => [f.rule, f.key])).toEqual([['changelog/reruns-untouched-scenario', `${KEY}-1k1k`]]);
-    expect(findings[0]!.hint).toContain(`moved ISL 1024 / OSL 128 from ${KEY} to ${KEY}-1k1k unchanged`);
+    expect(findings[0]!.hint).toContain(`moved ISL 1024 / OSL 64 from ${KEY} to ${KEY}-1k1k unchanged`);
   });
 
   it('does not warn when every scenario the entry runs changed', async () => {
     const edited = example
-      .replace(sim8k, sim8k.replace('16', '8'))
+      .replace(sim8k, sim8k.replace('8', '4'))
       .replace('{ tp: 1, conc-start: 1, conc-end: 64 }', '{ tp: 1, conc-start: 1, conc-end: 32 }');
     const head = tree(edited, history + entry([KEY]));
     expect(ownRules(await run(head, { baseDir: exampleBase() }))).toEqual([]);

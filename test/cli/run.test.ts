@@ -1,0 +1,172 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunManifest } from '../../src/launch/index.js';
+import { CLI, REPO, runCli, runCliAsync, tempFiles } from '../helpers.js';
+import { disaggRow, singleRow, strays } from '../launch/fixtures.js';
+
+const EXAMPLES = join(REPO, 'examples');
+const manifestOf = (out: string): RunManifest => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
+
+describe('frontier run', () => {
+  it('runs rows of the example catalog on the local-sim profile and prints the summary table', async () => {
+    const matrix = runCli(
+      ['-C', 'examples', 'matrix', 'test-config', '--config-files', 'configs/example-master.yaml'].concat([
+        '--config-keys',
+        'llama3.1-8b-fp8-h100-sim',
+        '--conc',
+        '1',
+        '2',
+      ]),
+    );
+    expect(matrix.status).toBe(0);
+    const dir = tempFiles({ 'matrix.json': matrix.stdout });
+    const out = join(dir, 'run');
+    const result = await runCliAsync([
+      '-C',
+      'examples',
+      'run',
+      '--matrix',
+      join(dir, 'matrix.json'),
+      '--filter',
+      'isl=1024',
+      '--out',
+      out,
+    ]);
+    expect(result.stderr).toContain('cluster: local-sim');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/llama3\.1-8b fp8 sim TP1 1024\/64\s+1\s+ok/);
+    expect(result.stdout).toMatch(/llama3\.1-8b fp8 sim TP1 1024\/64\s+2\s+ok/);
+    expect(result.stdout).toContain('2 of 2 points ok · run completed');
+    expect(result.stdout).toContain(`run directory: ${out}`);
+    const manifest = manifestOf(out);
+    expect(manifest).toMatchObject({ status: 'completed', cluster: { name: 'local-sim' } });
+    expect(manifest.points.map((p) => p.conc)).toEqual([1, 2]);
+  });
+
+  it('--dry-run prints each launch script and starts nothing', () => {
+    const dir = tempFiles({ 'matrix.json': JSON.stringify([disaggRow({ conc: [4] }), singleRow({ conc: 2 })]) });
+    const out = join(dir, 'run');
+    const local = runCli([
+      '-C',
+      'examples',
+      'run',
+      '--matrix',
+      join(dir, 'matrix.json'),
+      '--cluster',
+      'local-sim',
+      '--dry-run',
+      '--out',
+      out,
+    ]);
+    expect(local.status).toBe(0);
+    expect(local.stdout).toContain('cluster local-sim (local, simulated engines)');
+    expect(local.stdout).toContain('16 GPUs on 2 node(s); engine sim');
+    expect(local.stdout).toContain('# prefill-0 (prefill; host 127.0.0.1, GPUs 0,1,2,3,4,5,6,7)');
+    expect(local.stdout).toContain('--role prefill');
+    expect(local.stdout).toContain('--role decode');
+    expect(local.stdout).toMatch(/\| .*frontier\.mjs sim router/);
+    expect(existsSync(out)).toBe(false);
+    const slurm = runCli([
+      '-C',
+      'examples',
+      'run',
+      '--matrix',
+      join(dir, 'matrix.json'),
+      '--cluster',
+      'example-slurm',
+      '--dry-run',
+      '--out',
+      out,
+    ]);
+    expect(slurm.status).toBe(0);
+    expect(slurm.stdout).toContain('#SBATCH --nodes=2');
+    expect(slurm.stdout).toContain('srun');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('SIGTERM stops the engines, and the manifest says the run was interrupted (exit 130)', async () => {
+    const dir = tempFiles({
+      'matrix.json': JSON.stringify([singleRow({ conc: 1, osl: 2000, 'max-model-len': 2400 })]),
+      'clusters/slow.yaml':
+        'scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\nsimulate: true\nhealth-check: { attempts: 100, interval: 0.1 }\nengines:\n  sim: { speed: 1 }\n',
+    });
+    const out = join(dir, 'run');
+    const child = spawn(process.execPath, [CLI, 'run', '--matrix', 'matrix.json', '--out', out], { cwd: dir, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let logs: string | undefined;
+    for (let i = 0; i < 200 && !logs; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const group = existsSync(join(out, 'run.json')) ? manifestOf(out).groups[0] : undefined;
+      if (group?.status === 'running' && group.logs) logs = join(out, group.logs);
+    }
+    expect(logs).toBeDefined();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(strays(logs!).length).toBe(1);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(130);
+    expect(manifestOf(out).status).toBe('interrupted');
+    expect(strays(logs!)).toEqual([]);
+  });
+
+  it('says what is wrong with its input', () => {
+    const dir = tempFiles({ 'bad.json': '{"not": "rows"', 'rows.json': JSON.stringify([singleRow()]) });
+    const notJson = runCli(['run', '--matrix', join(dir, 'bad.json')]);
+    expect(notJson.status).toBe(1);
+    expect(notJson.stderr).toContain(`--matrix ${join(dir, 'bad.json')}: not JSON`);
+    const noRows = runCli(['run', '--matrix', join(dir, 'rows.json'), '--filter', 'framework=vllm']);
+    expect(noRows.status).toBe(1);
+    expect(noRows.stderr).toContain('no rows match the filters');
+    const badFilter = runCli(['run', '--matrix', join(dir, 'rows.json'), '--filter', 'framework']);
+    expect(badFilter.stderr).toContain('--filter framework: expected FIELD=GLOB');
+    const unknown = runCli(['-C', 'examples', 'run', '--matrix', join(dir, 'rows.json'), '--cluster', 'nope']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toMatch(/nope/);
+    expect(unknown.stderr).toMatch(/local-sim/);
+  });
+});
+
+describe('frontier probe', () => {
+  it('waits until every URL answers 200 (with the text asked for), and fails after its attempts', async () => {
+    let calls = 0;
+    const server = createServer((req, res) => {
+      calls++;
+      if (calls < 3) res.writeHead(503).end('loading');
+      else res.writeHead(200).end('{"data":[{"id":"my-model"}]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/models`;
+    try {
+      const ok = await runCliAsync(['probe', `${url}@my-model`, '--attempts', '20', '--interval', '0.05']);
+      expect(ok.status).toBe(0);
+      expect(ok.stdout).toContain(`ready: ${url}@my-model`);
+      expect(calls).toBeGreaterThanOrEqual(3);
+      const missing = await runCliAsync(['probe', `${url}@other-model`, '--attempts', '3', '--interval', '0.05']);
+      expect(missing.status).toBe(1);
+      expect(missing.stderr).toContain('not ready after 3 attempts');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('--watch-pid fails at once when the engine process has exited', async () => {
+    const gone = spawn('true');
+    await new Promise((r) => gone.on('exit', r));
+    // 100 attempts a second apart: only the watched PID makes it fail within the test's timeout.
+    const result = await runCliAsync([
+      'probe',
+      'http://127.0.0.1:9/health',
+      '--attempts',
+      '100',
+      '--interval',
+      '1',
+      '--watch-pid',
+      String(gone.pid),
+    ]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`process ${gone.pid} exited before the engine was ready`);
+  });
+});
