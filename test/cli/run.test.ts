@@ -5,10 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunManifest } from '../../src/launch/index.js';
-import { CLI, REPO, runCli, runCliAsync, tempFiles } from '../helpers.js';
+import { CLI, runCli, runCliAsync, tempFiles } from '../helpers.js';
 import { disaggRow, singleRow, strays } from '../launch/fixtures.js';
 
-const EXAMPLES = join(REPO, 'examples');
 const manifestOf = (out: string): RunManifest => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
 
 describe('frontier run', () => {

@@ -84,4 +84,3 @@ export function strays(out: string): number[] {
   }
   return pids;
 }
-
