@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
  *   server_logs_<RF>/           the engine's logs (RF of the launch's first point)
  *   eval_<exp>_<RF>/            eval outputs (when evals run)
  *   results_bmk/agg_bmk.json    every aggregate, one array
- *   run_stats.json              {<hardware>: {n_success, total}}
+ *   run_stats.json              {<cluster>: {n_success, total}}, counting matrix rows (jobs)
  *   run.json                    the manifest: matrix, cluster, commit, times, status per point
  *
  * Files are written whole (a temporary file renamed into place): a crash never leaves half a file.
@@ -23,8 +23,10 @@ export interface PointRecord {
   resultFilename: string;
   group: string;
   conc: number;
-  /** The runner label (for run_stats' hardware). */
+  /** The runner label of its row. */
   runner: string;
+  /** The index of its matrix row: a reference job, which run_stats counts. */
+  row: number;
   status: PointStatus;
   error?: string | undefined;
   started?: string | undefined;
@@ -108,14 +110,12 @@ export class RunDir {
       .filter((p) => p.status === 'ok')
       .map((p) => JSON.parse(readFileSync(this.aggFile(p.resultFilename), 'utf8')) as unknown);
     writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2));
-    const stats: Record<string, { n_success: number; total: number }> = {};
-    for (const p of m.points) {
-      if (p.status === 'skipped') continue;
-      const hw = p.runner.replace(/^cluster:/, '');
-      const s = (stats[hw] ??= { n_success: 0, total: 0 });
-      s.total++;
-      if (p.status === 'ok') s.n_success++;
-    }
+    // As calc_success_rate.py: per hardware bucket (the cluster that ran the jobs), a job (a
+    // matrix row, with all its concurrencies) succeeds when every point of it does.
+    const jobs = new Map<number, boolean>();
+    for (const p of m.points) if (p.status !== 'skipped') jobs.set(p.row, (jobs.get(p.row) ?? true) && p.status === 'ok');
+    const ok = [...jobs.values()].filter(Boolean).length;
+    const stats = jobs.size > 0 ? { [m.cluster.name]: { n_success: ok, total: jobs.size } } : {};
     writeFileAtomic(join(this.root, 'run_stats.json'), JSON.stringify(stats, null, 2));
   }
 }

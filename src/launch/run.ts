@@ -137,6 +137,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     points: [],
   };
   const oldPoints = new Map(previous?.points.map((p) => [p.resultFilename, p]));
+  const rowIndex = new Map(o.rows.map((r, i) => [r, i]));
   const pointRecords = new Map<string, PointRecord>();
   const duplicates = new Set<string>();
   for (const g of groups) {
@@ -145,7 +146,14 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       const record: PointRecord =
         oldPoints.get(p.resultFilename)?.status === 'ok'
           ? oldPoints.get(p.resultFilename)!
-          : { resultFilename: p.resultFilename, group: g.id, conc: p.conc, runner: p.row.runner, status: 'pending' };
+          : {
+              resultFilename: p.resultFilename,
+              group: g.id,
+              conc: p.conc,
+              runner: p.row.runner,
+              row: rowIndex.get(p.row)!,
+              status: 'pending',
+            };
       record.group = g.id;
       pointRecords.set(p.resultFilename, record);
       manifest.points.push(record);

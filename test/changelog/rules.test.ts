@@ -234,28 +234,28 @@ describe('the sweep rules', () => {
   it('the master configs of head must be valid for the sweep to generate', async () => {
     const report = await check({
       head: `${HISTORY}\n${NEW}`,
-      headMaster: MASTER.replace('{ tp: 1, conc-start: 1, conc-end: 8 }', '{ tp: 1, conc-start: 8, conc-end: 1 }'),
+      headMaster: MASTER.replace('{ tp: 1, conc-start: 1, conc-end: 4 }', '{ tp: 1, conc-start: 4, conc-end: 1 }'),
     });
     expect(report.problems.map((p) => [p.rule, p.key, p.message])).toContainEqual([
       'conc-fields',
       'qwen3-0.6b-q8-cpu-llamacpp',
-      'conc-start (8) must be <= conc-end (1)',
+      'conc-start (4) must be <= conc-end (1)',
     ]);
   });
 
   it('append-only: only points added to existing curves, nothing else changed', async () => {
     const appendOnly = (key: string): string => `${HISTORY}\n${entry(key, LINK(3), '  append-only: true\n')}`;
-    const morePoints = MASTER.replace('conc-list: [64, 128, 256, 512]', 'conc-list: [64, 128, 256, 512, 1024]');
+    const morePoints = MASTER.replace('conc-list: [64, 128]', 'conc-list: [64, 128, 256]');
     expect(findings(await check({ head: appendOnly('dsr1-fp8-h200-vllm'), headMaster: morePoints }))).toEqual([]);
 
-    const fewerPoints = MASTER.replace('conc-list: [64, 128, 256, 512]', 'conc-list: [64, 128, 256, 1024]');
+    const fewerPoints = MASTER.replace('conc-list: [64, 128]', 'conc-list: [64, 256]');
     expect(findings(await check({ head: appendOnly('dsr1-fp8-h200-vllm'), headMaster: fewerPoints }))).toContainEqual([
       'changelog-sweep',
       13,
-      'append-only may not remove existing concurrency points: [512]',
+      'append-only may not remove existing concurrency points: [128]',
     ]);
 
-    const otherConfig = morePoints.replace('conc-start: 1, conc-end: 8', 'conc-start: 1, conc-end: 16');
+    const otherConfig = morePoints.replace('conc-start: 1, conc-end: 4', 'conc-start: 1, conc-end: 8');
     expect(findings(await check({ head: appendOnly('dsr1-fp8-h200-vllm'), headMaster: otherConfig }))).toContainEqual([
       'changelog-sweep',
       13,
@@ -278,7 +278,7 @@ describe('pairing: a changed master config needs an entry', () => {
       {
         rule: 'changelog-pairing',
         key: 'dsr1-fp8-h200-vllm',
-        line: 45,
+        line: 47,
         message: 'config changed but no appended perf-changelog.yaml entry covers it, so no sweep will run it',
       },
     ]);

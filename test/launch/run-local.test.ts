@@ -63,7 +63,9 @@ describe('frontier run, local executor, simulated engines', () => {
     expect(script).toContain('sim serve --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --precision fp8');
     const all = JSON.parse(readFileSync(join(dir.root, 'results_bmk/agg_bmk.json'), 'utf8')) as { conc: number }[];
     expect(all.map((a) => a.conc)).toEqual([1, 2]);
-    expect(JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'))).toEqual({ h100: { n_success: 2, total: 2 } });
+    expect(JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'))).toEqual({
+      'test-sim': { n_success: 2, total: 2 },
+    });
     expect(strays(logs)).toEqual([]);
   });
 
@@ -101,11 +103,14 @@ describe('frontier run, local executor, simulated engines', () => {
     const first = await runRows(rows, crashing);
     expect(statuses(first.manifest)).toEqual(['1:ok', '2:failed']);
     expect(first.manifest.points[1]!.error).toMatch(/server exited \(exit code 1\) during the benchmark/);
+    const stats = (dir: RunDir): unknown => JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'));
+    expect(stats(first.dir)).toEqual({ 'test-sim': { n_success: 1, total: 2 } });
     const kept = first.dir.rawFile(first.manifest.points[0]!.resultFilename);
     const mtime = statSync(kept).mtimeMs;
     const resumed = await runRows(rows, simCluster(), { out: first.dir.root, resume: true });
     expect(statuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
     expect(resumed.manifest.status).toBe('completed');
+    expect(stats(resumed.dir)).toEqual({ 'test-sim': { n_success: 2, total: 2 } });
     expect(statSync(kept).mtimeMs).toBe(mtime);
     await expect(runRows(rows, simCluster(), { out: first.dir.root })).rejects.toThrow(/exists: pass --resume/);
   });
@@ -153,6 +158,10 @@ describe('frontier run, disaggregated on simulated engines', () => {
       prefill_tp: 8,
       decode_tp: 8,
       conc: 2,
+    });
+    // One matrix row with two concurrencies is one job.
+    expect(JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'))).toEqual({
+      'test-sim': { n_success: 1, total: 1 },
     });
   });
 });
