@@ -37,6 +37,22 @@ for (const c of readdirSync(join(SOURCE, 'golden/process-result')).filter((d) =>
   }
 }
 
+// Eval goldens (GSM8K scoring, validate_scores.py, collect_eval_results.py) and the task and
+// thresholds files they were made with; not the generator. Files over 64 KiB are gzipped.
+plan.push(['evals/gsm8k.yaml', 'evals/gsm8k.yaml', false], ['evals/thresholds.yaml', 'evals/thresholds.yaml', false]);
+const walkEvals = (dir) => {
+  for (const name of readdirSync(join(SOURCE, dir)).sort()) {
+    const path = `${dir}/${name}`;
+    if (name === '_generator') continue;
+    if (statSync(join(SOURCE, path)).isDirectory()) walkEvals(path);
+    else {
+      const big = statSync(join(SOURCE, path)).size > 64 * 1024;
+      plan.push([path, `${path}${big ? '.gz' : ''}`, big]);
+    }
+  }
+};
+walkEvals('golden/evals');
+
 // The YAML corpus (changelog and srt-slurm recipes) as one gzipped JSON map: path → text.
 const corpus = {};
 const walk = (dir) => {
