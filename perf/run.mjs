@@ -134,6 +134,54 @@ for (const copies of [1, 4, 16]) {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// GSM8K scoring: both filters (strict-match, flexible-extract) and exact_match, as lm-eval does
+// them, for the 1,319 test problems; each response is the problem's question and reference
+// solution (~530 characters). In process, on src/evals/score.ts bundled here. Target: < 200 ms.
+{
+  const { build } = await import('esbuild');
+  const { mkdtempSync, readFileSync: read, rmSync: remove } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { pathToFileURL } = await import('node:url');
+  const { gunzipSync } = await import('node:zlib');
+  const work = mkdtempSync(`${tmpdir()}/frontier-perf-score-`);
+  await build({
+    entryPoints: [`${repo}src/evals/score.ts`],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: `${work}/score.mjs`,
+    logLevel: 'warning',
+  });
+  const { scoreResponse } = await import(pathToFileURL(`${work}/score.mjs`).href);
+  remove(work, { recursive: true, force: true });
+  const bundled = `${repo}test/fixtures/gsm8k/test.jsonl.gz`;
+  const sharedTest = fileURLToPath(new URL('../../shared/data/gsm8k/test.jsonl', import.meta.url));
+  const text = existsSync(bundled) ? gunzipSync(read(bundled)).toString('utf8') : read(sharedTest, 'utf8');
+  const docs = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line))
+    .map((d) => ({ response: `${d.question}\n${d.answer}`, answer: d.answer }));
+  const scoreAll = () => {
+    let correct = 0;
+    for (const d of docs) correct += scoreResponse(d.response, d.answer).strict.correct ? 1 : 0;
+    return correct;
+  };
+  scoreAll(); // warm up (JIT)
+  const samples = [];
+  let correct = 0;
+  for (let r = 0; r < runs; r++) {
+    const start = process.hrtime.bigint();
+    correct = scoreAll();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  const median = samples[Math.floor(samples.length / 2)];
+  console.log(
+    `${`scoring ${docs.length.toLocaleString('en-US')} GSM8K responses`.padEnd(40)} median ${median.toFixed(1).padStart(4)} ms  min ${samples[0].toFixed(1)}  max ${samples.at(-1).toFixed(1)}  (${runs} runs, ${correct} strict-correct)  (target < 200 ms: ${median < 200 ? 'met' : 'MISSED'})`,
+  );
+}
+
 // The simulator's server under load: 2,048 concurrent closed-loop streams against
 // `frontier sim serve --speed 1000` (8 workers of 512 sequences, so all 2,048 run at once), the
 // client in its own process. Targets: ≥ 2,048 concurrent streams, ≥ 200,000 streamed tokens/s.

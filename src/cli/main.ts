@@ -11,6 +11,7 @@ import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
 import { runBenchCommand } from './bench.js';
 import { resultsCommand } from './results.js';
+import { evalCommand } from './eval.js';
 import { probeCommand, runCommand } from './run.js';
 import { simCommand } from './sim.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
@@ -72,6 +73,7 @@ program.addCommand(simCommand());
 program.addCommand(resultsCommand());
 program.addCommand(runCommand());
 program.addCommand(probeCommand());
+program.addCommand(evalCommand());
 
 program
   .command('bench')

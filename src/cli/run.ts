@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { renderLaunchScript } from '../engines/index.js';
 import {
@@ -20,7 +20,8 @@ import {
   summaryTable,
   waitReady,
 } from '../launch/index.js';
-import type { ClusterProfile } from '../launch/index.js';
+import type { ClusterProfile, EvalSettings } from '../launch/index.js';
+import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
 import { CliError } from './error.js';
@@ -38,6 +39,9 @@ interface RunFlags {
   resume?: boolean;
   dryRun?: boolean;
   basePort: string;
+  evals: boolean;
+  evalDataset?: string;
+  evalLimit?: string;
 }
 
 /** A matrix file (`-`: stdin): the JSON array `frontier matrix` prints. */
@@ -133,6 +137,12 @@ export function runCommand(): Command {
     .option('--resume', 'continue the run in --out: skip the points it finished')
     .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
     .option('--base-port <n>', 'first port of a Slurm job’s engine processes', '8000')
+    .option(
+      '--eval-dataset <dir>',
+      'GSM8K for rows with run-eval (default: $FRONTIER_GSM8K, else downloaded once into the cache)',
+    )
+    .option('--eval-limit <n>', 'only the first N GSM8K problems (a quick check; the reference runs all 1,319)')
+    .option('--no-evals', 'do not run the evals of rows with run-eval')
     .action(async (flags: RunFlags) => {
       const matrix = readMatrix(flags.matrix);
       const rows = filterRows(matrix.rows, flags.filter);
@@ -160,6 +170,7 @@ export function runCommand(): Command {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      const evals = flags.evals && rows.some((r) => r['run-eval']) ? await evalSettings(flags) : undefined;
       process.stderr.write(`run directory: ${out}\ncluster: ${cluster.name}\n`);
       try {
         const { manifest } = await run({
@@ -176,6 +187,7 @@ export function runCommand(): Command {
           resume: flags.resume,
           reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),
           signal: controller.signal,
+          evals,
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
         process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
@@ -187,6 +199,21 @@ export function runCommand(): Command {
         process.off('SIGTERM', onSignal);
       }
     });
+}
+
+async function evalSettings(flags: RunFlags): Promise<EvalSettings> {
+  let data;
+  try {
+    data = await resolveGsm8k(flags.evalDataset, (line) => process.stderr.write(`${line}\n`));
+  } catch (e) {
+    if (e instanceof DatasetError) throw new CliError(`${e.message} (or run with --no-evals)`);
+    throw e;
+  }
+  const limit = flags.evalLimit === undefined ? undefined : Number(flags.evalLimit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+    throw new CliError(`--eval-limit ${flags.evalLimit}: expected a positive integer`);
+  const plain = join(data.dir, 'test.jsonl');
+  return { test: data.test, train: data.train, answersFile: existsSync(plain) ? plain : `${plain}.gz`, limit };
 }
 
 function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[]): ClusterProfile {

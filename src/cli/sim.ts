@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   AnswerBook,
@@ -246,9 +247,10 @@ export function simCommand(): Command {
         };
         let answers: AnswerBook | undefined;
         if (flags.answers) {
-          const text = await readFile(flags.answers, 'utf8').catch((e: Error) => {
+          const bytes = await readFile(flags.answers).catch((e: Error) => {
             throw new CliError(`--answers ${flags.answers}: ${e.message}`);
           });
+          const text = (flags.answers.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
           try {
             answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
           } catch (e) {

@@ -9,8 +9,9 @@ import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool,
  * worker spanning several nodes is one process on its leader node.
  *
  * Options: `speed` (k× faster than real time; the client scales its times back), `seed`,
- * `max-num-seqs`, `gpu-memory-utilization`, `extra-args` (appended to every server, split on
- * spaces: e.g. the sim's fault flags).
+ * `max-num-seqs`, `gpu-memory-utilization`, `eval-accuracy` (GSM8K answered right with this
+ * probability when the launch runs evals; default 0.95), `extra-args` (appended to every server,
+ * split on spaces: e.g. the sim's fault flags).
  */
 
 const READY: Probe[] = [{ path: '/health' }];
@@ -26,6 +27,9 @@ function optionFlags(d: Deployment): string[] {
   if (o.seed !== undefined) flags.push('--seed', String(o.seed));
   if (o['max-num-seqs'] !== undefined) flags.push('--max-num-seqs', String(o['max-num-seqs']));
   if (o['gpu-memory-utilization'] !== undefined) flags.push('--gpu-memory-utilization', String(o['gpu-memory-utilization']));
+  // An eval against the sim measures the pipeline, not a model: the sim answers the questions
+  // it has the key of, right with the probability of `eval-accuracy`.
+  if (d.evalAnswers) flags.push('--answers', d.evalAnswers, '--accuracy', String(o['eval-accuracy'] ?? 0.95));
   if (o['extra-args'] !== undefined) flags.push(...String(o['extra-args']).split(/\s+/).filter(Boolean));
   return flags;
 }

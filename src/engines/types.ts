@@ -49,6 +49,8 @@ export interface Deployment {
   options: Readonly<Record<string, string | number | boolean>>;
   /** How to run Frontier itself on the nodes, for the engines it implements (sim and its router). */
   frontierCommand?: string[];
+  /** The launch runs GSM8K: its test split (JSONL), for the sim's answer book. */
+  evalAnswers?: string;
 }
 
 /**

@@ -125,6 +125,11 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
           problems: report.problems,
         });
     }
+    if (ctx.evaluate && !signal.aborted) {
+      const before = dead('before the eval');
+      if (before) throw new Error(before);
+      await ctx.evaluate(baseUrl);
+    }
   } finally {
     signal.removeEventListener('abort', stop);
     await running.stop();

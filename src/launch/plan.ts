@@ -29,9 +29,19 @@ export interface PlannedGroup {
   points: PlannedPoint[];
   /** Why it does not run at all (an agentic row, for now). */
   skip?: string;
-  /** Rows that ask for an eval (`run-eval`), by concurrency. */
-  evalConcs: number[];
+  /** The evals its rows ask for (`run-eval`), run against the same engine after the points. */
+  evals: PlannedEval[];
 }
+
+/** GSM8K at `concs` against the launch's engine, into `dir` (`eval_<exp>_<RF>`; multinode `eval_<RF>`). */
+export interface PlannedEval {
+  concs: number[];
+  dir: string;
+  row: SingleNodeRow | MultiNodeRow;
+}
+
+/** A launch that runs evals serves at least this context: the 5-shot prompt and the reference's generation budget fit. */
+export const EVAL_MIN_CONTEXT = 4096;
 
 const worker = (w: RowWorker): WorkerShape => ({
   tp: w.tp,
@@ -105,7 +115,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
         rows: [row],
         points: [],
         skip: 'agentic-coding scenarios replay traces, which frontier run does not do yet',
-        evalConcs: [],
+        evals: [],
       });
       continue;
     }
@@ -120,7 +130,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
           const suffix = multinodeSuffix(r, conc);
           return { conc, resultFilename: base + suffix, row: r, multinodeSuffix: suffix };
         }),
-        evalConcs: r['run-eval'] ? [r['eval-conc'] ?? Math.max(...r.conc)] : [],
+        evals: r['run-eval'] ? [{ concs: [r['eval-conc'] ?? Math.max(...r.conc)], dir: `eval_${base}`, row: r }] : [],
       });
       continue;
     }
@@ -134,13 +144,13 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
         label: `${r['model-prefix']} ${r.precision} ${r.framework} ${layoutLabel(layoutOf(r))} ${r.isl}/${r.osl}`,
         rows: [],
         points: [],
-        evalConcs: [],
+        evals: [],
       };
       single.set(key, group);
       groups.push(group);
     }
     group.rows.push(r);
-    if (r['run-eval']) group.evalConcs.push(r.conc);
+    if (r['run-eval']) group.evals.push({ concs: [r.conc], dir: `eval_${r['exp-name']}_${resultFilenameOf(r, runner)}`, row: r });
     if (!r['eval-only']) group.points.push({ conc: r.conc, resultFilename: resultFilenameOf(r, runner), row: r });
   }
   for (const g of groups) g.points.sort((a, b) => a.conc - b.conc);
@@ -168,7 +178,7 @@ export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deploy
     gpu: s.gpu,
     isl: row.isl,
     osl: row.osl,
-    maxModelLen: row['max-model-len'],
+    maxModelLen: group.evals.length > 0 ? Math.max(row['max-model-len'], EVAL_MIN_CONTEXT) : row['max-model-len'],
     specDecoding: row['spec-decoding'],
     maxConcurrency: Math.max(1, ...group.points.map((p) => p.conc)),
     layout: layoutOf(row),

@@ -105,5 +105,12 @@ export function summaryTable(m: RunManifest): string {
       .join('  ')
       .trimEnd();
   const ok = m.points.filter((p) => p.status === 'ok').length;
-  return [render(header), ...rows.map(render), '', `${ok} of ${m.points.length} points ok · run ${m.status}`].join('\n');
+  const evals = (m.evals ?? []).map((e) => {
+    const label = m.groups.find((g) => g.id === e.group)?.label ?? e.group;
+    const scores = (e.scores ?? []).map((s) => `strict ${s.strict.toFixed(4)} flexible ${s.flexible.toFixed(4)}`).join('; ');
+    return `eval gsm8k · ${label} · conc ${e.concs.join(', ')}: ${e.status}${scores ? ` (${scores})` : ''}${e.status !== 'passed' && e.error ? ` · ${firstLine(e.error).slice(0, 100)}` : ''}`;
+  });
+  const passed = (m.evals ?? []).filter((e) => e.status === 'passed').length;
+  const tally = `${ok} of ${m.points.length} points ok${evals.length > 0 ? ` · ${passed} of ${evals.length} evals passed` : ''} · run ${m.status}`;
+  return [render(header), ...rows.map(render), ...(evals.length > 0 ? ['', ...evals] : []), '', tally].join('\n');
 }

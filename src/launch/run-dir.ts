@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
  *   bmk_<RF>/<RF>.json          the load generator's raw result
  *   bmk_<RF>/agg_<RF>.json      the point's aggregate (process_result)
  *   server_logs_<RF>/           the engine's logs (RF of the launch's first point)
- *   eval_<exp>_<RF>/            eval outputs (when evals run)
+ *   eval_<exp>_<RF>/            GSM8K: results_*.json, samples_gsm8k_*.jsonl, meta_env.json
+ *   agg_eval_all.json           every eval's row, as collect_eval_results.py makes them
  *   results_bmk/agg_bmk.json    every aggregate, one array
  *   run_stats.json              {<cluster>: {n_success, total}}, counting matrix rows (jobs)
  *   run.json                    the manifest: matrix, cluster, commit, times, status per point
@@ -60,6 +61,21 @@ export interface RunManifest {
   status: RunStatus;
   groups: GroupRecord[];
   points: PointRecord[];
+  /** The GSM8K evals of launches whose rows ask for one (`run-eval`). */
+  evals: EvalRecord[];
+}
+
+export interface EvalRecord {
+  group: string;
+  /** Its folder in the run directory: `eval_<exp>_<RF>` (multinode: `eval_<RF>`). */
+  dir: string;
+  concs: number[];
+  /** passed/failed: the scores against the thresholds (`frontier eval check`); invalid: too many requests failed. */
+  status: 'pending' | 'passed' | 'failed' | 'invalid' | 'error';
+  error?: string | undefined;
+  scores?: { conc: number; strict: number; flexible: number; failed: number }[] | undefined;
+  /** What the threshold check printed. */
+  check?: string | undefined;
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

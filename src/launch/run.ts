@@ -1,4 +1,7 @@
+import { join } from 'node:path';
 import { adapterFor, sim } from '../engines/index.js';
+import { checkEvalDir, collectEvalResults, evalInDir, maxTokensFor, metaEnvOf } from '../evals/index.js';
+import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
 import type { MatrixRow } from '../matrix/index.js';
 import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
@@ -8,7 +11,8 @@ import { deploymentOf, layoutGpus, planRun } from './plan.js';
 import type { PlannedGroup, PlannedPoint } from './plan.js';
 import { PlacementError, nodesNeeded } from './placement.js';
 import { RunDir, sha256 } from './run-dir.js';
-import type { GroupRecord, PointRecord, RunManifest } from './run-dir.js';
+import { writeFileAtomic } from './run-dir.js';
+import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-dir.js';
 
 /**
  * `frontier run`: execute a matrix on a cluster. Plans the launches, checks each against its
@@ -53,6 +57,8 @@ export interface GroupContext {
   finishPoint(p: PlannedPoint, outcome: PointOutcome): void;
   /** Persist the manifest (after the group record changed). */
   save(): void;
+  /** Run the launch's pending evals against its endpoint (after its points); absent when it has none to run. */
+  evaluate?: (baseUrl: string) => Promise<void>;
 }
 
 /** Runs one launch: starts the engine, waits until it is ready, benches each point, stops it. */
@@ -73,6 +79,19 @@ export interface RunOptions {
   resume?: boolean;
   reporter?: Reporter;
   signal?: AbortSignal;
+  /** GSM8K for the rows with `run-eval`; without it their evals are not run (and say so). */
+  evals?: EvalSettings;
+}
+
+export interface EvalSettings {
+  test: readonly Gsm8kDoc[];
+  train: readonly Gsm8kDoc[];
+  /** The test split as a file, for simulated engines' answer books. */
+  answersFile: string;
+  limit?: number | undefined;
+  timeoutMs?: number;
+  maxRetries?: number;
+  backoffMs?: number;
 }
 
 export class RunError extends Error {}
@@ -82,6 +101,7 @@ export function prepareGroup(
   g: PlannedGroup,
   cluster: ClusterProfile,
   frontierCommand: string[],
+  evalAnswers?: string,
 ): { prepared?: PreparedGroup; problems: string[] } {
   const row = g.rows[0]!;
   const framework = cluster.simulate && !RUNS_ANYWHERE.has(row.framework) ? 'sim' : row.framework;
@@ -95,6 +115,7 @@ export function prepareGroup(
     options: cluster.engines[framework] ?? {},
     frontierCommand,
   });
+  if (g.evals.length > 0 && evalAnswers) deployment.evalAnswers = evalAnswers;
   const problems = adapter.check(deployment);
   let nodes = 0;
   try {
@@ -135,6 +156,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     status: 'running',
     groups: [],
     points: [],
+    evals: [],
   };
   const oldPoints = new Map(previous?.points.map((p) => [p.resultFilename, p]));
   const rowIndex = new Map(o.rows.map((r, i) => [r, i]));
@@ -160,6 +182,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     }
   }
   const save = (): void => dir.writeManifest(manifest);
+  const evalRecords = new Map<string, EvalRecord>();
   if (duplicates.size > 0)
     throw new RunError(
       `rows that differ only in what RESULT_FILENAME leaves out (model, image…) would overwrite each other's results: ${[...duplicates].join(', ')}; give them distinct exp-names, or run them separately`,
@@ -173,7 +196,17 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       record.error = g.skip;
       return { g, record };
     }
-    const { prepared: ready, problems } = prepareGroup(g, o.cluster, o.frontierCommand);
+    for (const e of g.evals) {
+      const old = previous?.evals?.find((x) => x.dir === e.dir);
+      const record: EvalRecord =
+        old && (old.status === 'passed' || old.status === 'failed')
+          ? old
+          : { group: g.id, dir: e.dir, concs: e.concs, status: 'pending' };
+      record.group = g.id;
+      manifest.evals.push(record);
+      evalRecords.set(e.dir, record);
+    }
+    const { prepared: ready, problems } = prepareGroup(g, o.cluster, o.frontierCommand, o.evals?.answersFile);
     if (!ready) {
       record.status = 'failed';
       record.error = problems.join('; ');
@@ -213,17 +246,78 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     save();
   };
 
+  /** GSM8K at each eval's concurrencies against the launch's endpoint, then its threshold check. */
+  const evaluate = async (ready: PreparedGroup, evals: PlannedGroup['evals'], baseUrl: string): Promise<void> => {
+    const d = ready.deployment;
+    for (const e of evals) {
+      if (signal.aborted) return;
+      const record = evalRecords.get(e.dir)!;
+      if (!o.evals) {
+        Object.assign(record, { status: 'error', error: 'no GSM8K dataset: pass --eval-dataset DIR (or set FRONTIER_GSM8K)' });
+        save();
+        continue;
+      }
+      reporter.note?.(`  eval gsm8k at conc ${e.concs.join(', ')}`);
+      const folder = join(dir.root, e.dir);
+      try {
+        const results = await evalInDir({
+          dir: folder,
+          baseUrl,
+          model: d.servedModelName,
+          endpoint: 'chat',
+          test: o.evals.test,
+          train: o.evals.train,
+          limit: o.evals.limit,
+          concurrencies: e.concs,
+          maxTokens: maxTokensFor(d.maxModelLen),
+          maxLength: d.maxModelLen,
+          timeoutMs: o.evals.timeoutMs ?? 1_800_000,
+          maxRetries: o.evals.maxRetries ?? 5,
+          backoffMs: o.evals.backoffMs ?? 1000,
+          resume: true,
+          frontierVersion: o.frontierVersion,
+          meta: (m) => metaEnvOf(e.row, { hw: e.row.runner, ...m }),
+          signal,
+        });
+        if (signal.aborted) return;
+        record.scores = results.map((r) => ({
+          conc: r.conc,
+          strict: r.result.strict.mean,
+          flexible: r.result.flexible.mean,
+          failed: r.result.failed,
+        }));
+        const invalid = results.find((r) => !r.result.valid);
+        const check = checkEvalDir(folder, { expectedConcs: e.concs.length > 1 ? e.concs : undefined });
+        record.check = check.lines.map((l) => l.text).join('\n');
+        if (invalid) {
+          record.status = 'invalid';
+          record.error = `${invalid.result.failed} of ${invalid.result.samples.length} requests failed at conc ${invalid.conc} (over 5%): the score says nothing`;
+        } else record.status = check.exitCode === 0 ? 'passed' : 'failed';
+        if (record.status === 'failed') record.error = check.stderr.trim();
+      } catch (err) {
+        Object.assign(record, { status: 'error', error: (err as Error).message });
+      }
+      save();
+      reporter.note?.(
+        `  eval ${record.status}${record.scores ? `: ${record.scores.map((s) => `strict ${s.strict.toFixed(4)}, flexible ${s.flexible.toFixed(4)}`).join('; ')}` : ''}`,
+      );
+    }
+  };
+
   let stopReason: 'failed' | 'interrupted' | undefined;
   const runGroup = async (item: (typeof prepared)[number], only?: PlannedPoint[]): Promise<boolean> => {
     const { g, record, ready } = item;
     if (!ready) return false;
     const points = (only ?? g.points).filter((p) => pointRecords.get(p.resultFilename)!.status !== 'ok');
-    if (points.length === 0) {
+    const evals = only
+      ? []
+      : g.evals.filter((e) => evalRecords.get(e.dir)!.status !== 'passed' && evalRecords.get(e.dir)!.status !== 'failed');
+    if (points.length === 0 && evals.length === 0) {
       record.status = 'done';
       return true;
     }
     record.status = 'running';
-    record.logs = `server_logs_${points[0]!.resultFilename}`;
+    record.logs = `server_logs_${points[0]?.resultFilename ?? g.points[0]?.resultFilename ?? g.evals[0]!.dir.replace(/^eval_/, '')}`;
     save();
     try {
       await o.executor({
@@ -239,6 +333,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
           reporter.pointDone?.(g, p, pointRecords.get(p.resultFilename)!);
         },
         save,
+        ...(evals.length > 0 ? { evaluate: (baseUrl: string) => evaluate(ready, evals, baseUrl) } : {}),
       });
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
@@ -248,7 +343,19 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
         if (r.status === 'pending') Object.assign(r, { status: 'failed', error });
       }
     }
-    const ok = points.every((p) => pointRecords.get(p.resultFilename)!.status === 'ok');
+    for (const e of evals) {
+      const r = evalRecords.get(e.dir)!;
+      if (r.status === 'pending' && !signal.aborted)
+        Object.assign(r, {
+          status: 'error',
+          error:
+            record.error ??
+            `not run: the ${o.cluster.scheduler} executor ${o.cluster.scheduler === 'slurm' ? 'does not run evals yet' : 'stopped before it'}`,
+        });
+    }
+    const ok =
+      points.every((p) => pointRecords.get(p.resultFilename)!.status === 'ok') &&
+      evals.every((e) => evalRecords.get(e.dir)!.status === 'passed');
     if (record.status === 'running') record.status = ok ? 'done' : 'failed';
     save();
     reporter.groupDone?.(g, record);
@@ -288,9 +395,14 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   }
 
   manifest.ended = now();
-  const incomplete = manifest.points.some((p) => p.status !== 'ok') || manifest.groups.some((g) => g.status === 'failed');
+  const incomplete =
+    manifest.points.some((p) => p.status !== 'ok') ||
+    manifest.groups.some((g) => g.status === 'failed') ||
+    manifest.evals.some((e) => e.status !== 'passed');
   manifest.status = stopReason === 'interrupted' ? 'interrupted' : incomplete ? 'failed' : 'completed';
   save();
   dir.writeRunResults(manifest);
+  if (manifest.evals.some((e) => e.scores))
+    writeFileAtomic(join(dir.root, 'agg_eval_all.json'), `${JSON.stringify(collectEvalResults(dir.root), null, 2)}\n`);
   return { manifest, dir };
 }

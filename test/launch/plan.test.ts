@@ -61,7 +61,11 @@ describe('planRun', () => {
     );
     expect(groups[0]!.skip).toMatch(/agentic-coding/);
     expect(groups[1]!.points).toEqual([]);
-    expect(groups[1]!.evalConcs).toEqual([16]);
+    expect(groups[1]!.evals.map((e) => e.concs)).toEqual([[16]]);
+    // eval_<exp>_<RF>, as the reference names the eval artifact.
+    expect(groups[1]!.evals[0]!.dir).toBe(
+      'eval_llama3.1-8b_256_32_llama3.1-8b_256_32_fp8_sim_tp1-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc16_lab',
+    );
   });
 });
 

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRow, processResult, identityFromRow, parsePythonJson } from '../../src/results/index.js';
 import { LOCAL_PROFILE, RunDir, run, runGroupLocally } from '../../src/launch/index.js';
-import type { ClusterProfile, RunManifest } from '../../src/launch/index.js';
+import type { ClusterProfile, EvalSettings, RunManifest } from '../../src/launch/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
-import { CLI, tempFiles } from '../helpers.js';
+import { loadGsm8k } from '../../src/evals/index.js';
+import { CLI, REPO, tempFiles } from '../helpers.js';
 import { ensureLlamaServerAndModel } from '../support/llama-server.js';
 import { disaggRow, simCluster, singleRow, strays } from './fixtures.js';
 
@@ -14,7 +15,7 @@ const FRONTIER = [process.execPath, CLI];
 async function runRows(
   rows: MatrixRow[],
   cluster: ClusterProfile,
-  o: { out?: string; failFast?: boolean; canary?: boolean; resume?: boolean; signal?: AbortSignal } = {},
+  o: { out?: string; failFast?: boolean; canary?: boolean; resume?: boolean; signal?: AbortSignal; evals?: EvalSettings } = {},
 ) {
   const out = o.out ?? join(tempFiles({}), 'run');
   const text = JSON.stringify(rows);
@@ -206,5 +207,54 @@ describe('frontier run, local executor, a real llama.cpp server', () => {
     expect(log).toMatch(/n_slots = 2/);
     expect(log).toMatch(/model loaded/);
     expect(strays(logs)).toEqual([]);
+  });
+});
+
+describe('frontier run, evals', () => {
+  const data = loadGsm8k(join(REPO, 'test/fixtures/gsm8k'));
+  const evals = {
+    test: data.test,
+    train: data.train,
+    answersFile: join(REPO, 'test/fixtures/gsm8k/test.jsonl.gz'),
+    limit: 60,
+    backoffMs: 10,
+  };
+
+  it('runs GSM8K for a row with run-eval after its points, checks it, and collects agg_eval_all.json', async () => {
+    const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
+    const { manifest, dir } = await runRows(rows, simCluster({ engines: { sim: { speed: 20 } } }), { evals });
+    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    expect(manifest.evals).toHaveLength(1);
+    const e = manifest.evals[0]!;
+    expect(e).toMatchObject({
+      status: 'passed',
+      concs: [2],
+      dir: `eval_llama3.1-8b_256_32_${manifest.points[1]!.resultFilename}`,
+    });
+    expect(e.scores![0]!.strict).toBeGreaterThan(0.85);
+    const files = readdirSync(join(dir.root, e.dir)).sort();
+    expect(files.filter((f) => !f.startsWith('.'))).toEqual([
+      'meta_env.json',
+      expect.stringMatching(/^results_.*\.json$/),
+      expect.stringMatching(/^samples_gsm8k_.*\.jsonl$/),
+    ]);
+    // The launch that runs the eval serves a context the 5-shot prompt fits in.
+    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
+    expect(script).toMatch(/--max-model-len 4096/);
+    expect(script).toMatch(/--answers \S+test\.jsonl\.gz --accuracy 0\.95/);
+    const agg = JSON.parse(readFileSync(join(dir.root, 'agg_eval_all.json'), 'utf8')) as Record<string, unknown>[];
+    expect(agg).toHaveLength(1);
+    expect(agg[0]).toMatchObject({ task: 'gsm8k', conc: 2, model_prefix: 'llama3.1-8b', n_eff: 60 });
+    expect(manifest.status).toBe('completed');
+  });
+
+  it('an eval below its threshold fails the run; without a dataset the eval says why', async () => {
+    const rows = [singleRow({ conc: 2, 'run-eval': true })];
+    const poor = await runRows(rows, simCluster({ engines: { sim: { speed: 20, 'eval-accuracy': 0.5 } } }), { evals });
+    expect(poor.manifest.evals[0]).toMatchObject({ status: 'failed' });
+    expect(poor.manifest.evals[0]!.error).toMatch(/FAIL: gsm8k exact_match,strict-match = 0\.[3-6]\d{3} \(< 0\.9 from default\)/);
+    expect(poor.manifest.status).toBe('failed');
+    const none = await runRows(rows, simCluster({ engines: { sim: { speed: 20 } } }));
+    expect(none.manifest.evals[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/no GSM8K dataset/) });
   });
 });
