@@ -5,25 +5,45 @@
 // slot's sum of server times (problems assigned in order to the first free slot). The figure is how
 // much longer the measured run (first arrival → last token) took than that. Target: < 5%.
 //
-//   node perf/eval-client.mjs [speed=20]
+//   node perf/eval-client.mjs [speed=2]
+//
+// The sim runs on its own CPU and the client on another (taskset, where there are two), at a speed
+// where the sim is not CPU-bound: a busy sim reads requests late, which this measure would charge
+// to the client.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(repo, 'dist/frontier.mjs');
 const data = join(repo, 'test/fixtures/gsm8k');
-const speed = process.argv[2] ?? '20';
+const speed = process.argv[2] ?? '2';
 const conc = 64;
+const pinned = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 export function evalClientOverhead() {
   const dir = mkdtempSync(join(tmpdir(), 'frontier-perf-eval-'));
   const truth = join(dir, 'truth.jsonl');
+  const pin = (cpu) => (pinned ? ['taskset', '-c', String(cpu), process.execPath] : [process.execPath]);
+  const [simCmd, ...simPre] = pin(1);
   const sim = spawn(
-    process.execPath,
-    [cli, 'sim', 'serve', '--port', '0', '--speed', speed, '--answers', join(data, 'test.jsonl.gz'), '--ground-truth', truth],
+    simCmd,
+    [
+      ...simPre,
+      cli,
+      'sim',
+      'serve',
+      '--port',
+      '0',
+      '--speed',
+      speed,
+      '--answers',
+      join(data, 'test.jsonl.gz'),
+      '--ground-truth',
+      truth,
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -35,9 +55,11 @@ export function evalClientOverhead() {
       const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (!m || sim.ready) return;
       sim.ready = true;
+      const [evalCmd, ...evalPre] = pin(0);
       const r = spawnSync(
-        process.execPath,
+        evalCmd,
         [
+          ...evalPre,
           cli,
           'eval',
           'gsm8k',

@@ -264,3 +264,13 @@ for (const copies of [1, 4, 16]) {
     );
   }
 }
+
+// What the eval client adds to a full GSM8K run against the sim at concurrency 64 (perf/eval-client.mjs).
+{
+  const { evalClientOverhead } = await import('./eval-client.mjs');
+  const { measured, ideal, requests } = await evalClientOverhead();
+  const added = (measured / ideal - 1) * 100;
+  console.log(
+    `${'eval gsm8k: client time over the sim’s, conc 64'.padEnd(40)} ${added.toFixed(1)}%  (${requests} requests: ${(measured / 1000).toFixed(2)} s measured, ${(ideal / 1000).toFixed(2)} s in the server; target < 5%: ${added < 5 ? 'met' : 'MISSED'})`,
+  );
+}
