@@ -20,6 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { writeTinyLlama } from './tiny-model.mjs';
 
 export const NODE_LLAMA_CPP_VERSION = '3.21.1';
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,6 +55,17 @@ const TOOLS = [
 ];
 
 const log = (message) => process.stderr.write(`[llama-server] ${message}\n`);
+
+/** The tiny random-weight llama with GPT-2's vocabulary (scripts/tiny-model.mjs defaults) that tests and `npm start` serve. */
+export const TINY_MODEL = join(CACHE_DIR, 'tiny-gpt2.gguf');
+
+/** The llama-server binary and the tiny model (built / generated on first use, then reused from the cache). */
+export async function ensureLlamaServerAndModel() {
+  const binary = await ensureLlamaServer();
+  // writeTinyLlama writes a temporary file and renames it, so concurrent users never see half a model.
+  if (!existsSync(TINY_MODEL)) writeTinyLlama(GPT2_VOCAB, TINY_MODEL);
+  return { binary, model: TINY_MODEL, vocab: GPT2_VOCAB };
+}
 
 /** Path of the built llama-server; builds it (once, under a lock) when the cache does not hold it yet. */
 export async function ensureLlamaServer() {

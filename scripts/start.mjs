@@ -5,10 +5,8 @@
 // llama-server is built once from source (scripts/llama-server.mjs, ~8 min on 2 cores, cached in .cache/); where it
 // cannot be built (no cmake/g++), the llama.cpp row is left out with the reason and the rest runs.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ensureLlamaServer, CACHE_DIR, GPT2_VOCAB, REPO } from './llama-server.mjs';
-import { writeTinyLlama } from './tiny-model.mjs';
+import { ensureLlamaServerAndModel, REPO } from './llama-server.mjs';
 
 const FRONTIER = join(REPO, 'dist', 'frontier.mjs');
 const frontier = (args) => [FRONTIER, '-C', join(REPO, 'examples'), ...args];
@@ -23,9 +21,7 @@ let rows = JSON.parse(matrix.stdout);
 
 const env = { ...process.env };
 try {
-  const binary = await ensureLlamaServer();
-  const model = join(CACHE_DIR, 'tiny-gpt2.gguf');
-  if (!existsSync(model)) writeTinyLlama(GPT2_VOCAB, model, { nEmbd: 64, nLayer: 2, nHead: 4, nFf: 256, ctx: 4096, seed: 1 });
+  const { binary, model } = await ensureLlamaServerAndModel();
   env.PATH = `${dirname(binary)}:${env.PATH ?? ''}`;
   env.FRONTIER_TINY_MODEL = model;
 } catch (e) {

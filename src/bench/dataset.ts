@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Template } from '@huggingface/jinja';
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 import type { Tokenizer } from './tokenizer.js';
 
 /** One request of a run: the prompt as sent, its length in the client's tokenizer, the tokens asked for. */

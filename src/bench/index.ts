@@ -8,7 +8,7 @@ export { METRICS, computeMetrics, distribution } from './metrics.js';
 export type { Metric, Metrics, MetricsOptions, Outcome } from './metrics.js';
 export { ResponseTracker, scanChunk } from './response.js';
 export type { ResponseRecord, Usage } from './response.js';
-export { Rng } from './rng.js';
+export { Rng } from '../util/rng.js';
 export { prepareRequests, runBench, settleOutcome } from './run.js';
 export type { BenchOptions, BenchReport } from './run.js';
 export { SATURATION, SaturationMonitor } from './saturation.js';

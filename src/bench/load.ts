@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchRequest } from './dataset.js';
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 
 /**
  * When requests start. Closed loop (`requestRate` Infinity): every request is due at once and at

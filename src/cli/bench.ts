@@ -5,6 +5,7 @@ import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
 import { CliError } from './error.js';
+import { firstServedModel } from './served-model.js';
 
 /**
  * `frontier bench`: the reference client's command line (InferenceX's `benchmark_serving.py`
@@ -266,7 +267,9 @@ export async function benchOptions(
   const chat = a.backend === 'openai-chat' || path.includes('chat');
   const apiKey = (a.api_key as string | undefined) ?? process.env.OPENAI_API_KEY;
   const model =
-    (a.served_model_name as string | undefined) ?? (a.model as string | undefined) ?? (await firstModel(baseUrl, apiKey));
+    (a.served_model_name as string | undefined) ??
+    (a.model as string | undefined) ??
+    (await firstServedModel(baseUrl, apiKey)).id;
   const concurrency = a.max_concurrency as number | undefined;
   const metrics = parseList(
     (a.percentile_metrics as string).toLowerCase(),
@@ -353,18 +356,6 @@ export async function benchOptions(
     `${options.backend}-${Number.isFinite(options.requestRate) ? options.requestRate : 'inf'}qps-concurrency${concurrency ?? 'none'}-${model.split('/').pop()}.json`;
   const out = save ? (resultFile ?? join((a.result_dir as string | undefined) ?? '.', name)) : undefined;
   return { options, out, metadata };
-}
-
-async function firstModel(baseUrl: string, apiKey: string | undefined): Promise<string> {
-  try {
-    const res = await fetch(`${baseUrl}/v1/models`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
-    const body = (await res.json()) as { data?: { id?: string }[] };
-    const id = body.data?.[0]?.id;
-    if (id) return id;
-  } catch (e) {
-    throw new CliError(`cannot reach ${baseUrl}/v1/models (${(e as Error).message}); is the server up? (or pass --model)`);
-  }
-  throw new CliError(`${baseUrl}/v1/models lists no model; pass --model`);
 }
 
 async function canTokenize(baseUrl: string, model: string, apiKey: string | undefined): Promise<boolean> {

@@ -5,6 +5,7 @@ import { DatasetError, EvalDirError, evalInDir, maxTokensFor, metaEnvOf, resolve
 import type { EvalConcResult } from '../evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { CliError } from './error.js';
+import { firstServedModel } from './served-model.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 
 declare const FRONTIER_VERSION: string;
@@ -43,22 +44,6 @@ const nonNegative = (flag: string, value: string): number => {
   if (!Number.isFinite(n) || n < 0) throw new CliError(`${flag} ${value}: expected a number ≥ 0`);
   return n;
 };
-
-/** The served model and its context length, from GET /v1/models. */
-async function servedModel(baseUrl: string, apiKey: string | undefined): Promise<{ id: string; maxModelLen?: number }> {
-  const url = `${baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/models`;
-  let json: { data?: { id?: string; max_model_len?: number }[] };
-  try {
-    const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    json = (await res.json()) as typeof json;
-  } catch (e) {
-    throw new CliError(`${url}: ${(e as Error).message}; is the server up? (or pass --model and --max-tokens)`);
-  }
-  const first = json.data?.[0];
-  if (!first?.id) throw new CliError(`${url} lists no model: pass --model`);
-  return { id: first.id, ...(typeof first.max_model_len === 'number' ? { maxModelLen: first.max_model_len } : {}) };
-}
 
 function readRow(file: string): SingleNodeRow | MultiNodeRow {
   let value: unknown;
@@ -135,7 +120,7 @@ function gsm8kCommand(): Command {
       let model = f.model;
       let maxLength = f.maxModelLen ? positiveInt('--max-model-len', f.maxModelLen) : undefined;
       if (!model || (!f.maxTokens && maxLength === undefined)) {
-        const served = await servedModel(baseUrl, apiKey);
+        const served = await firstServedModel(baseUrl, apiKey, 'pass --model and --max-tokens');
         model ??= served.id;
         maxLength ??= served.maxModelLen;
       }

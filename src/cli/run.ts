@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { renderLaunchScript } from '../engines/index.js';
 import {
@@ -212,8 +212,7 @@ async function evalSettings(flags: RunFlags): Promise<EvalSettings> {
   const limit = flags.evalLimit === undefined ? undefined : Number(flags.evalLimit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
     throw new CliError(`--eval-limit ${flags.evalLimit}: expected a positive integer`);
-  const plain = join(data.dir, 'test.jsonl');
-  return { test: data.test, train: data.train, answersFile: existsSync(plain) ? plain : `${plain}.gz`, limit };
+  return { test: data.test, train: data.train, answersFile: data.testFile, limit };
 }
 
 function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[]): ClusterProfile {

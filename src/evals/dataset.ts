@@ -21,6 +21,8 @@ export interface Gsm8k {
   train: Gsm8kDoc[];
   /** Where it was read from. */
   dir: string;
+  /** The test split's file (test.jsonl or test.jsonl.gz): the sim's answer book. */
+  testFile: string;
 }
 
 export class DatasetError extends Error {}
@@ -39,12 +41,11 @@ export function defaultCacheDir(): string {
   return join(base, 'frontier', `gsm8k-${COMMIT.slice(0, 12)}`);
 }
 
-/** A split's text from DIR: `<name>` or `<name>.gz`. */
-function readSplit(dir: string, name: Split): string | undefined {
+/** A split's file in DIR: `<name>`, else `<name>.gz`. */
+function splitFile(dir: string, name: Split): string | undefined {
   const plain = join(dir, name);
-  if (existsSync(plain)) return readFileSync(plain, 'utf8');
-  if (existsSync(`${plain}.gz`)) return gunzipSync(readFileSync(`${plain}.gz`)).toString('utf8');
-  return undefined;
+  if (existsSync(plain)) return plain;
+  return existsSync(`${plain}.gz`) ? `${plain}.gz` : undefined;
 }
 
 export function parseDocs(text: string, file: string): Gsm8kDoc[] {
@@ -67,13 +68,18 @@ export function parseDocs(text: string, file: string): Gsm8kDoc[] {
 
 /** GSM8K from a directory holding test.jsonl and train.jsonl (or .gz). */
 export function loadGsm8k(dir: string): Gsm8k {
-  const read = (name: Split): Gsm8kDoc[] => {
-    const text = readSplit(dir, name);
-    if (text === undefined)
+  const locate = (name: Split): string => {
+    const file = splitFile(dir, name);
+    if (file === undefined)
       throw new DatasetError(`${join(dir, name)}: missing; a GSM8K directory holds test.jsonl and train.jsonl (or .gz)`);
-    return parseDocs(text, join(dir, name));
+    return file;
   };
-  return { test: read('test.jsonl'), train: read('train.jsonl'), dir };
+  const read = (file: string): Gsm8kDoc[] => {
+    const bytes = readFileSync(file);
+    return parseDocs((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'), file);
+  };
+  const testFile = locate('test.jsonl');
+  return { test: read(testFile), train: read(locate('train.jsonl')), dir, testFile };
 }
 
 export type Fetch = (url: string) => Promise<{ ok: boolean; status: number; arrayBuffer(): Promise<ArrayBuffer> }>;

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpConnection } from '../bench/http.js';
-import { Rng } from '../bench/rng.js';
+import { Rng } from '../util/rng.js';
 import type { Gsm8kDoc } from './dataset.js';
 import { aggregate, scoreResponse } from './score.js';
 
@@ -166,8 +166,8 @@ function responseText(json: unknown, chat: boolean): string {
   return typeof message.reasoning_content === 'string' ? message.reasoning_content : '';
 }
 
-const reasonOf = (e: unknown): string => {
-  const m = (e as Error).message;
+/** A failure's kind, for counting: `HTTP 503`, `ETIMEDOUT`, or the start of the message. */
+const reasonOf = (m: string): string => {
   const http = /^HTTP (\d+)/.exec(m);
   if (http) return `HTTP ${http[1]}`;
   const code = /^([A-Z_]+):/.exec(m);
@@ -266,9 +266,13 @@ export async function runGsm8k(o: Gsm8kOptions): Promise<Gsm8kResult> {
 
   const all = [...samples.values()].sort((a, b) => a.doc_id - b.doc_id);
   const failures: Record<string, number> = {};
-  for (const s of all)
-    if (s.error !== undefined) failures[reasonOf(new Error(s.error))] = (failures[reasonOf(new Error(s.error))] ?? 0) + 1;
-  const failed = all.filter((s) => s.error !== undefined).length;
+  let failed = 0;
+  for (const s of all) {
+    if (s.error === undefined) continue;
+    failed++;
+    const reason = reasonOf(s.error);
+    failures[reason] = (failures[reason] ?? 0) + 1;
+  }
   return {
     samples: all,
     strict: aggregate(all.map((s) => s.strict_match)),

@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
+import type { MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
 import { isMultiNodeRow } from '../matrix/index.js';
 import { FEWSHOT_SEED, NUM_FEWSHOT, TASK, UNTIL } from './gsm8k.js';
 import type { Gsm8kResult } from './gsm8k.js';
@@ -153,44 +153,38 @@ export function metaEnvOf(
   row: SingleNodeRow | MultiNodeRow,
   o: { hw: string; conc: number; evalConcs?: number[]; completed?: number[]; failed?: number[] },
 ): Record<string, unknown> {
-  const multi = isMultiNodeRow(row);
-  const p = multi ? row.prefill : undefined;
-  const d = multi ? row.decode : undefined;
-  const tp = p?.tp ?? (row as { tp: number }).tp;
-  const ep = p?.ep ?? (row as { ep: number }).ep;
-  const pp = p?.pp ?? (row as { pp?: number }).pp ?? 1;
-  const dpa = p?.['dp-attn'] ?? (row as { 'dp-attn': boolean })['dp-attn'];
-  const dcp = p?.['dcp-size'] ?? (row as { 'dcp-size'?: number })['dcp-size'] ?? 1;
-  const pcp = p?.['pcp-size'] ?? (row as { 'pcp-size'?: number })['pcp-size'] ?? 1;
-  const worker = (w: typeof p, prefix: string): Record<string, unknown> => ({
-    [`${prefix}_tp`]: w?.tp ?? tp,
-    [`${prefix}_pp`]: w?.pp ?? pp,
-    [`${prefix}_dcp_size`]: w?.['dcp-size'] ?? dcp,
-    [`${prefix}_pcp_size`]: w?.['pcp-size'] ?? pcp,
-    [`${prefix}_ep`]: w?.ep ?? ep,
-    [`${prefix}_dp_attention`]: w?.['dp-attn'] ?? dpa,
-    [`${prefix}_num_workers`]: w?.['num-worker'] ?? 1,
+  type Shape = Pick<RowWorker, 'tp' | 'pp' | 'ep' | 'dp-attn' | 'dcp-size' | 'pcp-size'>;
+  const worker = (w: Shape, workers: number, prefix: string): Record<string, unknown> => ({
+    [`${prefix}_tp`]: w.tp,
+    [`${prefix}_pp`]: w.pp,
+    [`${prefix}_dcp_size`]: w['dcp-size'],
+    [`${prefix}_pcp_size`]: w['pcp-size'],
+    [`${prefix}_ep`]: w.ep,
+    [`${prefix}_dp_attention`]: w['dp-attn'],
+    [`${prefix}_num_workers`]: workers,
   });
+  const multi = isMultiNodeRow(row);
+  // The top-level shape: a multinode row's prefill workers, as the reference records it.
+  const lead: Shape = multi ? row.prefill : row;
+  const fingerprint = (row as { 'recipe-fingerprint'?: string })['recipe-fingerprint'];
   return {
     is_multinode: multi,
     framework: row.framework,
     precision: row.precision,
     spec_decoding: row['spec-decoding'],
-    ...((row as { 'recipe-fingerprint'?: string })['recipe-fingerprint'] === undefined
-      ? {}
-      : { recipe_fingerprint: (row as { 'recipe-fingerprint'?: string })['recipe-fingerprint'] }),
-    tp,
-    pp,
-    dcp_size: dcp,
-    pcp_size: pcp,
+    ...(fingerprint === undefined ? {} : { recipe_fingerprint: fingerprint }),
+    tp: lead.tp,
+    pp: lead.pp,
+    dcp_size: lead['dcp-size'],
+    pcp_size: lead['pcp-size'],
     conc: o.conc,
     ...(o.evalConcs
       ? { eval_concs: o.evalConcs, completed_eval_concs: o.completed ?? [], failed_eval_concs: o.failed ?? [] }
       : {}),
-    ep,
-    dp_attention: dpa,
-    ...worker(p, 'prefill'),
-    ...worker(d, 'decode'),
+    ep: lead.ep,
+    dp_attention: lead['dp-attn'],
+    ...worker(lead, multi ? row.prefill['num-worker'] : 1, 'prefill'),
+    ...worker(multi ? row.decode : row, multi ? row.decode['num-worker'] : 1, 'decode'),
     model: row.model,
     infmax_model_prefix: row['model-prefix'],
     hw: o.hw,

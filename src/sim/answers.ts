@@ -1,4 +1,4 @@
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 
 /**
  * A test double for the evals pipeline: given reference answers (JSONL of {question, answer}),

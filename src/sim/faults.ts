@@ -1,4 +1,4 @@
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 
 /**
  * Faults to inject, for testing how clients and the pipeline cope. Every decision comes from a

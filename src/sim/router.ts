@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { readBody, sendJson } from './http.js';
 
 /**
  * A prefill/decode proxy, as vLLM's `toy_proxy_server` / `disagg_proxy` is: for each generation
@@ -69,6 +70,8 @@ class RouteError extends Error {
   }
 }
 
+const tooLarge = (): Error => new RouteError('request body too large', 413);
+
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -90,8 +93,6 @@ const PREFILL_KV_PARAMS = {
   remote_host: null,
   remote_port: null,
 };
-
-const MAX_BODY_BYTES = 64 << 20;
 
 function backendOf(role: BackendRole, raw: string): Backend {
   let url: URL;
@@ -278,7 +279,7 @@ export async function startSimRouter(options: SimRouterOptions): Promise<SimRout
       }
     });
     try {
-      const raw = await readBody(req);
+      const raw = await readBody(req, tooLarge);
       let body: Record<string, unknown>;
       try {
         const value = JSON.parse(raw.toString('utf8')) as unknown;
@@ -332,7 +333,7 @@ export async function startSimRouter(options: SimRouterOptions): Promise<SimRout
 
   /** Anything else a client asks of the model (/v1/models, /tokenize…): a decode server answers. */
   const forward = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req);
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, tooLarge);
     const headers: OutgoingHttpHeaders = {};
     for (const name of ['content-type', 'authorization', 'accept', 'x-request-id'])
       if (req.headers[name] !== undefined) headers[name] = req.headers[name];
@@ -484,24 +485,4 @@ function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
 function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) reject(new RouteError('request body too large', 413));
-      else chunks.push(c);
-    });
-    req.on('error', reject);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-  });
 }

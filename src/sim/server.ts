@@ -9,10 +9,11 @@ import type { AnswerBook } from './answers.js';
 import { Cluster } from './cluster.js';
 import type { TokenEvent, Topology } from './cluster.js';
 import { FaultPlan, NO_FAULTS } from './faults.js';
+import { readBody, sendJson } from './http.js';
 import type { FaultOptions, RequestFaults } from './faults.js';
 import { readTime } from '../util/read-time.js';
 import { prometheusText } from './metrics.js';
-import { Rng, hash32 } from './rng.js';
+import { Rng, hash32 } from '../util/rng.js';
 import { TOKENIZER, TokenStream, VOCAB_SIZE, decode, encode, loadTokenizer, renderChat } from './tokens.js';
 
 /**
@@ -659,35 +660,16 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-const MAX_BODY_BYTES = 64 << 20;
-
-function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) reject(new BadRequest('request body too large', 413));
-      else chunks.push(c);
-    });
-    req.on('error', reject);
-    req.on('end', () => {
-      try {
-        const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-        if (typeof value !== 'object' || value === null || Array.isArray(value))
-          throw new BadRequest('the body must be a JSON object');
-        resolve(value as Record<string, unknown>);
-      } catch (e) {
-        reject(e instanceof BadRequest ? e : new BadRequest(`invalid JSON body: ${(e as Error).message}`));
-      }
-    });
-  });
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const body = await readBody(req, () => new BadRequest('request body too large', 413));
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw new BadRequest(`invalid JSON body: ${(e as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BadRequest('the body must be a JSON object');
+  return value as Record<string, unknown>;
 }
 
 /** A completions prompt: a string, or token ids; a one-element list of either. */

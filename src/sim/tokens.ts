@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 
 /**
  * Real tokens of a real tokenizer: GPT-2's byte-pair vocabulary (r50k_base, via

@@ -3,7 +3,6 @@
 // so that its tokens are gpt-tokenizer's r50k_base tokens. The first call builds the binary (~8 min on 2 cores).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ const SCRIPTS = fileURLToPath(new URL('../../scripts/', import.meta.url));
 /** What scripts/llama-server.mjs exports (a plain .mjs, imported through a computed URL: it has no type declarations). */
 export interface LlamaServerScript {
   ensureLlamaServer(): Promise<string>;
+  ensureLlamaServerAndModel(): Promise<{ binary: string; model: string; vocab: string }>;
   CACHE_DIR: string;
   GPT2_VOCAB: string;
   NODE_LLAMA_CPP_VERSION: string;
@@ -79,14 +79,7 @@ export const TINY_MODEL_OPTIONS: TinyModelOptions = { nEmbd: 64, nLayer: 2, nHea
 
 /** The llama-server binary and the tiny GPT-2 model (built / generated on first use, then reused from the cache). */
 export async function ensureLlamaServerAndModel(): Promise<{ binary: string; model: string; vocab: string }> {
-  const script = await loadLlamaServerScript();
-  const binary = await script.ensureLlamaServer();
-  const model = join(script.CACHE_DIR, 'tiny-gpt2.gguf');
-  if (!existsSync(model)) {
-    // writeTinyLlama writes a temporary file and renames it, so concurrent test files never see half a model.
-    (await loadTinyModelScript()).writeTinyLlama(script.GPT2_VOCAB, model, TINY_MODEL_OPTIONS);
-  }
-  return { binary, model, vocab: script.GPT2_VOCAB };
+  return (await loadLlamaServerScript()).ensureLlamaServerAndModel();
 }
 
 export interface LlamaServer {

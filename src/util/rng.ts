@@ -1,6 +1,7 @@
 /**
- * Seeded random numbers for workloads and arrival times (mulberry32, the generator src/sim uses;
- * each folder keeps its own copy so neither depends on the other).
+ * Seeded pseudo-random numbers (mulberry32: small, fast, good enough for simulation and
+ * workloads). Every random choice of the simulator, the load generator and the evals goes
+ * through one of these, so runs are reproducible.
  */
 export class Rng {
   private state: number;
@@ -20,6 +21,11 @@ export class Rng {
   /** An integer in [0, n). */
   int(n: number): number {
     return Math.floor(this.next() * n);
+  }
+
+  /** True with probability p. */
+  chance(p: number): boolean {
+    return p > 0 && this.next() < p;
   }
 
   /** A standard normal (Box–Muller). */
@@ -44,4 +50,14 @@ export class Rng {
       if (Math.log(u) < 0.5 * x * x + d - d * v + d * Math.log(v)) return d * v * scale;
     }
   }
+}
+
+/** A 32-bit FNV-1a hash, to derive seeds from strings (prompts, request ids). */
+export function hash32(text: string, seed = 0x811c9dc5): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

@@ -1,0 +1,19 @@
+import { CliError } from './error.js';
+
+/** The first model a server lists (GET /v1/models), and its context length when it says. */
+export async function firstServedModel(
+  baseUrl: string,
+  apiKey: string | undefined,
+  instead = 'pass --model',
+): Promise<{ id: string; maxModelLen?: number }> {
+  const url = `${baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/models`;
+  let first: { id?: string; max_model_len?: number } | undefined;
+  try {
+    const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    first = ((await res.json()) as { data?: { id?: string; max_model_len?: number }[] }).data?.[0];
+  } catch (e) {
+    throw new CliError(`cannot reach ${url} (${(e as Error).message}); is the server up? (or ${instead})`);
+  }
+  if (!first?.id) throw new CliError(`${url} lists no model; ${instead}`);
+  return { id: first.id, ...(typeof first.max_model_len === 'number' ? { maxModelLen: first.max_model_len } : {}) };
+}
