@@ -212,7 +212,7 @@ async function evalSettings(flags: RunFlags): Promise<EvalSettings> {
   const limit = flags.evalLimit === undefined ? undefined : Number(flags.evalLimit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
     throw new CliError(`--eval-limit ${flags.evalLimit}: expected a positive integer`);
-  return { test: data.test, train: data.train, answersFile: data.testFile, limit };
+  return { test: data.test, train: data.train, datasetDir: data.dir, answersFile: data.testFile, limit };
 }
 
 function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[]): ClusterProfile {

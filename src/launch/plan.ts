@@ -40,6 +40,10 @@ export interface PlannedEval {
   row: SingleNodeRow | MultiNodeRow;
 }
 
+/** The RESULT_FILENAME a launch's server logs are named after: its first point's, else its first eval's. */
+export const logsKeyOf = (g: PlannedGroup, points: readonly PlannedPoint[] = g.points): string =>
+  points[0]?.resultFilename ?? g.points[0]?.resultFilename ?? g.evals[0]!.dir.replace(/^eval_/, '');
+
 /** A launch that runs evals serves at least this context: the 5-shot prompt and the reference's generation budget fit. */
 export const EVAL_MIN_CONTEXT = 4096;
 

@@ -1,14 +1,15 @@
 import { join } from 'node:path';
 import { adapterFor, sim } from '../engines/index.js';
-import { checkEvalDir, collectEvalResults, evalInDir, maxTokensFor, metaEnvOf } from '../evals/index.js';
+import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf } from '../evals/index.js';
 import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
 import type { MatrixRow } from '../matrix/index.js';
 import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
 import { modelPath } from './profile.js';
 import type { ClusterProfile } from './profile.js';
-import { deploymentOf, layoutGpus, planRun } from './plan.js';
-import type { PlannedGroup, PlannedPoint } from './plan.js';
+import { deploymentOf, layoutGpus, logsKeyOf, planRun } from './plan.js';
+import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
+import { evalOutcome } from './evals.js';
 import { PlacementError, nodesNeeded } from './placement.js';
 import { RunDir, sha256 } from './run-dir.js';
 import { writeFileAtomic } from './run-dir.js';
@@ -57,7 +58,10 @@ export interface GroupContext {
   finishPoint(p: PlannedPoint, outcome: PointOutcome): void;
   /** Persist the manifest (after the group record changed). */
   save(): void;
-  /** Run the launch's pending evals against its endpoint (after its points); absent when it has none to run. */
+  /** The launch's pending evals (none without a dataset), run after its points. */
+  evals: PlannedEval[];
+  evalSettings?: EvalSettings;
+  /** Local executors: run the pending evals against the endpoint, writing their folders. */
   evaluate?: (baseUrl: string) => Promise<void>;
 }
 
@@ -86,6 +90,8 @@ export interface RunOptions {
 export interface EvalSettings {
   test: readonly Gsm8kDoc[];
   train: readonly Gsm8kDoc[];
+  /** Where the dataset is (job scripts read it there: a shared file system). */
+  datasetDir: string;
   /** The test split as a file, for simulated engines' answer books. */
   answersFile: string;
   limit?: number | undefined;
@@ -246,62 +252,45 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     save();
   };
 
-  /** GSM8K at each eval's concurrencies against the launch's endpoint, then its threshold check. */
-  const evaluate = async (ready: PreparedGroup, evals: PlannedGroup['evals'], baseUrl: string): Promise<void> => {
+  /** GSM8K at each eval's concurrencies against the launch's endpoint (local runs; a job script runs it itself). */
+  const evaluate = async (ready: PreparedGroup, evals: PlannedEval[], settings: EvalSettings, baseUrl: string): Promise<void> => {
     const d = ready.deployment;
     for (const e of evals) {
       if (signal.aborted) return;
-      const record = evalRecords.get(e.dir)!;
-      if (!o.evals) {
-        Object.assign(record, { status: 'error', error: 'no GSM8K dataset: pass --eval-dataset DIR (or set FRONTIER_GSM8K)' });
-        save();
-        continue;
-      }
       reporter.note?.(`  eval gsm8k at conc ${e.concs.join(', ')}`);
-      const folder = join(dir.root, e.dir);
-      try {
-        const results = await evalInDir({
-          dir: folder,
-          baseUrl,
-          model: d.servedModelName,
-          endpoint: 'chat',
-          test: o.evals.test,
-          train: o.evals.train,
-          limit: o.evals.limit,
-          concurrencies: e.concs,
-          maxTokens: maxTokensFor(d.maxModelLen),
-          maxLength: d.maxModelLen,
-          timeoutMs: o.evals.timeoutMs ?? 1_800_000,
-          maxRetries: o.evals.maxRetries ?? 5,
-          backoffMs: o.evals.backoffMs ?? 1000,
-          resume: true,
-          frontierVersion: o.frontierVersion,
-          meta: (m) => metaEnvOf(e.row, { hw: e.row.runner, ...m }),
-          signal,
-        });
-        if (signal.aborted) return;
-        record.scores = results.map((r) => ({
-          conc: r.conc,
-          strict: r.result.strict.mean,
-          flexible: r.result.flexible.mean,
-          failed: r.result.failed,
-        }));
-        const invalid = results.find((r) => !r.result.valid);
-        const check = checkEvalDir(folder, { expectedConcs: e.concs.length > 1 ? e.concs : undefined });
-        record.check = check.lines.map((l) => l.text).join('\n');
-        if (invalid) {
-          record.status = 'invalid';
-          record.error = `${invalid.result.failed} of ${invalid.result.samples.length} requests failed at conc ${invalid.conc} (over 5%): the score says nothing`;
-        } else record.status = check.exitCode === 0 ? 'passed' : 'failed';
-        if (record.status === 'failed') record.error = check.stderr.trim();
-      } catch (err) {
-        Object.assign(record, { status: 'error', error: (err as Error).message });
-      }
-      save();
-      reporter.note?.(
-        `  eval ${record.status}${record.scores ? `: ${record.scores.map((s) => `strict ${s.strict.toFixed(4)}, flexible ${s.flexible.toFixed(4)}`).join('; ')}` : ''}`,
-      );
+      await evalInDir({
+        dir: join(dir.root, e.dir),
+        baseUrl,
+        model: d.servedModelName,
+        endpoint: 'chat',
+        test: settings.test,
+        train: settings.train,
+        limit: settings.limit,
+        concurrencies: e.concs,
+        maxTokens: maxTokensFor(d.maxModelLen),
+        maxLength: d.maxModelLen,
+        timeoutMs: settings.timeoutMs ?? 1_800_000,
+        maxRetries: settings.maxRetries ?? 5,
+        backoffMs: settings.backoffMs ?? 1000,
+        resume: true,
+        frontierVersion: o.frontierVersion,
+        meta: (m) => metaEnvOf(e.row, { hw: e.row.runner, ...m }),
+        signal,
+      });
     }
+  };
+
+  /** An eval's record from its folder, once the executor is done with the launch. */
+  const recordEval = (e: PlannedEval, launchError: string | undefined): void => {
+    const record = evalRecords.get(e.dir)!;
+    if (!o.evals)
+      Object.assign(record, { status: 'error', error: 'no GSM8K dataset: pass --eval-dataset DIR (or set FRONTIER_GSM8K)' });
+    else {
+      const outcome = evalOutcome(join(dir.root, e.dir), e.concs);
+      Object.assign(record, outcome.status === 'error' && launchError ? { ...outcome, error: launchError } : outcome);
+    }
+    const scores = (record.scores ?? []).map((x) => `strict ${x.strict.toFixed(4)}, flexible ${x.flexible.toFixed(4)}`);
+    reporter.note?.(`  eval ${record.status}${scores.length > 0 ? `: ${scores.join('; ')}` : ''}`);
   };
 
   let stopReason: 'failed' | 'interrupted' | undefined;
@@ -317,7 +306,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       return true;
     }
     record.status = 'running';
-    record.logs = `server_logs_${points[0]?.resultFilename ?? g.points[0]?.resultFilename ?? g.evals[0]!.dir.replace(/^eval_/, '')}`;
+    record.logs = `server_logs_${logsKeyOf(g, points)}`;
     save();
     try {
       await o.executor({
@@ -333,7 +322,10 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
           reporter.pointDone?.(g, p, pointRecords.get(p.resultFilename)!);
         },
         save,
-        ...(evals.length > 0 ? { evaluate: (baseUrl: string) => evaluate(ready, evals, baseUrl) } : {}),
+        evals: o.evals ? evals : [],
+        ...(o.evals && evals.length > 0
+          ? { evalSettings: o.evals, evaluate: (baseUrl: string) => evaluate(ready, evals, o.evals!, baseUrl) }
+          : {}),
       });
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
@@ -343,16 +335,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
         if (r.status === 'pending') Object.assign(r, { status: 'failed', error });
       }
     }
-    for (const e of evals) {
-      const r = evalRecords.get(e.dir)!;
-      if (r.status === 'pending' && !signal.aborted)
-        Object.assign(r, {
-          status: 'error',
-          error:
-            record.error ??
-            `not run: the ${o.cluster.scheduler} executor ${o.cluster.scheduler === 'slurm' ? 'does not run evals yet' : 'stopped before it'}`,
-        });
-    }
+    if (!signal.aborted) for (const e of evals) recordEval(e, record.error);
     const ok =
       points.every((p) => pointRecords.get(p.resultFilename)!.status === 'ok') &&
       evals.every((e) => evalRecords.get(e.dir)!.status === 'passed');
@@ -403,6 +386,6 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   save();
   dir.writeRunResults(manifest);
   if (manifest.evals.some((e) => e.scores))
-    writeFileAtomic(join(dir.root, 'agg_eval_all.json'), `${JSON.stringify(collectEvalResults(dir.root), null, 2)}\n`);
+    writeFileAtomic(join(dir.root, 'agg_eval_all.json'), formatAggJson(collectEvalResults(dir.root)));
   return { manifest, dir };
 }

@@ -6,13 +6,14 @@ import { promisify } from 'node:util';
 import { tail } from './local.js';
 import type { Launch } from '../engines/index.js';
 import { placeWorkers } from './placement.js';
-import { recipeOf } from './plan.js';
-import type { PlannedPoint } from './plan.js';
+import { evalArgsOf } from './evals.js';
+import { logsKeyOf, recipeOf } from './plan.js';
+import type { PlannedEval, PlannedPoint } from './plan.js';
 import type { ClusterProfile } from './profile.js';
 import type { RunDir } from './run-dir.js';
 import { benchArgsOf } from './point-bench.js';
 import { routeRecipe } from './routing.js';
-import type { GroupExecutor, PreparedGroup } from './run.js';
+import type { EvalSettings, GroupExecutor, PreparedGroup } from './run.js';
 import { renderJobScript } from './slurm-script.js';
 
 /**
@@ -45,13 +46,14 @@ export function jobFor(
   cluster: ClusterProfile,
   frontier: string[],
   basePort = 8000,
+  evals: { list: readonly PlannedEval[]; settings: EvalSettings } | undefined = undefined,
 ): { launch: Launch; logDir: string; script: string } {
   const g = group.planned;
   const d = group.deployment;
   const hosts = Array.from({ length: group.nodes }, (_, i) => `\${NODES[${i}]}`);
   let port = basePort;
   const launch = group.adapter.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, hosts), { next: () => port++ });
-  const logDir = dir.serverLogs(points[0]!.resultFilename);
+  const logDir = dir.serverLogs(logsKeyOf(g, points));
   const notes: string[] = [];
   const row = g.rows[0]!;
   const recipe = recipeOf(row);
@@ -84,6 +86,20 @@ export function jobFor(
         dir.rawFile(p.resultFilename),
       ),
     })),
+    evals: (evals?.list ?? []).map((e) => ({
+      concs: e.concs,
+      args: evalArgsOf({
+        baseUrl,
+        model: d.servedModelName,
+        maxModelLen: d.maxModelLen,
+        concs: e.concs,
+        folder: join(dir.root, e.dir),
+        rowFile: join(dir.root, e.dir, 'row.json'),
+        runner: e.row.runner,
+        datasetDir: evals!.settings.datasetDir,
+        limit: evals!.settings.limit,
+      }),
+    })),
     frontier,
     notes,
   });
@@ -110,7 +126,13 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
 
   return async (ctx) => {
     const { group, points, dir, cluster, reporter, signal, record } = ctx;
-    const { launch, logDir, script } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort);
+    const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
+    const { launch, logDir, script } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
+    // The eval step reads its row from the eval folder (meta_env.json is made from it).
+    for (const e of evals?.list ?? []) {
+      mkdirSync(join(dir.root, e.dir), { recursive: true });
+      writeFileSync(join(dir.root, e.dir, 'row.json'), `${JSON.stringify(e.row, null, 2)}\n`);
+    }
     mkdirSync(logDir, { recursive: true });
     const scriptFile = join(logDir, 'job.sbatch');
     writeFileSync(scriptFile, script, { mode: 0o755 });

@@ -28,6 +28,8 @@ export interface JobSpec {
   image: string | undefined;
   launch: Launch;
   points: JobPoint[];
+  /** `frontier eval gsm8k` runs after the points (arguments after the command). */
+  evals: { concs: number[]; args: string[] }[];
   /** How to run frontier on the nodes. */
   frontier: string[];
   /** Lines for the header (toolchain, routing). */
@@ -175,6 +177,13 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
       `# conc ${point.conc}`,
       `"\${FRONTIER[@]}" ${point.benchArgs.map(q).join(' ')} ||`,
       `  echo "frontier: the benchmark at conc ${point.conc} exited $?" >&2`,
+    );
+  }
+  for (const e of spec.evals) {
+    out.push(
+      `# eval gsm8k at conc ${e.concs.join(', ')}`,
+      `"\${FRONTIER[@]}" ${e.args.map(q).join(' ')} ||`,
+      `  echo "frontier: the eval at conc ${e.concs.join(', ')} exited $?" >&2`,
     );
   }
   out.push('');

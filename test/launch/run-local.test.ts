@@ -215,6 +215,7 @@ describe('frontier run, evals', () => {
   const evals = {
     test: data.test,
     train: data.train,
+    datasetDir: join(REPO, 'test/fixtures/gsm8k'),
     answersFile: join(REPO, 'test/fixtures/gsm8k/test.jsonl.gz'),
     limit: 60,
     backoffMs: 10,

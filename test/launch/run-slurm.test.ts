@@ -6,9 +6,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, slurmExecutor } from '../../src/launch/index.js';
-import type { ClusterProfile } from '../../src/launch/index.js';
+import type { ClusterProfile, EvalSettings } from '../../src/launch/index.js';
+import { loadGsm8k } from '../../src/evals/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { CLI, tempFiles } from '../helpers.js';
+import { CLI, REPO, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
 import { disaggRow, simCluster, singleRow } from './fixtures.js';
@@ -36,7 +37,7 @@ const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
 
 let nextPort = 20000 + (process.pid % 200) * 100;
 
-async function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, signal?: AbortSignal) {
+async function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, signal?: AbortSignal, evals?: EvalSettings) {
   const out = join(tempFiles({}), 'run');
   const executor = slurmExecutor({
     env: { ...process.env, ...slurm.env },
@@ -55,6 +56,7 @@ async function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, signal?: AbortSi
     frontierCommand: [process.execPath, CLI],
     commit: null,
     ...(signal ? { signal } : {}),
+    ...(evals ? { evals } : {}),
   });
 }
 
@@ -82,6 +84,28 @@ describe('frontier run on Slurm', () => {
     expect(lint.out).toBe('');
     const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[1]!.resultFilename), 'utf8')) as Record<string, unknown>;
     expect(agg).toMatchObject({ conc: 2, tp: 1, hw: 'h100' });
+  }, 120_000);
+
+  it('runs a row’s GSM8K eval in the job after its points, and records it from the eval folder', async () => {
+    const datasetDir = join(REPO, 'test/fixtures/gsm8k');
+    const data = loadGsm8k(datasetDir);
+    const evals = { test: data.test, train: data.train, datasetDir, answersFile: data.testFile, limit: 40 };
+    const { manifest, dir } = await runOnSlurm([singleRow({ conc: 2, 'run-eval': true })], cluster(), undefined, evals);
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    expect(manifest.evals[0]).toMatchObject({ status: 'passed', concs: [2] });
+    expect(manifest.evals[0]!.scores![0]!.strict).toBeGreaterThan(0.8);
+    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
+    expect(script).toMatch(/^# eval gsm8k at conc 2$/m);
+    expect(script).toContain(`--dataset ${datasetDir}`);
+    expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch')]).out).toBe('');
+    const folder = readdirSync(join(dir.root, manifest.evals[0]!.dir)).sort();
+    expect(folder).toEqual([
+      'meta_env.json',
+      expect.stringMatching(/^results_/),
+      'row.json',
+      expect.stringMatching(/^samples_gsm8k_/),
+    ]);
+    expect(JSON.parse(readFileSync(join(dir.root, 'agg_eval_all.json'), 'utf8'))).toHaveLength(1);
   }, 120_000);
 
   it('places a 1P1D launch on two nodes: prefill sim, decode sim and the router, in one job', async () => {
