@@ -21,8 +21,9 @@ await build({
   sourcemap: 'linked',
   legalComments: 'none',
   logLevel: 'warning',
-  // Large data that only some commands load, from node_modules at run time (createRequire).
-  external: ['gpt-tokenizer'],
+  // Large data that only some commands load, from node_modules at run time (createRequire), and the
+  // store's drivers (native or optional parts) and HTTP server, loaded when a store command runs.
+  external: ['gpt-tokenizer', 'better-sqlite3', 'pg', 'pg-native', 'fastify'],
   define: { FRONTIER_VERSION: JSON.stringify(version), 'import.meta.url': '__frontierModuleUrl' },
   banner: { js: "const __frontierModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });

@@ -13,6 +13,7 @@ PACKAGES=(
   munge # the authentication daemon (munged) and mungekey that Slurm's auth/munge needs
   shellcheck # lints the generated sbatch/launch shell scripts
   curl # HTTP probes from shell scripts (health checks in generated launch scripts)
+  postgresql # initdb + postgres for the throw-away PostgreSQL server the store tests run against (test/support/postgres.ts)
 )
 
 missing=()

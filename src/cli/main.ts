@@ -14,6 +14,7 @@ import { resultsCommand } from './results.js';
 import { evalCommand } from './eval.js';
 import { probeCommand, runCommand } from './run.js';
 import { simCommand } from './sim.js';
+import { storeCommands } from './store.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
 declare const FRONTIER_VERSION: string;
@@ -74,6 +75,7 @@ program.addCommand(resultsCommand());
 program.addCommand(runCommand());
 program.addCommand(probeCommand());
 program.addCommand(evalCommand());
+for (const command of storeCommands()) program.addCommand(command);
 
 program
   .command('bench')

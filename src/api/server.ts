@@ -1,0 +1,394 @@
+/**
+ * The HTTP API over the store (Fastify): reads for everyone (or only token holders with
+ * `private`), ingest for token holders. Every query string is checked against its route's schema
+ * (unknown parameters are errors, not silently dropped); the OpenAPI document is generated from
+ * those same schemas.
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { goalOf, latestSeries, paretoFront } from '../results/index.js';
+import {
+  IngestConflict,
+  IngestError,
+  availability,
+  benchmarks,
+  compareRun,
+  configLabel,
+  evaluations,
+  history,
+  ingestBatch,
+  readArtifacts,
+  run,
+  runs,
+  verifyToken,
+} from '../store/index.js';
+import type { IngestOptions, ResultFilter, Store } from '../store/index.js';
+import { ArchiveError, extractTarGz } from './archive.js';
+import { openApiCollector } from './openapi.js';
+
+export interface ApiOptions {
+  store: Store;
+  /** Reads need a token too. */
+  private?: boolean;
+  /** Largest upload (the .tar.gz), bytes. */
+  maxUploadBytes?: number;
+  /** Largest unpacked upload, bytes. */
+  maxUnpackedBytes?: number;
+  /** Per-eval thresholds for ingests (records pass/fail). */
+  thresholdOf?: IngestOptions['thresholdOf'];
+  logger?: boolean;
+}
+
+const MiB = 2 ** 20;
+
+// Schemas of the query parameters, shared by routes.
+const str = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
+const int = (description: string) => ({ type: 'integer', minimum: 1, maximum: 10_000_000, description });
+const date = (description: string) => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+const source = {
+  type: 'string',
+  enum: ['official', 'unofficial', 'all'],
+  description: 'which runs count when no run is named (default official)',
+};
+const resultFilter = {
+  model: str('model prefix (dsr1) or model path (deepseek-ai/DeepSeek-R1-0528)'),
+  isl: int('input sequence length'),
+  osl: int('output sequence length'),
+  hardware: str('GPU (h200, b200, …)'),
+  framework: str('engine (vllm, sglang, dynamo-trt, …)'),
+  precision: str('fp8, fp4, bf16, …'),
+  run: str('only this run’s rows'),
+  source,
+  date: date('as of this date (YYYY-MM-DD): the latest row on or before it'),
+  exact: { type: 'boolean', description: 'with date: only rows of that date' },
+};
+const query = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+type Query = Record<string, string | number | boolean | undefined>;
+
+function filterOf(q: Query): ResultFilter {
+  return {
+    model: q.model as string | undefined,
+    isl: q.isl as number | undefined,
+    osl: q.osl as number | undefined,
+    hardware: q.hardware as string | undefined,
+    framework: q.framework as string | undefined,
+    precision: q.precision as string | undefined,
+    run: q.run as string | undefined,
+    source: q.source as ResultFilter['source'],
+    date: q.date as string | undefined,
+    exact: q.exact as boolean | undefined,
+  };
+}
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Ajv's findings as one line that names each parameter: `unknown parameter "sort"`, `isl: must be integer`. */
+function validationMessage(issues: ValidationIssue[], fallback: string): string {
+  const parts = issues.map((v) => {
+    if (v.keyword === 'additionalProperties') return `unknown parameter "${String(v.params.additionalProperty)}"`;
+    if (v.keyword === 'required') return `missing parameter "${String(v.params.missingProperty)}"`;
+    const name = v.instancePath.replace(/^\//, '') || 'value';
+    return `${name}: ${v.message ?? 'not valid'}${v.keyword === 'enum' ? ` (${(v.params.allowedValues as string[]).join(', ')})` : ''}`;
+  });
+  return parts.length > 0 ? parts.join('; ') : fallback;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const { store } = options;
+  const maxUpload = options.maxUploadBytes ?? 256 * MiB;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: maxUpload,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+  });
+  const openapi = openApiCollector(app);
+
+  const authenticated = async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers.authorization ?? '';
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m)
+      throw new HttpError(
+        401,
+        'a bearer token is required: Authorization: Bearer <token> (create one with frontier token create NAME)',
+      );
+    const name = await verifyToken(store, m[1]!);
+    if (!name) throw new HttpError(401, 'the token is not valid (unknown or revoked)');
+  };
+  const read = options.private ? { preHandler: authenticated } : {};
+
+  app.setErrorHandler((error: Error & { validation?: unknown; statusCode?: number }, request, reply: FastifyReply) => {
+    if (error instanceof HttpError) {
+      if (error.status === 401) void reply.header('www-authenticate', 'Bearer');
+      return reply.status(error.status).send({ error: error.message, ...error.extra });
+    }
+    if (error.validation)
+      return reply.status(400).send({ error: validationMessage(error.validation as ValidationIssue[], error.message) });
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.status(error.statusCode).send({ error: error.message });
+    }
+    request.log.error(error);
+    return reply.status(500).send({ error: 'internal error' });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ error: `no such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
+  );
+
+  const route = (
+    path: string,
+    schema: FastifySchema & Record<string, unknown>,
+    handler: (q: Query, request: FastifyRequest) => Promise<unknown>,
+  ) => app.get(path, { schema, ...read }, async (request) => handler(request.query as Query, request));
+
+  route('/api/v1/health', { summary: 'Liveness: the store answers', querystring: query({}) }, async () => {
+    await store.db.selectFrom('runs').select('id').limit(1).execute();
+    return { ok: true, dialect: store.dialect };
+  });
+
+  route(
+    '/api/v1/availability',
+    {
+      summary: 'What the official results cover: models, sequences, hardware, engines, precisions and dates',
+      querystring: query({}),
+    },
+    async () => availability(store),
+  );
+
+  route(
+    '/api/v1/benchmarks',
+    {
+      summary: 'Benchmark points: the latest of each config and conc (as of a date), or one run’s',
+      querystring: query(resultFilter),
+    },
+    async (q) => benchmarks(store, filterOf(q)),
+  );
+
+  route(
+    '/api/v1/pareto',
+    {
+      summary: 'The Pareto frontier of each series (hardware × framework × precision × spec decoding × disagg, per sequence)',
+      querystring: query({
+        ...resultFilter,
+        x: { ...str('x metric (default median_intvty)'), pattern: '^[a-z0-9_.]+$' },
+        y: { ...str('y metric (default tput_per_gpu)'), pattern: '^[a-z0-9_.]+$' },
+      }),
+    },
+    async (q) => {
+      const x = (q.x as string | undefined) ?? 'median_intvty';
+      const y = (q.y as string | undefined) ?? 'tput_per_gpu';
+      let goals;
+      try {
+        goals = { x: goalOf(x), y: goalOf(y) };
+      } catch (e) {
+        throw new HttpError(400, (e as Error).message);
+      }
+      const rows = await benchmarks(store, filterOf(q));
+      return {
+        x,
+        y,
+        goals,
+        series: [...latestSeries(rows)].map(([key, points]) => {
+          const xs = points.map((p) => p.metrics[x] ?? NaN);
+          const ys = points.map((p) => p.metrics[y] ?? NaN);
+          const p0 = points[0]!;
+          return {
+            key,
+            hardware: p0.hardware,
+            framework: p0.framework,
+            precision: p0.precision,
+            spec_method: p0.spec_method,
+            disagg: p0.disagg,
+            isl: p0.isl,
+            osl: p0.osl,
+            date: p0.date,
+            points: points.map((p, i) => ({
+              config_id: p.config_id,
+              label: configLabel(p),
+              conc: p.conc,
+              run_id: p.run_id,
+              x: xs[i],
+              y: ys[i],
+            })),
+            frontier: paretoFront(xs, ys, goals),
+          };
+        }),
+      };
+    },
+  );
+
+  route(
+    '/api/v1/history',
+    {
+      summary: 'One config over time: its points in every run of the chosen kind, oldest first',
+      querystring: query(
+        {
+          config: int('config id (config_id of a benchmark row)'),
+          isl: resultFilter.isl,
+          osl: resultFilter.osl,
+          conc: int('concurrency'),
+          source,
+        },
+        ['config'],
+      ),
+    },
+    async (q) =>
+      history(store, q.config as number, {
+        isl: q.isl as number | undefined,
+        osl: q.osl as number | undefined,
+        conc: q.conc as number | undefined,
+        source: q.source as ResultFilter['source'],
+      }),
+  );
+
+  route(
+    '/api/v1/evaluations',
+    {
+      summary: 'Eval results (GSM8K): the latest of each config, task and conc, or one run’s',
+      querystring: query({ ...resultFilter, task: str('eval task (gsm8k)') }),
+    },
+    async (q) => evaluations(store, { ...filterOf(q), task: q.task as string | undefined }),
+  );
+
+  route(
+    '/api/v1/runs',
+    {
+      summary: 'Runs, newest first, with point and eval counts and success rate',
+      querystring: query({
+        source: { ...source, description: 'official, unofficial or all (default all)' },
+        limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'default 100' },
+        offset: { type: 'integer', minimum: 0, maximum: 10_000_000 },
+      }),
+    },
+    async (q) =>
+      runs(store, {
+        source: (q.source as ResultFilter['source']) ?? 'all',
+        limit: q.limit as number | undefined,
+        offset: q.offset as number | undefined,
+      }),
+  );
+
+  app.get(
+    '/api/v1/runs/:id',
+    {
+      schema: {
+        summary: 'One run: its metadata, run stats and changelog',
+        params: { type: 'object', properties: { id: str('run id') }, required: ['id'], additionalProperties: false },
+        querystring: query({}),
+      } as FastifySchema,
+      ...read,
+    },
+    async (request) => {
+      const found = await run(store, (request.params as { id: string }).id);
+      if (!found) throw new HttpError(404, `no run ${(request.params as { id: string }).id} in the store`);
+      return found;
+    },
+  );
+
+  route(
+    '/api/v1/compare',
+    {
+      summary: 'Each point of a run against the latest official point of the same config and conc, with deltas',
+      querystring: query(
+        {
+          run: str('the run to compare'),
+          threshold: { type: 'number', minimum: 0, maximum: 1000, description: 'regression threshold, % (default 5)' },
+        },
+        ['run'],
+      ),
+    },
+    async (q) => {
+      const c = await compareRun(store, q.run as string, (q.threshold as number | undefined) ?? 5);
+      if (!c) throw new HttpError(404, `no run ${q.run} in the store`);
+      return c;
+    },
+  );
+
+  // Ingest: a run directory as a .tar.gz body.
+  const binary = (_: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => done(null, body);
+  for (const type of ['application/gzip', 'application/x-gzip', 'application/octet-stream', 'application/x-tar+gzip']) {
+    app.addContentTypeParser(type, { parseAs: 'buffer' }, binary);
+  }
+  app.post(
+    '/api/v1/ingest',
+    {
+      schema: {
+        summary: 'Ingest a run directory uploaded as a .tar.gz (needs a token); all or nothing',
+        querystring: query({
+          official: { type: 'boolean', description: 'mark the run official (default false)' },
+          run_id: str('the run id (required for an InferenceX artifact set)'),
+          attempt: int('the run attempt (default 1); a later attempt replaces an earlier one'),
+          source_run: str('reuse: the run whose results these are'),
+          date: date('the results’ date (default: the run’s)'),
+          dry_run: { type: 'boolean', description: 'check and count, write nothing' },
+        }),
+      } as FastifySchema,
+      preHandler: authenticated,
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (!Buffer.isBuffer(body) || body.length === 0) {
+        throw new HttpError(415, 'send the run directory as a .tar.gz body (Content-Type: application/gzip)');
+      }
+      const q = request.query as Query;
+      const dir = mkdtempSync(join(tmpdir(), 'frontier-ingest-'));
+      try {
+        try {
+          extractTarGz(body, dir, { maxBytes: options.maxUnpackedBytes ?? 4 * maxUpload, maxEntries: 100_000 });
+        } catch (e) {
+          if (e instanceof ArchiveError) throw new HttpError(400, e.message);
+          throw new HttpError(400, `cannot unpack the archive: ${(e as Error).message}`);
+        }
+        // An archive of the run directory itself holds one top-level folder; an archive of its contents does not.
+        const top = readdirSync(dir);
+        const root = top.length === 1 && statSync(join(dir, top[0]!)).isDirectory() ? join(dir, top[0]!) : dir;
+        const batch = readArtifacts(root, {
+          official: q.official as boolean | undefined,
+          runId: q.run_id as string | undefined,
+          attempt: q.attempt as number | undefined,
+          sourceRun: q.source_run as string | undefined,
+          date: q.date as string | undefined,
+          thresholdOf: options.thresholdOf,
+        });
+        const summary = await ingestBatch(store, batch, { dryRun: q.dry_run === true });
+        return reply.status(summary.benchmarks.new + summary.evals.new > 0 && !summary.dry_run ? 201 : 200).send(summary);
+      } catch (e) {
+        if (e instanceof IngestError) {
+          throw new HttpError(422, `the upload has ${e.problems.length} problem(s); nothing was written`, {
+            problems: e.problems.map((p) => ({ ...p, file: p.file.startsWith(dir) ? p.file.slice(dir.length + 1) : p.file })),
+          });
+        }
+        if (e instanceof IngestConflict) throw new HttpError(409, e.message);
+        throw e;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  app.get('/api/openapi.json', async () => openapi.document());
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,216 @@
+/**
+ * The store's commands: `ingest`, `serve`, `token`, `compare`. The store, its drivers and the
+ * HTTP server load only when one of these runs.
+ */
+import { resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { CliError } from './error.js';
+
+const dbOption = () =>
+  new Option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
+
+async function open(db: string | undefined) {
+  const { openStore, storeLocation } = await import('../store/index.js');
+  try {
+    return await openStore(storeLocation(db));
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+}
+
+/** The eval thresholds InferenceX uses, to record pass or fail with each eval row. */
+async function referenceThresholdOf() {
+  const { DEFAULT_MIN_SCORE, floatThreshold, referenceThresholds, resolveThreshold } = await import('../evals/index.js');
+  const config = referenceThresholds();
+  return (prefix: string, task: string) =>
+    resolveThreshold(config, prefix, task, floatThreshold(DEFAULT_MIN_SCORE)).threshold.value;
+}
+
+const positiveInt = (flag: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} ${value}: expected a positive integer`);
+  return n;
+};
+
+function ingestCommand(): Command {
+  return new Command('ingest')
+    .description('load a run directory (frontier run) or an InferenceX artifact set into the store; all or nothing, idempotent')
+    .argument('<dir>', 'the directory')
+    .addOption(dbOption())
+    .option('--official', 'the run is official (its points feed the frontier)')
+    .option('--unofficial', 'the run is unofficial (a PR run; the default)')
+    .option('--run-id <id>', 'the run id (required for an InferenceX artifact set: the GitHub run id)')
+    .option('--attempt <n>', 'the run attempt; a later attempt replaces an earlier one (default 1)', positiveInt('--attempt'))
+    .option('--source-run <id>', 'reuse: these are this run’s results, merged by --run-id')
+    .option('--date <YYYY-MM-DD>', 'the results’ date (default: when the run started, else today)')
+    .option('--branch <name>', 'the branch the run measured')
+    .option('--commit <sha>', 'the commit the run measured')
+    .option('--label <label...>', 'labels of the run')
+    .option('--url <url>', 'a link to the run (CI page)')
+    .option('--dry-run', 'check everything and print what would change; write nothing')
+    .option('--json', 'print the summary as JSON')
+    .action(async (dir: string, o: Record<string, string | boolean | number | string[] | undefined>) => {
+      if (o.official && o.unofficial) throw new CliError('--official and --unofficial: pick one');
+      const { IngestConflict, IngestError, ingestBatch, readArtifacts } = await import('../store/index.js');
+      let batch;
+      try {
+        batch = readArtifacts(resolve(dir), {
+          official: o.official === true,
+          runId: o.runId as string | undefined,
+          attempt: o.attempt as number | undefined,
+          sourceRun: o.sourceRun as string | undefined,
+          date: o.date as string | undefined,
+          branch: o.branch as string | undefined,
+          commit: o.commit as string | undefined,
+          labels: o.label as string[] | undefined,
+          url: o.url as string | undefined,
+          thresholdOf: await referenceThresholdOf(),
+        });
+      } catch (e) {
+        if (e instanceof IngestError) throw new CliError(e.message);
+        throw e;
+      }
+      const store = await open(o.db as string | undefined);
+      try {
+        const s = await ingestBatch(store, batch, { dryRun: o.dryRun === true });
+        if (o.json) {
+          process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+          return;
+        }
+        const verb = s.dry_run ? 'would ingest' : 'ingested';
+        const lines = [
+          `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${store.location}`,
+          `  points: ${s.benchmarks.total} (${s.benchmarks.new} new${s.benchmarks.removed ? `, ${s.benchmarks.removed} removed` : ''})`,
+          `  evals: ${s.evals.total} (${s.evals.new} new${s.evals.removed ? `, ${s.evals.removed} removed` : ''})`,
+          `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
+        ];
+        if (s.replaced_attempt !== undefined) lines.push(`  replaced attempt ${s.replaced_attempt}`);
+        if (!s.dry_run && s.benchmarks.new + s.evals.new === 0 && s.replaced_attempt === undefined)
+          lines.push('  (already stored: nothing changed)');
+        process.stdout.write(`${lines.join('\n')}\n`);
+      } catch (e) {
+        if (e instanceof IngestConflict) throw new CliError(e.message);
+        throw e;
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve the HTTP API (and the dashboard) over the store')
+    .addOption(dbOption())
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free one)', '8080')
+    .option('--private', 'reads need a token too')
+    .option('--max-upload-mb <n>', 'largest ingest upload, MiB', positiveInt('--max-upload-mb'), 256)
+    .action(async (o: { db?: string; host: string; port: string; private?: boolean; maxUploadMb: number }) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${o.port}: expected 0–65535`);
+      const { buildApi } = await import('../api/index.js');
+      const store = await open(o.db);
+      const app = await buildApi({
+        store,
+        private: o.private === true,
+        maxUploadBytes: o.maxUploadMb * 2 ** 20,
+        thresholdOf: await referenceThresholdOf(),
+      });
+      let url: string;
+      try {
+        url = await app.listen({ host: o.host, port });
+      } catch (e) {
+        await store.close();
+        throw new CliError(`cannot listen on ${o.host}:${port}: ${(e as Error).message}`);
+      }
+      process.stdout.write(`frontier serve: ${store.location} on ${url} (API ${url}/api/v1, OpenAPI ${url}/api/openapi.json)\n`);
+      const stop = async () => {
+        await app.close();
+        await store.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop());
+      process.once('SIGTERM', () => void stop());
+    });
+}
+
+function tokenCommand(): Command {
+  const token = new Command('token').description('API tokens for writes (ingest over HTTP)');
+  token
+    .command('create')
+    .description('create a token; it is printed once and stored only as a hash')
+    .argument('<name>', 'who or what uses it (ci, alice)')
+    .addOption(dbOption())
+    .action(async (name: string, o: { db?: string }) => {
+      const { TokenError, createToken } = await import('../store/index.js');
+      const store = await open(o.db);
+      try {
+        process.stdout.write(`${await createToken(store, name)}\n`);
+        process.stderr.write(`token "${name}" created; keep it: it is not stored and cannot be shown again\n`);
+      } catch (e) {
+        if (e instanceof TokenError) throw new CliError(e.message);
+        throw e;
+      } finally {
+        await store.close();
+      }
+    });
+  token
+    .command('list')
+    .description('the tokens: name, created, last used')
+    .addOption(dbOption())
+    .action(async (o: { db?: string }) => {
+      const { listTokens } = await import('../store/index.js');
+      const store = await open(o.db);
+      try {
+        for (const t of await listTokens(store))
+          process.stdout.write(`${t.name}\tcreated ${t.created_at}\tlast used ${t.last_used_at ?? 'never'}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  token
+    .command('revoke')
+    .description('revoke a token')
+    .argument('<name>')
+    .addOption(dbOption())
+    .action(async (name: string, o: { db?: string }) => {
+      const { revokeToken } = await import('../store/index.js');
+      const store = await open(o.db);
+      try {
+        if (!(await revokeToken(store, name))) throw new CliError(`no token named "${name}" (frontier token list shows them)`);
+        process.stdout.write(`token "${name}" revoked\n`);
+      } finally {
+        await store.close();
+      }
+    });
+  return token;
+}
+
+function compareCommand(): Command {
+  return new Command('compare')
+    .description('a run against the latest official results, as markdown; exits 1 on a regression beyond the threshold')
+    .argument('<run>', 'the run id')
+    .addOption(new Option('--against <what>', 'what to compare with').choices(['official']).default('official'))
+    .option('--threshold <pct>', 'flag changes for the worse beyond this many percent', '5')
+    .option('--json', 'print the comparison as JSON')
+    .addOption(dbOption())
+    .action(async (runId: string, o: { threshold: string; json?: boolean; db?: string }) => {
+      const threshold = Number(o.threshold);
+      if (!Number.isFinite(threshold) || threshold < 0)
+        throw new CliError(`--threshold ${o.threshold}: expected a percentage ≥ 0`);
+      const { compareRun, comparisonMarkdown } = await import('../store/index.js');
+      const store = await open(o.db);
+      try {
+        const c = await compareRun(store, runId, threshold);
+        if (!c) throw new CliError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
+        process.stdout.write(o.json ? `${JSON.stringify(c, null, 2)}\n` : comparisonMarkdown(c));
+        if (c.regressions > 0) process.exitCode = 1;
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+export function storeCommands(): Command[] {
+  return [ingestCommand(), serveCommand(), tokenCommand(), compareCommand()];
+}

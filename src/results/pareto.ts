@@ -1,0 +1,78 @@
+/**
+ * The Pareto frontier of a series of points, named by objective (maximise or minimise each axis)
+ * rather than by the shape of the curve (the reference's `upper_left` is "maximise x and y").
+ * One module for the API and the dashboard, so both draw the same frontier.
+ */
+
+export type Goal = 'max' | 'min';
+
+/** Which way is better for each metric of a result row (`agg_*.json` keys, seconds and tok/s). */
+export function goalOf(metric: string): Goal {
+  if (/tput|intvty|throughput|per_mw/.test(metric)) return 'max';
+  if (/ttft|tpot|itl|e2el|cost|joule|^j_/.test(metric)) return 'min';
+  throw new Error(`no direction known for metric "${metric}"`);
+}
+
+/**
+ * Indices of the points on the frontier, ordered by x ascending: the points that no other point
+ * beats or equals on both axes while beating it on one. Of points with the same x only the best y
+ * can be on it; non-finite coordinates are never on it.
+ */
+export function paretoFront(xs: readonly number[], ys: readonly number[], goals: { x: Goal; y: Goal }): number[] {
+  const sx = goals.x === 'max' ? -1 : 1;
+  const sy = goals.y === 'max' ? -1 : 1;
+  // Best x first; among equal x, best y first. Then a point is on the front when its y beats every y before it.
+  const order = xs
+    .map((_, i) => i)
+    .filter((i) => Number.isFinite(xs[i]) && Number.isFinite(ys[i]))
+    .sort((a, b) => sx * (xs[a]! - xs[b]!) || sy * (ys[a]! - ys[b]!));
+  const front: number[] = [];
+  let best = Infinity;
+  for (const i of order) {
+    const y = sy * ys[i]!;
+    if (y < best) {
+      best = y;
+      front.push(i);
+    }
+  }
+  return front.sort((a, b) => xs[a]! - xs[b]!);
+}
+
+/** What a point needs to be placed in a series. */
+export interface SeriesPoint {
+  hardware: string;
+  framework: string;
+  precision: string;
+  spec_method: string;
+  disagg: boolean;
+  isl: number;
+  osl: number;
+  date: string;
+}
+
+/** The series a point belongs to: one line per hardware × framework × precision × spec decoding × disagg, per sequence. */
+export function seriesKey(p: SeriesPoint): string {
+  return `${p.hardware}/${p.framework}/${p.precision}/${p.spec_method}/${p.disagg ? 'disagg' : 'agg'}/${p.isl}x${p.osl}`;
+}
+
+/**
+ * Points grouped into series, each keeping only the points of its most recent date: a curve is one
+ * sweep's snapshot, so an older sweep's configs (another parallelism, an older image) do not mix in.
+ */
+export function latestSeries<T extends SeriesPoint>(points: readonly T[]): Map<string, T[]> {
+  const series = new Map<string, T[]>();
+  for (const p of points) {
+    const key = seriesKey(p);
+    const list = series.get(key);
+    if (list) list.push(p);
+    else series.set(key, [p]);
+  }
+  for (const [key, list] of series) {
+    const newest = list.reduce((d, p) => (p.date > d ? p.date : d), '');
+    series.set(
+      key,
+      list.filter((p) => p.date === newest),
+    );
+  }
+  return series;
+}

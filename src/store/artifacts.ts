@@ -1,0 +1,393 @@
+/**
+ * What one ingest writes, read from a directory: a `frontier run` directory (run.json,
+ * results_bmk/agg_bmk.json, agg_eval_all.json, run_stats.json) or an InferenceX artifact set
+ * (results_bmk/agg_bmk.json or bmk_* folders, eval_results_all/agg_eval_all.json,
+ * run-stats/run_stats.json, changelog-metadata/changelog_metadata.json). Every row is checked
+ * before anything is written; all problems are reported together.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parsePythonJson, toPlain } from '../results/index.js';
+import { formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
+import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
+
+export interface RunInfo {
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  source_run_id: string;
+  merge_run_id: string;
+  origin: 'frontier' | 'inferencex';
+  name: string;
+  url: string;
+  commit_sha: string;
+  branch: string;
+  labels: string[];
+  status: string;
+  /** YYYY-MM-DD; undefined: keep the stored run's date, else today. */
+  date: string | undefined;
+  started_at: string;
+  finished_at: string;
+}
+
+export interface ChangelogInput {
+  base_ref: string;
+  head_ref: string;
+  config_keys: string[];
+  description: string;
+  pr_link: string;
+  evals_only: boolean;
+}
+
+export interface RunStatInput {
+  hardware: string;
+  n_success: number;
+  total: number;
+}
+
+export interface IngestBatch {
+  /** The run the results belong to (with reuse, the source run). */
+  run: RunInfo;
+  /** With reuse: the run that merged the source run's results (holds the changelog). */
+  mergeRun: RunInfo | undefined;
+  benchmarks: BenchmarkInput[];
+  evals: EvalInput[];
+  runStats: RunStatInput[];
+  changelog: ChangelogInput[];
+  /** The files read, relative to the directory. */
+  files: string[];
+}
+
+export interface IngestOptions {
+  official?: boolean | undefined;
+  runId?: string | undefined;
+  attempt?: number | undefined;
+  /** Reuse: the results are this run's; `runId` is the run that merged them. */
+  sourceRun?: string | undefined;
+  date?: string | undefined;
+  branch?: string | undefined;
+  commit?: string | undefined;
+  labels?: string[] | undefined;
+  name?: string | undefined;
+  url?: string | undefined;
+  /** The minimum score of a task for a model prefix (the eval thresholds), to record pass or fail. */
+  thresholdOf?: ((modelPrefix: string, task: string) => number | undefined) | undefined;
+}
+
+export class IngestError extends Error {
+  constructor(
+    readonly problems: IngestProblem[],
+    readonly dir: string,
+  ) {
+    const shown = problems.slice(0, 50).map((p) => `  ${formatProblem(p)}`);
+    if (problems.length > 50) shown.push(`  … and ${problems.length - 50} more`);
+    super(`${dir}: ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was written\n${shown.join('\n')}`);
+    this.name = 'IngestError';
+  }
+}
+
+/** Read a JSON file as Python wrote it (NaN and Infinity allowed); records a problem when it cannot. */
+function readJson(root: string, file: string, problems: IngestProblem[]): unknown {
+  let text: string;
+  try {
+    text = readFileSync(join(root, file), 'utf8');
+  } catch (e) {
+    problems.push({ file, message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    try {
+      return toPlain(parsePythonJson(text));
+    } catch (e) {
+      problems.push({ file, message: `not JSON: ${(e as Error).message}` });
+      return undefined;
+    }
+  }
+}
+
+function readArray(root: string, file: string, problems: IngestProblem[]): unknown[] {
+  const value = readJson(root, file, problems);
+  if (value === undefined) return [];
+  // A per-point file holds one row; an aggregate holds an array of them.
+  if (Array.isArray(value)) return value;
+  if (value !== null && typeof value === 'object') return [value];
+  problems.push({ file, message: 'expected an array of rows or one row object' });
+  return [];
+}
+
+const isDir = (p: string): boolean => existsSync(p) && statSync(p).isDirectory();
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Read and check everything a directory holds for the store. Throws IngestError listing every problem. */
+export function readArtifacts(dir: string, options: IngestOptions = {}): IngestBatch {
+  const problems: IngestProblem[] = [];
+  const files: string[] = [];
+  if (!isDir(dir))
+    throw new IngestError([{ file: dir, message: 'not a directory: pass a run directory or an InferenceX artifact set' }], dir);
+  if (options.date !== undefined && !DATE.test(options.date)) {
+    problems.push({ file: '--date', message: `"${options.date}" is not a date: use YYYY-MM-DD` });
+  }
+
+  const manifestFile = existsSync(join(dir, 'run.json')) ? 'run.json' : undefined;
+  const manifest = manifestFile ? (readJson(dir, manifestFile, problems) as Record<string, unknown> | undefined) : undefined;
+  const frontier = manifest !== undefined && typeof manifest === 'object' && manifest !== null && 'frontier' in manifest;
+  if (manifestFile) files.push(manifestFile);
+
+  // Benchmarks: the run-level aggregate, else every point's aggregate.
+  const benchmarks: BenchmarkInput[] = [];
+  const benchFiles = existsSync(join(dir, 'results_bmk', 'agg_bmk.json'))
+    ? ['results_bmk/agg_bmk.json']
+    : readdirSync(dir)
+        .filter((d) => d.startsWith('bmk_') && !d.startsWith('bmk_agentic_') && isDir(join(dir, d)))
+        .sort()
+        .flatMap((d) =>
+          readdirSync(join(dir, d))
+            .filter((f) => f.startsWith('agg_') && f.endsWith('.json'))
+            .map((f) => `${d}/${f}`),
+        );
+  for (const file of benchFiles) {
+    files.push(file);
+    readArray(dir, file, problems).forEach((row, i) => {
+      // Agentic rows (their own schema) are not fixed-sequence-length points; the store does not hold them yet.
+      if (row && typeof row === 'object' && (row as Record<string, unknown>).scenario_type === 'agentic-coding') return;
+      const b = readBenchmarkRow(row, file, i, problems);
+      if (b) benchmarks.push(b);
+    });
+  }
+  const duplicates = new Map<string, number>();
+  benchmarks.forEach((b, i) => {
+    const key = JSON.stringify([b.config, b.isl, b.osl, b.conc]);
+    const first = duplicates.get(key);
+    if (first !== undefined)
+      problems.push({
+        file: benchFiles[0] ?? '',
+        message: `two points of one config at isl ${b.isl}, osl ${b.osl}, conc ${b.conc} (rows ${first} and ${i}): one run measures a point once`,
+      });
+    else duplicates.set(key, i);
+  });
+
+  // Evals.
+  const evals: EvalInput[] = [];
+  const evalFile = ['agg_eval_all.json', 'eval_results_all/agg_eval_all.json'].find((f) => existsSync(join(dir, f)));
+  if (evalFile) {
+    files.push(evalFile);
+    readArray(dir, evalFile, problems).forEach((row, i) => {
+      const e = readEvalRow(row, evalFile, i, problems);
+      if (!e) return;
+      e.config = matchingBenchmarkConfig(e.config, benchmarks) ?? e.config;
+      e.samples = samplesSummary(dir, e.source);
+      e.threshold = options.thresholdOf?.(e.config.model_prefix, e.task);
+      evals.push(e);
+    });
+  }
+
+  // Run stats.
+  const runStats: RunStatInput[] = [];
+  const statsFile = ['run_stats.json', 'run-stats/run_stats.json'].find((f) => existsSync(join(dir, f)));
+  if (statsFile) {
+    files.push(statsFile);
+    const stats = readJson(dir, statsFile, problems);
+    if (stats !== undefined && (stats === null || typeof stats !== 'object' || Array.isArray(stats))) {
+      problems.push({ file: statsFile, message: 'expected {<hardware>: {n_success, total}}' });
+    } else if (stats) {
+      for (const [hardware, v] of Object.entries(stats as Record<string, { n_success?: unknown; total?: unknown }>)) {
+        const ok =
+          Number.isInteger(v?.n_success) &&
+          Number.isInteger(v?.total) &&
+          (v.n_success as number) >= 0 &&
+          (v.n_success as number) <= (v.total as number);
+        if (!ok)
+          problems.push({
+            file: statsFile,
+            field: hardware,
+            message: `expected {n_success, total} with 0 ≤ n_success ≤ total, got ${JSON.stringify(v)}`,
+          });
+        else runStats.push({ hardware: hardware.toLowerCase(), n_success: v.n_success as number, total: v.total as number });
+      }
+    }
+  }
+
+  // Changelog metadata.
+  const changelog: ChangelogInput[] = [];
+  const changelogFile = ['changelog-metadata/changelog_metadata.json', 'changelog_metadata.json'].find((f) =>
+    existsSync(join(dir, f)),
+  );
+  if (changelogFile) {
+    files.push(changelogFile);
+    changelog.push(...readChangelog(readJson(dir, changelogFile, problems), changelogFile, problems));
+  }
+
+  if (benchmarks.length + evals.length + runStats.length + changelog.length === 0 && problems.length === 0) {
+    problems.push({
+      file: dir,
+      message:
+        'no results here: expected results_bmk/agg_bmk.json, bmk_*/agg_*.json, agg_eval_all.json, run_stats.json or changelog metadata',
+    });
+  }
+
+  const run = frontier ? frontierRun(manifest as Record<string, unknown>, options) : inferencexRun(dir, options, problems);
+  if (options.attempt !== undefined && (!Number.isInteger(options.attempt) || options.attempt < 1)) {
+    problems.push({ file: '--attempt', message: `${options.attempt} is not a positive integer` });
+  }
+  let mergeRun: RunInfo | undefined;
+  if (options.sourceRun !== undefined) {
+    if (options.runId === undefined)
+      problems.push({ file: '--source-run', message: 'reuse needs --run-id, the run that merged the source run' });
+    mergeRun = { ...run, source_run_id: options.sourceRun, attempt: 1 };
+    Object.assign(run, { run_id: options.sourceRun, merge_run_id: run.run_id, attempt: options.attempt ?? 1 });
+  }
+  if (problems.length > 0) throw new IngestError(problems, dir);
+  return { run, mergeRun, benchmarks, evals, runStats, changelog, files };
+}
+
+function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {
+  return {
+    run_id: options.runId ?? '',
+    attempt: options.attempt ?? 1,
+    official: options.official ?? false,
+    source_run_id: '',
+    merge_run_id: '',
+    origin,
+    name: options.name ?? '',
+    url: options.url ?? '',
+    commit_sha: options.commit ?? '',
+    branch: options.branch ?? '',
+    labels: options.labels ?? [],
+    status: 'completed',
+    date: options.date,
+    started_at: '',
+    finished_at: '',
+  };
+}
+
+/** A `frontier run` directory: its id is derived from the manifest, so re-ingesting it finds the same run. */
+function frontierRun(manifest: Record<string, unknown>, options: IngestOptions): RunInfo {
+  const run = baseRun(options, 'frontier');
+  const started = typeof manifest.started === 'string' ? manifest.started : '';
+  const matrix = (manifest.matrix ?? {}) as { sha256?: string };
+  const cluster = (manifest.cluster ?? {}) as { name?: string };
+  if (!options.runId) {
+    const digest = createHash('sha256')
+      .update(`${started}\n${matrix.sha256 ?? ''}`)
+      .digest('hex')
+      .slice(0, 8);
+    run.run_id = typeof manifest.id === 'string' ? manifest.id : `${started.replace(/[-:]/g, '').slice(0, 15)}-${digest}`;
+  }
+  run.started_at = started;
+  run.finished_at = typeof manifest.ended === 'string' ? manifest.ended : '';
+  run.status = typeof manifest.status === 'string' ? manifest.status : 'completed';
+  if (!options.commit && typeof manifest.commit === 'string') run.commit_sha = manifest.commit;
+  if (!options.name) run.name = `frontier run${cluster.name ? ` on ${cluster.name}` : ''}`;
+  run.date ??= DATE.test(started.slice(0, 10)) ? started.slice(0, 10) : undefined;
+  return run;
+}
+
+function inferencexRun(dir: string, options: IngestOptions, problems: IngestProblem[]): RunInfo {
+  const run = baseRun(options, 'inferencex');
+  if (!options.runId) {
+    problems.push({
+      file: dir,
+      message: `an InferenceX artifact set does not name its run: pass --run-id (the GitHub run id), e.g. --run-id ${basename(dir)}`,
+    });
+  }
+  if (!options.name) run.name = 'InferenceX sweep';
+  return run;
+}
+
+function readChangelog(value: unknown, file: string, problems: IngestProblem[]): ChangelogInput[] {
+  const meta = value as { base_ref?: unknown; head_ref?: unknown; entries?: unknown } | undefined;
+  if (value === undefined) return [];
+  if (!meta || typeof meta !== 'object' || !Array.isArray(meta.entries)) {
+    problems.push({ file, message: 'expected {base_ref, head_ref, entries: [...]}' });
+    return [];
+  }
+  const out: ChangelogInput[] = [];
+  meta.entries.forEach((raw, index) => {
+    const e = raw as Record<string, unknown>;
+    const keys = e?.['config-keys'];
+    if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) {
+      problems.push({ file, index, field: 'config-keys', message: 'expected a list of config keys' });
+      return;
+    }
+    const d = e.description;
+    const description = Array.isArray(d) ? d.map(String).join('\n') : typeof d === 'string' ? d : '';
+    const link = typeof e['pr-link'] === 'string' ? e['pr-link'] : (/PR:\s*(https?:\/\/\S+)/.exec(description)?.[1] ?? '');
+    out.push({
+      base_ref: typeof meta.base_ref === 'string' ? meta.base_ref : '',
+      head_ref: typeof meta.head_ref === 'string' ? meta.head_ref : '',
+      config_keys: keys as string[],
+      description,
+      pr_link: link,
+      evals_only: e['evals-only'] === true || e['evals-only'] === 'true',
+    });
+  });
+  return out;
+}
+
+/** The topology an eval row and a benchmark row share (an eval row has no image, recipe or pp). */
+function evalMatchKey(c: ConfigIdentity): string {
+  const side = (s: ConfigIdentity['prefill']) => [s.tp, s.ep, s.dp_attention, c.is_multinode ? s.num_workers : 0];
+  return JSON.stringify([
+    c.hardware,
+    c.framework,
+    c.model_prefix,
+    c.precision,
+    c.spec_method,
+    c.is_multinode,
+    ...side(c.prefill),
+    ...side(c.decode),
+  ]);
+}
+
+/** The config of this run's benchmark rows that an eval ran on, when exactly one matches. */
+function matchingBenchmarkConfig(config: ConfigIdentity, benchmarks: BenchmarkInput[]): ConfigIdentity | undefined {
+  const key = evalMatchKey(config);
+  const found = new Map<string, ConfigIdentity>();
+  for (const b of benchmarks) if (evalMatchKey(b.config) === key) found.set(JSON.stringify(b.config), b.config);
+  return found.size === 1 ? [...found.values()][0] : undefined;
+}
+
+/** Counts from the lm-eval samples file beside an eval's results file, when the run kept it. */
+function samplesSummary(root: string, source: string): Record<string, number> {
+  if (!source) return {};
+  // The source names the results file as the collector saw it: relative to the artifact set, or an
+  // absolute path of the machine that ran it. Its eval_* folder is found under this directory either way.
+  const parts = source.split('/');
+  const evalFolder = parts.findIndex((p) => p.startsWith('eval_') && !p.startsWith('eval_results'));
+  const candidates = [join(root, source), ...(evalFolder >= 0 ? [join(root, ...parts.slice(evalFolder))] : [])];
+  const results = candidates.find((p) => existsSync(p));
+  if (!results) return {};
+  const folder = dirname(results);
+  const stamp = basename(results)
+    .replace(/^results_/, '')
+    .replace(/\.json$/, '');
+  const samples = readdirSync(folder).find((f) => f.startsWith('samples_') && f.endsWith(`_${stamp}.jsonl`));
+  if (!samples) return {};
+  const out: Record<string, number> = {};
+  const add = (key: string, n: number) => (out[key] = (out[key] ?? 0) + n);
+  const docs = new Set<unknown>();
+  for (const line of readFileSync(join(folder, samples), 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    let s: Record<string, unknown>;
+    try {
+      s = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    docs.add(s.doc_id);
+    if ('strict_match' in s) {
+      // Frontier's samples: one line per question with both filters' outcome, and the request's error if it failed.
+      add('strict_correct', s.strict_match === 1 ? 1 : 0);
+      add('flexible_correct', s.flexible_extract === 1 ? 1 : 0);
+      if (s.error) add('failed_requests', 1);
+    } else if (s.filter === 'strict-match' || s.filter === 'flexible-extract') {
+      // lm-eval's: one line per question and filter.
+      add(s.filter === 'strict-match' ? 'strict_correct' : 'flexible_correct', s.exact_match === 1 ? 1 : 0);
+    }
+  }
+  out.docs = docs.size;
+  return out;
+}

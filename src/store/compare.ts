@@ -1,0 +1,137 @@
+/**
+ * A run against the official record: each of its points next to the latest official point of the
+ * same config at the same isl, osl and conc (from another run), with the change in the figures
+ * people judge a change by, and regressions beyond a threshold flagged.
+ */
+import { goalOf } from '../results/index.js';
+import type { Store } from './db.js';
+import { benchmarks } from './queries.js';
+import type { BenchmarkRow, ConfigFields } from './queries.js';
+
+export const COMPARED_METRICS = [
+  'tput_per_gpu',
+  'output_tput_per_gpu',
+  'median_intvty',
+  'median_ttft',
+  'p99_ttft',
+  'median_e2el',
+] as const;
+
+export interface MetricDelta {
+  run: number | null;
+  baseline: number | null;
+  /** run − baseline. */
+  delta: number | null;
+  /** (run − baseline) / baseline × 100. */
+  delta_pct: number | null;
+  /** Worse than the baseline by more than the threshold (lower throughput, higher latency). */
+  regression: boolean;
+}
+
+export interface ComparedPoint {
+  config: ConfigFields;
+  label: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  baseline_run_id: string | null;
+  baseline_date: string | null;
+  metrics: Record<string, MetricDelta>;
+  regression: boolean;
+}
+
+export interface Comparison {
+  run_id: string;
+  threshold_pct: number;
+  points: ComparedPoint[];
+  /** Points with no official point to compare with. */
+  unmatched: number;
+  regressions: number;
+}
+
+/** "TP8", "DEP8", "TEP8", or for disaggregated rows "1P1D TP4/DEP8". */
+export function topologyLabel(c: ConfigFields): string {
+  const one = (tp: number, ep: number, dp: boolean): string =>
+    ep > 1 && ep === tp ? `${dp ? 'D' : 'T'}EP${tp}` : ep > 1 ? `TP${tp}EP${ep}` : `TP${tp}`;
+  if (!c.disagg) return one(c.decode_tp, c.decode_ep, c.decode_dp_attention);
+  return `${c.prefill_num_workers}P${c.decode_num_workers}D ${one(c.prefill_tp, c.prefill_ep, c.prefill_dp_attention)}/${one(c.decode_tp, c.decode_ep, c.decode_dp_attention)}`;
+}
+
+export function configLabel(c: ConfigFields): string {
+  const spec = c.spec_method !== 'none' ? ` ${c.spec_method}` : '';
+  return `${c.model_prefix} ${c.hardware} ${c.framework} ${c.precision}${spec} ${topologyLabel(c)}`;
+}
+
+const pointKey = (r: BenchmarkRow): string => `${r.config_id}/${r.isl}/${r.osl}/${r.conc}`;
+
+export async function compareRun(store: Store, runId: string, thresholdPct = 5): Promise<Comparison | undefined> {
+  const points = await benchmarks(store, { run: runId });
+  if (points.length === 0) {
+    const known = await store.db.selectFrom('runs').select('id').where('run_id', '=', runId).executeTakeFirst();
+    if (!known) return undefined;
+  }
+  const configIds = [...new Set(points.map((p) => p.config_id))];
+  const baseline = new Map(
+    (await benchmarks(store, { configIds, source: 'official', excludeRun: runId })).map((r) => [pointKey(r), r]),
+  );
+  const compared = points.map((p): ComparedPoint => {
+    const base = baseline.get(pointKey(p));
+    const metrics: Record<string, MetricDelta> = {};
+    for (const m of COMPARED_METRICS) {
+      const run = p.metrics[m] ?? null;
+      const was = base?.metrics[m] ?? null;
+      const delta = run !== null && was !== null ? run - was : null;
+      const pct = delta !== null && was ? (delta / was) * 100 : null;
+      const worse = pct === null ? false : goalOf(m) === 'max' ? pct < -thresholdPct : pct > thresholdPct;
+      metrics[m] = { run, baseline: was, delta, delta_pct: pct, regression: worse };
+    }
+    const { run_id: _r, attempt: _a, official: _o, date: _d, isl, osl, conc, runner: _n, metrics: _m, ...config } = p;
+    return {
+      config,
+      label: configLabel(config),
+      isl,
+      osl,
+      conc,
+      baseline_run_id: base?.run_id ?? null,
+      baseline_date: base?.date ?? null,
+      metrics,
+      regression: Object.values(metrics).some((d) => d.regression),
+    };
+  });
+  return {
+    run_id: runId,
+    threshold_pct: thresholdPct,
+    points: compared,
+    unmatched: compared.filter((p) => p.baseline_run_id === null).length,
+    regressions: compared.filter((p) => p.regression).length,
+  };
+}
+
+const fmt = (x: number | null, digits = 1): string =>
+  x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const pct = (d: MetricDelta): string =>
+  d.delta_pct === null ? '' : ` (${d.delta_pct >= 0 ? '+' : ''}${d.delta_pct.toFixed(1)}%${d.regression ? ' ⚠' : ''})`;
+
+/** The comparison as a markdown report (what `frontier compare` prints and a PR comment can carry). */
+export function comparisonMarkdown(c: Comparison): string {
+  const lines = [
+    `## Run ${c.run_id} against the official results`,
+    '',
+    `${c.points.length} points; ${c.points.length - c.unmatched} with an official point to compare with; ` +
+      `${c.regressions} regression${c.regressions === 1 ? '' : 's'} beyond ${c.threshold_pct}% (⚠).`,
+    '',
+    '| config | ISL/OSL | conc | tok/s/GPU | output tok/s/GPU | tok/s/user (median) | TTFT median (ms) | TTFT p99 (ms) | E2EL median (s) | official run |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const p of c.points) {
+    const m = p.metrics;
+    const ms = (d: MetricDelta): MetricDelta => ({ ...d, run: d.run === null ? null : d.run * 1000 });
+    lines.push(
+      `| ${p.regression ? '⚠ ' : ''}${p.label} | ${p.isl}/${p.osl} | ${p.conc} | ${fmt(m.tput_per_gpu!.run)}${pct(m.tput_per_gpu!)} | ` +
+        `${fmt(m.output_tput_per_gpu!.run)}${pct(m.output_tput_per_gpu!)} | ${fmt(m.median_intvty!.run)}${pct(m.median_intvty!)} | ` +
+        `${fmt(ms(m.median_ttft!).run)}${pct(m.median_ttft!)} | ${fmt(ms(m.p99_ttft!).run)}${pct(m.p99_ttft!)} | ` +
+        `${fmt(m.median_e2el!.run, 2)}${pct(m.median_e2el!)} | ${p.baseline_run_id ? `${p.baseline_run_id} (${p.baseline_date})` : 'none'} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

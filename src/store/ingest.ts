@@ -1,0 +1,316 @@
+/**
+ * Writing an ingest batch: one transaction, so a failure leaves the store as it was. Rows are
+ * upserted on their natural keys, so re-ingesting a run changes nothing (ids stay, values match);
+ * a later attempt of a run replaces the stored one; an earlier attempt than the stored one is
+ * refused.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { IngestBatch, RunInfo } from './artifacts.js';
+import type { Store } from './db.js';
+import { configKey } from './rows.js';
+import type { ConfigIdentity } from './rows.js';
+import type { Database } from './schema.js';
+
+export interface IngestSummary {
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  date: string;
+  /** Whether an earlier attempt of the run was replaced. */
+  replaced_attempt: number | undefined;
+  configs: { total: number; new: number };
+  benchmarks: { total: number; new: number; removed: number };
+  evals: { total: number; new: number; removed: number };
+  run_stats: number;
+  changelog: number;
+  dry_run: boolean;
+}
+
+export class IngestConflict extends Error {}
+
+/** Columns per row are ~25: chunks of 400 rows stay under SQLite's and PostgreSQL's bound-parameter limits. */
+const CHUNK = 400;
+const chunks = <T>(xs: T[], n = CHUNK): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
+const today = (): string => new Date().toISOString().slice(0, 10);
+
+const HOT = [
+  'median_ttft',
+  'p99_ttft',
+  'median_tpot',
+  'median_intvty',
+  'p90_intvty',
+  'p99_intvty',
+  'median_e2el',
+  'p99_e2el',
+] as const;
+
+function configRow(c: ConfigIdentity): Record<string, string | number> {
+  const side = (prefix: 'prefill' | 'decode', s: ConfigIdentity['prefill']) => ({
+    [`${prefix}_tp`]: s.tp,
+    [`${prefix}_pp`]: s.pp,
+    [`${prefix}_dcp`]: s.dcp,
+    [`${prefix}_pcp`]: s.pcp,
+    [`${prefix}_ep`]: s.ep,
+    [`${prefix}_dp_attention`]: s.dp_attention ? 1 : 0,
+    [`${prefix}_num_workers`]: s.num_workers,
+    [`num_${prefix}_gpu`]: s.num_gpu,
+  });
+  return {
+    key: configKey(c),
+    hardware: c.hardware,
+    framework: c.framework,
+    model: c.model,
+    model_prefix: c.model_prefix,
+    precision: c.precision,
+    spec_method: c.spec_method,
+    disagg: c.disagg ? 1 : 0,
+    is_multinode: c.is_multinode ? 1 : 0,
+    ...side('prefill', c.prefill),
+    ...side('decode', c.decode),
+    image: c.image,
+    recipe_fingerprint: c.recipe_fingerprint,
+  };
+}
+
+async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string): Promise<number> {
+  const values = {
+    run_id: run.run_id,
+    attempt: run.attempt,
+    official: run.official ? 1 : 0,
+    source_run_id: run.source_run_id,
+    merge_run_id: run.merge_run_id,
+    origin: run.origin,
+    name: run.name,
+    url: run.url,
+    commit_sha: run.commit_sha,
+    branch: run.branch,
+    labels: JSON.stringify(run.labels),
+    status: run.status,
+    date,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    ingested_at: new Date().toISOString(),
+  };
+  const { ingested_at: _, run_id: __, ...update } = values;
+  const row = await trx
+    .insertInto('runs')
+    .values(values)
+    .onConflict((oc) => oc.column('run_id').doUpdateSet(update))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Resolve the run's attempt against the stored one: the pk to replace, or a conflict. */
+async function priorAttempt(trx: Transaction<Database>, run: RunInfo) {
+  const stored = await trx
+    .selectFrom('runs')
+    .select(['id', 'attempt', 'date'])
+    .where('run_id', '=', run.run_id)
+    .executeTakeFirst();
+  if (stored && stored.attempt > run.attempt) {
+    throw new IngestConflict(
+      `run ${run.run_id}: attempt ${stored.attempt} is stored, attempt ${run.attempt} is older; nothing was written (a later attempt replaces an earlier one, not the reverse)`,
+    );
+  }
+  return stored;
+}
+
+export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = false } = {}): Promise<IngestSummary> {
+  const work = async (trx: Transaction<Database>): Promise<IngestSummary> => {
+    const { run } = batch;
+    const stored = await priorAttempt(trx, run);
+    const replaced = stored && stored.attempt < run.attempt ? stored.attempt : undefined;
+    if (replaced !== undefined) await deleteRun(trx, stored!.id);
+    const date = run.date ?? (replaced === undefined ? stored?.date : undefined) ?? today();
+    const runPk = await upsertRun(trx, run, date);
+
+    // Configs: insert the new ones, then look every id up by key.
+    const configs = new Map<string, ConfigIdentity>();
+    for (const r of [...batch.benchmarks, ...batch.evals]) configs.set(configKey(r.config), r.config);
+    const keys = [...configs.keys()];
+    let newConfigs = 0;
+    for (const part of chunks(keys, 200)) {
+      const inserted = await trx
+        .insertInto('configs')
+        .values(part.map((k) => configRow(configs.get(k)!)) as never)
+        .onConflict((oc) => oc.column('key').doNothing())
+        .returning('id')
+        .execute();
+      newConfigs += inserted.length;
+    }
+    const ids = new Map<string, number>();
+    for (const part of chunks(keys, 500)) {
+      for (const row of await trx.selectFrom('configs').select(['id', 'key']).where('key', 'in', part).execute())
+        ids.set(row.key, row.id);
+    }
+
+    // Benchmark results.
+    const beforeBench = new Set(
+      (await trx.selectFrom('benchmark_results').select('id').where('run_pk', '=', runPk).execute()).map((r) => r.id),
+    );
+    const keptBench = new Set<number>();
+    for (const part of chunks(batch.benchmarks)) {
+      const rows = part.map((b) => ({
+        run_pk: runPk,
+        config_id: ids.get(configKey(b.config))!,
+        date,
+        isl: b.isl,
+        osl: b.osl,
+        conc: b.conc,
+        runner: b.runner,
+        tput_per_gpu: b.metrics.tput_per_gpu!,
+        output_tput_per_gpu: b.metrics.output_tput_per_gpu!,
+        input_tput_per_gpu: b.metrics.input_tput_per_gpu!,
+        ...Object.fromEntries(HOT.map((k) => [k, b.metrics[k] ?? null])),
+        metrics: JSON.stringify(b.metrics),
+      }));
+      const result = await trx
+        .insertInto('benchmark_results')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(['run_pk', 'config_id', 'isl', 'osl', 'conc']).doUpdateSet((eb) => ({
+            date: eb.ref('excluded.date'),
+            runner: eb.ref('excluded.runner'),
+            tput_per_gpu: eb.ref('excluded.tput_per_gpu'),
+            output_tput_per_gpu: eb.ref('excluded.output_tput_per_gpu'),
+            input_tput_per_gpu: eb.ref('excluded.input_tput_per_gpu'),
+            ...Object.fromEntries(HOT.map((k) => [k, eb.ref(`excluded.${k}`)])),
+            metrics: eb.ref('excluded.metrics'),
+          })),
+        )
+        .returning('id')
+        .execute();
+      for (const r of result) keptBench.add(r.id);
+    }
+    const staleBench = [...beforeBench].filter((id) => !keptBench.has(id));
+    for (const part of chunks(staleBench, 500)) await trx.deleteFrom('benchmark_results').where('id', 'in', part).execute();
+
+    // Eval results.
+    const beforeEvals = new Set(
+      (await trx.selectFrom('eval_results').select('id').where('run_pk', '=', runPk).execute()).map((r) => r.id),
+    );
+    const keptEvals = new Set<number>();
+    for (const part of chunks(batch.evals)) {
+      const rows = part.map((e) => ({
+        run_pk: runPk,
+        config_id: ids.get(configKey(e.config))!,
+        task: e.task,
+        isl: e.isl,
+        osl: e.osl,
+        conc: e.conc,
+        date,
+        score: e.score,
+        score_se: e.score_se ?? null,
+        score_name: e.score_name,
+        n_eff: e.n_eff ?? null,
+        threshold: e.threshold ?? null,
+        passed: e.threshold === undefined ? null : e.score >= e.threshold ? 1 : 0,
+        metrics: JSON.stringify(e.metrics),
+        samples: JSON.stringify(e.samples),
+        source: e.source,
+      }));
+      const result = await trx
+        .insertInto('eval_results')
+        .values(rows)
+        .onConflict((oc) =>
+          oc.columns(['run_pk', 'config_id', 'task', 'isl', 'osl', 'conc']).doUpdateSet((eb) => ({
+            date: eb.ref('excluded.date'),
+            score: eb.ref('excluded.score'),
+            score_se: eb.ref('excluded.score_se'),
+            score_name: eb.ref('excluded.score_name'),
+            n_eff: eb.ref('excluded.n_eff'),
+            threshold: eb.ref('excluded.threshold'),
+            passed: eb.ref('excluded.passed'),
+            metrics: eb.ref('excluded.metrics'),
+            samples: eb.ref('excluded.samples'),
+            source: eb.ref('excluded.source'),
+          })),
+        )
+        .returning('id')
+        .execute();
+      for (const r of result) keptEvals.add(r.id);
+    }
+    const staleEvals = [...beforeEvals].filter((id) => !keptEvals.has(id));
+    for (const part of chunks(staleEvals, 500)) await trx.deleteFrom('eval_results').where('id', 'in', part).execute();
+
+    // Run stats and the changelog: small, rewritten whole.
+    await trx.deleteFrom('run_stats').where('run_pk', '=', runPk).execute();
+    if (batch.runStats.length > 0) {
+      await trx
+        .insertInto('run_stats')
+        .values(batch.runStats.map((s) => ({ run_pk: runPk, ...s })))
+        .execute();
+    }
+    let changelogPk = runPk;
+    if (batch.mergeRun) {
+      const merge = await priorAttempt(trx, batch.mergeRun);
+      changelogPk = await upsertRun(trx, batch.mergeRun, batch.mergeRun.date ?? merge?.date ?? date);
+    }
+    await trx.deleteFrom('changelog_entries').where('run_pk', '=', changelogPk).execute();
+    if (batch.changelog.length > 0) {
+      await trx
+        .insertInto('changelog_entries')
+        .values(
+          batch.changelog.map((c, position) => ({
+            run_pk: changelogPk,
+            position,
+            date,
+            base_ref: c.base_ref,
+            head_ref: c.head_ref,
+            config_keys: JSON.stringify(c.config_keys),
+            description: c.description,
+            pr_link: c.pr_link,
+            evals_only: c.evals_only ? 1 : 0,
+          })),
+        )
+        .execute();
+    }
+
+    return {
+      run_id: run.run_id,
+      attempt: run.attempt,
+      official: run.official,
+      date,
+      replaced_attempt: replaced,
+      configs: { total: keys.length, new: newConfigs },
+      benchmarks: {
+        total: batch.benchmarks.length,
+        new: [...keptBench].filter((id) => !beforeBench.has(id)).length,
+        removed: staleBench.length,
+      },
+      evals: {
+        total: batch.evals.length,
+        new: [...keptEvals].filter((id) => !beforeEvals.has(id)).length,
+        removed: staleEvals.length,
+      },
+      run_stats: batch.runStats.length,
+      changelog: batch.changelog.length,
+      dry_run: dryRun,
+    };
+  };
+
+  if (!dryRun) return store.db.transaction().execute(work);
+  // A dry run does all the work inside a transaction that is then rolled back: the summary is exact.
+  let summary: IngestSummary | undefined;
+  try {
+    await store.db.transaction().execute(async (trx) => {
+      summary = await work(trx);
+      throw new DryRunRollback();
+    });
+  } catch (e) {
+    if (!(e instanceof DryRunRollback)) throw e;
+  }
+  return summary!;
+}
+
+class DryRunRollback extends Error {}
+
+/** Remove a run and everything attributed to it. */
+export async function deleteRun(db: Kysely<Database> | Transaction<Database>, runPk: number): Promise<void> {
+  for (const table of ['benchmark_results', 'eval_results', 'changelog_entries', 'run_stats'] as const) {
+    await db.deleteFrom(table).where('run_pk', '=', runPk).execute();
+  }
+  await db.deleteFrom('runs').where('id', '=', runPk).execute();
+}

@@ -1,0 +1,132 @@
+/**
+ * The store's migrations, one list for SQLite and PostgreSQL (Kysely's schema builder writes
+ * each dialect's DDL). Applied in order by Kysely's Migrator, which records them and holds a lock,
+ * so two processes opening the same database do not both migrate it.
+ */
+import { Migrator } from 'kysely';
+import type { CreateTableBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
+import type { Dialect } from './db.js';
+
+type Table = CreateTableBuilder<string, string>;
+
+function withId(db: Kysely<unknown>, dialect: Dialect, name: string): Table {
+  const t = db.schema.createTable(name) as unknown as Table;
+  return dialect === 'postgres'
+    ? t.addColumn('id', 'serial', (c) => c.primaryKey())
+    : t.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+}
+
+const text = (t: Table, ...names: string[]): Table =>
+  names.reduce((acc, n) => acc.addColumn(n, 'text', (c) => c.notNull().defaultTo('')), t);
+const int = (t: Table, ...names: string[]): Table => names.reduce((acc, n) => acc.addColumn(n, 'integer', (c) => c.notNull()), t);
+const real = (t: Table, ...names: string[]): Table => names.reduce((acc, n) => acc.addColumn(n, 'double precision'), t);
+const runRef = (t: Table): Table =>
+  t.addColumn('run_pk', 'integer', (c) => c.notNull().references('runs.id').onDelete('cascade'));
+
+function initial(dialect: Dialect): Migration {
+  return {
+    async up(db) {
+      let configs = text(
+        withId(db, dialect, 'configs'),
+        'key',
+        'hardware',
+        'framework',
+        'model',
+        'model_prefix',
+        'precision',
+        'spec_method',
+      );
+      configs = int(configs, 'disagg', 'is_multinode');
+      for (const side of ['prefill', 'decode']) {
+        const p = (k: string) => `${side}_${k}`;
+        configs = int(
+          configs,
+          p('tp'),
+          p('pp'),
+          p('dcp'),
+          p('pcp'),
+          p('ep'),
+          p('dp_attention'),
+          p('num_workers'),
+          `num_${side}_gpu`,
+        );
+      }
+      await text(configs, 'image', 'recipe_fingerprint').addUniqueConstraint('configs_key', ['key']).execute();
+      await db.schema.createIndex('configs_model').on('configs').columns(['model_prefix', 'hardware']).execute();
+
+      let runs = text(withId(db, dialect, 'runs'), 'run_id');
+      runs = int(runs, 'attempt', 'official');
+      runs = text(runs, 'source_run_id', 'merge_run_id', 'origin', 'name', 'url', 'commit_sha', 'branch', 'labels', 'status');
+      runs = text(runs, 'date', 'started_at', 'finished_at', 'ingested_at');
+      await runs.addUniqueConstraint('runs_run_id', ['run_id']).execute();
+      await db.schema.createIndex('runs_date').on('runs').columns(['official', 'date']).execute();
+
+      let bench = runRef(withId(db, dialect, 'benchmark_results'));
+      bench = bench.addColumn('config_id', 'integer', (c) => c.notNull().references('configs.id'));
+      bench = int(text(bench, 'date'), 'isl', 'osl', 'conc');
+      bench = text(bench, 'runner');
+      bench = bench.addColumn('tput_per_gpu', 'double precision', (c) => c.notNull());
+      bench = bench.addColumn('output_tput_per_gpu', 'double precision', (c) => c.notNull());
+      bench = bench.addColumn('input_tput_per_gpu', 'double precision', (c) => c.notNull());
+      bench = real(
+        bench,
+        'median_ttft',
+        'p99_ttft',
+        'median_tpot',
+        'median_intvty',
+        'p90_intvty',
+        'p99_intvty',
+        'median_e2el',
+        'p99_e2el',
+      );
+      await text(bench, 'metrics')
+        .addUniqueConstraint('benchmark_results_key', ['run_pk', 'config_id', 'isl', 'osl', 'conc'])
+        .execute();
+      await db.schema
+        .createIndex('benchmark_results_latest')
+        .on('benchmark_results')
+        .columns(['config_id', 'isl', 'osl', 'conc', 'date'])
+        .execute();
+      await db.schema.createIndex('benchmark_results_date').on('benchmark_results').columns(['isl', 'osl', 'date']).execute();
+
+      let evals = runRef(withId(db, dialect, 'eval_results'));
+      evals = evals.addColumn('config_id', 'integer', (c) => c.notNull().references('configs.id'));
+      evals = int(text(evals, 'task'), 'isl', 'osl', 'conc');
+      evals = text(evals, 'date').addColumn('score', 'double precision', (c) => c.notNull());
+      evals = text(real(evals, 'score_se'), 'score_name');
+      evals = text(real(evals, 'n_eff', 'threshold'), 'metrics', 'samples', 'source').addColumn('passed', 'integer');
+      await evals.addUniqueConstraint('eval_results_key', ['run_pk', 'config_id', 'task', 'isl', 'osl', 'conc']).execute();
+      await db.schema.createIndex('eval_results_config').on('eval_results').columns(['config_id']).execute();
+
+      let changelog = int(runRef(withId(db, dialect, 'changelog_entries')), 'position');
+      changelog = text(changelog, 'date', 'base_ref', 'head_ref', 'config_keys', 'description', 'pr_link');
+      await int(changelog, 'evals_only').addUniqueConstraint('changelog_entries_key', ['run_pk', 'position']).execute();
+
+      const stats = int(text(runRef(withId(db, dialect, 'run_stats')), 'hardware'), 'n_success', 'total');
+      await stats.addUniqueConstraint('run_stats_key', ['run_pk', 'hardware']).execute();
+
+      const tokens = text(withId(db, dialect, 'tokens'), 'name', 'hash', 'created_at').addColumn('last_used_at', 'text');
+      await tokens.addUniqueConstraint('tokens_name', ['name']).addUniqueConstraint('tokens_hash', ['hash']).execute();
+    },
+  };
+}
+
+/** Bring the database up to date; returns the names of the migrations applied now. */
+export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+  const migrations: Record<string, Migration> = { '001_initial': initial(dialect) };
+  const provider: MigrationProvider = { getMigrations: async () => migrations };
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Names of the tables, child tables first (for wiping in tests). */
+export const TABLES = [
+  'benchmark_results',
+  'eval_results',
+  'changelog_entries',
+  'run_stats',
+  'runs',
+  'configs',
+  'tokens',
+] as const;

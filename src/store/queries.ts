@@ -1,0 +1,434 @@
+/**
+ * The store's read queries, the same on SQLite and PostgreSQL. Rows come back as the API returns
+ * them: config fields flattened, booleans as booleans, JSON columns parsed.
+ */
+import { sql } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Store } from './db.js';
+
+export interface ConfigFields {
+  config_id: number;
+  hardware: string;
+  framework: string;
+  model: string;
+  model_prefix: string;
+  precision: string;
+  spec_method: string;
+  disagg: boolean;
+  is_multinode: boolean;
+  prefill_tp: number;
+  prefill_pp: number;
+  prefill_dcp: number;
+  prefill_pcp: number;
+  prefill_ep: number;
+  prefill_dp_attention: boolean;
+  prefill_num_workers: number;
+  num_prefill_gpu: number;
+  decode_tp: number;
+  decode_pp: number;
+  decode_dcp: number;
+  decode_pcp: number;
+  decode_ep: number;
+  decode_dp_attention: boolean;
+  decode_num_workers: number;
+  num_decode_gpu: number;
+  image: string;
+  recipe_fingerprint: string;
+}
+
+export interface BenchmarkRow extends ConfigFields {
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  date: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  runner: string;
+  metrics: Record<string, number>;
+}
+
+export interface EvalRow extends ConfigFields {
+  run_id: string;
+  official: boolean;
+  date: string;
+  task: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  score: number;
+  score_se: number | null;
+  score_name: string;
+  n_eff: number | null;
+  threshold: number | null;
+  passed: boolean | null;
+  metrics: Record<string, number>;
+  samples: Record<string, number>;
+}
+
+export interface RunRow {
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  source_run_id: string;
+  merge_run_id: string;
+  origin: string;
+  name: string;
+  url: string;
+  commit_sha: string;
+  branch: string;
+  labels: string[];
+  status: string;
+  date: string;
+  started_at: string;
+  finished_at: string;
+  ingested_at: string;
+  points: number;
+  evals: number;
+  /** Jobs that succeeded over all jobs (run stats), null when the run has none. */
+  success_rate: number | null;
+}
+
+export interface RunDetail extends RunRow {
+  run_stats: { hardware: string; n_success: number; total: number }[];
+  changelog: {
+    base_ref: string;
+    head_ref: string;
+    config_keys: string[];
+    description: string;
+    pr_link: string;
+    evals_only: boolean;
+  }[];
+}
+
+/** Which rows: one run's, or the latest official (or unofficial, or any) point of each config. */
+export interface ResultFilter {
+  model?: string | undefined;
+  isl?: number | undefined;
+  osl?: number | undefined;
+  hardware?: string | undefined;
+  framework?: string | undefined;
+  precision?: string | undefined;
+  /** Only this run's rows (no "latest" selection). */
+  run?: string | undefined;
+  /** Which runs count when no run is named; default official. */
+  source?: 'official' | 'unofficial' | 'all' | undefined;
+  /** As of this date (YYYY-MM-DD): the latest row on or before it; with `exact`, only rows of that date. */
+  date?: string | undefined;
+  exact?: boolean | undefined;
+  /** Only these configs. */
+  configIds?: number[] | undefined;
+  /** Leave this run's rows out (a run's baseline is the latest official point before it). */
+  excludeRun?: string | undefined;
+}
+
+type From = 'benchmark_results' | 'eval_results';
+
+const CONFIG_COLUMNS = [
+  'hardware',
+  'framework',
+  'model',
+  'model_prefix',
+  'precision',
+  'spec_method',
+  'disagg',
+  'is_multinode',
+  'prefill_tp',
+  'prefill_pp',
+  'prefill_dcp',
+  'prefill_pcp',
+  'prefill_ep',
+  'prefill_dp_attention',
+  'prefill_num_workers',
+  'num_prefill_gpu',
+  'decode_tp',
+  'decode_pp',
+  'decode_dcp',
+  'decode_pcp',
+  'decode_ep',
+  'decode_dp_attention',
+  'decode_num_workers',
+  'num_decode_gpu',
+  'image',
+  'recipe_fingerprint',
+] as const;
+const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'decode_dp_attention', 'official'];
+
+function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
+  const out: Record<string, unknown> = { ...raw };
+  for (const k of BOOLEAN_COLUMNS) if (k in out) out[k] = Number(out[k]) === 1;
+  for (const k of json) if (typeof out[k] === 'string') out[k] = JSON.parse(out[k] as string);
+  return out as T;
+}
+
+/** Rows of `table` joined with their run and config, narrowed by the filter (except the latest-selection). */
+function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
+  // Typed loosely: Kysely cannot infer aliased joins over a table name chosen at run time.
+  const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  let q = db
+    .selectFrom(`${table} as x` as 'benchmark_results as x')
+    .innerJoin('runs as r', 'r.id', 'x.run_pk')
+    .innerJoin('configs as c', 'c.id', 'x.config_id');
+  if (f.model !== undefined) {
+    const model = f.model;
+    q = q.where((eb) => eb.or([eb('c.model_prefix', '=', model), eb('c.model', '=', model)]));
+  }
+  if (f.isl !== undefined) q = q.where('x.isl', '=', f.isl);
+  if (f.osl !== undefined) q = q.where('x.osl', '=', f.osl);
+  if (f.hardware !== undefined) q = q.where('c.hardware', '=', f.hardware.toLowerCase());
+  if (f.framework !== undefined) q = q.where('c.framework', '=', f.framework.toLowerCase());
+  if (f.precision !== undefined) q = q.where('c.precision', '=', f.precision.toLowerCase());
+  if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
+  else if ((f.source ?? 'official') !== 'all') q = q.where('r.official', '=', f.source === 'unofficial' ? 0 : 1);
+  if (f.date !== undefined) q = q.where('x.date', f.exact ? '=' : '<=', f.date);
+  if (f.configIds !== undefined) q = q.where('x.config_id', 'in', f.configIds.length > 0 ? f.configIds : [-1]);
+  if (f.excludeRun !== undefined) q = q.where('r.run_id', '!=', f.excludeRun);
+  return q;
+}
+
+const configSelect = (eb: ExpressionBuilder<Record<'c', Record<string, unknown>>, 'c'>) =>
+  CONFIG_COLUMNS.map((k) => eb.ref(`c.${k}`).as(k));
+
+/**
+ * Benchmark points. With a run: that run's points. Otherwise the latest point of each config at
+ * each (isl, osl, conc) among the chosen runs, as of the date when one is given.
+ */
+export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<BenchmarkRow[]> {
+  const latest = f.run === undefined;
+  const rows = await joined(store, 'benchmark_results', f)
+    .select((eb) => [
+      eb.ref('x.config_id').as('config_id'),
+      ...configSelect(eb as never),
+      eb.ref('r.run_id').as('run_id'),
+      eb.ref('r.attempt').as('attempt'),
+      eb.ref('r.official').as('official'),
+      eb.ref('x.date').as('date'),
+      eb.ref('x.isl').as('isl'),
+      eb.ref('x.osl').as('osl'),
+      eb.ref('x.conc').as('conc'),
+      eb.ref('x.runner').as('runner'),
+      eb.ref('x.metrics').as('metrics'),
+      ...(latest
+        ? [
+            sql<number>`row_number() over (partition by x.config_id, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
+              'rank',
+            ),
+          ]
+        : []),
+    ])
+    .orderBy('c.hardware')
+    .orderBy('c.framework')
+    .orderBy('x.config_id')
+    .orderBy('x.isl')
+    .orderBy('x.osl')
+    .orderBy('x.conc')
+    .execute();
+  const out: BenchmarkRow[] = [];
+  for (const raw of rows as Record<string, unknown>[]) {
+    if (latest && Number(raw.rank) !== 1) continue;
+    delete raw.rank;
+    out.push(toRow<BenchmarkRow>(raw, ['metrics']));
+  }
+  return out;
+}
+
+/** One config's points over time (every run of the chosen kind), oldest first. */
+export async function history(
+  store: Store,
+  configId: number,
+  f: Omit<ResultFilter, 'run' | 'model' | 'date' | 'exact'> & { conc?: number | undefined } = {},
+): Promise<BenchmarkRow[]> {
+  let q = joined(store, 'benchmark_results', f).where('x.config_id', '=', configId);
+  if (f.conc !== undefined) q = q.where('x.conc', '=', f.conc);
+  const rows = await q
+    .select((eb) => [
+      eb.ref('x.config_id').as('config_id'),
+      ...configSelect(eb as never),
+      eb.ref('r.run_id').as('run_id'),
+      eb.ref('r.attempt').as('attempt'),
+      eb.ref('r.official').as('official'),
+      eb.ref('x.date').as('date'),
+      eb.ref('x.isl').as('isl'),
+      eb.ref('x.osl').as('osl'),
+      eb.ref('x.conc').as('conc'),
+      eb.ref('x.runner').as('runner'),
+      eb.ref('x.metrics').as('metrics'),
+    ])
+    .orderBy('x.date')
+    .orderBy('x.run_pk')
+    .orderBy('x.isl')
+    .orderBy('x.osl')
+    .orderBy('x.conc')
+    .execute();
+  return (rows as Record<string, unknown>[]).map((raw) => toRow<BenchmarkRow>(raw, ['metrics']));
+}
+
+/** Eval results: a run's, or the latest of each config, task and conc among the chosen runs. */
+export async function evaluations(store: Store, f: ResultFilter & { task?: string | undefined } = {}): Promise<EvalRow[]> {
+  let q = joined(store, 'eval_results', f);
+  if (f.task !== undefined) q = q.where('x.task', '=', f.task.toLowerCase());
+  const latest = f.run === undefined;
+  const rows = await q
+    .select((eb) => [
+      eb.ref('x.config_id').as('config_id'),
+      ...configSelect(eb as never),
+      eb.ref('r.run_id').as('run_id'),
+      eb.ref('r.official').as('official'),
+      ...[
+        'date',
+        'task',
+        'isl',
+        'osl',
+        'conc',
+        'score',
+        'score_se',
+        'score_name',
+        'n_eff',
+        'threshold',
+        'passed',
+        'metrics',
+        'samples',
+      ].map((k) => eb.ref(`x.${k}`).as(k)),
+      ...(latest
+        ? [
+            sql<number>`row_number() over (partition by x.config_id, x.task, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
+              'rank',
+            ),
+          ]
+        : []),
+    ])
+    .orderBy('c.model_prefix')
+    .orderBy('c.hardware')
+    .orderBy('x.config_id')
+    .orderBy('x.task')
+    .orderBy('x.conc')
+    .execute();
+  const out: EvalRow[] = [];
+  for (const raw of rows as Record<string, unknown>[]) {
+    if (latest && Number(raw.rank) !== 1) continue;
+    delete raw.rank;
+    const row = toRow<EvalRow>(raw, ['metrics', 'samples']);
+    row.passed = raw.passed === null ? null : Number(raw.passed) === 1;
+    out.push(row);
+  }
+  return out;
+}
+
+/** What there is to look at: one row per model, sequence, config family and date (official runs). */
+export async function availability(store: Store) {
+  const rows = await joined(store, 'benchmark_results', {})
+    .select((eb) => [
+      eb.ref('c.model_prefix').as('model_prefix'),
+      eb.ref('c.model').as('model'),
+      eb.ref('x.isl').as('isl'),
+      eb.ref('x.osl').as('osl'),
+      eb.ref('c.precision').as('precision'),
+      eb.ref('c.hardware').as('hardware'),
+      eb.ref('c.framework').as('framework'),
+      eb.ref('c.spec_method').as('spec_method'),
+      eb.ref('c.disagg').as('disagg'),
+      eb.ref('x.date').as('date'),
+    ])
+    .distinct()
+    .orderBy('model_prefix')
+    .orderBy('isl')
+    .orderBy('osl')
+    .orderBy('hardware')
+    .orderBy('framework')
+    .orderBy('precision')
+    .orderBy('date')
+    .execute();
+  return (rows as Record<string, unknown>[]).map((raw) => toRow<Record<string, unknown>>(raw));
+}
+
+const runColumns = [
+  'run_id',
+  'attempt',
+  'official',
+  'source_run_id',
+  'merge_run_id',
+  'origin',
+  'name',
+  'url',
+  'commit_sha',
+  'branch',
+  'labels',
+  'status',
+  'date',
+  'started_at',
+  'finished_at',
+  'ingested_at',
+] as const;
+
+/** Runs, newest first, with their point and eval counts and success rate. */
+export async function runs(
+  store: Store,
+  f: { source?: 'official' | 'unofficial' | 'all'; limit?: number; offset?: number; run?: string } = {},
+): Promise<RunRow[]> {
+  const db = store.db;
+  let q = db
+    .selectFrom('runs as r')
+    .select((eb) => [
+      ...runColumns.map((k) => eb.ref(`r.${k}`).as(k)),
+      eb
+        .selectFrom('benchmark_results as b')
+        .whereRef('b.run_pk', '=', 'r.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('points'),
+      eb.selectFrom('eval_results as e').whereRef('e.run_pk', '=', 'r.id').select(eb.fn.countAll<number>().as('n')).as('evals'),
+      eb
+        .selectFrom('run_stats as s')
+        .whereRef('s.run_pk', '=', 'r.id')
+        .select((s) => s.fn.sum<number>('s.n_success').as('n'))
+        .as('n_success'),
+      eb
+        .selectFrom('run_stats as s')
+        .whereRef('s.run_pk', '=', 'r.id')
+        .select((s) => s.fn.sum<number>('s.total').as('n'))
+        .as('total'),
+    ])
+    .orderBy('r.date', 'desc')
+    .orderBy('r.id', 'desc');
+  if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
+  else if ((f.source ?? 'all') !== 'all') q = q.where('r.official', '=', f.source === 'official' ? 1 : 0);
+  const rows = await q
+    .limit(f.limit ?? 100)
+    .offset(f.offset ?? 0)
+    .execute();
+  return rows.map((raw) => {
+    const { n_success, total, ...rest } = raw as Record<string, unknown>;
+    const row = toRow<RunRow>(rest, ['labels']);
+    row.points = Number(row.points);
+    row.evals = Number(row.evals);
+    row.success_rate = total === null || Number(total) === 0 ? null : Number(n_success) / Number(total);
+    return row;
+  });
+}
+
+/** One run with its stats and changelog; undefined when the store does not have it. */
+export async function run(store: Store, runId: string): Promise<RunDetail | undefined> {
+  const [row] = await runs(store, { run: runId, limit: 1 });
+  if (!row) return undefined;
+  const pk = store.db.selectFrom('runs').select('id').where('run_id', '=', runId);
+  const stats = await store.db
+    .selectFrom('run_stats')
+    .select(['hardware', 'n_success', 'total'])
+    .where('run_pk', '=', pk)
+    .orderBy('hardware')
+    .execute();
+  const changelog = await store.db
+    .selectFrom('changelog_entries')
+    .select(['base_ref', 'head_ref', 'config_keys', 'description', 'pr_link', 'evals_only'])
+    .where('run_pk', '=', pk)
+    .orderBy('position')
+    .execute();
+  return {
+    ...row,
+    run_stats: stats,
+    changelog: changelog.map((c) => ({
+      ...c,
+      config_keys: JSON.parse(c.config_keys) as string[],
+      evals_only: c.evals_only === 1,
+    })),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The store's tables as Kysely sees them. Booleans are integers (0/1) and JSON is text on both
+ * SQLite and PostgreSQL, so one set of queries serves both; rows are converted at the edges.
+ * No column inside a unique key is nullable: an unknown value is '' or 0, so a re-ingest always
+ * meets its earlier row instead of adding a twin (the reference's eval key has that bug).
+ */
+import type { Generated } from 'kysely';
+
+export interface ConfigsTable {
+  id: Generated<number>;
+  /** The natural key: every identity column below, canonically joined (unique). */
+  key: string;
+  hardware: string;
+  framework: string;
+  model: string;
+  model_prefix: string;
+  precision: string;
+  spec_method: string;
+  disagg: number;
+  is_multinode: number;
+  prefill_tp: number;
+  prefill_pp: number;
+  prefill_dcp: number;
+  prefill_pcp: number;
+  prefill_ep: number;
+  prefill_dp_attention: number;
+  prefill_num_workers: number;
+  num_prefill_gpu: number;
+  decode_tp: number;
+  decode_pp: number;
+  decode_dcp: number;
+  decode_pcp: number;
+  decode_ep: number;
+  decode_dp_attention: number;
+  decode_num_workers: number;
+  num_decode_gpu: number;
+  image: string;
+  recipe_fingerprint: string;
+}
+
+export interface RunsTable {
+  id: Generated<number>;
+  /** The run's own id (a GitHub run id, a Frontier run id); one stored attempt per run id. */
+  run_id: string;
+  attempt: number;
+  official: number;
+  /** Reuse: the run whose artifacts these are ('' when none) and the run that merged them. */
+  source_run_id: string;
+  merge_run_id: string;
+  origin: string;
+  name: string;
+  url: string;
+  commit_sha: string;
+  branch: string;
+  /** JSON array of strings. */
+  labels: string;
+  status: string;
+  /** YYYY-MM-DD: the date every row of the run carries. */
+  date: string;
+  started_at: string;
+  finished_at: string;
+  ingested_at: string;
+}
+
+export interface BenchmarkResultsTable {
+  id: Generated<number>;
+  run_pk: number;
+  config_id: number;
+  date: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  /** The runner label the point ran on (`hw` in the aggregate). */
+  runner: string;
+  tput_per_gpu: number;
+  output_tput_per_gpu: number;
+  input_tput_per_gpu: number;
+  median_ttft: number | null;
+  p99_ttft: number | null;
+  median_tpot: number | null;
+  median_intvty: number | null;
+  p90_intvty: number | null;
+  p99_intvty: number | null;
+  median_e2el: number | null;
+  p99_e2el: number | null;
+  /** JSON object: every numeric metric of the aggregate (seconds, tok/s). */
+  metrics: string;
+}
+
+export interface EvalResultsTable {
+  id: Generated<number>;
+  run_pk: number;
+  config_id: number;
+  task: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  date: string;
+  score: number;
+  score_se: number | null;
+  score_name: string;
+  n_eff: number | null;
+  /** The minimum score the run was held to, and whether the score met it (1/0); null when unknown. */
+  threshold: number | null;
+  passed: number | null;
+  /** JSON object: em_strict, em_flexible and their standard errors, and the rest. */
+  metrics: string;
+  /** JSON object: counts from the samples file, when the run kept it. */
+  samples: string;
+  source: string;
+}
+
+export interface ChangelogEntriesTable {
+  id: Generated<number>;
+  run_pk: number;
+  position: number;
+  date: string;
+  base_ref: string;
+  head_ref: string;
+  /** JSON array of config keys. */
+  config_keys: string;
+  description: string;
+  pr_link: string;
+  evals_only: number;
+}
+
+export interface RunStatsTable {
+  id: Generated<number>;
+  run_pk: number;
+  hardware: string;
+  n_success: number;
+  total: number;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  name: string;
+  /** sha256 of the token, hex: the token itself is never stored. */
+  hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface Database {
+  configs: ConfigsTable;
+  runs: RunsTable;
+  benchmark_results: BenchmarkResultsTable;
+  eval_results: EvalResultsTable;
+  changelog_entries: ChangelogEntriesTable;
+  run_stats: RunStatsTable;
+  tokens: TokensTable;
+}

@@ -1,0 +1,90 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { loadGsm8k } from '../../src/evals/index.js';
+import { run, runGroupLocally } from '../../src/launch/index.js';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { CLI, REPO, tempFiles } from '../helpers.js';
+import { simCluster, singleRow } from '../launch/fixtures.js';
+import { startPostgres } from '../support/postgres.js';
+import type { LocalPostgres } from '../support/postgres.js';
+
+export const DIALECTS = ['sqlite', 'postgres'] as const;
+export type DialectName = (typeof DIALECTS)[number];
+
+/** The InferenceX artifact set fixture (read-only: copy it before changing it). */
+export const ARTIFACTS = join(REPO, 'test/fixtures/inferencex/artifacts');
+
+/**
+ * Stores for one describe block of a dialect: a PostgreSQL server started once for the file (a
+ * fresh database per store) or a fresh SQLite file per store. Stores are closed after the file.
+ */
+export function storeFactory(dialect: DialectName): () => Promise<Store> {
+  let pg: LocalPostgres | undefined;
+  const open: Store[] = [];
+  let n = 0;
+  beforeAll(async () => {
+    if (dialect === 'postgres') pg = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of open) await s.close();
+    await pg?.stop();
+  });
+  return async () => {
+    const location =
+      dialect === 'postgres'
+        ? await pg!.createDatabase(`store_${++n}`)
+        : join(mkdtempSync(join(tmpdir(), 'frontier-store-')), 'frontier.db');
+    const store = await openStore(location);
+    open.push(store);
+    return store;
+  };
+}
+
+/** A copy of a directory to edit. */
+export function copyDir(dir: string): string {
+  const to = join(mkdtempSync(join(tmpdir(), 'frontier-copy-')), 'run');
+  cpSync(dir, to, { recursive: true });
+  return to;
+}
+
+export function editJson(file: string, edit: (value: unknown) => unknown): void {
+  writeFileSync(file, JSON.stringify(edit(JSON.parse(readFileSync(file, 'utf8'))), null, 2));
+}
+
+let frontierRun: Promise<string> | undefined;
+
+/**
+ * A real `frontier run` directory: two points on the simulated engine, the second with a GSM8K
+ * eval (60 questions), made once per test file.
+ */
+export function frontierRunDir(): Promise<string> {
+  frontierRun ??= (async () => {
+    const data = loadGsm8k(join(REPO, 'test/fixtures/gsm8k'));
+    const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
+    const out = join(tempFiles({}), 'run');
+    const { manifest } = await run({
+      rows,
+      matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
+      cluster: simCluster({ engines: { sim: { speed: 20 } } }),
+      out,
+      executor: runGroupLocally,
+      frontierVersion: 'test',
+      frontierCommand: [process.execPath, CLI],
+      commit: 'a'.repeat(40),
+      evals: {
+        test: data.test,
+        train: data.train,
+        datasetDir: join(REPO, 'test/fixtures/gsm8k'),
+        answersFile: join(REPO, 'test/fixtures/gsm8k/test.jsonl.gz'),
+        limit: 60,
+        backoffMs: 10,
+      },
+    });
+    if (manifest.status !== 'completed') throw new Error(`the fixture run did not complete: ${JSON.stringify(manifest.points)}`);
+    return out;
+  })();
+  return frontierRun;
+}
