@@ -274,3 +274,17 @@ for (const copies of [1, 4, 16]) {
     `${'eval gsm8k: client time over the sim’s, conc 64'.padEnd(40)} ${added.toFixed(1)}%  (${requests} requests: ${(measured / 1000).toFixed(2)} s measured, ${(ideal / 1000).toFixed(2)} s in the server; target < 5%: ${added < 5 ? 'met' : 'MISSED'})`,
   );
 }
+
+// The store and API (perf/store.mjs): `frontier ingest` of 10,000-point runs into SQLite until
+// 200,000 points are stored, then `/api/v1/benchmarks` for one model over HTTP from `frontier serve`.
+// Targets: ingest of 10,000 rows < 2 s; p95 of the benchmarks request < 50 ms.
+{
+  const { storePerf } = await import('./store.mjs');
+  const s = await storePerf();
+  console.log(
+    `${'ingest: 10,000 points (frontier ingest)'.padEnd(40)} ${s.ingestMedianMs.toFixed(0).padStart(4)} ms  (median of ${s.points / s.pointsPerRun} runs, the last into a store of ${s.points - s.pointsPerRun} points: ${s.ingestLastMs.toFixed(0)} ms; target < 2000 ms: ${s.ingestMedianMs < 2000 ? 'met' : 'MISSED'})`,
+  );
+  console.log(
+    `${'api: /api/v1/benchmarks?model=, p95'.padEnd(40)} ${s.benchmarksP95Ms.toFixed(1).padStart(4)} ms  (${s.points} points stored, ${s.rowsPerResponse} in each answer; p50 ${s.benchmarksP50Ms.toFixed(1)} ms; target < 50 ms: ${s.benchmarksP95Ms < 50 ? 'met' : 'MISSED'})`,
+  );
+}

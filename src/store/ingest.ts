@@ -7,6 +7,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { IngestBatch, RunInfo } from './artifacts.js';
 import type { Store } from './db.js';
+import { LatestKeys, advanceLatest, forgetLatest, refillLatest } from './latest.js';
 import { configKey } from './rows.js';
 import type { ConfigIdentity } from './rows.js';
 import type { Database } from './schema.js';
@@ -106,7 +107,7 @@ async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string)
 async function priorAttempt(trx: Transaction<Database>, run: RunInfo) {
   const stored = await trx
     .selectFrom('runs')
-    .select(['id', 'attempt', 'date'])
+    .select(['id', 'attempt', 'date', 'official'])
     .where('run_id', '=', run.run_id)
     .executeTakeFirst();
   if (stored && stored.attempt > run.attempt) {
@@ -122,9 +123,17 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
     const { run } = batch;
     const stored = await priorAttempt(trx, run);
     const replaced = stored && stored.attempt < run.attempt ? stored.attempt : undefined;
-    if (replaced !== undefined) await deleteRun(trx, stored!.id);
+    // Keys of latest_points whose entry goes away below, recomputed once the run is written.
+    const orphaned = new LatestKeys();
+    if (replaced !== undefined) {
+      orphaned.add(await forgetLatest(trx, { runPk: stored!.id }));
+      await deleteRun(trx, stored!.id);
+    }
     const date = run.date ?? (replaced === undefined ? stored?.date : undefined) ?? today();
     const runPk = await upsertRun(trx, run, date);
+    if (stored && replaced === undefined && (stored.date !== date || stored.official !== (run.official ? 1 : 0))) {
+      orphaned.add(await forgetLatest(trx, { runPk }));
+    }
 
     // Configs: insert the new ones, then look every id up by key.
     const configs = new Map<string, ConfigIdentity>();
@@ -185,7 +194,11 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       for (const r of result) keptBench.add(r.id);
     }
     const staleBench = [...beforeBench].filter((id) => !keptBench.has(id));
+    orphaned.add(await forgetLatest(trx, { resultIds: staleBench }));
     for (const part of chunks(staleBench, 500)) await trx.deleteFrom('benchmark_results').where('id', 'in', part).execute();
+    // Orphaned keys first, from every point left (this run's included), then this run's other keys.
+    await refillLatest(trx, orphaned);
+    await advanceLatest(trx, runPk, run.official, date);
 
     // Eval results.
     const beforeEvals = new Set(
@@ -309,7 +322,7 @@ class DryRunRollback extends Error {}
 
 /** Remove a run and everything attributed to it. */
 export async function deleteRun(db: Kysely<Database> | Transaction<Database>, runPk: number): Promise<void> {
-  for (const table of ['benchmark_results', 'eval_results', 'changelog_entries', 'run_stats'] as const) {
+  for (const table of ['latest_points', 'benchmark_results', 'eval_results', 'changelog_entries', 'run_stats'] as const) {
     await db.deleteFrom(table).where('run_pk', '=', runPk).execute();
   }
   await db.deleteFrom('runs').where('id', '=', runPk).execute();

@@ -53,6 +53,7 @@ function initial(dialect: Dialect): Migration {
       }
       await text(configs, 'image', 'recipe_fingerprint').addUniqueConstraint('configs_key', ['key']).execute();
       await db.schema.createIndex('configs_model').on('configs').columns(['model_prefix', 'hardware']).execute();
+      await db.schema.createIndex('configs_model_path').on('configs').columns(['model']).execute();
 
       let runs = text(withId(db, dialect, 'runs'), 'run_id');
       runs = int(runs, 'attempt', 'official');
@@ -85,9 +86,17 @@ function initial(dialect: Dialect): Migration {
       await db.schema
         .createIndex('benchmark_results_latest')
         .on('benchmark_results')
-        .columns(['config_id', 'isl', 'osl', 'conc', 'date'])
+        .columns(['config_id', 'isl', 'osl', 'conc', 'date', 'run_pk'])
         .execute();
       await db.schema.createIndex('benchmark_results_date').on('benchmark_results').columns(['isl', 'osl', 'date']).execute();
+
+      let latest = int(withId(db, dialect, 'latest_points'), 'official', 'config_id', 'isl', 'osl', 'conc');
+      latest = latest.addColumn('result_id', 'integer', (c) =>
+        c.notNull().references('benchmark_results.id').onDelete('cascade'),
+      );
+      latest = text(int(latest, 'run_pk'), 'date');
+      await latest.addUniqueConstraint('latest_points_key', ['official', 'config_id', 'isl', 'osl', 'conc']).execute();
+      await db.schema.createIndex('latest_points_result').on('latest_points').columns(['result_id']).execute();
 
       let evals = runRef(withId(db, dialect, 'eval_results'));
       evals = evals.addColumn('config_id', 'integer', (c) => c.notNull().references('configs.id'));
@@ -122,6 +131,7 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
 
 /** Names of the tables, child tables first (for wiping in tests). */
 export const TABLES = [
+  'latest_points',
   'benchmark_results',
   'eval_results',
   'changelog_entries',

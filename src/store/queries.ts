@@ -194,8 +194,15 @@ const configSelect = (eb: ExpressionBuilder<Record<'c', Record<string, unknown>>
  * each (isl, osl, conc) among the chosen runs, as of the date when one is given.
  */
 export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<BenchmarkRow[]> {
-  const latest = f.run === undefined;
-  const rows = await joined(store, 'benchmark_results', f)
+  const source = f.source ?? 'official';
+  // The common question (the latest official or unofficial points, today) is answered from latest_points.
+  const kept = f.run === undefined && f.date === undefined && f.excludeRun === undefined && source !== 'all';
+  const latest = f.run === undefined && !kept;
+  let q = joined(store, 'benchmark_results', f);
+  if (kept) {
+    q = q.innerJoin('latest_points as l', 'l.result_id', 'x.id').where('l.official', '=', source === 'official' ? 1 : 0);
+  }
+  const rows = await q
     .select((eb) => [
       eb.ref('x.config_id').as('config_id'),
       ...configSelect(eb as never),

@@ -87,6 +87,23 @@ export interface BenchmarkResultsTable {
   metrics: string;
 }
 
+/**
+ * The latest point of each (config, isl, osl, conc) among official runs and among unofficial ones:
+ * what the dashboard and `/api/v1/benchmarks` ask for most, kept up to date by every ingest (the
+ * reference keeps a materialized view for the same reason).
+ */
+export interface LatestPointsTable {
+  id: Generated<number>;
+  official: number;
+  config_id: number;
+  isl: number;
+  osl: number;
+  conc: number;
+  result_id: number;
+  run_pk: number;
+  date: string;
+}
+
 export interface EvalResultsTable {
   id: Generated<number>;
   run_pk: number;
@@ -145,6 +162,7 @@ export interface Database {
   configs: ConfigsTable;
   runs: RunsTable;
   benchmark_results: BenchmarkResultsTable;
+  latest_points: LatestPointsTable;
   eval_results: EvalResultsTable;
   changelog_entries: ChangelogEntriesTable;
   run_stats: RunStatsTable;

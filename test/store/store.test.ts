@@ -259,6 +259,35 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect(over[1]!.metrics.tput_per_gpu).toBeCloseTo(2 * over[0]!.metrics.tput_per_gpu!, 9);
   });
 
+  it('the kept latest points always equal the latest computed from every point, through replacements, removals and flips', async () => {
+    const store = await fresh();
+    const FAR = '9999-12-31'; // with a date the latest is computed from all points, not from latest_points
+    const check = async (step: string) => {
+      for (const source of ['official', 'unofficial'] as const) {
+        const kept = await benchmarks(store, { source });
+        const computed = await benchmarks(store, { source, date: FAR });
+        expect(
+          kept.map((r) => [r.run_id, r.config_id, r.conc, r.metrics.tput_per_gpu]),
+          `${step} (${source})`,
+        ).toEqual(computed.map((r) => [r.run_id, r.config_id, r.conc, r.metrics.tput_per_gpu]));
+      }
+    };
+    const fewer = copyDir(ARTIFACTS);
+    editJson(join(fewer, 'results_bmk/agg_bmk.json'), (rows) => (rows as Row[]).slice(0, 3));
+    await ingest(store, ARTIFACTS, { runId: 'a', official: true, date: '2026-01-01' });
+    await ingest(store, ARTIFACTS, { runId: 'b', official: true, date: '2026-02-01' });
+    await check('two runs');
+    await ingest(store, fewer, { runId: 'b', official: true, date: '2026-02-01' }); // b no longer has 3 of its points
+    await check('points removed');
+    await ingest(store, ARTIFACTS, { runId: 'b', attempt: 2, official: true, date: '2025-12-01' }); // replaced, now older than a
+    await check('attempt replaced with an older date');
+    await ingest(store, ARTIFACTS, { runId: 'a', official: false, date: '2026-01-01' }); // a is no longer official
+    await check('official flag flipped');
+    await ingest(store, fewer, { runId: 'c', official: false, date: '2026-03-01' });
+    await check('an unofficial run');
+    expect((await benchmarks(store, {})).every((r) => r.run_id === 'b')).toBe(true);
+  });
+
   it('filters are parameters, never SQL: metacharacters match nothing and break nothing', async () => {
     const store = await fresh();
     await ingest(store, ARTIFACTS, { runId: '12', official: true });

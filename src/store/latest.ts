@@ -1,0 +1,115 @@
+/**
+ * Keeping `latest_points` right through every ingest. A new run's points advance the table where
+ * they are newer (date, then run) than what it holds, which is all a normal ingest needs. When
+ * points go away or change class (a replaced attempt, points a re-ingest no longer has, a run
+ * whose date or official flag changed), their entries are dropped first and those keys are
+ * recomputed from what remains once the run is written.
+ */
+import { sql } from 'kysely';
+import type { Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+type Trx = Transaction<Database>;
+
+interface Key {
+  official: number;
+  config_id: number;
+  isl: number;
+  osl: number;
+  conc: number;
+}
+
+export class LatestKeys {
+  private readonly keys = new Map<string, Key>();
+
+  add(keys: Key[]): void {
+    for (const k of keys) this.keys.set(`${k.official}/${k.config_id}/${k.isl}/${k.osl}/${k.conc}`, k);
+  }
+
+  get values(): Key[] {
+    return [...this.keys.values()];
+  }
+}
+
+const KEY_COLUMNS = ['official', 'config_id', 'isl', 'osl', 'conc'] as const;
+
+/** Drop the entries that point at a run's points (or at some points); returns their keys. */
+export async function forgetLatest(trx: Trx, where: { runPk: number } | { resultIds: number[] }): Promise<Key[]> {
+  const out: Key[] = [];
+  if ('runPk' in where) {
+    out.push(...(await trx.deleteFrom('latest_points').where('run_pk', '=', where.runPk).returning(KEY_COLUMNS).execute()));
+  } else {
+    for (let i = 0; i < where.resultIds.length; i += 500) {
+      const part = where.resultIds.slice(i, i + 500);
+      out.push(...(await trx.deleteFrom('latest_points').where('result_id', 'in', part).returning(KEY_COLUMNS).execute()));
+    }
+  }
+  return out;
+}
+
+/** Let a run's points take the keys where they are the newest. */
+export async function advanceLatest(trx: Trx, runPk: number, official: boolean, date: string): Promise<void> {
+  await trx
+    .insertInto('latest_points')
+    .columns(['official', 'config_id', 'isl', 'osl', 'conc', 'result_id', 'run_pk', 'date'])
+    .expression((eb) =>
+      eb
+        .selectFrom('benchmark_results')
+        .select((s) => [
+          sql.lit(official ? 1 : 0).as('official'),
+          'config_id',
+          'isl',
+          'osl',
+          'conc',
+          s.ref('id').as('result_id'),
+          'run_pk',
+          sql.val(date).as('date'),
+        ])
+        .where('run_pk', '=', runPk),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns([...KEY_COLUMNS])
+        .doUpdateSet((eb) => ({
+          result_id: eb.ref('excluded.result_id'),
+          run_pk: eb.ref('excluded.run_pk'),
+          date: eb.ref('excluded.date'),
+        }))
+        .where(sql<boolean>`(excluded.date, excluded.run_pk) > (latest_points.date, latest_points.run_pk)`),
+    )
+    .execute();
+}
+
+/** Recompute the keys that lost their entry, from the points that remain. */
+export async function refillLatest(trx: Trx, keys: LatestKeys): Promise<void> {
+  for (const k of keys.values) {
+    const exists = await trx
+      .selectFrom('latest_points')
+      .select('id')
+      .where('official', '=', k.official)
+      .where('config_id', '=', k.config_id)
+      .where('isl', '=', k.isl)
+      .where('osl', '=', k.osl)
+      .where('conc', '=', k.conc)
+      .executeTakeFirst();
+    if (exists) continue;
+    const best = await trx
+      .selectFrom('benchmark_results as x')
+      .innerJoin('runs as r', 'r.id', 'x.run_pk')
+      .select(['x.id', 'x.run_pk', 'x.date'])
+      .where('r.official', '=', k.official)
+      .where('x.config_id', '=', k.config_id)
+      .where('x.isl', '=', k.isl)
+      .where('x.osl', '=', k.osl)
+      .where('x.conc', '=', k.conc)
+      .orderBy('x.date', 'desc')
+      .orderBy('x.run_pk', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (best)
+      await trx
+        .insertInto('latest_points')
+        .values({ ...k, result_id: best.id, run_pk: best.run_pk, date: best.date })
+        .execute();
+  }
+}
