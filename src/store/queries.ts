@@ -189,6 +189,16 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
 const configSelect = (eb: ExpressionBuilder<Record<'c', Record<string, unknown>>, 'c'>) =>
   CONFIG_COLUMNS.map((k) => eb.ref(`c.${k}`).as(k));
 
+/** The columns of a BenchmarkRow: the point, its config and its run. */
+const pointSelect = (eb: ExpressionBuilder<Record<'x' | 'r' | 'c', Record<string, unknown>>, 'x' | 'r' | 'c'>) => [
+  eb.ref('x.config_id').as('config_id'),
+  ...configSelect(eb as never),
+  eb.ref('r.run_id').as('run_id'),
+  eb.ref('r.attempt').as('attempt'),
+  eb.ref('r.official').as('official'),
+  ...(['date', 'isl', 'osl', 'conc', 'runner', 'metrics'] as const).map((k) => eb.ref(`x.${k}`).as(k)),
+];
+
 /**
  * Benchmark points. With a run: that run's points. Otherwise the latest point of each config at
  * each (isl, osl, conc) among the chosen runs, as of the date when one is given.
@@ -204,17 +214,7 @@ export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<Be
   }
   const rows = await q
     .select((eb) => [
-      eb.ref('x.config_id').as('config_id'),
-      ...configSelect(eb as never),
-      eb.ref('r.run_id').as('run_id'),
-      eb.ref('r.attempt').as('attempt'),
-      eb.ref('r.official').as('official'),
-      eb.ref('x.date').as('date'),
-      eb.ref('x.isl').as('isl'),
-      eb.ref('x.osl').as('osl'),
-      eb.ref('x.conc').as('conc'),
-      eb.ref('x.runner').as('runner'),
-      eb.ref('x.metrics').as('metrics'),
+      ...pointSelect(eb as never),
       ...(latest
         ? [
             sql<number>`row_number() over (partition by x.config_id, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
@@ -248,19 +248,7 @@ export async function history(
   let q = joined(store, 'benchmark_results', f).where('x.config_id', '=', configId);
   if (f.conc !== undefined) q = q.where('x.conc', '=', f.conc);
   const rows = await q
-    .select((eb) => [
-      eb.ref('x.config_id').as('config_id'),
-      ...configSelect(eb as never),
-      eb.ref('r.run_id').as('run_id'),
-      eb.ref('r.attempt').as('attempt'),
-      eb.ref('r.official').as('official'),
-      eb.ref('x.date').as('date'),
-      eb.ref('x.isl').as('isl'),
-      eb.ref('x.osl').as('osl'),
-      eb.ref('x.conc').as('conc'),
-      eb.ref('x.runner').as('runner'),
-      eb.ref('x.metrics').as('metrics'),
-    ])
+    .select((eb) => [...pointSelect(eb as never)])
     .orderBy('x.date')
     .orderBy('x.run_pk')
     .orderBy('x.isl')
