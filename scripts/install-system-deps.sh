@@ -14,6 +14,7 @@ PACKAGES=(
   shellcheck # lints the generated sbatch/launch shell scripts
   curl # HTTP probes from shell scripts (health checks in generated launch scripts)
   postgresql # initdb + postgres for the throw-away PostgreSQL server the store tests run against (test/support/postgres.ts)
+  chromium # the headless browser the dashboard tests and perf drive with playwright-core (/usr/bin/chromium)
 )
 
 missing=()
