@@ -26,5 +26,23 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  {
+    // The dashboard runs in the browser.
+    files: ['web/src/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        addEventListener: 'readonly',
+        removeEventListener: 'readonly',
+        ResizeObserver: 'readonly',
+        HTMLDivElement: 'readonly',
+        URLSearchParams: 'readonly',
+        Blob: 'readonly',
+      },
+    },
+  },
   prettier,
 );

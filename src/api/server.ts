@@ -4,19 +4,18 @@
  * (unknown parameters are errors, not silently dropped); the OpenAPI document is generated from
  * those same schemas.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join, resolve, sep } from 'node:path';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { goalOf, latestSeries, paretoFront } from '../results/index.js';
+import { configLabel, goalOf, latestSeries, paretoFront } from '../results/index.js';
 import {
   IngestConflict,
   IngestError,
   availability,
   benchmarks,
   compareRun,
-  configLabel,
   evaluations,
   history,
   ingestBatch,
@@ -40,6 +39,8 @@ export interface ApiOptions {
   /** Per-eval thresholds for ingests (records pass/fail). */
   thresholdOf?: IngestOptions['thresholdOf'];
   logger?: boolean;
+  /** The built dashboard (dist/web): served at every path outside /api. */
+  webDir?: string | undefined;
 }
 
 const MiB = 2 ** 20;
@@ -242,25 +243,24 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   route(
     '/api/v1/history',
     {
-      summary: 'One config over time: its points in every run of the chosen kind, oldest first',
-      querystring: query(
-        {
-          config: int('config id (config_id of a benchmark row)'),
-          isl: resultFilter.isl,
-          osl: resultFilter.osl,
-          conc: int('concurrency'),
-          source,
-        },
-        ['config'],
-      ),
-    },
-    async (q) =>
-      history(store, q.config as number, {
-        isl: q.isl as number | undefined,
-        osl: q.osl as number | undefined,
-        conc: q.conc as number | undefined,
-        source: q.source as ResultFilter['source'],
+      summary:
+        'Points over time, in every run of the chosen kind: one config’s (config) or a model’s (model and the filters); oldest first',
+      querystring: query({
+        config: int('config id (config_id of a benchmark row)'),
+        model: resultFilter.model,
+        isl: resultFilter.isl,
+        osl: resultFilter.osl,
+        hardware: resultFilter.hardware,
+        framework: resultFilter.framework,
+        precision: resultFilter.precision,
+        conc: int('concurrency'),
+        source,
       }),
+    },
+    async (q) => {
+      if (q.config === undefined && q.model === undefined) throw new HttpError(400, 'missing parameter: config or model');
+      return history(store, { ...filterOf(q), config: q.config as number | undefined, conc: q.conc as number | undefined });
+    },
   );
 
   route(
@@ -389,6 +389,40 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   );
 
   app.get('/api/openapi.json', async () => openapi.document());
+  if (options.webDir) serveDashboard(app, options.webDir);
   await app.ready();
   return app;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+};
+
+/**
+ * The dashboard's files; any other path outside /api is a page of the single-page app, so it gets
+ * index.html (the app reads the path). Hashed assets are cached for good, the page never.
+ */
+function serveDashboard(app: FastifyInstance, webDir: string): void {
+  const root = resolve(webDir);
+  const index = join(root, 'index.html');
+  if (!existsSync(index)) throw new Error(`no dashboard in ${root} (npm run build builds it)`);
+  app.get('/*', async (request, reply) => {
+    const path = decodeURIComponent(request.url.split('?')[0]!);
+    if (path.startsWith('/api/')) throw new HttpError(404, `no such endpoint: GET ${path}`);
+    const file = resolve(root, `.${path}`);
+    const inside = file.startsWith(root + sep);
+    if (inside && existsSync(file) && statSync(file).isFile()) {
+      void reply.type(MIME[extname(file)] ?? 'application/octet-stream');
+      void reply.header('cache-control', path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      return reply.send(readFileSync(file));
+    }
+    return reply.type(MIME['.html']!).header('cache-control', 'no-cache').send(readFileSync(index));
+  });
 }

@@ -2,7 +2,9 @@
  * The store's commands: `ingest`, `serve`, `token`, `compare`. The store, its drivers and the
  * HTTP server load only when one of these runs.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { CliError } from './error.js';
 
@@ -24,6 +26,12 @@ async function referenceThresholdOf() {
   const config = referenceThresholds();
   return (prefix: string, task: string) =>
     resolveThreshold(config, prefix, task, floatThreshold(DEFAULT_MIN_SCORE)).threshold.value;
+}
+
+/** The built dashboard next to the bundled CLI (dist/web), when it was built. */
+function dashboardDir(): string | undefined {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), 'web');
+  return existsSync(join(dir, 'index.html')) ? dir : undefined;
 }
 
 const positiveInt = (flag: string) => (value: string) => {
@@ -115,6 +123,7 @@ function serveCommand(): Command {
         private: o.private === true,
         maxUploadBytes: o.maxUploadMb * 2 ** 20,
         thresholdOf: await referenceThresholdOf(),
+        webDir: dashboardDir(),
       });
       let url: string;
       try {
@@ -123,7 +132,9 @@ function serveCommand(): Command {
         await store.close();
         throw new CliError(`cannot listen on ${o.host}:${port}: ${(e as Error).message}`);
       }
-      process.stdout.write(`frontier serve: ${store.location} on ${url} (API ${url}/api/v1, OpenAPI ${url}/api/openapi.json)\n`);
+      process.stdout.write(
+        `frontier serve: ${store.location} on ${url} (dashboard ${url}/inference, API ${url}/api/v1, OpenAPI ${url}/api/openapi.json)\n`,
+      );
       const stop = async () => {
         await app.close();
         await store.close();

@@ -12,3 +12,5 @@ export { identityFromRow, parseRow, resultFilenameOf, roleGpus, rowEnv } from '.
 export type { MatrixRowLike, MultiNodeRowLike, RowExtra, RowWorkerLike, SingleNodeRowLike } from './row.js';
 export { goalOf, latestSeries, paretoFront, seriesKey } from './pareto.js';
 export type { Goal, SeriesPoint } from './pareto.js';
+export { configLabel, topologyLabel } from './labels.js';
+export type { TopologyFields } from './labels.js';

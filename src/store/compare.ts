@@ -3,7 +3,7 @@
  * same config at the same isl, osl and conc (from another run), with the change in the figures
  * people judge a change by, and regressions beyond a threshold flagged.
  */
-import { goalOf } from '../results/index.js';
+import { configLabel, goalOf } from '../results/index.js';
 import type { Store } from './db.js';
 import { benchmarks } from './queries.js';
 import type { BenchmarkRow, ConfigFields } from './queries.js';
@@ -47,19 +47,6 @@ export interface Comparison {
   /** Points with no official point to compare with. */
   unmatched: number;
   regressions: number;
-}
-
-/** "TP8", "DEP8", "TEP8", or for disaggregated rows "1P1D TP4/DEP8". */
-export function topologyLabel(c: ConfigFields): string {
-  const one = (tp: number, ep: number, dp: boolean): string =>
-    ep > 1 && ep === tp ? `${dp ? 'D' : 'T'}EP${tp}` : ep > 1 ? `TP${tp}EP${ep}` : `TP${tp}`;
-  if (!c.disagg) return one(c.decode_tp, c.decode_ep, c.decode_dp_attention);
-  return `${c.prefill_num_workers}P${c.decode_num_workers}D ${one(c.prefill_tp, c.prefill_ep, c.prefill_dp_attention)}/${one(c.decode_tp, c.decode_ep, c.decode_dp_attention)}`;
-}
-
-export function configLabel(c: ConfigFields): string {
-  const spec = c.spec_method !== 'none' ? ` ${c.spec_method}` : '';
-  return `${c.model_prefix} ${c.hardware} ${c.framework} ${c.precision}${spec} ${topologyLabel(c)}`;
 }
 
 const pointKey = (r: BenchmarkRow): string => `${r.config_id}/${r.isl}/${r.osl}/${r.conc}`;

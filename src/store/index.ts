@@ -8,7 +8,7 @@ export { configKey, formatProblem, hardwareOf } from './rows.js';
 export type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 export { availability, benchmarks, evaluations, history, run, runs } from './queries.js';
 export type { BenchmarkRow, ConfigFields, EvalRow, ResultFilter, RunDetail, RunRow } from './queries.js';
-export { COMPARED_METRICS, compareRun, comparisonMarkdown, configLabel, topologyLabel } from './compare.js';
+export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
 export type { ComparedPoint, Comparison, MetricDelta } from './compare.js';
 export { TokenError, createToken, listTokens, revokeToken, verifyToken } from './tokens.js';
 export { TABLES } from './migrations.js';

@@ -239,13 +239,13 @@ export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<Be
   return out;
 }
 
-/** One config's points over time (every run of the chosen kind), oldest first. */
+/** Points over time (every run of the chosen kind) of one config, or of a model's configs; oldest first. */
 export async function history(
   store: Store,
-  configId: number,
-  f: Omit<ResultFilter, 'run' | 'model' | 'date' | 'exact'> & { conc?: number | undefined } = {},
+  f: Omit<ResultFilter, 'run' | 'date' | 'exact'> & { config?: number | undefined; conc?: number | undefined },
 ): Promise<BenchmarkRow[]> {
-  let q = joined(store, 'benchmark_results', f).where('x.config_id', '=', configId);
+  let q = joined(store, 'benchmark_results', f);
+  if (f.config !== undefined) q = q.where('x.config_id', '=', f.config);
   if (f.conc !== undefined) q = q.where('x.conc', '=', f.conc);
   const rows = await q
     .select((eb) => [...pointSelect(eb as never)])

@@ -103,7 +103,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       status: 400,
       body: { error: expect.stringMatching(/^date: must match pattern/) },
     });
-    expect(await get('/api/v1/history')).toMatchObject({ status: 400, body: { error: 'missing parameter "config"' } });
+    expect(await get('/api/v1/history')).toMatchObject({ status: 400, body: { error: 'missing parameter: config or model' } });
     expect(await get('/api/v1/pareto?model=dsr1&x=vibes')).toMatchObject({
       status: 400,
       body: { error: 'no direction known for metric "vibes"' },
@@ -151,6 +151,14 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     expect(over.map((r) => [r.date, r.run_id])).toEqual([
       ['2026-08-01', 'old'],
       ['2026-09-01', 'new'],
+    ]);
+    const model = (await get('/api/v1/history?model=dsr1&hardware=h200')).body as Row[];
+    expect(model.map((r) => [r.date, r.conc])).toEqual([
+      ['2026-08-01', 64],
+      ['2026-09-01', 4],
+      ['2026-09-01', 8],
+      ['2026-09-01', 16],
+      ['2026-09-01', 32],
     ]);
     const evals = (await get('/api/v1/evaluations?task=gsm8k')).body as Row[];
     expect(evals).toHaveLength(3);

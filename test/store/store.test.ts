@@ -251,7 +251,7 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect(await benchmarks(store, { model: 'deepseek-ai/DeepSeek-R1-0528', isl: 8192, hardware: 'H200' })).toHaveLength(1);
 
     const h200 = latest.find((r) => r.hardware === 'h200')!;
-    const over = await history(store, h200.config_id);
+    const over = await history(store, { config: h200.config_id });
     expect(over.map((r) => [r.date, r.run_id])).toEqual([
       ['2026-08-01', 'old'],
       ['2026-09-01', 'new'],

@@ -1,0 +1,30 @@
+/**
+ * One colour per series, the same on every page and every load: the hardware picks the hue family
+ * (NVIDIA greens to teals, AMD reds to oranges, others blues), the engine the shade within it.
+ */
+const HARDWARE_HUE: Record<string, number> = {
+  h100: 95,
+  h200: 130,
+  b200: 160,
+  b300: 180,
+  gb200: 200,
+  gb300: 220,
+  mi300x: 0,
+  mi325x: 20,
+  mi355x: 340,
+  cpu: 270,
+};
+
+function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export function seriesColor(hardware: string, framework: string, precision: string): string {
+  const hue = HARDWARE_HUE[hardware] ?? 240 + (hash(hardware) % 60);
+  const shade = hash(`${framework}/${precision}`);
+  const lightness = 32 + (shade % 4) * 10;
+  const saturation = 55 + ((shade >> 4) % 3) * 15;
+  return `hsl(${hue}, ${saturation}%, ${lightness}%)`;
+}

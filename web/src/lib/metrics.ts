@@ -1,0 +1,113 @@
+/**
+ * The dashboard's metrics: what each axis can show, its unit and which way is better, and the
+ * derived ones (cost per million tokens, tokens per second per MW, joules per token) computed
+ * from a point's throughput and the TCO figures of its hardware. Pure: tested without a browser.
+ */
+
+/** $/GPU/hour and all-in kW per GPU for one kind of hardware. */
+export interface Tco {
+  costPerHour: number;
+  powerKw: number;
+}
+
+/**
+ * Defaults: the reference dashboard's 3-year rental price and all-in provisioned power per GPU
+ * (SemiAnalysis, August 2025). Hardware without an entry has no cost or power figures until the
+ * TCO page gives it some (never a silent zero).
+ */
+export const DEFAULT_TCO: Readonly<Record<string, Tco>> = {
+  h100: { costPerHour: 1.3, powerKw: 1.73 },
+  h200: { costPerHour: 1.6, powerKw: 1.73 },
+  b200: { costPerHour: 2.9, powerKw: 2.17 },
+  b300: { costPerHour: 3.48, powerKw: 2.17 },
+  gb200: { costPerHour: 3.3, powerKw: 2.1 },
+  gb300: { costPerHour: 3.96, powerKw: 2.1 },
+  mi300x: { costPerHour: 1.55, powerKw: 1.79 },
+  mi325x: { costPerHour: 1.8, powerKw: 2.18 },
+  mi355x: { costPerHour: 2.1, powerKw: 2.65 },
+};
+
+export interface MetricDef {
+  key: string;
+  label: string;
+  unit: string;
+  goal: 'max' | 'min';
+}
+
+type Kind = 'total' | 'output' | 'input';
+const THROUGHPUT: Record<Kind, string> = { total: 'tput_per_gpu', output: 'output_tput_per_gpu', input: 'input_tput_per_gpu' };
+const prefix = (k: Kind) => (k === 'total' ? '' : `${k}_`);
+const kinds: Kind[] = ['total', 'output', 'input'];
+
+export const Y_METRICS: readonly MetricDef[] = [
+  ...kinds.map((k) => ({
+    key: THROUGHPUT[k],
+    label: `${k === 'total' ? 'Token' : k[0]!.toUpperCase() + k.slice(1)} throughput per GPU`,
+    unit: 'tok/s/GPU',
+    goal: 'max' as const,
+  })),
+  ...kinds.map((k) => ({
+    key: `${prefix(k)}cost_per_mtok`,
+    label: `Cost per million ${k} tokens`,
+    unit: '$/M tok',
+    goal: 'min' as const,
+  })),
+  ...kinds.map((k) => ({
+    key: `${prefix(k)}tput_per_mw`,
+    label: `${k === 'total' ? 'Token' : k[0]!.toUpperCase() + k.slice(1)} throughput per MW (all-in)`,
+    unit: 'tok/s/MW',
+    goal: 'max' as const,
+  })),
+  ...kinds.map((k) => ({
+    key: `${prefix(k)}joules_per_tok`,
+    label: `Energy per ${k} token (all-in)`,
+    unit: 'J/tok',
+    goal: 'min' as const,
+  })),
+];
+
+export const X_METRICS: readonly MetricDef[] = [
+  { key: 'median_intvty', label: 'Interactivity, median', unit: 'tok/s/user', goal: 'max' },
+  { key: 'p90_intvty', label: 'Interactivity, p90', unit: 'tok/s/user', goal: 'max' },
+  { key: 'p99_intvty', label: 'Interactivity, p99', unit: 'tok/s/user', goal: 'max' },
+  { key: 'median_ttft', label: 'Time to first token, median', unit: 's', goal: 'min' },
+  { key: 'p99_ttft', label: 'Time to first token, p99', unit: 's', goal: 'min' },
+  { key: 'median_e2el', label: 'End-to-end latency, median', unit: 's', goal: 'min' },
+  { key: 'p99_e2el', label: 'End-to-end latency, p99', unit: 's', goal: 'min' },
+];
+
+export const metricDef = (key: string): MetricDef | undefined => [...Y_METRICS, ...X_METRICS].find((m) => m.key === key);
+
+/** Which derived metric a key names, and of which throughput. */
+function derivedOf(key: string): { kind: Kind; what: 'cost' | 'mw' | 'joules' } | undefined {
+  const m = /^(?:(output|input)_)?(cost_per_mtok|tput_per_mw|joules_per_tok)$/.exec(key);
+  if (!m) return undefined;
+  return {
+    kind: (m[1] as Kind | undefined) ?? 'total',
+    what: m[2] === 'cost_per_mtok' ? 'cost' : m[2] === 'tput_per_mw' ? 'mw' : 'joules',
+  };
+}
+
+/**
+ * A point's value of a metric: measured ones from its metrics, derived ones from its throughput
+ * and its hardware's TCO figures. Undefined when it cannot be known (no TCO figures for the
+ * hardware, a zero throughput, a metric the point lacks).
+ */
+export function metricValue(
+  metrics: Readonly<Record<string, number>>,
+  hardware: string,
+  key: string,
+  tco: Readonly<Record<string, Tco>>,
+): number | undefined {
+  const derived = derivedOf(key);
+  if (!derived) {
+    const v = metrics[key];
+    return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  }
+  const tput = metrics[THROUGHPUT[derived.kind]];
+  const t = tco[hardware];
+  if (!t || tput === undefined || !(tput > 0)) return undefined;
+  if (derived.what === 'cost') return t.costPerHour / ((tput * 3600) / 1e6);
+  if (derived.what === 'mw') return (tput * 1000) / t.powerKw;
+  return (t.powerKw * 1000) / tput;
+}

@@ -1,0 +1,286 @@
+import { useMemo, useRef } from 'react';
+import { query, useApi } from '../api.js';
+import type { Update } from '../App.js';
+import { Link } from '../App.js';
+import { Chart, download } from '../Chart.js';
+import type { ChartHandle } from '../Chart.js';
+import { Filters, scopeOf } from '../Filters.js';
+import { toCsv } from '../lib/csv.js';
+import type { CsvColumn } from '../lib/csv.js';
+import { inferenceView } from '../lib/inference.js';
+import type { PlottedPoint, Series } from '../lib/inference.js';
+import { X_METRICS, Y_METRICS, metricDef } from '../lib/metrics.js';
+import type { AvailabilityRow, PointRow } from '../lib/types.js';
+import { PRESETS, seqOf, tcoOf, toUrl } from '../lib/url-state.js';
+import type { ViewState } from '../lib/url-state.js';
+
+interface MetricDelta {
+  run: number | null;
+  baseline: number | null;
+  delta_pct: number | null;
+  regression: boolean;
+}
+interface Comparison {
+  regressions: number;
+  unmatched: number;
+  points: {
+    label: string;
+    conc: number;
+    baseline_run_id: string | null;
+    regression: boolean;
+    metrics: Record<string, MetricDelta>;
+  }[];
+}
+
+const SYMBOL: Record<string, string> = { fp4: 'circle', fp8: 'rect', bf16: 'triangle', int4: 'diamond' };
+const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
+const axisName = (key: string) => {
+  const m = metricDef(key);
+  return m ? `${m.label} (${m.unit})` : key;
+};
+const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function tooltip(p: PlottedPoint, x: string, y: string): string {
+  const r = p.row;
+  return [
+    `<b>${escape(p.label)}</b>${r.official ? '' : ' <span class="unofficial">unofficial</span>'}`,
+    `${escape(p.topology)} · conc ${r.conc} · ${r.isl}/${r.osl}`,
+    `${escape(axisName(x))}: <b>${fmt(p.x)}</b>`,
+    `${escape(axisName(y))}: <b>${fmt(p.y)}</b>`,
+    `image: ${escape(r.image || '–')}`,
+    r.recipe_fingerprint ? `recipe: ${escape(r.recipe_fingerprint.slice(0, 16))}` : '',
+    `run <a href="/runs/${encodeURIComponent(r.run_id)}">${escape(r.run_id)}</a> · ${r.date}`,
+  ]
+    .filter(Boolean)
+    .join('<br>');
+}
+
+function chartOption(series: Series[], view: ViewState) {
+  const visible = (s: Series) => (view.optimal ? s.frontier : s.points);
+  const all = series.flatMap(visible);
+  const lookup = new Map<string, PlottedPoint[]>();
+  const out: object[] = [];
+  for (const s of series) {
+    const pts = visible(s);
+    lookup.set(`${s.key}:points`, pts);
+    out.push({
+      id: `${s.key}:points`,
+      name: s.name,
+      type: 'scatter',
+      symbol: s.overlay ? 'diamond' : (SYMBOL[s.precision] ?? 'circle'),
+      symbolSize: s.overlay ? 11 : 8,
+      itemStyle: s.overlay ? { color: '#fff', borderColor: s.color, borderWidth: 2.5 } : { color: s.color },
+      data: pts.map((p) => [p.x, p.y]),
+      large: all.length > 4000,
+      z: s.overlay ? 4 : 3,
+    });
+    out.push({
+      id: `${s.key}:frontier`,
+      name: s.name,
+      type: 'line',
+      data: s.frontier.map((p) => [p.x, p.y]),
+      showSymbol: false,
+      smooth: 0.3,
+      smoothMonotone: 'x',
+      lineStyle: { color: s.color, width: 2, type: s.overlay ? 'dashed' : 'solid' },
+      itemStyle: { color: s.color },
+      silent: true,
+      z: 2,
+    });
+  }
+  return {
+    animation: false,
+    grid: { left: 70, right: 24, top: 64, bottom: 56 },
+    legend: { type: 'scroll', top: 4, selectedMode: false, data: series.map((s) => s.name) },
+    tooltip: {
+      trigger: 'item',
+      enterable: true,
+      confine: true,
+      formatter: (p: { seriesId: string; dataIndex: number }) => {
+        const pt = lookup.get(p.seriesId)?.[p.dataIndex];
+        return pt ? tooltip(pt, view.x, view.y) : '';
+      },
+    },
+    xAxis: { type: 'value', name: axisName(view.x), nameLocation: 'middle', nameGap: 32, scale: true },
+    yAxis: { type: 'value', name: axisName(view.y), nameLocation: 'end', nameTextStyle: { align: 'left' }, scale: true },
+    series: out,
+  };
+}
+
+const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
+  { header: 'series', value: (p) => `${p.row.hardware} ${p.row.framework} ${p.row.precision}` },
+  { header: 'config', value: (p) => p.label },
+  { header: 'topology', value: (p) => p.topology },
+  { header: 'hardware', value: (p) => p.row.hardware },
+  { header: 'framework', value: (p) => p.row.framework },
+  { header: 'precision', value: (p) => p.row.precision },
+  { header: 'spec_decoding', value: (p) => p.row.spec_method },
+  { header: 'disagg', value: (p) => p.row.disagg },
+  { header: 'isl (tokens)', value: (p) => p.row.isl },
+  { header: 'osl (tokens)', value: (p) => p.row.osl },
+  { header: 'conc', value: (p) => p.row.conc },
+  { header: `${view.x} (${metricDef(view.x)?.unit ?? ''})`, value: (p) => p.x },
+  { header: `${view.y} (${metricDef(view.y)?.unit ?? ''})`, value: (p) => p.y },
+  { header: 'tput_per_gpu (tok/s/GPU)', value: (p) => p.row.metrics.tput_per_gpu },
+  { header: 'output_tput_per_gpu (tok/s/GPU)', value: (p) => p.row.metrics.output_tput_per_gpu },
+  { header: 'median_intvty (tok/s/user)', value: (p) => p.row.metrics.median_intvty },
+  { header: 'median_ttft (s)', value: (p) => p.row.metrics.median_ttft },
+  { header: 'p99_ttft (s)', value: (p) => p.row.metrics.p99_ttft },
+  { header: 'median_e2el (s)', value: (p) => p.row.metrics.median_e2el },
+  { header: 'on_frontier', value: (p) => p.onFrontier },
+  { header: 'official', value: (p) => p.row.official },
+  { header: 'run_id', value: (p) => p.row.run_id },
+  { header: 'date', value: (p) => p.row.date },
+  { header: 'image', value: (p) => p.row.image },
+];
+
+const pct = (d: MetricDelta | undefined) =>
+  d?.delta_pct === null || d === undefined ? '–' : `${d.delta_pct >= 0 ? '+' : ''}${d.delta_pct.toFixed(1)}%`;
+
+export function Inference({ view, update }: { view: ViewState; update: Update }) {
+  const availability = useApi<AvailabilityRow[]>('/api/v1/availability');
+  const scope = scopeOf(availability.data, view);
+  const seq = seqOf(scope.seq);
+  const base = scope.model && seq ? { model: scope.model, isl: seq.isl, osl: seq.osl } : undefined;
+  const points = useApi<PointRow[]>(base ? `/api/v1/benchmarks?${query({ ...base, date: view.date })}` : undefined);
+  const overlay = useApi<PointRow[]>(base && view.run ? `/api/v1/benchmarks?${query({ ...base, run: view.run })}` : undefined);
+  const comparison = useApi<Comparison>(view.run ? `/api/v1/compare?${query({ run: view.run })}` : undefined);
+  const chart = useRef<ChartHandle>(null);
+  const tco = tcoOf(view);
+
+  const official = useMemo(() => inferenceView(points.data ?? [], view, tco), [points.data, view]);
+  const run = useMemo(() => inferenceView(overlay.data ?? [], view, tco, true), [overlay.data, view]);
+  const series = [...official.series, ...run.series];
+  const option = useMemo(() => chartOption(series, view), [official, run]);
+  const visible = [...official.visible, ...run.visible];
+  const missing = [...official.missing, ...run.missing];
+
+  const exportCsv = () =>
+    download(`frontier-${scope.model}-${scope.seq}-${view.y}-vs-${view.x}.csv`, toCsv(CSV_COLUMNS(view), visible), 'text/csv');
+  const exportPng = () => {
+    const png = chart.current?.png();
+    if (png) download(`frontier-${scope.model}-${scope.seq}.png`, png);
+  };
+
+  return (
+    <section>
+      <h1>
+        Inference: {metricDef(view.y)?.label} against {metricDef(view.x)?.label.toLowerCase()}
+      </h1>
+      {view.run && (
+        <p className="banner unofficial" data-testid="overlay-banner">
+          Unofficial run <b>{view.run}</b> drawn over the official results (◆ hollow diamonds, dashed frontiers).{' '}
+          <Link view={view} to={{ run: undefined }} update={update}>
+            Hide it
+          </Link>
+        </p>
+      )}
+      <Filters view={view} update={update} scope={scope} />
+      <div className="controls">
+        <label>
+          Y
+          <select name="y" value={view.y} onChange={(e) => update({ y: e.target.value })}>
+            {Y_METRICS.map((m) => (
+              <option key={m.key} value={m.key}>
+                {m.label} ({m.unit})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          X
+          <select name="x" value={view.x} onChange={(e) => update({ x: e.target.value })}>
+            {X_METRICS.map((m) => (
+              <option key={m.key} value={m.key}>
+                {m.label} ({m.unit})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline">
+          <input type="checkbox" name="optimal" checked={view.optimal} onChange={(e) => update({ optimal: e.target.checked })} />{' '}
+          Hide non-optimal points
+        </label>
+        <button type="button" onClick={exportPng}>
+          Export PNG
+        </button>
+        <button type="button" onClick={exportCsv} data-testid="export-csv">
+          Export CSV
+        </button>
+      </div>
+      <p className="presets">
+        Presets:{' '}
+        {PRESETS.map((p) => (
+          <a key={p.id} href={`/inference?preset=${p.id}`} title={p.title}>
+            {p.id}
+          </a>
+        ))}{' '}
+        · <a href={toUrl(view)}>link to this view</a>
+      </p>
+      {(points.error || availability.error) && <p className="error">{points.error ?? availability.error}</p>}
+      {availability.data && availability.data.length === 0 && (
+        <p className="empty">No official results yet: `frontier ingest RUN_DIR --official` loads some.</p>
+      )}
+      {missing.length > 0 && (
+        <p className="note" data-testid="missing-tco">
+          {missing.map((m) => `${m.count} point${m.count === 1 ? '' : 's'} on ${m.hardware}`).join(', ')} not shown: no cost or
+          power figures for that hardware;{' '}
+          <Link view={view} to={{ page: 'tco' }} update={update}>
+            set them on the TCO page
+          </Link>
+          .
+        </p>
+      )}
+      <Chart
+        ref={chart}
+        option={option}
+        height={520}
+        testId="inference-chart"
+        data={{
+          points: official.visible.length,
+          frontiers: official.series.filter((s) => s.frontier.length > 1).length,
+          series: official.series.length,
+          'overlay-points': run.visible.length,
+          loading: points.loading || overlay.loading ? 1 : 0,
+        }}
+      />
+      {view.run && comparison.data && (
+        <div className="table-wrap">
+          <h2>
+            Run {view.run} against the official results: {comparison.data.regressions} regression
+            {comparison.data.regressions === 1 ? '' : 's'} beyond 5%, {comparison.data.unmatched} point
+            {comparison.data.unmatched === 1 ? '' : 's'} without an official one
+          </h2>
+          <table data-testid="deltas">
+            <thead>
+              <tr>
+                <th>config</th>
+                <th>conc</th>
+                <th>tok/s/GPU</th>
+                <th>Δ</th>
+                <th>tok/s/user</th>
+                <th>Δ</th>
+                <th>TTFT p99 Δ</th>
+                <th>official run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {comparison.data.points.map((p, i) => (
+                <tr key={i} className={p.regression ? 'regression' : ''}>
+                  <td>{p.label}</td>
+                  <td>{p.conc}</td>
+                  <td>{p.metrics.tput_per_gpu?.run?.toFixed(1)}</td>
+                  <td>{pct(p.metrics.tput_per_gpu)}</td>
+                  <td>{p.metrics.median_intvty?.run?.toFixed(1)}</td>
+                  <td>{pct(p.metrics.median_intvty)}</td>
+                  <td>{pct(p.metrics.p99_ttft)}</td>
+                  <td>{p.baseline_run_id ?? 'none'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

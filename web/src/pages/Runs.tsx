@@ -1,0 +1,192 @@
+import { query, useApi } from '../api.js';
+import type { Update } from '../App.js';
+import { Link } from '../App.js';
+import { configLabel } from '../../../src/results/labels.js';
+import type { EvalRow, PointRow, RunRow } from '../lib/types.js';
+import { DEFAULTS } from '../lib/url-state.js';
+import type { ViewState } from '../lib/url-state.js';
+
+const rate = (r: number | null) => (r === null ? '–' : `${(r * 100).toFixed(0)}%`);
+
+export function Runs({ update }: { update: Update }) {
+  const runs = useApi<RunRow[]>('/api/v1/runs?limit=500');
+  return (
+    <section>
+      <h1>Runs</h1>
+      {runs.error && <p className="error">{runs.error}</p>}
+      <div className="table-wrap">
+        <table data-testid="runs">
+          <thead>
+            <tr>
+              <th>run</th>
+              <th>date</th>
+              <th>kind</th>
+              <th>status</th>
+              <th>points</th>
+              <th>evals</th>
+              <th>success rate</th>
+              <th>branch</th>
+              <th>commit</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(runs.data ?? []).map((r) => (
+              <tr key={r.run_id} className={r.status === 'completed' ? '' : 'regression'}>
+                <td>
+                  <Link view={DEFAULTS} to={{ page: 'run', runId: r.run_id }} update={update}>
+                    {r.run_id}
+                  </Link>
+                </td>
+                <td>{r.date}</td>
+                <td>{r.official ? 'official' : <span className="unofficial">unofficial</span>}</td>
+                <td>{r.status}</td>
+                <td>{r.points}</td>
+                <td>{r.evals}</td>
+                <td>{rate(r.success_rate)}</td>
+                <td>{r.branch || '–'}</td>
+                <td>{r.commit_sha ? r.commit_sha.slice(0, 10) : '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+interface RunDetail extends RunRow {
+  run_stats: { hardware: string; n_success: number; total: number }[];
+  changelog: { config_keys: string[]; description: string; pr_link: string }[];
+  source_run_id: string;
+  merge_run_id: string;
+}
+
+export function Run({ view, update }: { view: ViewState; update: Update }) {
+  const id = view.runId ?? '';
+  const run = useApi<RunDetail>(`/api/v1/runs/${encodeURIComponent(id)}`);
+  const points = useApi<PointRow[]>(`/api/v1/benchmarks?${query({ run: id })}`);
+  const evals = useApi<EvalRow[]>(`/api/v1/evaluations?${query({ run: id })}`);
+  const r = run.data;
+  const first = points.data?.[0];
+  return (
+    <section>
+      <h1>Run {id}</h1>
+      {run.error && <p className="error">{run.error}</p>}
+      {r && (
+        <dl className="facts" data-testid="run-facts">
+          <dt>kind</dt>
+          <dd>{r.official ? 'official' : 'unofficial'}</dd>
+          <dt>status</dt>
+          <dd>{r.status}</dd>
+          <dt>date</dt>
+          <dd>{r.date}</dd>
+          <dt>started / ended</dt>
+          <dd>
+            {r.started_at || '–'} / {r.finished_at || '–'}
+          </dd>
+          <dt>success rate</dt>
+          <dd>
+            {rate(r.success_rate)} {r.run_stats.map((s) => `${s.hardware} ${s.n_success}/${s.total}`).join(', ')}
+          </dd>
+          <dt>commit</dt>
+          <dd>{r.commit_sha || '–'}</dd>
+          <dt>links</dt>
+          <dd>
+            {r.url ? <a href={r.url}>logs and artifacts</a> : 'no run link recorded (frontier ingest --url)'}
+            {first && (
+              <>
+                {' · '}
+                <Link
+                  view={DEFAULTS}
+                  to={{
+                    page: 'inference',
+                    model: first.model_prefix,
+                    seq: `${first.isl}x${first.osl}`,
+                    run: r.official ? undefined : id,
+                  }}
+                  update={update}
+                >
+                  {r.official ? 'on the frontier' : 'over the official frontier'}
+                </Link>
+              </>
+            )}
+            {' · '}
+            <a href={`/api/v1/runs/${encodeURIComponent(id)}`}>JSON</a>
+          </dd>
+          {r.changelog.length > 0 && (
+            <>
+              <dt>changelog</dt>
+              <dd>
+                {r.changelog.map((c, i) => (
+                  <p key={i}>
+                    {c.config_keys.join(', ')}: {c.description} {c.pr_link && <a href={c.pr_link}>PR</a>}
+                  </p>
+                ))}
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
+      <h2>Points ({points.data?.length ?? 0})</h2>
+      <div className="table-wrap">
+        <table data-testid="run-points">
+          <thead>
+            <tr>
+              <th>config</th>
+              <th>ISL/OSL</th>
+              <th>conc</th>
+              <th>tok/s/GPU</th>
+              <th>tok/s/user</th>
+              <th>TTFT median (ms)</th>
+              <th>image</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(points.data ?? []).map((p, i) => (
+              <tr key={i}>
+                <td>{configLabel(p)}</td>
+                <td>
+                  {p.isl}/{p.osl}
+                </td>
+                <td>{p.conc}</td>
+                <td>{p.metrics.tput_per_gpu?.toFixed(1)}</td>
+                <td>{p.metrics.median_intvty?.toFixed(1)}</td>
+                <td>{((p.metrics.median_ttft ?? NaN) * 1000).toFixed(1)}</td>
+                <td>{p.image}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>Evals ({evals.data?.length ?? 0})</h2>
+      <div className="table-wrap">
+        <table data-testid="run-evals">
+          <thead>
+            <tr>
+              <th>config</th>
+              <th>task</th>
+              <th>conc</th>
+              <th>score</th>
+              <th>threshold</th>
+              <th>result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(evals.data ?? []).map((e, i) => (
+              <tr key={i} className={e.passed === false ? 'regression' : ''}>
+                <td>{configLabel(e)}</td>
+                <td>{e.task}</td>
+                <td>{e.conc}</td>
+                <td>
+                  {(e.score * 100).toFixed(2)}% ± {((e.score_se ?? 0) * 100).toFixed(2)}%
+                </td>
+                <td>{e.threshold === null ? '–' : `${(e.threshold * 100).toFixed(0)}%`}</td>
+                <td>{e.passed === null ? '–' : e.passed ? 'pass' : 'FAIL'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
