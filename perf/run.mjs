@@ -288,3 +288,16 @@ for (const copies of [1, 4, 16]) {
     `${'api: /api/v1/benchmarks?model=, p95'.padEnd(40)} ${s.benchmarksP95Ms.toFixed(1).padStart(4)} ms  (${s.points} points stored, ${s.rowsPerResponse} in each answer; p50 ${s.benchmarksP50Ms.toFixed(1)} ms; target < 50 ms: ${s.benchmarksP95Ms < 50 ? 'met' : 'MISSED'})`,
   );
 }
+
+// The dashboard (perf/dashboard.mjs): the inference page with 10,000 points in view, in headless
+// Chromium, from navigation to drawn and answering input; and the size of its JS. Targets: < 1.5 s; < 1 MB gzip.
+{
+  const { dashboardPerf } = await import('./dashboard.mjs');
+  const d = await dashboardPerf();
+  console.log(
+    `${'dashboard: 10,000 points, interactive'.padEnd(40)} ${d.interactiveMedianMs.toFixed(0).padStart(4)} ms  (median of 5 loads, max ${d.interactiveMaxMs.toFixed(0)} ms; ${d.points} points drawn; target < 1500 ms: ${d.interactiveMedianMs < 1500 ? 'met' : 'MISSED'})`,
+  );
+  console.log(
+    `${'dashboard: JS bundle, gzip'.padEnd(40)} ${(d.bundleGzipBytes / 1024).toFixed(0).padStart(4)} KiB  (target < 1024 KiB: ${d.bundleGzipBytes < 1024 * 1024 ? 'met' : 'MISSED'})`,
+  );
+}

@@ -1,6 +1,7 @@
 // npm start [-- RUN_DIR]: the main job on embedded defaults. The example catalog's full sweep, run by `frontier run` on the
 // local-sim cluster profile (examples/clusters/local-sim.yaml): every GPU row on the simulated engine, the llama.cpp
-// row on a real llama-server serving a tiny model. Prints where the run directory is and its summary table.
+// row on a real llama-server serving a tiny model. Prints where the run directory is and its summary table, then
+// ingests the run into runs/frontier.db and serves the dashboard over it ($PORT, default 8080) until Ctrl-C.
 //
 // llama-server is built once from source (scripts/llama-server.mjs, ~8 min on 2 cores, cached in .cache/); where it
 // cannot be built (no cmake/g++), the llama.cpp row is left out with the reason and the rest runs.
@@ -38,6 +39,35 @@ const child = spawn(process.execPath, frontier(['run', '--matrix', '-', '--clust
 });
 child.stdin.end(JSON.stringify(rows));
 // Ctrl-C reaches the run too (same process group): it stops its engines and exits; wait for it.
-process.on('SIGINT', () => {});
-process.on('SIGTERM', () => child.kill('SIGTERM'));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+let interrupted = false;
+process.on('SIGINT', () => (interrupted = true));
+process.on('SIGTERM', () => {
+  interrupted = true;
+  child.kill('SIGTERM');
+});
+child.on('exit', (code, signal) => {
+  if (interrupted || signal) process.exit(code ?? 130);
+  serveDashboard(code ?? 1);
+});
+
+/**
+ * The run's results into the demo store (runs/frontier.db, one more official run each time), then
+ * the dashboard over it until Ctrl-C.
+ */
+function serveDashboard(runStatus) {
+  const db = join(REPO, 'runs', 'frontier.db');
+  const ingest = spawnSync(process.execPath, [FRONTIER, 'ingest', out, '--official', '--db', db], { stdio: 'inherit' });
+  if (ingest.status !== 0) process.exit(ingest.status ?? 1);
+  const port = process.env.PORT ?? '8080';
+  const server = spawn(process.execPath, [FRONTIER, 'serve', '--db', db, '--port', port], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  server.stdout.on('data', (d) => {
+    const m = / on (http:\/\/\S+) /.exec(String(d));
+    process.stdout.write(m ? `\ndashboard: ${m[1]}/inference (Ctrl-C stops it)\n` : String(d));
+  });
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.kill('SIGTERM'));
+  server.on('exit', (code) => process.exit(runStatus !== 0 ? runStatus : code === 0 || code === null ? 0 : code));
+}

@@ -65,6 +65,12 @@ const resultFilter = {
   source,
   date: date('as of this date (YYYY-MM-DD): the latest row on or before it'),
   exact: { type: 'boolean', description: 'with date: only rows of that date' },
+  metrics: {
+    type: 'string',
+    pattern: '^[a-z0-9_.]+(,[a-z0-9_.]+)*$',
+    maxLength: 2000,
+    description: 'only these metrics in each row (comma-separated keys)',
+  },
 };
 const query = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: 'object',
@@ -87,6 +93,7 @@ function filterOf(q: Query): ResultFilter {
     source: q.source as ResultFilter['source'],
     date: q.date as string | undefined,
     exact: q.exact as boolean | undefined,
+    metrics: typeof q.metrics === 'string' ? q.metrics.split(',') : undefined,
   };
 }
 
@@ -255,6 +262,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         precision: resultFilter.precision,
         conc: int('concurrency'),
         source,
+        metrics: resultFilter.metrics,
       }),
     },
     async (q) => {

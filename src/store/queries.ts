@@ -118,6 +118,8 @@ export interface ResultFilter {
   exact?: boolean | undefined;
   /** Only these configs. */
   configIds?: number[] | undefined;
+  /** Only these metrics in each row (a dashboard needs a dozen of the ~45). */
+  metrics?: string[] | undefined;
   /** Leave this run's rows out (a run's baseline is the latest official point before it). */
   excludeRun?: string | undefined;
 }
@@ -153,6 +155,12 @@ const CONFIG_COLUMNS = [
   'recipe_fingerprint',
 ] as const;
 const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'decode_dp_attention', 'official'];
+
+function pick(metrics: Record<string, number>, keys: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of keys) if (k in metrics) out[k] = metrics[k]!;
+  return out;
+}
 
 function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
   const out: Record<string, unknown> = { ...raw };
@@ -234,7 +242,9 @@ export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<Be
   for (const raw of rows as Record<string, unknown>[]) {
     if (latest && Number(raw.rank) !== 1) continue;
     delete raw.rank;
-    out.push(toRow<BenchmarkRow>(raw, ['metrics']));
+    const row = toRow<BenchmarkRow>(raw, ['metrics']);
+    if (f.metrics) row.metrics = pick(row.metrics, f.metrics);
+    out.push(row);
   }
   return out;
 }
@@ -255,7 +265,11 @@ export async function history(
     .orderBy('x.osl')
     .orderBy('x.conc')
     .execute();
-  return (rows as Record<string, unknown>[]).map((raw) => toRow<BenchmarkRow>(raw, ['metrics']));
+  return (rows as Record<string, unknown>[]).map((raw) => {
+    const row = toRow<BenchmarkRow>(raw, ['metrics']);
+    if (f.metrics) row.metrics = pick(row.metrics, f.metrics);
+    return row;
+  });
 }
 
 /** Eval results: a run's, or the latest of each config, task and conc among the chosen runs. */

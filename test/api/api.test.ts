@@ -82,6 +82,9 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       ['gb200', 'old', 48],
       ['h200', 'old', 64],
     ]);
+    const slim = (await get('/api/v1/benchmarks?model=dsr1&hardware=b300&metrics=tput_per_gpu,median_ttft,nope')).body as Row[];
+    expect(slim.map((r) => Object.keys(r.metrics as object))).toEqual([['tput_per_gpu', 'median_ttft']]);
+    expect((await get('/api/v1/benchmarks?metrics=a;b')).status).toBe(400);
     const pr = (await get('/api/v1/benchmarks?run=pr-1')).body as Row[];
     expect(pr).toHaveLength(6);
     expect(((await get('/api/v1/benchmarks?source=unofficial&hardware=b200')).body as Row[]).map((r) => r.run_id)).toEqual([
@@ -220,6 +223,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       'source',
       'date',
       'exact',
+      'metrics',
     ]);
     expect(doc.paths['/api/v1/compare']!.get!.parameters.find((p) => p.name === 'run')).toMatchObject({
       in: 'query',
@@ -229,7 +233,8 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     expect(names('/api/v1/ingest', 'post')).toContain('official');
     // Each documented parameter is one the server takes: a request with it is not refused as unknown.
     for (const p of doc.paths['/api/v1/benchmarks']!.get!.parameters) {
-      const value = { isl: '1', osl: '1', source: 'all', date: '2026-01-01', exact: 'true' }[p.name] ?? 'x';
+      const value =
+        { isl: '1', osl: '1', source: 'all', date: '2026-01-01', exact: 'true', metrics: 'tput_per_gpu' }[p.name] ?? 'x';
       expect((await get(`/api/v1/benchmarks?${p.name}=${value}`)).status, p.name).toBe(200);
     }
   });

@@ -72,7 +72,7 @@ describe('the dashboard in Chromium', () => {
 
   /** The chart once it has drawn the data of the current URL. */
   const chart = async (testId: string) => {
-    const el = page.locator(`[data-testid="${testId}"][data-ready="true"]:not([data-loading="1"])`);
+    const el = page.locator(`[data-testid="${testId}"][data-ready="true"][data-loading="0"]`);
     await el.waitFor({ timeout: 15_000 });
     return async (attr: string) => Number(await el.getAttribute(`data-${attr}`));
   };

@@ -126,7 +126,11 @@ export function Evaluation({ view, update }: { view: ViewState; update: Update }
         option={chartOption}
         height={Math.max(220, 70 + rows.length * 34)}
         testId="eval-chart"
-        data={{ bars: rows.length, failed }}
+        data={{
+          bars: rows.length,
+          failed,
+          loading: all.data !== undefined && (!model || !view.run || run.data !== undefined || run.error !== undefined) ? 0 : 1,
+        }}
       />
     </section>
   );

@@ -32,6 +32,19 @@ interface Comparison {
   }[];
 }
 
+/** The metrics the page reads (axes, tooltip, CSV): the rest of each row's ~45 stay on the server. */
+const METRICS = [
+  ...new Set([
+    ...X_METRICS.map((m) => m.key),
+    'tput_per_gpu',
+    'output_tput_per_gpu',
+    'input_tput_per_gpu',
+    'median_ttft',
+    'p99_ttft',
+    'median_e2el',
+  ]),
+].join(',');
+
 const SYMBOL: Record<string, string> = { fp4: 'circle', fp8: 'rect', bf16: 'triangle', int4: 'diamond' };
 const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
 const axisName = (key: string) => {
@@ -142,8 +155,12 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   const scope = scopeOf(availability.data, view);
   const seq = seqOf(scope.seq);
   const base = scope.model && seq ? { model: scope.model, isl: seq.isl, osl: seq.osl } : undefined;
-  const points = useApi<PointRow[]>(base ? `/api/v1/benchmarks?${query({ ...base, date: view.date })}` : undefined);
-  const overlay = useApi<PointRow[]>(base && view.run ? `/api/v1/benchmarks?${query({ ...base, run: view.run })}` : undefined);
+  const points = useApi<PointRow[]>(
+    base ? `/api/v1/benchmarks?${query({ ...base, date: view.date, metrics: METRICS })}` : undefined,
+  );
+  const overlay = useApi<PointRow[]>(
+    base && view.run ? `/api/v1/benchmarks?${query({ ...base, run: view.run, metrics: METRICS })}` : undefined,
+  );
   const comparison = useApi<Comparison>(view.run ? `/api/v1/compare?${query({ run: view.run })}` : undefined);
   const chart = useRef<ChartHandle>(null);
   const tco = tcoOf(view);
@@ -154,6 +171,10 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   const option = useMemo(() => chartOption(series, view), [official, run]);
   const visible = [...official.visible, ...run.visible];
   const missing = [...official.missing, ...run.missing];
+
+  // Everything this view asks for has answered (tests and the performance measure wait for it).
+  const done = (l: { data: unknown; error: string | undefined }) => l.data !== undefined || l.error !== undefined;
+  const settled = done(availability) && (!base || done(points)) && (!base || !view.run || (done(overlay) && done(comparison)));
 
   const exportCsv = () =>
     download(`frontier-${scope.model}-${scope.seq}-${view.y}-vs-${view.x}.csv`, toCsv(CSV_COLUMNS(view), visible), 'text/csv');
@@ -241,7 +262,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           frontiers: official.series.filter((s) => s.frontier.length > 1).length,
           series: official.series.length,
           'overlay-points': run.visible.length,
-          loading: points.loading || overlay.loading ? 1 : 0,
+          loading: settled ? 0 : 1,
         }}
       />
       {view.run && comparison.data && (

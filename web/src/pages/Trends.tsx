@@ -14,7 +14,9 @@ export function Trends({ view, update }: { view: ViewState; update: Update }) {
   const scope = scopeOf(availability.data, view);
   const seq = seqOf(scope.seq);
   const history = useApi<PointRow[]>(
-    scope.model && seq ? `/api/v1/history?${query({ model: scope.model, isl: seq.isl, osl: seq.osl })}` : undefined,
+    scope.model && seq
+      ? `/api/v1/history?${query({ model: scope.model, isl: seq.isl, osl: seq.osl, metrics: 'median_intvty,tput_per_gpu' })}`
+      : undefined,
   );
   const lines = useMemo(
     () =>
@@ -62,7 +64,11 @@ export function Trends({ view, update }: { view: ViewState; update: Update }) {
         option={option}
         height={460}
         testId="trends-chart"
-        data={{ lines: lines.filter((l) => l.points.length > 0).length, points }}
+        data={{
+          lines: lines.filter((l) => l.points.length > 0).length,
+          points,
+          loading: availability.data !== undefined && (!seq || history.data !== undefined || history.error !== undefined) ? 0 : 1,
+        }}
       />
     </section>
   );
