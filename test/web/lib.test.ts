@@ -207,3 +207,14 @@ describe('trends and CSV', () => {
     expect(csv).toBe('name,Median TTFT (s)\r\n"a, ""b""",0.5\r\nplain,2\r\n');
   });
 });
+
+describe('series colours', () => {
+  it('are the same for the same series, and tell engines of one hardware apart', async () => {
+    const { seriesColor } = await import('../../web/src/lib/colors.js');
+    expect(seriesColor('h200', 'vllm', 'fp8')).toBe(seriesColor('h200', 'vllm', 'fp8'));
+    const hue = (c: string) => Number(/hsl\((\d+)/.exec(c)![1]);
+    expect(hue(seriesColor('h200', 'vllm', 'fp8'))).not.toBe(hue(seriesColor('h200', 'dynamo-sglang', 'fp8')));
+    // NVIDIA and AMD hardware keep to their own hue families.
+    expect(hue(seriesColor('mi355x', 'vllm', 'fp8'))).not.toBe(hue(seriesColor('h200', 'vllm', 'fp8')));
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * One colour per series, the same on every page and every load: the hardware picks the hue family
- * (NVIDIA greens to teals, AMD reds to oranges, others blues), the engine the shade within it.
+ * (NVIDIA greens to teals, AMD reds to oranges, others blues), the engine a hue within that family, the
+ * precision the lightness.
  */
 const HARDWARE_HUE: Record<string, number> = {
   h100: 95,
@@ -22,9 +23,9 @@ function hash(s: string): number {
 }
 
 export function seriesColor(hardware: string, framework: string, precision: string): string {
-  const hue = HARDWARE_HUE[hardware] ?? 240 + (hash(hardware) % 60);
-  const shade = hash(`${framework}/${precision}`);
-  const lightness = 32 + (shade % 4) * 10;
-  const saturation = 55 + ((shade >> 4) % 3) * 15;
-  return `hsl(${hue}, ${saturation}%, ${lightness}%)`;
+  const base = HARDWARE_HUE[hardware] ?? 240 + (hash(hardware) % 60);
+  // Engines of one hardware sit up to 45° apart in hue; precisions differ in lightness.
+  const hue = (base + ((hash(framework) % 7) - 3) * 15 + 360) % 360;
+  const lightness = 34 + (hash(precision) % 3) * 12;
+  return `hsl(${hue}, 65%, ${lightness}%)`;
 }
