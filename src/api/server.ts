@@ -21,6 +21,7 @@ import {
   ingestBatch,
   readArtifacts,
   run,
+  runLog,
   runs,
   verifyToken,
 } from '../store/index.js';
@@ -302,7 +303,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     '/api/v1/runs/:id',
     {
       schema: {
-        summary: 'One run: its metadata, run stats and changelog',
+        summary: 'One run: its metadata, run stats, changelog and the names of its engine logs',
         params: { type: 'object', properties: { id: str('run id') }, required: ['id'], additionalProperties: false },
         querystring: query({}),
       } as FastifySchema,
@@ -312,6 +313,30 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       const found = await run(store, (request.params as { id: string }).id);
       if (!found) throw new HttpError(404, `no run ${(request.params as { id: string }).id} in the store`);
       return found;
+    },
+  );
+
+  app.get(
+    '/api/v1/runs/:id/log',
+    {
+      schema: {
+        summary: 'One of a run’s engine logs, as text (its end, when it was larger than the store keeps)',
+        params: { type: 'object', properties: { id: str('run id') }, required: ['id'], additionalProperties: false },
+        querystring: query(
+          {
+            name: { type: 'string', minLength: 1, maxLength: 1000, description: 'the log’s name, as /api/v1/runs/:id lists it' },
+          },
+          ['name'],
+        ),
+      } as FastifySchema,
+      ...read,
+    },
+    async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const { name } = request.query as { name: string };
+      const text = await runLog(store, id, name);
+      if (text === undefined) throw new HttpError(404, `no log ${name} for run ${id}`);
+      return reply.type('text/plain; charset=utf-8').send(text);
     },
   );
 

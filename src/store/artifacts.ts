@@ -40,6 +40,17 @@ export interface ChangelogInput {
   evals_only: boolean;
 }
 
+export interface LogInput {
+  name: string;
+  size: number;
+  truncated: boolean;
+  content: string;
+}
+
+/** How much of each log the store keeps (its end: where an engine says why it stopped), and of all a run's logs. */
+export const LOG_BYTES = 256 * 1024;
+const RUN_LOG_BYTES = 32 * 1024 * 1024;
+
 export interface RunStatInput {
   hardware: string;
   n_success: number;
@@ -55,6 +66,8 @@ export interface IngestBatch {
   evals: EvalInput[];
   runStats: RunStatInput[];
   changelog: ChangelogInput[];
+  /** The engines' logs (server_logs_* folders), each its last LOG_BYTES. */
+  logs: LogInput[];
   /** The files read, relative to the directory. */
   files: string[];
 }
@@ -240,7 +253,7 @@ export function readArtifacts(dir: string, options: IngestOptions = {}): IngestB
     Object.assign(run, { run_id: options.sourceRun, merge_run_id: run.run_id, attempt: options.attempt ?? 1 });
   }
   if (problems.length > 0) throw new IngestError(problems, dir);
-  return { run, mergeRun, benchmarks, evals, runStats, changelog, files };
+  return { run, mergeRun, benchmarks, evals, runStats, changelog, logs: readLogs(dir), files };
 }
 
 function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {
@@ -389,5 +402,32 @@ function samplesSummary(root: string, source: string): Record<string, number> {
     }
   }
   out.docs = docs.size;
+  return out;
+}
+
+/** The files of the run's server_logs_* (and eval_server_logs_*) folders, each cut to its last LOG_BYTES. */
+function readLogs(root: string): LogInput[] {
+  const out: LogInput[] = [];
+  let total = 0;
+  const folders = readdirSync(root)
+    .filter((d) => /^(eval_)?server_logs_/.test(d) && isDir(join(root, d)))
+    .sort();
+  for (const folder of folders) {
+    for (const file of readdirSync(join(root, folder)).sort()) {
+      const path = join(root, folder, file);
+      const stat = statSync(path);
+      if (!stat.isFile() || total >= RUN_LOG_BYTES) continue;
+      const bytes = readFileSync(path);
+      const kept = bytes.subarray(Math.max(0, bytes.length - LOG_BYTES));
+      total += kept.length;
+      // PostgreSQL text cannot hold NUL; a log line cut in the middle of a character is decoded leniently.
+      out.push({
+        name: `${folder}/${file}`,
+        size: stat.size,
+        truncated: kept.length < bytes.length,
+        content: kept.toString('utf8').replace(/\0/g, ''),
+      });
+    }
+  }
   return out;
 }

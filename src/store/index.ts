@@ -1,12 +1,12 @@
 export { openStore, storeLocation } from './db.js';
 export type { Dialect, Store } from './db.js';
 export { IngestError, readArtifacts } from './artifacts.js';
-export type { ChangelogInput, IngestBatch, IngestOptions, RunInfo, RunStatInput } from './artifacts.js';
+export type { ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
 export type { IngestSummary } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
 export type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
-export { availability, benchmarks, evaluations, history, run, runs } from './queries.js';
+export { availability, benchmarks, evaluations, history, run, runLog, runLogs, runs } from './queries.js';
 export type { BenchmarkRow, ConfigFields, EvalRow, ResultFilter, RunDetail, RunRow } from './queries.js';
 export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
 export type { ComparedPoint, Comparison, MetricDelta } from './compare.js';

@@ -23,6 +23,7 @@ export interface IngestSummary {
   benchmarks: { total: number; new: number; removed: number };
   evals: { total: number; new: number; removed: number };
   run_stats: number;
+  logs: number;
   changelog: number;
   dry_run: boolean;
 }
@@ -248,7 +249,16 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
     const staleEvals = [...beforeEvals].filter((id) => !keptEvals.has(id));
     for (const part of chunks(staleEvals, 500)) await trx.deleteFrom('eval_results').where('id', 'in', part).execute();
 
-    // Run stats and the changelog: small, rewritten whole.
+    // Logs, run stats and the changelog: rewritten whole.
+    await trx.deleteFrom('run_logs').where('run_pk', '=', runPk).execute();
+    for (const part of chunks(batch.logs, 50)) {
+      await trx
+        .insertInto('run_logs')
+        .values(
+          part.map((l) => ({ run_pk: runPk, name: l.name, size: l.size, truncated: l.truncated ? 1 : 0, content: l.content })),
+        )
+        .execute();
+    }
     await trx.deleteFrom('run_stats').where('run_pk', '=', runPk).execute();
     if (batch.runStats.length > 0) {
       await trx
@@ -299,6 +309,7 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         removed: staleEvals.length,
       },
       run_stats: batch.runStats.length,
+      logs: batch.logs.length,
       changelog: batch.changelog.length,
       dry_run: dryRun,
     };
@@ -322,7 +333,14 @@ class DryRunRollback extends Error {}
 
 /** Remove a run and everything attributed to it. */
 export async function deleteRun(db: Kysely<Database> | Transaction<Database>, runPk: number): Promise<void> {
-  for (const table of ['latest_points', 'benchmark_results', 'eval_results', 'changelog_entries', 'run_stats'] as const) {
+  for (const table of [
+    'latest_points',
+    'benchmark_results',
+    'eval_results',
+    'changelog_entries',
+    'run_stats',
+    'run_logs',
+  ] as const) {
     await db.deleteFrom(table).where('run_pk', '=', runPk).execute();
   }
   await db.deleteFrom('runs').where('id', '=', runPk).execute();

@@ -120,9 +120,19 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
+/** The engines' logs of a run, so that a run's page links to them wherever its directory went. */
+function runLogs(dialect: Dialect): Migration {
+  return {
+    async up(db) {
+      const logs = int(text(runRef(withId(db, dialect, 'run_logs')), 'name', 'content'), 'size', 'truncated');
+      await logs.addUniqueConstraint('run_logs_key', ['run_pk', 'name']).execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
-  const migrations: Record<string, Migration> = { '001_initial': initial(dialect) };
+  const migrations: Record<string, Migration> = { '001_initial': initial(dialect), '002_run_logs': runLogs(dialect) };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
@@ -136,6 +146,7 @@ export const TABLES = [
   'eval_results',
   'changelog_entries',
   'run_stats',
+  'run_logs',
   'runs',
   'configs',
   'tokens',

@@ -91,6 +91,7 @@ export interface RunRow {
 
 export interface RunDetail extends RunRow {
   run_stats: { hardware: string; n_success: number; total: number }[];
+  logs: { name: string; size: number; truncated: boolean }[];
   changelog: {
     base_ref: string;
     head_ref: string;
@@ -434,10 +435,35 @@ export async function run(store: Store, runId: string): Promise<RunDetail | unde
   return {
     ...row,
     run_stats: stats,
+    logs: await runLogs(store, runId),
     changelog: changelog.map((c) => ({
       ...c,
       config_keys: JSON.parse(c.config_keys) as string[],
       evals_only: c.evals_only === 1,
     })),
   };
+}
+
+/** A run's logs: name, size and whether only their end is kept. */
+export async function runLogs(store: Store, runId: string): Promise<{ name: string; size: number; truncated: boolean }[]> {
+  const rows = await store.db
+    .selectFrom('run_logs as l')
+    .innerJoin('runs as r', 'r.id', 'l.run_pk')
+    .select(['l.name', 'l.size', 'l.truncated'])
+    .where('r.run_id', '=', runId)
+    .orderBy('l.name')
+    .execute();
+  return rows.map((r) => ({ name: r.name, size: Number(r.size), truncated: Number(r.truncated) === 1 }));
+}
+
+/** The text of one of a run's logs; undefined when there is none by that name. */
+export async function runLog(store: Store, runId: string, name: string): Promise<string | undefined> {
+  const row = await store.db
+    .selectFrom('run_logs as l')
+    .innerJoin('runs as r', 'r.id', 'l.run_pk')
+    .select('l.content')
+    .where('r.run_id', '=', runId)
+    .where('l.name', '=', name)
+    .executeTakeFirst();
+  return row?.content;
 }

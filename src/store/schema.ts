@@ -149,6 +149,17 @@ export interface RunStatsTable {
   total: number;
 }
 
+export interface RunLogsTable {
+  id: Generated<number>;
+  run_pk: number;
+  /** Its path in the run directory: server_logs_<RF>/server.log. */
+  name: string;
+  /** The file's size; `content` is its end when it was larger than the store keeps (truncated 1). */
+  size: number;
+  truncated: number;
+  content: string;
+}
+
 export interface TokensTable {
   id: Generated<number>;
   name: string;
@@ -166,5 +177,6 @@ export interface Database {
   eval_results: EvalResultsTable;
   changelog_entries: ChangelogEntriesTable;
   run_stats: RunStatsTable;
+  run_logs: RunLogsTable;
   tokens: TokensTable;
 }

@@ -29,6 +29,8 @@ function sweepDir(): string {
     // (15, 70) is beaten by (20, 80) on both axes; the rest form the frontier.
     return [at(4, 10, 100), at(8, 20, 80), at(16, 15, 70), at(32, 30, 50), ...list.slice(1)];
   });
+  mkdirSync(join(dir, 'server_logs_h200'));
+  writeFileSync(join(dir, 'server_logs_h200', 'server.log'), 'engine up\nserving\n');
   return dir;
 }
 
@@ -183,6 +185,13 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       changelog: [expect.objectContaining({ pr_link: expect.any(String) })],
     });
     expect(await get('/api/v1/runs/nope')).toMatchObject({ status: 404, body: { error: 'no run nope in the store' } });
+    const logs = (one.body as { logs: { name: string }[] }).logs;
+    expect(logs.map((l) => l.name)).toEqual(['server_logs_h200/server.log']);
+    const log = await app.inject({ url: `/api/v1/runs/new/log?name=${encodeURIComponent(logs[0]!.name)}` });
+    expect(log.statusCode).toBe(200);
+    expect(log.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(log.body).toBe('engine up\nserving\n');
+    expect((await get('/api/v1/runs/new/log?name=../../etc/passwd')).status).toBe(404);
 
     const c = await get('/api/v1/compare?run=pr-1&threshold=10');
     const comparison = c.body as { regressions: number; points: { metrics: { tput_per_gpu: { delta_pct: number } } }[] };
@@ -209,6 +218,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
         '/api/v1/pareto',
         '/api/v1/runs',
         '/api/v1/runs/{id}',
+        '/api/v1/runs/{id}/log',
       ].sort(),
     );
     const names = (path: string, method = 'get') => doc.paths[path]![method]!.parameters.map((p) => p.name);

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,6 +16,7 @@ import {
   readArtifacts,
   revokeToken,
   run,
+  runLog,
   runs,
   verifyToken,
 } from '../../src/store/index.js';
@@ -98,6 +99,12 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
       status: 'completed',
     });
     const detail = await run(store, r!.run_id);
+    // The engines' logs are kept with the run.
+    expect(detail!.logs.length).toBeGreaterThan(0);
+    for (const l of detail!.logs) {
+      expect(l.name).toMatch(/^server_logs_[^/]+\/[^/]+$/);
+      expect(await runLog(store, r!.run_id, l.name)).toBe(readFileSync(join(dir, l.name), 'utf8'));
+    }
     // Counted per cluster, as frontier run writes run_stats.json.
     expect(detail?.run_stats).toEqual([{ hardware: 'test-sim', n_success: 2, total: 2 }]);
   });
@@ -210,6 +217,22 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     batch.runStats.push({ ...batch.runStats[0]! });
     await expect(ingestBatch(store, batch)).rejects.toThrow();
     expect(Object.values(await counts(store)).every((n) => n === 0)).toBe(true);
+  });
+
+  it('keeps the end of each engine log, without NUL bytes', async () => {
+    const store = await fresh();
+    const dir = copyDir(ARTIFACTS);
+    mkdirSync(join(dir, 'server_logs_big'));
+    const big = Buffer.concat([Buffer.from('start\n'), Buffer.alloc(300 * 1024, 'x'), Buffer.from('\0the end\n')]);
+    writeFileSync(join(dir, 'server_logs_big', 'server.log'), big);
+    const s = await ingest(store, dir, { runId: 'logs' });
+    expect(s.logs).toBe(1);
+    const [l] = (await run(store, 'logs'))!.logs;
+    expect(l).toEqual({ name: 'server_logs_big/server.log', size: big.length, truncated: true });
+    const text = (await runLog(store, 'logs', l!.name))!;
+    expect(text.endsWith('xthe end\n')).toBe(true);
+    expect(text.length).toBe(256 * 1024 - 1);
+    expect(await runLog(store, 'logs', 'server_logs_big/other.log')).toBeUndefined();
   });
 
   it('a dry run counts exactly and writes nothing', async () => {

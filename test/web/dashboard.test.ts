@@ -1,7 +1,7 @@
 // The dashboard in a real browser: Debian's Chromium, driven by playwright-core, against
 // `buildApi` serving the built dashboard (dist/web, made by `npm run build`) over a seeded store.
 // Screenshots of every page land in test-results/screenshots/.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium } from 'playwright-core';
@@ -36,6 +36,8 @@ function prDir(): string {
     (rows as Row[])[2]!.score = 0.6;
     return rows;
   });
+  mkdirSync(join(dir, 'server_logs_b300'));
+  writeFileSync(join(dir, 'server_logs_b300', 'server.log'), 'sglang ready on :30000\n');
   return dir;
 }
 
@@ -89,6 +91,20 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Hide non-optimal points').uncheck();
     expect(page.url()).toBe(`${base}/inference?model=dsr1&optimal=0`);
     expect(await (await chart('inference-chart'))('points')).toBe(6);
+  });
+
+  it('no layout shift while the page loads its data', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await fresh.addInitScript(
+      'window.__cls = 0; new PerformanceObserver((l) => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; }).observe({ type: "layout-shift", buffered: true });',
+    );
+    await fresh.goto(`${base}/inference?model=dsr1&run=pr-1`);
+    await fresh.locator('[data-testid="inference-chart"][data-ready="true"][data-loading="0"]').waitFor();
+    await fresh.waitForTimeout(200);
+    const cls = Number(await fresh.evaluate('window.__cls'));
+    await fresh.close();
+    // Cumulative layout shift: "good" is under 0.1 (web.dev); the chart's box is sized before its data comes.
+    expect(cls).toBeLessThan(0.1);
   });
 
   it('a filter changes the URL and the chart; reloading restores the view; back and forward work', async () => {
@@ -188,6 +204,8 @@ describe('the dashboard in Chromium', () => {
     expect(await page.getByTestId('run-points').locator('tbody tr').count()).toBe(6);
     expect(await page.getByTestId('run-evals').locator('tbody tr.regression').count()).toBe(1);
     await shot('run');
+    await page.getByTestId('run-logs').getByRole('link', { name: 'server_logs_b300/server.log' }).click();
+    await expect.poll(() => page.textContent('body')).toBe('sglang ready on :30000\n');
   });
 
   it('TCO: editing a price changes the URL and the cost axis', async () => {

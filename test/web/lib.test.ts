@@ -218,3 +218,30 @@ describe('series colours', () => {
     expect(hue(seriesColor('mi355x', 'vllm', 'fp8'))).not.toBe(hue(seriesColor('h200', 'vllm', 'fp8')));
   });
 });
+
+describe('the point tooltip', () => {
+  it('gives the whole configuration: topology, concurrency, image, recipe, a link to the run; escaped', async () => {
+    const { pointTooltip } = await import('../../web/src/lib/tooltip.js');
+    const row = point({
+      disagg: true,
+      prefill_num_workers: 5,
+      decode_num_workers: 2,
+      prefill_tp: 1,
+      decode_tp: 8,
+      decode_ep: 8,
+      decode_dp_attention: true,
+      image: 'nvcr.io/dynamo:<1>',
+      recipe_fingerprint: 'abcdef0123456789ffff',
+      run_id: 'pr 7',
+      official: false,
+    });
+    const [p] = inferenceView([row], { ...DEFAULTS, optimal: false }, DEFAULT_TCO).visible;
+    const html = pointTooltip(p!, 'median_intvty', 'tput_per_gpu');
+    expect(html).toContain('<b>m h200 vllm fp8 5P2D TP1/DEP8</b> <span class="unofficial">unofficial</span>');
+    expect(html).toContain('5P2D TP1/DEP8 · conc 4 · ISL/OSL 1024/1024');
+    expect(html).toContain('Interactivity, median (tok/s/user): <b>50.00</b>');
+    expect(html).toContain('image: nvcr.io/dynamo:&#60;1&#62;');
+    expect(html).toContain('recipe: abcdef0123456789');
+    expect(html).toContain('run <a href="/runs/pr%207">pr 7</a> · 2026-01-01');
+  });
+});

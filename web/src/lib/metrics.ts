@@ -78,6 +78,12 @@ export const X_METRICS: readonly MetricDef[] = [
 
 export const metricDef = (key: string): MetricDef | undefined => [...Y_METRICS, ...X_METRICS].find((m) => m.key === key);
 
+/** "Interactivity, median (tok/s/user)". */
+export function axisName(key: string): string {
+  const m = metricDef(key);
+  return m ? `${m.label} (${m.unit})` : key;
+}
+
 /** Which derived metric a key names, and of which throughput. */
 function derivedOf(key: string): { kind: Kind; what: 'cost' | 'mw' | 'joules' } | undefined {
   const m = /^(?:(output|input)_)?(cost_per_mtok|tput_per_mw|joules_per_tok)$/.exec(key);

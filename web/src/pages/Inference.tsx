@@ -8,8 +8,9 @@ import { Filters, scopeOf } from '../Filters.js';
 import { toCsv } from '../lib/csv.js';
 import type { CsvColumn } from '../lib/csv.js';
 import { inferenceView } from '../lib/inference.js';
+import { pointTooltip } from '../lib/tooltip.js';
 import type { PlottedPoint, Series } from '../lib/inference.js';
-import { X_METRICS, Y_METRICS, metricDef } from '../lib/metrics.js';
+import { X_METRICS, Y_METRICS, axisName, metricDef } from '../lib/metrics.js';
 import type { AvailabilityRow, PointRow } from '../lib/types.js';
 import { PRESETS, seqOf, tcoOf, toUrl } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
@@ -46,28 +47,6 @@ const METRICS = [
 ].join(',');
 
 const SYMBOL: Record<string, string> = { fp4: 'circle', fp8: 'rect', bf16: 'triangle', int4: 'diamond' };
-const fmt = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
-const axisName = (key: string) => {
-  const m = metricDef(key);
-  return m ? `${m.label} (${m.unit})` : key;
-};
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function tooltip(p: PlottedPoint, x: string, y: string): string {
-  const r = p.row;
-  return [
-    `<b>${escape(p.label)}</b>${r.official ? '' : ' <span class="unofficial">unofficial</span>'}`,
-    `${escape(p.topology)} · conc ${r.conc} · ${r.isl}/${r.osl}`,
-    `${escape(axisName(x))}: <b>${fmt(p.x)}</b>`,
-    `${escape(axisName(y))}: <b>${fmt(p.y)}</b>`,
-    `image: ${escape(r.image || '–')}`,
-    r.recipe_fingerprint ? `recipe: ${escape(r.recipe_fingerprint.slice(0, 16))}` : '',
-    `run <a href="/runs/${encodeURIComponent(r.run_id)}">${escape(r.run_id)}</a> · ${r.date}`,
-  ]
-    .filter(Boolean)
-    .join('<br>');
-}
-
 function chartOption(series: Series[], view: ViewState) {
   const visible = (s: Series) => (view.optimal ? s.frontier : s.points);
   const all = series.flatMap(visible);
@@ -111,7 +90,7 @@ function chartOption(series: Series[], view: ViewState) {
       confine: true,
       formatter: (p: { seriesId: string; dataIndex: number }) => {
         const pt = lookup.get(p.seriesId)?.[p.dataIndex];
-        return pt ? tooltip(pt, view.x, view.y) : '';
+        return pt ? pointTooltip(pt, view.x, view.y) : '';
       },
     },
     xAxis: { type: 'value', name: axisName(view.x), nameLocation: 'middle', nameGap: 32, scale: true },

@@ -56,6 +56,7 @@ export function Runs({ update }: { update: Update }) {
 
 interface RunDetail extends RunRow {
   run_stats: { hardware: string; n_success: number; total: number }[];
+  logs: { name: string; size: number; truncated: boolean }[];
   changelog: { config_keys: string[]; description: string; pr_link: string }[];
   source_run_id: string;
   merge_run_id: string;
@@ -126,6 +127,20 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
             </>
           )}
         </dl>
+      )}
+      {r && (
+        <>
+          <h2>Engine logs ({r.logs.length})</h2>
+          <ul className="logs" data-testid="run-logs">
+            {r.logs.map((l) => (
+              <li key={l.name}>
+                <a href={`/api/v1/runs/${encodeURIComponent(id)}/log?${query({ name: l.name })}`}>{l.name}</a> (
+                {(l.size / 1024).toFixed(1)} KiB
+                {l.truncated ? ', its end kept' : ''})
+              </li>
+            ))}
+          </ul>
+        </>
       )}
       <h2>Points ({points.data?.length ?? 0})</h2>
       <div className="table-wrap">
