@@ -4,11 +4,12 @@
 //                headless Chromium (Debian's, driven by playwright-core); target < 1.5 s;
 //   bundle       the built JS, gzipped; target < 1 MB.
 // Usage: node perf/dashboard.mjs
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServe } from './serve.mjs';
 import { gzipSync } from 'node:zlib';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -75,22 +76,11 @@ export async function dashboardPerf({ loads = 5 } = {}) {
   );
   if (ingest.status !== 0) throw new Error(`frontier ingest failed: ${ingest.stderr}`);
 
-  const server = spawn(process.execPath, [cli, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = await startServe(db);
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-background-networking'],
-  });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking'] });
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (d) => {
-        out += d;
-        const m = / on (http:\/\/127\.0\.0\.1:\d+) /.exec(out);
-        if (m) resolve(m[1]);
-      });
-      server.once('exit', (code) => reject(new Error(`frontier serve exited ${code}`)));
-    });
+    const { url } = server;
     const times = [];
     let drawn = 0;
     for (let i = 0; i < loads + 1; i++) {
@@ -119,7 +109,7 @@ export async function dashboardPerf({ loads = 5 } = {}) {
     };
   } finally {
     await browser.close();
-    server.kill('SIGTERM');
+    server.stop();
   }
 }
 

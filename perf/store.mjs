@@ -4,11 +4,12 @@
 //   ingest       wall time of `frontier ingest` of one 10,000-point run directory (target < 2 s)
 //   benchmarks   p95 latency of /api/v1/benchmarks?model=M with 200,000 points stored (target < 50 ms)
 // Usage: node perf/store.mjs
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServe } from './serve.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${repo}dist/frontier.mjs`;
@@ -109,17 +110,9 @@ export async function storePerf({ runs = 20, requests = 200 } = {}) {
   const ingestMs = [];
   for (let run = 0; run < runs; run++) ingestMs.push(ingest(db, runDir(root, run), run));
 
-  const server = spawn(process.execPath, [cli, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = await startServe(db);
   try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (d) => {
-        out += d;
-        const m = / on (http:\/\/127\.0\.0\.1:\d+) /.exec(out);
-        if (m) resolve(m[1]);
-      });
-      server.once('exit', (code) => reject(new Error(`frontier serve exited ${code}`)));
-    });
+    const { url } = server;
     const latencies = [];
     let rows = 0;
     for (let i = 0; i < requests + 10; i++) {
@@ -143,7 +136,7 @@ export async function storePerf({ runs = 20, requests = 200 } = {}) {
       benchmarksP95Ms: latencies[Math.floor(latencies.length * 0.95)],
     };
   } finally {
-    server.kill('SIGTERM');
+    server.stop();
   }
 }
 

@@ -1,7 +1,8 @@
 // npm start [-- RUN_DIR]: the main job on embedded defaults. The example catalog's full sweep, run by `frontier run` on the
 // local-sim cluster profile (examples/clusters/local-sim.yaml): every GPU row on the simulated engine, the llama.cpp
 // row on a real llama-server serving a tiny model. Prints where the run directory is and its summary table, then
-// ingests the run into runs/frontier.db and serves the dashboard over it ($PORT, default 8080) until Ctrl-C.
+// ingests the run into runs/frontier.db ($FRONTIER_DB) and serves the dashboard over it ($PORT, default 8080)
+// until Ctrl-C.
 //
 // llama-server is built once from source (scripts/llama-server.mjs, ~8 min on 2 cores, cached in .cache/); where it
 // cannot be built (no cmake/g++), the llama.cpp row is left out with the reason and the rest runs.
@@ -55,7 +56,7 @@ child.on('exit', (code, signal) => {
  * the dashboard over it until Ctrl-C.
  */
 function serveDashboard(runStatus) {
-  const db = join(REPO, 'runs', 'frontier.db');
+  const db = process.env.FRONTIER_DB ?? join(REPO, 'runs', 'frontier.db');
   const ingest = spawnSync(process.execPath, [FRONTIER, 'ingest', out, '--official', '--db', db], { stdio: 'inherit' });
   if (ingest.status !== 0) process.exit(ingest.status ?? 1);
   const port = process.env.PORT ?? '8080';
