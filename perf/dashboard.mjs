@@ -78,7 +78,10 @@ export async function dashboardPerf({ loads = 5 } = {}) {
 
   const server = await startServe(db);
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking'],
+  });
   try {
     const { url } = server;
     const times = [];
