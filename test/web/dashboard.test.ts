@@ -89,7 +89,7 @@ describe('the dashboard in Chromium', () => {
     expect(await attr('frontiers')).toBe(1);
     await shot('inference');
     await page.getByLabel('Hide non-optimal points').uncheck();
-    expect(page.url()).toBe(`${base}/inference?model=dsr1&optimal=0`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1&optimal=0`);
     expect(await (await chart('inference-chart'))('points')).toBe(6);
   });
 
@@ -111,16 +111,16 @@ describe('the dashboard in Chromium', () => {
     await page.goto(`${base}/inference?model=dsr1`);
     await chart('inference-chart');
     await page.locator('[data-filter="hw"] input[value="h200"]').uncheck();
-    expect(page.url()).toBe(`${base}/inference?model=dsr1&hw=b300,gb200`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1&hw=b300,gb200`);
     expect(await (await chart('inference-chart'))('points')).toBe(2);
     await page.selectOption('select[name="y"]', 'cost_per_mtok');
-    expect(page.url()).toBe(`${base}/inference?model=dsr1&y=cost_per_mtok&hw=b300,gb200`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1&y=cost_per_mtok&hw=b300,gb200`);
     await page.reload();
     expect(await (await chart('inference-chart'))('points')).toBe(2);
     expect(await page.locator('[data-filter="hw"] input[value="h200"]').isChecked()).toBe(false);
     expect(await page.locator('select[name="y"]').inputValue()).toBe('cost_per_mtok');
     await page.goBack();
-    expect(page.url()).toBe(`${base}/inference?model=dsr1&hw=b300,gb200`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1&hw=b300,gb200`);
     expect(await page.locator('select[name="y"]').inputValue()).toBe('tput_per_gpu');
     await page.goBack();
     expect(await (await chart('inference-chart'))('points')).toBe(5);
@@ -129,13 +129,13 @@ describe('the dashboard in Chromium', () => {
     // The filters work from the keyboard.
     await page.locator('[data-filter="hw"] input[value="h200"]').focus();
     await page.keyboard.press('Space');
-    expect(page.url()).toBe(`${base}/inference?model=dsr1`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1`);
   });
 
   it('a preset link expands into its view', async () => {
     await page.goto(`${base}/inference?model=dsr1&preset=cost`);
     await chart('inference-chart');
-    expect(page.url()).toBe(`${base}/inference?model=dsr1&y=cost_per_mtok`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1&y=cost_per_mtok`);
   });
 
   it('?run= draws the run over the official points, marked unofficial, with the table of deltas', async () => {
@@ -199,7 +199,7 @@ describe('the dashboard in Chromium', () => {
     expect(await rows.first().textContent()).toContain('86%');
     await shot('runs');
     await rows.first().getByRole('link').click();
-    expect(page.url()).toBe(`${base}/runs/pr-1`);
+    await expect.poll(() => page.url()).toBe(`${base}/runs/pr-1`);
     await page.getByTestId('run-points').locator('tbody tr').first().waitFor();
     expect(await page.getByTestId('run-points').locator('tbody tr').count()).toBe(6);
     expect(await page.getByTestId('run-evals').locator('tbody tr.regression').count()).toBe(1);
@@ -215,7 +215,7 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => page.url()).toBe(`${base}/tco?tco=h200:3.6:1.73`);
     await shot('tco');
     await page.getByRole('link', { name: 'Inference' }).click();
-    expect(page.url()).toBe(`${base}/inference?tco=h200:3.6:1.73`);
+    await expect.poll(() => page.url()).toBe(`${base}/inference?tco=h200:3.6:1.73`);
   });
 
   it('reads on a phone: the chart fits the screen', async () => {
