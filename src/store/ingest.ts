@@ -156,13 +156,13 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         ids.set(row.key, row.id);
     }
 
-    // Benchmark results.
-    const beforeBench = new Set(
-      (await trx.selectFrom('benchmark_results').select('id').where('run_pk', '=', runPk).execute()).map((r) => r.id),
-    );
-    const keptBench = new Set<number>();
-    for (const part of chunks(batch.benchmarks)) {
-      const rows = part.map((b) => ({
+    // Benchmark results, then the latest points they change.
+    const bench = await replaceRunRows(
+      trx,
+      'benchmark_results',
+      ['run_pk', 'config_id', 'isl', 'osl', 'conc'],
+      runPk,
+      batch.benchmarks.map((b) => ({
         run_pk: runPk,
         config_id: ids.get(configKey(b.config))!,
         date,
@@ -175,39 +175,19 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         input_tput_per_gpu: b.metrics.input_tput_per_gpu!,
         ...Object.fromEntries(HOT.map((k) => [k, b.metrics[k] ?? null])),
         metrics: JSON.stringify(b.metrics),
-      }));
-      const result = await trx
-        .insertInto('benchmark_results')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['run_pk', 'config_id', 'isl', 'osl', 'conc']).doUpdateSet((eb) => ({
-            date: eb.ref('excluded.date'),
-            runner: eb.ref('excluded.runner'),
-            tput_per_gpu: eb.ref('excluded.tput_per_gpu'),
-            output_tput_per_gpu: eb.ref('excluded.output_tput_per_gpu'),
-            input_tput_per_gpu: eb.ref('excluded.input_tput_per_gpu'),
-            ...Object.fromEntries(HOT.map((k) => [k, eb.ref(`excluded.${k}`)])),
-            metrics: eb.ref('excluded.metrics'),
-          })),
-        )
-        .returning('id')
-        .execute();
-      for (const r of result) keptBench.add(r.id);
-    }
-    const staleBench = [...beforeBench].filter((id) => !keptBench.has(id));
-    orphaned.add(await forgetLatest(trx, { resultIds: staleBench }));
-    for (const part of chunks(staleBench, 500)) await trx.deleteFrom('benchmark_results').where('id', 'in', part).execute();
+      })),
+      async (stale) => orphaned.add(await forgetLatest(trx, { resultIds: stale })),
+    );
     // Orphaned keys first, from every point left (this run's included), then this run's other keys.
     await refillLatest(trx, orphaned);
     await advanceLatest(trx, runPk, run.official, date);
 
-    // Eval results.
-    const beforeEvals = new Set(
-      (await trx.selectFrom('eval_results').select('id').where('run_pk', '=', runPk).execute()).map((r) => r.id),
-    );
-    const keptEvals = new Set<number>();
-    for (const part of chunks(batch.evals)) {
-      const rows = part.map((e) => ({
+    const evals = await replaceRunRows(
+      trx,
+      'eval_results',
+      ['run_pk', 'config_id', 'task', 'isl', 'osl', 'conc'],
+      runPk,
+      batch.evals.map((e) => ({
         run_pk: runPk,
         config_id: ids.get(configKey(e.config))!,
         task: e.task,
@@ -224,30 +204,8 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         metrics: JSON.stringify(e.metrics),
         samples: JSON.stringify(e.samples),
         source: e.source,
-      }));
-      const result = await trx
-        .insertInto('eval_results')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['run_pk', 'config_id', 'task', 'isl', 'osl', 'conc']).doUpdateSet((eb) => ({
-            date: eb.ref('excluded.date'),
-            score: eb.ref('excluded.score'),
-            score_se: eb.ref('excluded.score_se'),
-            score_name: eb.ref('excluded.score_name'),
-            n_eff: eb.ref('excluded.n_eff'),
-            threshold: eb.ref('excluded.threshold'),
-            passed: eb.ref('excluded.passed'),
-            metrics: eb.ref('excluded.metrics'),
-            samples: eb.ref('excluded.samples'),
-            source: eb.ref('excluded.source'),
-          })),
-        )
-        .returning('id')
-        .execute();
-      for (const r of result) keptEvals.add(r.id);
-    }
-    const staleEvals = [...beforeEvals].filter((id) => !keptEvals.has(id));
-    for (const part of chunks(staleEvals, 500)) await trx.deleteFrom('eval_results').where('id', 'in', part).execute();
+      })),
+    );
 
     // Logs, run stats and the changelog: rewritten whole.
     await trx.deleteFrom('run_logs').where('run_pk', '=', runPk).execute();
@@ -298,16 +256,8 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       date,
       replaced_attempt: replaced,
       configs: { total: keys.length, new: newConfigs },
-      benchmarks: {
-        total: batch.benchmarks.length,
-        new: [...keptBench].filter((id) => !beforeBench.has(id)).length,
-        removed: staleBench.length,
-      },
-      evals: {
-        total: batch.evals.length,
-        new: [...keptEvals].filter((id) => !beforeEvals.has(id)).length,
-        removed: staleEvals.length,
-      },
+      benchmarks: bench,
+      evals,
       run_stats: batch.runStats.length,
       logs: batch.logs.length,
       changelog: batch.changelog.length,
@@ -330,6 +280,43 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
 }
 
 class DryRunRollback extends Error {}
+
+/**
+ * Make a run's rows of `table` exactly `rows`: upserted on the natural key (an unchanged row keeps
+ * its id and values), and the run's rows that are no longer there deleted (`beforeDelete` sees
+ * their ids first). Returns the counts.
+ */
+async function replaceRunRows(
+  trx: Transaction<Database>,
+  table: 'benchmark_results' | 'eval_results',
+  key: string[],
+  runPk: number,
+  rows: Record<string, unknown>[],
+  beforeDelete?: (ids: number[]) => Promise<unknown>,
+): Promise<{ total: number; new: number; removed: number }> {
+  // Typed loosely: one body for two tables whose columns differ.
+  const db = trx as unknown as Kysely<Record<string, { id: number; run_pk: number }>>;
+  const before = new Set((await db.selectFrom(table).select('id').where('run_pk', '=', runPk).execute()).map((r) => r.id));
+  const kept = new Set<number>();
+  const updated = Object.keys(rows[0] ?? {}).filter((c) => !key.includes(c));
+  for (const part of chunks(rows)) {
+    const result = await db
+      .insertInto(table)
+      .values(part as never)
+      .onConflict((oc) =>
+        oc
+          .columns(key as never)
+          .doUpdateSet((eb) => Object.fromEntries(updated.map((c) => [c, eb.ref(`excluded.${c}` as never)])) as never),
+      )
+      .returning('id')
+      .execute();
+    for (const r of result) kept.add(r.id);
+  }
+  const stale = [...before].filter((id) => !kept.has(id));
+  await beforeDelete?.(stale);
+  for (const part of chunks(stale, 500)) await db.deleteFrom(table).where('id', 'in', part).execute();
+  return { total: rows.length, new: [...kept].filter((id) => !before.has(id)).length, removed: stale.length };
+}
 
 /** Remove a run and everything attributed to it. */
 export async function deleteRun(db: Kysely<Database> | Transaction<Database>, runPk: number): Promise<void> {
