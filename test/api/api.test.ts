@@ -347,6 +347,38 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     for (const id of ['links', 'bomb', 'big']) expect(runIds).not.toContain(id);
   });
 
+  it('serves the dashboard’s files, index.html for its pages, nothing outside its folder', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'frontier-web-'));
+    const web = join(root, 'web');
+    mkdirSync(join(web, 'assets'), { recursive: true });
+    writeFileSync(join(web, 'index.html'), '<div id="root"></div>');
+    writeFileSync(join(web, 'assets', 'app-1234.js'), 'console.log(1)');
+    writeFileSync(join(root, 'secret.txt'), 'do not serve');
+    const site = await buildApi({ store, webDir: web });
+    try {
+      const js = await site.inject({ url: '/assets/app-1234.js' });
+      expect(js.body).toBe('console.log(1)');
+      expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(js.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      for (const url of [
+        '/',
+        '/inference?model=dsr1',
+        '/runs/pr-1',
+        '/..%2fsecret.txt',
+        '/assets/../../secret.txt',
+        '/%2e%2e/secret.txt',
+      ]) {
+        const page = await site.inject({ url });
+        expect(page.body, url).toBe('<div id="root"></div>');
+        expect(page.headers['cache-control']).toBe('no-cache');
+      }
+      expect((await site.inject({ url: '/api/v1/nope' })).json()).toEqual({ error: 'no such endpoint: GET /api/v1/nope' });
+      expect((await site.inject({ url: '/api/v1/runs' })).statusCode).toBe(200);
+    } finally {
+      await site.close();
+    }
+  });
+
   it('--private: reads need a token too', async () => {
     const closed = await buildApi({ store, private: true });
     try {
