@@ -80,36 +80,37 @@ export async function advanceLatest(trx: Trx, runPk: number, official: boolean, 
     .execute();
 }
 
-/** Recompute the keys that lost their entry, from the points that remain. */
+/**
+ * Recompute the keys that lost their entry, from the points that remain: one query per config
+ * (its points, newest first), the first point of each lost key wins.
+ */
 export async function refillLatest(trx: Trx, keys: LatestKeys): Promise<void> {
+  const byConfig = new Map<string, Key[]>();
   for (const k of keys.values) {
-    const exists = await trx
-      .selectFrom('latest_points')
-      .select('id')
-      .where('official', '=', k.official)
-      .where('config_id', '=', k.config_id)
-      .where('isl', '=', k.isl)
-      .where('osl', '=', k.osl)
-      .where('conc', '=', k.conc)
-      .executeTakeFirst();
-    if (exists) continue;
-    const best = await trx
+    const group = `${k.official}/${k.config_id}`;
+    byConfig.set(group, [...(byConfig.get(group) ?? []), k]);
+  }
+  const rows: (Key & { result_id: number; run_pk: number; date: string })[] = [];
+  for (const group of byConfig.values()) {
+    const { official, config_id } = group[0]!;
+    const lost = new Set(group.map((k) => `${k.isl}/${k.osl}/${k.conc}`));
+    const points = await trx
       .selectFrom('benchmark_results as x')
       .innerJoin('runs as r', 'r.id', 'x.run_pk')
-      .select(['x.id', 'x.run_pk', 'x.date'])
-      .where('r.official', '=', k.official)
-      .where('x.config_id', '=', k.config_id)
-      .where('x.isl', '=', k.isl)
-      .where('x.osl', '=', k.osl)
-      .where('x.conc', '=', k.conc)
+      .select(['x.id', 'x.run_pk', 'x.date', 'x.isl', 'x.osl', 'x.conc'])
+      .where('r.official', '=', official)
+      .where('x.config_id', '=', config_id)
       .orderBy('x.date', 'desc')
       .orderBy('x.run_pk', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (best)
-      await trx
-        .insertInto('latest_points')
-        .values({ ...k, result_id: best.id, run_pk: best.run_pk, date: best.date })
-        .execute();
+      .execute();
+    for (const p of points) {
+      if (!lost.delete(`${p.isl}/${p.osl}/${p.conc}`)) continue;
+      rows.push({ official, config_id, isl: p.isl, osl: p.osl, conc: p.conc, result_id: p.id, run_pk: p.run_pk, date: p.date });
+    }
   }
+  for (let i = 0; i < rows.length; i += 500)
+    await trx
+      .insertInto('latest_points')
+      .values(rows.slice(i, i + 500))
+      .execute();
 }
