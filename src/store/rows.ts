@@ -287,13 +287,8 @@ export function readEvalRow(row: unknown, file: string, index: number, problems:
   if (!obj) return undefined;
   const before = problems.length;
   const f = new Fields(obj, file, index, problems);
-  // Eval rows carry both the flat (tp, ep) and the per-side topology; the sides are the identity.
-  const config = identity(
-    new Fields({ ...obj, is_multinode: true, disagg: obj.disagg ?? obj.is_multinode }, file, index, problems),
-    'model_prefix',
-  );
-  config.is_multinode = f.bool('is_multinode', false);
-  if (!config.is_multinode) config.decode = config.prefill = { ...config.decode, num_workers: 0 };
+  // Eval rows carry the flat topology (tp, ep, dp_attention) and the per-side one; identity reads the one that applies.
+  const config = identity(f, 'model_prefix');
   const score = f.number('score');
   const out: EvalInput = {
     config,
