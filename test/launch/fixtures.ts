@@ -1,7 +1,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { LOCAL_PROFILE } from '../../src/launch/index.js';
-import type { ClusterProfile } from '../../src/launch/index.js';
+import type { ClusterProfile, EvalSettings } from '../../src/launch/index.js';
+import { loadGsm8k } from '../../src/evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
+import { REPO } from '../helpers.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
 
@@ -83,4 +86,11 @@ export function strays(out: string): number[] {
     }
   }
   return pids;
+}
+
+/** GSM8K eval settings on the bundled dataset: the first `limit` questions, quick retries. */
+export function gsm8kEvals(limit = 60): EvalSettings {
+  const dir = join(REPO, 'test/fixtures/gsm8k');
+  const data = loadGsm8k(dir);
+  return { test: data.test, train: data.train, datasetDir: dir, answersFile: join(dir, 'test.jsonl.gz'), limit, backoffMs: 10 };
 }

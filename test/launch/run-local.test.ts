@@ -5,10 +5,9 @@ import { parseRow, processResult, identityFromRow, parsePythonJson } from '../..
 import { LOCAL_PROFILE, RunDir, run, runGroupLocally } from '../../src/launch/index.js';
 import type { ClusterProfile, EvalSettings, RunManifest } from '../../src/launch/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
-import { loadGsm8k } from '../../src/evals/index.js';
-import { CLI, REPO, tempFiles } from '../helpers.js';
+import { CLI, tempFiles } from '../helpers.js';
 import { ensureLlamaServerAndModel } from '../support/llama-server.js';
-import { disaggRow, simCluster, singleRow, strays } from './fixtures.js';
+import { disaggRow, gsm8kEvals, simCluster, singleRow, strays } from './fixtures.js';
 
 const FRONTIER = [process.execPath, CLI];
 
@@ -211,15 +210,7 @@ describe('frontier run, local executor, a real llama.cpp server', () => {
 });
 
 describe('frontier run, evals', () => {
-  const data = loadGsm8k(join(REPO, 'test/fixtures/gsm8k'));
-  const evals = {
-    test: data.test,
-    train: data.train,
-    datasetDir: join(REPO, 'test/fixtures/gsm8k'),
-    answersFile: join(REPO, 'test/fixtures/gsm8k/test.jsonl.gz'),
-    limit: 60,
-    backoffMs: 10,
-  };
+  const evals = gsm8kEvals();
 
   it('runs GSM8K for a row with run-eval after its points, checks it, and collects agg_eval_all.json', async () => {
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];

@@ -2,12 +2,11 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { loadGsm8k } from '../../src/evals/index.js';
 import { run, runGroupLocally } from '../../src/launch/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { CLI, REPO, tempFiles } from '../helpers.js';
-import { simCluster, singleRow } from '../launch/fixtures.js';
+import { gsm8kEvals, simCluster, singleRow } from '../launch/fixtures.js';
 import { startPostgres } from '../support/postgres.js';
 import type { LocalPostgres } from '../support/postgres.js';
 
@@ -62,7 +61,6 @@ let frontierRun: Promise<string> | undefined;
  */
 export function frontierRunDir(): Promise<string> {
   frontierRun ??= (async () => {
-    const data = loadGsm8k(join(REPO, 'test/fixtures/gsm8k'));
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
     const out = join(tempFiles({}), 'run');
     const { manifest } = await run({
@@ -74,14 +72,7 @@ export function frontierRunDir(): Promise<string> {
       frontierVersion: 'test',
       frontierCommand: [process.execPath, CLI],
       commit: 'a'.repeat(40),
-      evals: {
-        test: data.test,
-        train: data.train,
-        datasetDir: join(REPO, 'test/fixtures/gsm8k'),
-        answersFile: join(REPO, 'test/fixtures/gsm8k/test.jsonl.gz'),
-        limit: 60,
-        backoffMs: 10,
-      },
+      evals: gsm8kEvals(),
     });
     if (manifest.status !== 'completed') throw new Error(`the fixture run did not complete: ${JSON.stringify(manifest.points)}`);
     return out;

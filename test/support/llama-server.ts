@@ -3,11 +3,10 @@
 // so that its tokens are gpt-tokenizer's r50k_base tokens. The first call builds the binary (~8 min on 2 cores).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { freePort } from '../helpers.js';
 
 const SCRIPTS = fileURLToPath(new URL('../../scripts/', import.meta.url));
 
@@ -100,18 +99,6 @@ export interface LlamaServerOptions {
 }
 
 const READY_TIMEOUT_MS = 60_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Start a llama-server on a free 127.0.0.1 port serving the tiny GPT-2 model and wait until `GET /health` is 200.

@@ -6,11 +6,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { freePort } from '../helpers.js';
 
 export interface LocalPostgres {
   /** A postgres:// URL of a fresh, empty database. */
@@ -27,18 +27,6 @@ function binDir(): string {
   if (!dir)
     throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run scripts/install-system-deps.sh');
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The uid/gid to run as: the `postgres` user when we are root, else ourselves. */
