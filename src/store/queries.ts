@@ -157,10 +157,11 @@ const CONFIG_COLUMNS = [
 ] as const;
 const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'decode_dp_attention', 'official'];
 
-function pick(metrics: Record<string, number>, keys: string[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const k of keys) if (k in metrics) out[k] = metrics[k]!;
-  return out;
+/** A benchmark row from the database: its metrics parsed, only `keep` of them when given. */
+function pointRow(raw: Record<string, unknown>, keep: string[] | undefined): BenchmarkRow {
+  const row = toRow<BenchmarkRow>(raw, ['metrics']);
+  if (keep) row.metrics = Object.fromEntries(keep.filter((k) => k in row.metrics).map((k) => [k, row.metrics[k]!]));
+  return row;
 }
 
 function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
@@ -243,9 +244,7 @@ export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<Be
   for (const raw of rows as Record<string, unknown>[]) {
     if (latest && Number(raw.rank) !== 1) continue;
     delete raw.rank;
-    const row = toRow<BenchmarkRow>(raw, ['metrics']);
-    if (f.metrics) row.metrics = pick(row.metrics, f.metrics);
-    out.push(row);
+    out.push(pointRow(raw, f.metrics));
   }
   return out;
 }
@@ -266,11 +265,7 @@ export async function history(
     .orderBy('x.osl')
     .orderBy('x.conc')
     .execute();
-  return (rows as Record<string, unknown>[]).map((raw) => {
-    const row = toRow<BenchmarkRow>(raw, ['metrics']);
-    if (f.metrics) row.metrics = pick(row.metrics, f.metrics);
-    return row;
-  });
+  return (rows as Record<string, unknown>[]).map((raw) => pointRow(raw, f.metrics));
 }
 
 /** Eval results: a run's, or the latest of each config, task and conc among the chosen runs. */
