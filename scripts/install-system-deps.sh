@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Debian packages the test suite needs beyond Node.js and npm. Installs only what is missing,
-# so it is quick to re-run. Add a package here when a test starts a component from it
-# (PostgreSQL, Slurm, Chromium, …), never in the tests themselves.
+# Debian packages the test suite needs beyond Node.js and npm. `npm test` and .ci/run call it first;
+# it installs only what is missing, so a second call costs a dpkg query. Add a package here when a
+# test starts a component from it (PostgreSQL, Slurm, Chromium, …), never in the tests themselves.
 set -euo pipefail
 
 PACKAGES=(
@@ -26,6 +26,13 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 SUDO=()
-[ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null; then
+    echo "missing Debian packages: ${missing[*]}; run this script as root (or install sudo) to install them" >&2
+    exit 1
+  fi
+  SUDO=(sudo)
+fi
+echo "system dependencies: installing ${missing[*]}"
 "${SUDO[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

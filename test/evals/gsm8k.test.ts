@@ -149,6 +149,9 @@ describe('frontier eval gsm8k against the sim', () => {
   it('retries 503s with backoff; a 400 is not retried, counts as incorrect, and over 5% of them make the run invalid', async () => {
     const flaky = await sim(1, ['--fault-error-rate', '0.3', '--fault-error-status', '503']);
     const out1 = tempFiles({});
+    // The sim draws its faults in arrival order, which the scheduler decides: with the default 5
+    // retries a doc fails outright when 6 draws in a row land on it (a few % of runs); 20 retries
+    // make that 0.3^21 whatever the interleaving.
     const retried = await runCliAsync(
       ['eval', 'gsm8k', '--base-url', flaky.url, '--dataset', DATA, '--limit', '100'].concat([
         '--concurrency',
@@ -159,6 +162,8 @@ describe('frontier eval gsm8k against the sim', () => {
         '256',
         '--retry-backoff',
         '0.01',
+        '--max-retries',
+        '20',
       ]),
     );
     expect(retried.status).toBe(0);
