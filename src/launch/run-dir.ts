@@ -78,6 +78,28 @@ export interface EvalRecord {
   check?: string | undefined;
 }
 
+/** A run directory that cannot be used as asked: the message names the file and the fix. */
+export class RunError extends Error {}
+
+const POINT_STATUSES: readonly string[] = ['pending', 'ok', 'invalid', 'failed', 'skipped'];
+
+/** What keeps a parsed run.json from being a manifest `--resume` can continue, if anything. */
+function manifestProblem(m: unknown): string | undefined {
+  const o = m as Partial<Record<keyof RunManifest, unknown>> | null;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) return 'not a JSON object';
+  if (o.version !== 1) return `version ${JSON.stringify(o.version)}, expected 1`;
+  if (typeof (o.matrix as { sha256?: unknown } | undefined)?.sha256 !== 'string') return 'no matrix.sha256';
+  if (typeof o.started !== 'string') return 'no started time';
+  if (!Array.isArray(o.groups)) return 'no groups list';
+  if (o.evals !== undefined && !Array.isArray(o.evals)) return 'evals is not a list';
+  if (!Array.isArray(o.points)) return 'no points list';
+  const bad = (o.points as unknown[]).findIndex((p) => {
+    const r = p as Partial<PointRecord> | null;
+    return typeof r?.resultFilename !== 'string' || !POINT_STATUSES.includes(r.status as string);
+  });
+  return bad >= 0 ? `points[${bad}] has no resultFilename or status` : undefined;
+}
+
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 export function writeFileAtomic(path: string, text: string): void {
@@ -107,13 +129,31 @@ export class RunDir {
     writeFileAtomic(this.aggFile(rf), text);
   }
 
+  /** The manifest, undefined when there is none; a RunError when it cannot be read or is not one. */
   readManifest(): RunManifest | undefined {
+    let text: string;
     try {
-      return JSON.parse(readFileSync(this.manifestFile, 'utf8')) as RunManifest;
+      text = readFileSync(this.manifestFile, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new Error(`${this.manifestFile}: not a run manifest (${(e as Error).message}); use a new --out folder`);
+      throw new RunError(`${this.manifestFile}: cannot read it (${(e as Error).message})`);
     }
+    let m: unknown;
+    try {
+      m = JSON.parse(text);
+    } catch (e) {
+      throw this.unusable(`not JSON: ${(e as Error).message}`);
+    }
+    const problem = manifestProblem(m);
+    if (problem) throw this.unusable(problem);
+    return m as RunManifest;
+  }
+
+  private unusable(why: string): RunError {
+    return new RunError(
+      `${this.manifestFile} is not a run manifest (${why}), so --resume cannot tell which points are done. ` +
+        `Repair or restore that file, or start afresh with another --out; nothing in ${this.root} was changed`,
+    );
   }
 
   writeManifest(m: RunManifest): void {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { adapterFor, sim } from '../engines/index.js';
 import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf } from '../evals/index.js';
@@ -11,8 +12,7 @@ import { deploymentOf, layoutGpus, logsKeyOf, planRun } from './plan.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
 import { evalOutcome } from './evals.js';
 import { PlacementError, nodesNeeded } from './placement.js';
-import { RunDir, sha256 } from './run-dir.js';
-import { writeFileAtomic } from './run-dir.js';
+import { RunDir, RunError, sha256, writeFileAtomic } from './run-dir.js';
 import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-dir.js';
 
 /**
@@ -100,7 +100,7 @@ export interface EvalSettings {
   backoffMs?: number;
 }
 
-export class RunError extends Error {}
+export { RunError };
 
 /** Resolve a group's engine and deployment; the problems that keep it from running, if any. */
 export function prepareGroup(
@@ -144,9 +144,9 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const reporter = o.reporter ?? {};
   const signal = o.signal ?? new AbortController().signal;
   const dir = new RunDir(o.out);
-  const previous = o.resume ? dir.readManifest() : undefined;
-  if (!o.resume && dir.readManifest())
+  if (!o.resume && existsSync(dir.manifestFile))
     throw new RunError(`${dir.manifestFile} exists: pass --resume to continue that run, or choose another --out`);
+  const previous = o.resume ? dir.readManifest() : undefined;
   if (previous && previous.matrix.sha256 !== sha256(o.matrix.text))
     throw new RunError(`--resume: ${dir.manifestFile} is a run of another matrix (its sha256 differs); use a new --out`);
 

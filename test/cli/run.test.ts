@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -109,6 +109,29 @@ describe('frontier run', () => {
     expect(await exited).toBe(130);
     expect(manifestOf(out).status).toBe('interrupted');
     expect(strays(logs!)).toEqual([]);
+  });
+
+  it('--resume over a corrupt or foreign run.json says which file and what to do, and changes nothing', () => {
+    for (const [what, text] of [
+      ['truncated', '{"version": 1, "matrix": {"sha2'],
+      ['not a manifest', '{"version": 1, "points": "all"}'],
+      [
+        'a point without status',
+        JSON.stringify({ version: 1, matrix: { sha256: 'x' }, started: 'now', groups: [], points: [{}] }),
+      ],
+    ]) {
+      const dir = tempFiles({ 'rows.json': JSON.stringify([singleRow()]), 'run/run.json': text! });
+      const out = join(dir, 'run');
+      const result = runCli(['-C', 'examples', 'run', '--matrix', join(dir, 'rows.json'), '--out', out, '--resume']);
+      expect(result.status, what).toBe(1);
+      expect(result.stderr, what).toMatch(
+        new RegExp(`^frontier: error: ${join(out, 'run.json')} is not a run manifest \\(.+\\), so --resume cannot tell`, 'm'),
+      );
+      expect(result.stderr, what).toContain('Repair or restore that file, or start afresh with another --out');
+      expect(result.stderr, what).not.toMatch(/^\s+at /m);
+      expect(readFileSync(join(out, 'run.json'), 'utf8'), what).toBe(text);
+      expect(readdirSync(out), what).toEqual(['run.json']);
+    }
   });
 
   it('says what is wrong with its input', () => {
