@@ -4,7 +4,8 @@
  * for them. Every open brings the schema up to date.
  */
 import { createRequire } from 'node:module';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql } from 'kysely';
+import type { DatabaseConnection, Driver, SqliteDialectConfig, Transaction } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type Pg from 'pg';
 import type { Database } from './schema.js';
@@ -30,6 +31,45 @@ const load = <T>(name: string): T => createRequire(import.meta.url)(name) as T;
 
 const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
 
+/** How long a SQLite writer waits for another process's write to end. */
+const BUSY_TIMEOUT_MS = 60_000;
+
+/**
+ * SQLite transactions that take the write lock at `begin immediate`, waiting up to the busy
+ * timeout for another writer. A plain (deferred) `begin` takes it at the first write, and a reader
+ * that becomes a writer after another process wrote fails at once with "database is locked",
+ * whatever the timeout.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new (class extends SqliteDriver {
+      override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+        await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      }
+    })(this.settings);
+  }
+}
+
+/** Any number, the same in every process: the PostgreSQL advisory lock that writers take (see writeTransaction). */
+const WRITE_LOCK = 0x66726f6e; // "fron"
+
+/**
+ * Run `work` in a transaction that writes, one writer at a time; readers never wait. On SQLite
+ * the dialect's `begin immediate` does it. On PostgreSQL a transaction-level advisory lock does:
+ * two ingests upserting the same configs and latest points otherwise deadlock, or recompute a
+ * latest point from a snapshot that lacks the other's points.
+ */
+export async function writeTransaction<T>(store: Store, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${sql.lit(WRITE_LOCK)})`.execute(trx);
+    return work(trx);
+  });
+}
+
 export async function openStore(location = storeLocation()): Promise<Store> {
   let db: Kysely<Database>;
   let dialect: Dialect;
@@ -54,12 +94,13 @@ export async function openStore(location = storeLocation()): Promise<Store> {
     } catch (e) {
       throw new Error(`cannot open the SQLite store ${file}: ${(e as Error).message}`, { cause: e });
     }
+    // First: whoever finds the file locked by another process (switching it to WAL included) waits its turn.
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // WAL: readers never wait for the writer; NORMAL is durable at every commit of a WAL database.
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
-    database.pragma('busy_timeout = 10000');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
     dialect = 'sqlite';
   }
   try {

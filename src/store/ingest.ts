@@ -6,6 +6,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import type { IngestBatch, RunInfo } from './artifacts.js';
+import { writeTransaction } from './db.js';
 import type { Store } from './db.js';
 import { LatestKeys, advanceLatest, forgetLatest, refillLatest } from './latest.js';
 import { configKey } from './rows.js';
@@ -265,11 +266,11 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
     };
   };
 
-  if (!dryRun) return store.db.transaction().execute(work);
+  if (!dryRun) return writeTransaction(store, work);
   // A dry run does all the work inside a transaction that is then rolled back: the summary is exact.
   let summary: IngestSummary | undefined;
   try {
-    await store.db.transaction().execute(async (trx) => {
+    await writeTransaction(store, async (trx) => {
       summary = await work(trx);
       throw new DryRunRollback();
     });
