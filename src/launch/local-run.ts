@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { runBench } from '../bench/index.js';
 import { renderLaunchScript } from '../engines/index.js';
 import type { Launch, Ports } from '../engines/index.js';
+import { clearEngines, recordEngines } from './leftovers.js';
 import { startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
 import { placeWorkers } from './placement.js';
@@ -70,6 +71,7 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
   const launch = group.adapter.launch(d, placement, await freePorts(64));
   const logDir = dir.serverLogs(points[0]!.resultFilename);
   const running = startProcesses(launch.processes, logDir);
+  recordEngines(dir.enginesFile, logDir, running.pids);
   writeFileSync(join(logDir, 'launch.sh'), renderLaunchScript(launch, g.label));
   const stop = (): void => void running.stop();
   signal.addEventListener('abort', stop);
@@ -133,5 +135,6 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
   } finally {
     signal.removeEventListener('abort', stop);
     await running.stop();
+    clearEngines(dir.enginesFile);
   }
 };

