@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { BenchRequest } from './dataset.js';
-import { HttpConnection } from './http.js';
+import { HttpConnection, HttpError } from './http.js';
 import { ResponseTracker } from './response.js';
 import type { ResponseRecord } from './response.js';
-import { SseSplitter } from './sse.js';
+import { EventTooLarge, SseSplitter } from './sse.js';
 
 /**
  * The streaming client: one request, timed from the moment its bytes are written to the socket
@@ -22,7 +22,10 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   ignoreEos: boolean;
   temperature: number;
+  /** The longest wait for the next byte of a response (an idle timeout). */
   timeoutMs: number;
+  /** The longest a request may take in all (default DEFAULT_REQUEST_DEADLINE_MS). */
+  requestDeadlineMs?: number | undefined;
   /** Extra JSON fields for every request body. */
   extraBody?: Record<string, unknown> | undefined;
 }
@@ -34,7 +37,19 @@ export interface RequestResult extends ResponseRecord {
   scheduledAt: number | undefined;
   endAt: number;
   status: number | undefined;
+  /** Times it was sent again because its connection could not be opened (it never reached the server). */
+  retries: number;
 }
+
+/**
+ * The default total deadline of one request: 6 h, the reference client's own total timeout
+ * (aiohttp's `total`). A request that long is 1M output tokens at 46 tok/s, slower and longer than
+ * any generation a benchmark asks for, so it only ends requests a server keeps alive without finishing.
+ */
+export const DEFAULT_REQUEST_DEADLINE_MS = 6 * 3600 * 1000;
+
+/** The most of an error response's body kept for its reason. */
+const ERROR_BODY_BYTES = 2000;
 
 export class Client {
   private readonly connections: HttpConnection[] = [];
@@ -75,43 +90,72 @@ export class Client {
    */
   send(request: BenchRequest, slot: number, scheduledAt?: number, body = this.body(request)): Promise<RequestResult> {
     return new Promise((resolve) => {
-      const connection = (this.connections[slot] ??= new HttpConnection(this.url, this.options.timeoutMs));
+      const connection = (this.connections[slot] ??= new HttpConnection(
+        this.url,
+        this.options.timeoutMs,
+        this.options.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS,
+      ));
       const splitter = new SseSplitter();
       const decoder = new StringDecoder('utf8');
       let sentAt = performance.now();
-      let tracker = new ResponseTracker(sentAt);
+      let tracker = new ResponseTracker(sentAt, request.outputLen);
       let status: number | undefined;
-      let errorBody = '';
-      const done = (): void => resolve({ ...tracker.finish(), sentAt, scheduledAt, endAt: performance.now(), status });
+      let retries = 0;
+      const errorBody: Buffer[] = [];
+      let errorBytes = 0;
+      const done = (): void => resolve({ ...tracker.finish(), sentAt, scheduledAt, endAt: performance.now(), status, retries });
       connection.request('POST', this.path, this.headers, body, {
         // The clock starts when the bytes go out (on a new connection, once it is open).
         onSent: (now) => {
           sentAt = now;
-          tracker = new ResponseTracker(now);
+          tracker = new ResponseTracker(now, request.outputLen);
+        },
+        onRetry: () => {
+          retries++;
         },
         onStart: (code) => {
           status = code;
         },
         onBody: (piece, now) => {
           if (status !== 200) {
-            if (errorBody.length < 2000) errorBody += piece.toString('utf8');
+            if (errorBytes < ERROR_BODY_BYTES) {
+              const kept = Buffer.from(piece.subarray(0, ERROR_BODY_BYTES - errorBytes));
+              errorBody.push(kept);
+              errorBytes += kept.length;
+            }
             return;
           }
-          splitter.push(decoder.write(piece), (data) => tracker.onData(data, now));
+          try {
+            splitter.push(decoder.write(piece), (data) => tracker.onData(data, now));
+          } catch (e) {
+            // Nothing the server sends may throw out of a socket read: the request fails, with the reason.
+            if (e instanceof EventTooLarge) tracker.fail('event too large', e.message);
+            else tracker.fail('client error reading the stream', (e as Error).message);
+            connection.abort(new HttpError('EABORTED', 'stopped reading'));
+          }
         },
         onEnd: () => {
-          if (status !== 200) tracker.fail(`HTTP ${status}: ${errorMessage(errorBody)}`);
+          if (status !== 200) tracker.fail(`HTTP ${status}: ${errorMessage(Buffer.concat(errorBody).toString('utf8'))}`);
           else {
             const now = performance.now();
             const onData = (data: string): void => tracker.onData(data, now);
-            splitter.push(decoder.end(), onData);
-            splitter.end(onData);
+            try {
+              splitter.push(decoder.end(), onData);
+              splitter.end(onData);
+            } catch (e) {
+              tracker.fail(
+                e instanceof EventTooLarge ? 'event too large' : 'client error reading the stream',
+                (e as Error).message,
+              );
+            }
             if (!tracker.sawDone) tracker.fail('stream ended without [DONE]');
           }
           done();
         },
         onError: (e) => {
-          tracker.fail(`${status === undefined ? 'connection' : 'stream'} error: ${e.code ?? e.message}`);
+          // This client's own errors say what happened in their message; a system error's code says it.
+          const what = e instanceof HttpError ? e.message : (e.code ?? e.message);
+          tracker.fail(`${status === undefined ? 'connection' : 'stream'} error: ${what}`);
           done();
         },
       });

@@ -15,13 +15,25 @@ import { readTime } from '../util/read-time.js';
  */
 
 export interface ResponseHandler {
-  /** The request's bytes were written to the socket, at `now` (again, if it had to be re-sent). */
+  /** The request's bytes were written to the socket, at `now`. */
   onSent(now: number): void;
+  /** The connection could not be opened (nothing was written): the request is sent once more on a new one. */
+  onRetry?(error: Error & { code?: string }): void;
   onStart(status: number, headers: Record<string, string>): void;
   /** A piece of the (de-chunked) body, read at `now` (performance.now()); a view valid during the call only. */
   onBody(piece: Buffer, now: number): void;
   onEnd(): void;
   onError(error: Error & { code?: string }): void;
+}
+
+/** A failure this client detected itself; its message says what happened (a system error's code says it for those). */
+export class HttpError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 type State = 'idle' | 'head' | 'size' | 'data' | 'data-end' | 'trailer' | 'length' | 'close';
@@ -30,6 +42,8 @@ const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 /** Every plain-TCP connection reads into this buffer; each read is handled before the next. */
 const readBuffer = Buffer.allocUnsafe(256 * 1024);
+/** The longest response head, chunk-size line or trailer accepted (node:http's default head limit is 16 KiB). */
+export const MAX_HEAD_BYTES = 64 * 1024;
 
 export class HttpConnection {
   private socket: Socket | undefined;
@@ -39,18 +53,29 @@ export class HttpConnection {
   private buffer: Buffer | undefined;
   private remaining = 0;
   private keepAlive = true;
-  /** The request in flight, kept to re-send it once on a fresh connection (see `fail`). */
+  /** The request in flight, kept to send it on a new connection when the first could not be opened. */
   private inFlight: Buffer | undefined;
-  private resent = false;
-  private received = false;
-  /** Requests this socket has served: a reused keep-alive socket may have been closed by the server. */
+  /** Whether the request's bytes went to a socket: from then on it may have reached the server, and is never re-sent. */
+  private written = false;
+  /** Whether any byte of the response arrived. */
+  private responded = false;
+  private retried = false;
+  /** Requests this socket has served (0: a new socket). */
   private served = 0;
+  /** Counts requests, so that a deferred start or a deadline of an earlier request does nothing. */
+  private seq = 0;
+  private deadline: NodeJS.Timeout | undefined;
   /** Whether bytes left over from the current read must be copied out of the shared buffer. */
   private keep = false;
 
+  /**
+   * `timeoutMs`: the longest wait for the next byte (an idle timeout); `deadlineMs`: the longest a
+   * request may take from `request()` to its last byte, however steadily the server sends.
+   */
   constructor(
     private readonly url: URL,
     private readonly timeoutMs: number,
+    private readonly deadlineMs = Infinity,
   ) {}
 
   /** Send a request and report its response to `handler` (one request at a time). */
@@ -60,20 +85,34 @@ export class HttpConnection {
     let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.url.host}\r\ncontent-length: ${body.length}\r\nconnection: keep-alive\r\n`;
     for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
     this.inFlight = Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), body]);
-    this.resent = false;
-    this.send();
-  }
-
-  private send(): void {
+    this.written = false;
+    this.retried = false;
     this.state = 'head';
     this.buffer = undefined;
-    this.received = false;
+    const seq = ++this.seq;
+    if (Number.isFinite(this.deadlineMs))
+      this.deadline = setTimeout(() => {
+        if (seq === this.seq) this.abort(new HttpError('EDEADLINE', `no complete response within ${this.deadlineMs / 1000} s`));
+      }, this.deadlineMs);
+    if (this.socket && !this.socket.destroyed && this.served > 0) {
+      // A kept-alive socket: write once the event loop has polled again, so that a close the
+      // server sent right after its last response (llama.cpp closes after every stream) is seen
+      // first and the socket replaced. Written into a close, the request would have to fail: it
+      // may have reached the server, and is never re-sent. (The first immediate runs in this
+      // loop turn's check phase, the second after the next poll.)
+      setImmediate(() => setImmediate(() => seq === this.seq && this.start()));
+    } else this.start();
+  }
+
+  private start(): void {
+    if (!this.handler || this.written) return;
     if (!this.socket || this.socket.destroyed) this.open();
     if (this.connected) this.write();
   }
 
   private write(): void {
     const now = performance.now();
+    this.written = true;
     this.socket!.write(this.inFlight!);
     this.handler?.onSent(now);
   }
@@ -83,35 +122,43 @@ export class HttpConnection {
     const host = this.url.hostname.replace(/^\[|\]$/g, '');
     let socket: Socket;
     if (this.url.protocol === 'https:') {
-      socket = tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] }, () => this.onConnect());
-      socket.on('data', (data: Buffer) => this.onData(data, readTime()));
+      socket = tlsConnect({ host, port, servername: host, ALPNProtocols: ['http/1.1'] }, () => this.onConnect(socket));
+      socket.on('data', (data: Buffer) => this.onData(data, readTime(), socket));
     } else {
       // Reads land in one shared buffer, handed over without node's stream machinery (a third of
       // the client's work per read at a thousand streams); onData copies what it keeps.
       const onread = {
         buffer: readBuffer,
         callback: (n: number, buf: Buffer): boolean => {
-          this.onData(buf.subarray(0, n), readTime(), true);
+          this.onData(buf.subarray(0, n), readTime(), socket, true);
           return true;
         },
       };
-      socket = netConnect({ host, port, noDelay: true, onread }, () => this.onConnect());
+      socket = netConnect({ host, port, noDelay: true, onread }, () => this.onConnect(socket));
     }
     socket.setNoDelay(true);
-    socket.setTimeout(this.timeoutMs, () =>
-      socket.destroy(Object.assign(new Error(`no data for ${this.timeoutMs / 1000} s`), { code: 'ETIMEDOUT' })),
-    );
+    socket.setTimeout(this.timeoutMs, () => socket.destroy(new HttpError('ETIMEDOUT', `no data for ${this.timeoutMs / 1000} s`)));
     socket.on('error', (e) => this.fail(e as Error & { code?: string }, socket));
-    // The server closed its side: this socket serves no further request.
     socket.on('end', () => {
-      if (!this.handler) socket.destroy();
+      // The server closed its side: this socket serves no further request. A request not yet
+      // written goes out on a new socket (see `request`).
+      if (!this.handler || !this.written) socket.destroy();
     });
     socket.on('close', () => {
       if (socket !== this.socket) return;
       this.connected = false;
+      if (!this.handler || !this.written) return;
       if (this.state === 'close') this.finish();
-      else if (this.handler)
-        this.fail(Object.assign(new Error('the connection closed mid-response'), { code: 'ECONNRESET' }), socket);
+      else
+        this.fail(
+          new HttpError(
+            'ECONNRESET',
+            this.responded
+              ? 'the connection closed mid-response'
+              : 'the server closed the connection before responding (not re-sent: it may have seen the request)',
+          ),
+          socket,
+        );
     });
     this.socket = socket;
     this.connected = false;
@@ -119,43 +166,71 @@ export class HttpConnection {
     return socket;
   }
 
-  private onConnect(): void {
+  private onConnect(socket: Socket): void {
+    if (socket !== this.socket) return;
     this.connected = true;
-    if (this.handler && !this.received) this.write();
+    if (this.handler && !this.written) this.write();
   }
 
   /**
-   * A failure. A keep-alive socket the server had already closed fails the next request before
-   * any response byte: that request never reached the server, so it is sent once more on a fresh
-   * connection (servers such as llama.cpp close the connection after every streamed response).
+   * A failure. A request is sent again only when its connection could not be opened: nothing was
+   * written, so the server cannot have seen it (once; the handler hears of it). Anything after
+   * the write fails the request: the server may have received it, and a silent re-send would
+   * hide the failure, time the second attempt and make the server do the work twice.
    */
   private fail(error: Error & { code?: string }, socket = this.socket): void {
     if (socket !== this.socket) return;
-    this.socket?.destroy();
-    if (this.handler && !this.received && this.served > 0 && !this.resent) {
-      this.resent = true;
-      this.socket = undefined;
-      this.send();
-      return;
-    }
+    socket?.destroy();
     const handler = this.handler;
+    if (!handler) return;
+    if (!this.written) {
+      const connecting = !this.connected;
+      this.socket = undefined;
+      this.connected = false;
+      // A kept-alive socket that died before the write is replaced when the deferred write runs.
+      if (!connecting) return;
+      if (!this.retried) {
+        this.retried = true;
+        handler.onRetry?.(error);
+        this.start();
+        return;
+      }
+    }
+    this.end();
+    handler.onError(error);
+  }
+
+  /** Stop the request in flight with `error` (its connection is closed, not reused). */
+  abort(error: Error & { code?: string }): void {
+    if (!this.handler) return;
+    this.written = true; // never re-sent
+    this.fail(error);
+  }
+
+  private end(): void {
     this.handler = undefined;
     this.state = 'idle';
-    handler?.onError(error);
+    this.responded = false;
+    if (this.deadline) clearTimeout(this.deadline);
+    this.deadline = undefined;
   }
 
   private finish(): void {
     const handler = this.handler;
-    this.handler = undefined;
-    this.state = 'idle';
+    this.end();
     this.served++;
     if (!this.keepAlive) this.socket?.destroy();
     handler?.onEnd();
   }
 
-  /** Body bytes read at `now`; `shared` when `data` is the shared read buffer (kept bytes are copied). */
-  private onData(data: Buffer, now: number, shared = false): void {
-    this.received = true;
+  /** Bytes read from `socket` at `now`; `shared` when `data` is the shared read buffer (kept bytes are copied). */
+  private onData(data: Buffer, now: number, socket: Socket, shared = false): void {
+    if (socket !== this.socket) return;
+    if (!this.handler || !this.written) {
+      socket.destroy(); // bytes no request asked for: this socket's next response could not be trusted
+      return;
+    }
+    this.responded = true;
     const buf = this.buffer ? Buffer.concat([this.buffer, data]) : data;
     this.buffer = undefined;
     this.keep = shared && buf === data;
@@ -164,22 +239,18 @@ export class HttpConnection {
       switch (this.state) {
         case 'head': {
           const end = buf.indexOf(HEAD_END, at);
-          if (end < 0) {
-            this.buffer = this.kept(buf.subarray(at));
-            return;
-          }
+          if (end < 0) return this.carry(buf.subarray(at));
           this.parseHead(buf.toString('latin1', at, end));
           at = end + 4;
           break;
         }
         case 'size': {
           const end = buf.indexOf(CRLF, at);
-          if (end < 0) {
-            this.buffer = this.kept(buf.subarray(at));
-            return;
-          }
-          const size = parseInt(buf.toString('latin1', at, end), 16);
-          if (!Number.isFinite(size)) return this.fail(new Error('malformed chunked encoding'));
+          if (end < 0) return this.carry(buf.subarray(at));
+          const line = buf.toString('latin1', at, end);
+          const size = /^[0-9a-f]{1,12}(?:[ \t;]|$)/i.test(line) ? parseInt(line, 16) : NaN;
+          if (Number.isNaN(size))
+            return this.fail(new HttpError('EPROTO', `malformed chunked encoding (chunk size '${line.slice(0, 20)}')`));
           at = end + 2;
           if (size === 0) this.state = 'trailer';
           else {
@@ -212,10 +283,7 @@ export class HttpConnection {
         case 'trailer': {
           // Trailer fields (usually none), then an empty line.
           const end = buf.indexOf(CRLF, at);
-          if (end < 0) {
-            this.buffer = this.kept(buf.subarray(at));
-            return;
-          }
+          if (end < 0) return this.carry(buf.subarray(at));
           const empty = end === at;
           at = end + 2;
           if (empty) this.finish();
@@ -227,20 +295,32 @@ export class HttpConnection {
           break;
         }
         default:
-          return; // bytes with no request waiting: ignored (the socket is reset on the next request)
+          return;
       }
     }
-    if (at < buf.length && this.state !== 'idle') this.buffer = this.kept(buf.subarray(at));
+    if (at < buf.length) {
+      if (this.state !== 'idle') this.buffer = this.kept(buf.subarray(at));
+      else socket.destroy(); // bytes after the response: this socket's next response could not be trusted
+    }
   }
 
   private kept(rest: Buffer): Buffer {
     return this.keep ? Buffer.from(rest) : rest;
   }
 
+  /** Keep an incomplete head or line for the next read; its size is capped, so each read costs at most the cap. */
+  private carry(rest: Buffer): void {
+    if (rest.length > MAX_HEAD_BYTES)
+      return this.fail(
+        new HttpError('EPROTO', `malformed response: a head or chunk line longer than ${MAX_HEAD_BYTES / 1024} KiB`),
+      );
+    this.buffer = this.kept(rest);
+  }
+
   private parseHead(head: string): void {
     const lines = head.split('\r\n');
     const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]!);
-    if (!m) return this.fail(new Error(`not an HTTP response: ${lines[0]!.slice(0, 60)}`));
+    if (!m) return this.fail(new HttpError('EPROTO', `not an HTTP response: ${lines[0]!.slice(0, 60)}`));
     const headers: Record<string, string> = {};
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
@@ -249,9 +329,13 @@ export class HttpConnection {
     const status = Number(m[1]);
     this.keepAlive = (headers.connection ?? '').toLowerCase() !== 'close';
     this.handler!.onStart(status, headers);
+    if (!this.handler) return;
+    const length = headers['content-length'];
     if (/chunked/i.test(headers['transfer-encoding'] ?? '')) this.state = 'size';
-    else if (headers['content-length'] !== undefined) {
-      this.remaining = Number(headers['content-length']);
+    else if (length !== undefined) {
+      if (!/^\d{1,15}$/.test(length))
+        return this.fail(new HttpError('EPROTO', `malformed content-length '${length.slice(0, 20)}'`));
+      this.remaining = Number(length);
       this.state = 'length';
       if (this.remaining === 0) this.finish();
     } else {
@@ -260,7 +344,9 @@ export class HttpConnection {
     }
   }
 
+  /** Close the connection; a request in flight is dropped without a word to its handler. */
   close(): void {
+    this.end();
     this.socket?.destroy();
     this.socket = undefined;
   }

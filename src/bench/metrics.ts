@@ -20,13 +20,19 @@ export interface MetricsOptions {
   goodput?: Partial<Record<'ttft' | 'tpot' | 'e2el', number>> | undefined;
 }
 
+/** The reasons of a request that ended without fault but without output. */
+export const NO_OUTPUT_TOKENS = 'no output tokens';
+export const ZERO_COMPLETION_TOKENS = 'zero completion tokens';
+
 /** A request's outcome with its output length settled. */
 export interface Outcome {
   result: RequestResult;
   request: BenchRequest;
   success: boolean;
-  /** Why it failed (a server or transport error, or no output). */
+  /** Why it failed (a server or transport error, or no output): its kind, shared by every request that failed so. */
   reason: string | undefined;
+  /** What this failure looked like, when that tells more than its kind (the event, the value). */
+  detail?: string | undefined;
   outputTokens: number;
   /** `usage` when the server reported it; `tokenizer` when the client had to count (flagged). */
   tokensFrom: 'usage' | 'tokenizer' | 'none';
@@ -52,6 +58,10 @@ export interface Metrics {
   /** Open loop: the same, from each request's due time. */
   fromSchedule: Record<string, number> | undefined;
   failures: Record<string, number>;
+  /** One example of each failure kind that has details. */
+  failureExamples: Record<string, string>;
+  /** Requests sent again because their connection could not be opened (none of them had reached the server). */
+  retries: number;
   tokensFromTokenizer: number;
   zeroTokenRequests: number;
 }
@@ -72,6 +82,8 @@ export function computeMetrics(outcomes: readonly Outcome[], durationMs: number,
   const e2els: number[] = [];
   const outputLens: number[] = [];
   const failures: Record<string, number> = {};
+  const failureExamples: Record<string, string> = {};
+  let retries = 0;
   let completed = 0;
   let totalInput = 0;
   let good = 0;
@@ -80,11 +92,13 @@ export function computeMetrics(outcomes: readonly Outcome[], durationMs: number,
   const lagged = { ttft: [] as number[], e2el: [] as number[] };
   for (const x of outcomes) {
     const r = x.result;
+    retries += r.retries;
     if (!x.success) {
       outputLens.push(0);
       const reason = (x.reason ?? 'failed').slice(0, 160);
       failures[reason] = (failures[reason] ?? 0) + 1;
-      if (!r.error) zeroTokenRequests++;
+      if (x.detail !== undefined) failureExamples[reason] ??= x.detail.slice(0, 200);
+      if (x.reason === NO_OUTPUT_TOKENS || x.reason === ZERO_COMPLETION_TOKENS) zeroTokenRequests++;
       continue;
     }
     if (x.tokensFrom === 'tokenizer') tokensFromTokenizer++;
@@ -142,6 +156,8 @@ export function computeMetrics(outcomes: readonly Outcome[], durationMs: number,
     e2els,
     fromSchedule,
     failures,
+    failureExamples,
+    retries,
     tokensFromTokenizer,
     zeroTokenRequests,
   };

@@ -25,9 +25,31 @@ export interface ResponseRecord {
   tokenChunks: number;
   usage: Usage | undefined;
   finishReason: string | undefined;
-  /** Why the request failed, when it did. */
+  /** Why the request failed, when it did: a kind, the same for every request that failed this way. */
   error: string | undefined;
+  /** What this request's failure looked like (an example for its kind), when that tells more. */
+  errorDetail: string | undefined;
   done: boolean;
+}
+
+/** The start of every reason for usage the server got wrong: a run with any is invalid. */
+export const INVALID_USAGE = 'invalid usage';
+
+/**
+ * The server's usage, checked: each count present must be a non-negative integer, and
+ * completion_tokens at most the max_tokens asked for. Returns the problem, if any.
+ */
+export function usageProblem(usage: Record<string, unknown>, maxTokens: number): { reason: string; detail: string } | undefined {
+  for (const key of ['completion_tokens', 'prompt_tokens'] as const) {
+    const v = usage[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+      return { reason: `${INVALID_USAGE}: ${key} is not a non-negative integer`, detail: `${key}: ${JSON.stringify(v)}` };
+  }
+  const n = usage.completion_tokens as number | undefined | null;
+  if (typeof n === 'number' && n > maxTokens)
+    return { reason: `${INVALID_USAGE}: completion_tokens exceeds the max_tokens asked for`, detail: `${n} > ${maxTokens}` };
+  return undefined;
 }
 
 export class ResponseTracker {
@@ -40,11 +62,18 @@ export class ResponseTracker {
   private usage: Usage | undefined;
   private finishReason: string | undefined;
   private error: string | undefined;
+  private errorDetail: string | undefined;
   private done = false;
   private id: string | undefined;
   private continuous = false;
+  /** The server sent usage that failed its checks: no later usage of this response is believed. */
+  private untrusted = false;
 
-  constructor(readonly sentAt: number) {}
+  /** `maxTokens`: the max_tokens asked for (no usage may count more). */
+  constructor(
+    readonly sentAt: number,
+    private readonly maxTokens = Infinity,
+  ) {}
 
   /** One event's data, received at `now` (ms, the clock of `sentAt`). */
   onData(data: string, now: number): void {
@@ -65,7 +94,11 @@ export class ResponseTracker {
     try {
       event = JSON.parse(data) as Record<string, unknown>;
     } catch {
-      this.fail(`malformed event: ${data.slice(0, 80)}`);
+      this.fail('malformed event (not JSON)', data.slice(0, 80));
+      return;
+    }
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+      this.fail('malformed event (not a JSON object)', data.slice(0, 80));
       return;
     }
     if (event.error !== undefined && event.error !== null) {
@@ -75,16 +108,37 @@ export class ResponseTracker {
       );
       return;
     }
-    const usage = event.usage as Usage | null | undefined;
-    const choices = event.choices as Record<string, unknown>[] | undefined;
-    const choice = choices?.[0];
-    if (choice) {
+    let usage: Usage | undefined;
+    if (event.usage !== undefined && event.usage !== null) {
+      const problem =
+        typeof event.usage === 'object' ? usageProblem(event.usage as Record<string, unknown>, this.maxTokens) : undefined;
+      if (typeof event.usage !== 'object') this.fail(`${INVALID_USAGE}: not an object`, data.slice(0, 80));
+      else if (problem) this.fail(problem.reason, problem.detail);
+      else usage = event.usage as Usage;
+      if (!usage) {
+        this.usage = undefined; // not trusted, not counted
+        this.untrusted = true;
+        return;
+      }
+    }
+    const choices = event.choices;
+    if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
+      this.fail('malformed event (choices is not an array)', data.slice(0, 80));
+      return;
+    }
+    const choice = (choices as unknown[] | undefined)?.[0] as Record<string, unknown> | undefined;
+    if (typeof choice === 'object' && choice !== null) {
       const delta = choice.delta as Record<string, unknown> | undefined;
       // Reasoning models stream their thinking as reasoning_content (vLLM) or reasoning: output tokens too.
-      const text = (delta ? delta.content || delta.reasoning_content || delta.reasoning : choice.text) as
-        string | null | undefined;
-      this.onChoice(text ?? '', (choice.finish_reason as string | null | undefined) ?? undefined, usage ?? undefined, now);
-    } else if (usage) this.usage = usage;
+      const text: unknown =
+        typeof delta === 'object' && delta !== null ? delta.content || delta.reasoning_content || delta.reasoning : choice.text;
+      const finish = choice.finish_reason;
+      if ((text !== undefined && text !== null && typeof text !== 'string') || (finish != null && typeof finish !== 'string')) {
+        this.fail('malformed event (text or finish_reason is not a string)', data.slice(0, 80));
+        return;
+      }
+      this.onChoice(text ?? '', finish ?? undefined, usage, now);
+    } else if (usage && !this.untrusted) this.usage = usage;
   }
 
   private onChoice(text: string, finish: string | undefined, usage: Usage | undefined, now: number): void {
@@ -93,11 +147,24 @@ export class ResponseTracker {
     // of tokens a chunk carries is known; otherwise a chunk with text is one token, and usage that
     // comes with a final chunk (llama.cpp) only reports the total.
     let tokens = text === '' ? 0 : 1;
-    if (usage?.completion_tokens !== undefined) {
+    if (typeof usage?.completion_tokens === 'number' && !this.untrusted) {
       if (this.tokenChunks === 0 && text !== '') this.continuous = true;
-      if (this.continuous) tokens = usage.completion_tokens - this.lastTokens;
-      this.lastTokens = usage.completion_tokens;
-      this.usage = usage;
+      if (this.continuous) {
+        tokens = usage.completion_tokens - this.lastTokens;
+        if (tokens < 0) {
+          this.fail(
+            `${INVALID_USAGE}: completion_tokens went down during the stream`,
+            `${this.lastTokens} → ${usage.completion_tokens}`,
+          );
+          this.usage = undefined;
+          this.untrusted = true;
+          tokens = 1;
+        }
+      }
+      if (!this.untrusted) {
+        this.lastTokens = usage.completion_tokens;
+        this.usage = usage;
+      }
     }
     if (tokens <= 0 && text === '') return;
     this.text += text;
@@ -111,8 +178,11 @@ export class ResponseTracker {
     this.last = now;
   }
 
-  fail(reason: string): void {
-    this.error ??= reason;
+  /** Fail the request with `reason` (its kind) and `detail` (what this one looked like); the first failure stands. */
+  fail(reason: string, detail?: string): void {
+    if (this.error !== undefined) return;
+    this.error = reason;
+    this.errorDetail = detail;
   }
 
   get sawDone(): boolean {
@@ -131,6 +201,7 @@ export class ResponseTracker {
       usage: this.usage,
       finishReason: this.finishReason,
       error: this.error,
+      errorDetail: this.errorDetail,
       done: this.done,
     };
   }
@@ -170,14 +241,21 @@ export function scanChunk(data: string): { text: string; finish: string | undefi
       end++;
     }
     const raw = data.slice(key + 1, end);
-    text = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+    if (raw.includes('\\')) {
+      try {
+        text = JSON.parse(`"${raw}"`) as string;
+      } catch {
+        return undefined; // an escape JSON does not know: JSON.parse of the whole event says what is wrong
+      }
+    } else text = raw;
     after = end + 1;
   }
   const reason = data.indexOf('"finish_reason":', after);
   let finish: string | undefined;
   if (reason >= 0 && data.charCodeAt(reason + 16) === 34) finish = data.slice(reason + 17, data.indexOf('"', reason + 17));
-  // A usage object (in a finish chunk, or in every chunk with continuous usage stats) needs JSON.parse.
+  // A usage object (in a finish chunk, or in every chunk with continuous usage stats), or anything
+  // else that is not null, needs JSON.parse (and its checks).
   const usage = data.indexOf('"usage":', reason >= 0 ? reason : after);
-  if (usage >= 0 && data.charCodeAt(usage + 8) === 123 /* { */) return undefined;
+  if (usage >= 0 && !data.startsWith('null', usage + 8)) return undefined;
   return { text, finish };
 }

@@ -5,10 +5,11 @@ import { fileDataset, randomDataset } from './dataset.js';
 import type { BenchRequest, RandomDatasetOptions } from './dataset.js';
 import { runLoad } from './load.js';
 import type { LoadOptions } from './load.js';
-import { computeMetrics, distribution } from './metrics.js';
+import { NO_OUTPUT_TOKENS, ZERO_COMPLETION_TOKENS, computeMetrics, distribution } from './metrics.js';
 import type { Metrics, MetricsOptions, Outcome } from './metrics.js';
+import { INVALID_USAGE } from './response.js';
 import { SaturationMonitor } from './saturation.js';
-import type { ClientLoad } from './saturation.js';
+import type { ClientLoad, SharedCores } from './saturation.js';
 import { loadTokenizer } from './tokenizer.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -31,6 +32,8 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
    * real time, k reports simulated time (default 1).
    */
   timeScale?: number | undefined;
+  /** The engine runs on this machine's cores too (a local run): the validity gate says so. */
+  sharedCores?: SharedCores | undefined;
   /** Called about twice a second with (done, total, output tokens so far, elapsed ms). */
   onProgress?: ((done: number, total: number, tokens: number, elapsedMs: number) => void) | undefined;
 }
@@ -44,7 +47,28 @@ export interface BenchReport {
   valid: boolean;
   problems: string[];
   clientLoad: ClientLoad;
+  usageCheck: UsageCheck;
 }
+
+/** The server's completion_tokens against the client tokenizer's count of the streamed text. */
+export interface UsageCheck {
+  /** Requests compared (a sample of up to USAGE_CHECK_SAMPLE, spread over the run). */
+  checked: number;
+  /** Of those, how many disagreed by more than a factor of 2 and more than USAGE_SLACK tokens. */
+  mismatched: number;
+  /** The first disagreement, e.g. `usage 100, text 10 tokens`. */
+  example: string | undefined;
+  /** Why the check could not run to the end (the tokenizer failed). */
+  error: string | undefined;
+}
+
+export const USAGE_CHECK_SAMPLE = 64;
+/**
+ * Tokens by which usage and the client's count may differ whatever the ratio. Counts differ for
+ * honest reasons (another tokenizer than the server's, text re-tokenized across token boundaries,
+ * special tokens that render as nothing), so only a gross disagreement counts.
+ */
+export const USAGE_SLACK = 16;
 
 export async function prepareRequests(o: BenchOptions, tokenizer: Tokenizer): Promise<BenchRequest[]> {
   if (o.dataset.kind === 'random')
@@ -93,12 +117,14 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     const durationMs = (performance.now() - started) * scale;
     if (scale !== 1) for (const r of results) scaleTimes(r, scale);
     const endUnix = Date.now() / 1000;
-    const clientLoad = monitor.stop();
+    const clientLoad = monitor.stop(o.sharedCores);
     if (progress) clearInterval(progress);
     o.onProgress?.(done, requests.length, tokens, durationMs);
-    const outcomes = await Promise.all(results.map((r, i) => settleOutcome(r, requests[i]!, tokenizer)));
+    // A few at a time: a server tokenizer is an HTTP call per request without usage.
+    const outcomes = await mapLimited(results, 8, (r, i) => settleOutcome(r, requests[i]!, tokenizer));
+    const usageCheck = await checkUsage(outcomes, tokenizer);
     const metrics = computeMetrics(outcomes, durationMs, o);
-    const problems = validity(metrics, requests.length, o.maxFailureRate, clientLoad);
+    const problems = validity(metrics, outcomes, requests.length, o.maxFailureRate, clientLoad, usageCheck);
     const result = resultJson(
       o,
       tokenizer,
@@ -110,8 +136,9 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       outcomes,
       problems,
       clientLoad,
+      usageCheck,
     );
-    return { result, metrics, outcomes, valid: problems.length === 0, problems, clientLoad };
+    return { result, metrics, outcomes, valid: problems.length === 0, problems, clientLoad, usageCheck };
   } finally {
     await client.close();
   }
@@ -128,22 +155,82 @@ function scaleTimes(r: RequestResult, k: number): void {
   }
 }
 
-/** Settle a request: success, output tokens (the server's usage, else the client's count, flagged). */
-export async function settleOutcome(result: RequestResult, request: BenchRequest, tokenizer: Tokenizer): Promise<Outcome> {
-  const usage = result.usage?.completion_tokens;
-  let outputTokens = usage ?? 0;
-  let tokensFrom: Outcome['tokensFrom'] = usage !== undefined ? 'usage' : 'none';
-  if (usage === undefined && result.text !== '') {
-    outputTokens = (await tokenizer.encode(result.text)).length;
-    tokensFrom = 'tokenizer';
-  }
-  let reason = result.error;
-  if (!reason && result.tokenChunks === 0) reason = 'no output tokens';
-  if (!reason && outputTokens === 0) reason = 'zero completion tokens';
-  return { result, request, success: reason === undefined, reason, outputTokens, tokensFrom };
+/** `f` over `items`, at most `limit` calls at a time; results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, f: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
-function validity(m: Metrics, total: number, maxFailureRate: number, load: ClientLoad): string[] {
+/**
+ * Settle a request: success, output tokens (the server's usage, else the client's count, flagged).
+ * Never rejects: a tokenizer that fails (a server tokenizer whose server died) fails the request.
+ */
+export async function settleOutcome(result: RequestResult, request: BenchRequest, tokenizer: Tokenizer): Promise<Outcome> {
+  let reason = result.error;
+  let detail = result.errorDetail;
+  const usage = result.usage?.completion_tokens;
+  let outputTokens = 0;
+  let tokensFrom: Outcome['tokensFrom'] = 'none';
+  if (reason === undefined && usage !== undefined) {
+    outputTokens = usage;
+    tokensFrom = 'usage';
+  } else if (reason === undefined && result.text !== '') {
+    try {
+      outputTokens = (await tokenizer.encode(result.text)).length;
+      tokensFrom = 'tokenizer';
+    } catch (e) {
+      reason = 'output tokens could not be counted (no usage, and the tokenizer failed)';
+      detail = (e as Error).message;
+    }
+  }
+  if (!reason && result.tokenChunks === 0) reason = NO_OUTPUT_TOKENS;
+  if (!reason && outputTokens === 0) reason = ZERO_COMPLETION_TOKENS;
+  return { result, request, success: reason === undefined, reason, detail, outputTokens, tokensFrom };
+}
+
+/**
+ * Does the server's usage match what it streamed? On a sample of successful requests spread over
+ * the run, compare completion_tokens with the client tokenizer's count of the text. Never rejects.
+ */
+export async function checkUsage(outcomes: readonly Outcome[], tokenizer: Tokenizer): Promise<UsageCheck> {
+  const withUsage = outcomes.filter((x) => x.success && x.tokensFrom === 'usage');
+  const step = Math.max(1, withUsage.length / USAGE_CHECK_SAMPLE);
+  const check: UsageCheck = { checked: 0, mismatched: 0, example: undefined, error: undefined };
+  for (let at = 0; at < withUsage.length; at += step) {
+    const x = withUsage[Math.floor(at)]!;
+    let counted: number;
+    try {
+      counted = (await tokenizer.encode(x.result.text)).length;
+    } catch (e) {
+      check.error = `the tokenizer failed: ${(e as Error).message}`;
+      break;
+    }
+    check.checked++;
+    const usage = x.outputTokens;
+    if (Math.abs(usage - counted) > USAGE_SLACK && (usage > 2 * counted || counted > 2 * usage)) {
+      check.mismatched++;
+      check.example ??= `usage ${usage}, text ${counted} tokens`;
+    }
+  }
+  return check;
+}
+
+function validity(
+  m: Metrics,
+  outcomes: readonly Outcome[],
+  total: number,
+  maxFailureRate: number,
+  load: ClientLoad,
+  usage: UsageCheck,
+): string[] {
   const problems: string[] = [];
   const rate = total === 0 ? 0 : m.failed / total;
   if (rate > maxFailureRate)
@@ -151,6 +238,13 @@ function validity(m: Metrics, total: number, maxFailureRate: number, load: Clien
       `${m.failed} of ${total} requests failed (${(rate * 100).toFixed(1)}% > ${(maxFailureRate * 100).toFixed(1)}%)`,
     );
   if (m.zeroTokenRequests > 0) problems.push(`${m.zeroTokenRequests} request(s) returned no output tokens`);
+  // One impossible count is enough: the server's accounting, which every throughput rests on, cannot be trusted.
+  const invalidUsage = outcomes.filter((x) => x.reason?.startsWith(INVALID_USAGE)).length;
+  if (invalidUsage > 0) problems.push(`the server's usage cannot be trusted: ${invalidUsage} request(s) reported invalid usage`);
+  if (usage.mismatched > maxFailureRate * usage.checked)
+    problems.push(
+      `the server's usage disagrees with the streamed text in ${usage.mismatched} of ${usage.checked} requests checked (e.g. ${usage.example})`,
+    );
   for (const reason of load.reasons) problems.push(`the client was the bottleneck: ${reason}`);
   return problems;
 }
@@ -166,6 +260,7 @@ function resultJson(
   outcomes: readonly Outcome[],
   problems: string[],
   load: ClientLoad,
+  usageCheck: UsageCheck,
 ): Record<string, unknown> {
   const serverPrompt = outcomes.map((x) => x.result.usage?.prompt_tokens).filter((n): n is number => typeof n === 'number');
   const result: Record<string, unknown> = {
@@ -195,13 +290,22 @@ function resultJson(
     result.ttfts = outcomes.map((x) => (x.success ? x.result.ttft / 1000 : 0));
     result.itls = outcomes.map((x) => x.result.itl.map((g) => g / 1000));
     result.generated_texts = outcomes.map((x) => x.result.text);
-    result.errors = outcomes.map((x) => x.reason ?? '');
+    result.errors = outcomes.map((x) => (x.reason === undefined ? '' : x.detail ? `${x.reason}: ${x.detail}` : x.reason));
   }
   Object.assign(result, m.latency);
   result.frontier = {
     valid: problems.length === 0,
     problems,
     failures: m.failures,
+    failure_examples: m.failureExamples,
+    // Requests sent again because their connection could not be opened: none had reached the server.
+    retries: m.retries,
+    usage_check: {
+      checked: usageCheck.checked,
+      mismatched: usageCheck.mismatched,
+      example: usageCheck.example ?? null,
+      error: usageCheck.error ?? null,
+    },
     output_tokens_counted_by_client: m.tokensFromTokenizer,
     measured_isl: distribution(serverPrompt.length > 0 ? serverPrompt : m.inputLens),
     measured_isl_source: serverPrompt.length > 0 ? 'server usage.prompt_tokens' : 'client tokenizer',

@@ -93,27 +93,49 @@ export async function huggingFaceTokenizer(path: string): Promise<Tokenizer> {
 /** The server's tokenizer, through vLLM's (`prompt`/`tokens`) or llama.cpp's (`content`/`tokens`) endpoints. */
 export async function serverTokenizer(baseUrl: string, model: string, headers: Record<string, string> = {}): Promise<Tokenizer> {
   const post = async (path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${baseUrl}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      throw new TokenizerError(`${baseUrl}${path}: ${cause?.code ?? cause?.message ?? (e as Error).message} (is the server up?)`);
+    }
     if (!res.ok)
       throw new TokenizerError(
         `${baseUrl}${path} answered ${res.status}: the server cannot tokenize; use --tokenizer gpt2 or a tokenizer.json`,
       );
-    return (await res.json()) as Record<string, unknown>;
+    try {
+      const json = (await res.json()) as unknown;
+      if (typeof json === 'object' && json !== null) return json as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    throw new TokenizerError(`${baseUrl}${path}: the answer is not a JSON object`);
+  };
+  const tokensOf = (r: Record<string, unknown>): number[] => {
+    if (!Array.isArray(r.tokens) || !r.tokens.every((t) => Number.isSafeInteger(t)))
+      throw new TokenizerError(`${baseUrl}/tokenize: the answer has no list of integer tokens`);
+    return r.tokens as number[];
   };
   const probe = await post('/tokenize', { model, prompt: 'hello', content: 'hello', add_special_tokens: false });
-  const vocabSize = typeof probe.vocab_size === 'number' ? probe.vocab_size : 32000;
+  tokensOf(probe);
+  const vocabSize =
+    typeof probe.vocab_size === 'number' && Number.isSafeInteger(probe.vocab_size) && probe.vocab_size > 0
+      ? probe.vocab_size
+      : 32000;
   return {
     name: `${baseUrl}/tokenize`,
     vocabSize,
-    encode: async (text) =>
-      (await post('/tokenize', { model, prompt: text, content: text, add_special_tokens: false })).tokens as number[],
+    encode: async (text) => tokensOf(await post('/tokenize', { model, prompt: text, content: text, add_special_tokens: false })),
     decode: async (tokens) => {
       const r = await post('/detokenize', { model, tokens });
-      return (r.prompt ?? r.content) as string;
+      const text = r.prompt ?? r.content;
+      if (typeof text !== 'string') throw new TokenizerError(`${baseUrl}/detokenize: the answer has no text`);
+      return text;
     },
   };
 }

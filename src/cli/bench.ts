@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { DatasetError, METRICS, TokenizerError, runBench } from '../bench/index.js';
+import { DEFAULT_REQUEST_DEADLINE_MS, DatasetError, METRICS, TokenizerError, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
@@ -213,7 +213,15 @@ const ARGS: ArgSpec[] = [
     kind: 'one',
     type: 'float',
     default: 21600,
-    help: 'Seconds to wait for a response (default 6 h, as the reference).',
+    help: 'Seconds to wait for the next byte of a response: an idle timeout (default 6 h).',
+  },
+  {
+    flags: ['--request-deadline'],
+    dest: 'request_deadline',
+    kind: 'one',
+    type: 'float',
+    default: DEFAULT_REQUEST_DEADLINE_MS / 1000,
+    help: 'Seconds a request may take in all, however steadily the server sends (default 6 h, the reference client’s total timeout).',
   },
   // Accepted for compatibility with the Python client; they change nothing here.
   ...[
@@ -297,6 +305,12 @@ export async function benchOptions(
     goodput[key] = Number(value);
   }
   if (!((a.time_scale as number) > 0)) throw new UsageError(SPEC, 'argument --time-scale: must be > 0');
+  for (const [flag, dest] of [
+    ['--timeout', 'timeout'],
+    ['--request-deadline', 'request_deadline'],
+  ] as const)
+    if (!((a[dest] as number) > 0))
+      throw new UsageError(SPEC, `argument ${flag}: must be a number of seconds > 0, got ${String(a[dest])}`);
   const metadata: Record<string, string> = {};
   for (const pair of (a.metadata as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
@@ -318,6 +332,7 @@ export async function benchOptions(
     ignoreEos: a.ignore_eos as boolean,
     temperature: a.temperature as number,
     timeoutMs: (a.timeout as number) * 1000,
+    requestDeadlineMs: (a.request_deadline as number) * 1000,
     concurrency,
     requestRate: a.request_rate as number,
     burstiness: a.burstiness as number,
@@ -415,10 +430,21 @@ export function formatReport(report: BenchReport): string {
   out.push('='.repeat(50));
   const f = r.frontier as {
     failures: Record<string, number>;
+    failure_examples: Record<string, string>;
+    retries: number;
+    usage_check: { checked: number; mismatched: number; example: string | null; error: string | null };
     output_tokens_counted_by_client: number;
     client: { cpu: number; event_loop_delay_p99_ms: number };
   };
-  for (const [reason, n] of Object.entries(f.failures)) out.push(`failed ×${n}: ${reason}`);
+  for (const [reason, n] of Object.entries(f.failures))
+    out.push(`failed ×${n}: ${reason}${f.failure_examples[reason] ? ` (e.g. ${f.failure_examples[reason]})` : ''}`);
+  out.push(`retries: ${f.retries} (re-sent only when the connection could not be opened: nothing had reached the server)`);
+  const u = f.usage_check;
+  if (u.mismatched > 0)
+    out.push(
+      `note: usage disagrees with the streamed text in ${u.mismatched} of ${u.checked} requests checked (e.g. ${u.example})`,
+    );
+  if (u.error) out.push(`note: usage not checked against the streamed text: ${u.error}`);
   if (f.output_tokens_counted_by_client > 0)
     out.push(
       `note: ${f.output_tokens_counted_by_client} request(s) reported no usage; their output tokens were counted with the client's tokenizer`,
@@ -466,10 +492,9 @@ export async function runBenchCommand(argv: string[]): Promise<void> {
   }
   if (tty) process.stderr.write('\n');
   Object.assign(report.result, metadata);
+  // The result first: nothing after the run may lose it.
+  if (out) await writeAtomically(out, JSON.stringify(report.result));
   process.stdout.write(formatReport(report));
-  if (out) {
-    await writeAtomically(out, JSON.stringify(report.result));
-    process.stderr.write(`result written to ${out}\n`);
-  }
+  if (out) process.stderr.write(`result written to ${out}\n`);
   process.exitCode = report.valid ? 0 : 1;
 }

@@ -315,11 +315,13 @@ describe('validity', () => {
       usage: undefined,
       finishReason: 'stop',
       error: undefined,
+      errorDetail: undefined,
       done: true,
       sentAt: 0,
       scheduledAt: undefined,
       endAt: 7,
       status: 200,
+      retries: 0,
     } satisfies RequestResult;
     const o = await settleOutcome(result, { prompt: 'p', promptLen: 1, outputLen: 3 }, gpt2Tokenizer());
     expect(o).toMatchObject({ success: true, outputTokens: 3, tokensFrom: 'tokenizer' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseTracker, SseSplitter, scanChunk } from '../../src/bench/index.js';
+import { EventTooLarge, ResponseTracker, SseSplitter, scanChunk } from '../../src/bench/index.js';
 
 /** Feed `text` to a splitter in the given piece sizes; returns the events' data. */
 function split(text: string, sizes: number[]): string[] {
@@ -50,6 +50,40 @@ describe('SSE splitting', () => {
 
   it('accepts data: without a space, and a last event without its blank line', () => {
     expect(split('data:x\n\ndata: y', [4])).toEqual(['x', 'y']);
+  });
+
+  it('reads an event cut into many pieces in time linear in its size', () => {
+    // 8 MB in 64 KiB pieces: re-joining and re-scanning the whole carry at each piece (as before) is
+    // ~64 GB of copying and scanning, minutes; linear, it is a moment. Counted, not timed: the
+    // splitter sees each piece's characters a bounded number of times.
+    const piece = 'x'.repeat(64 * 1024);
+    const s = new SseSplitter();
+    const out: string[] = [];
+    let scanned = 0;
+    const indexOf = String.prototype.indexOf;
+    String.prototype.indexOf = function (this: string, search: string, from?: number) {
+      scanned += this.length - (from ?? 0);
+      return indexOf.call(this, search, from);
+    };
+    try {
+      s.push('data: ', (d) => out.push(d));
+      for (let i = 0; i < 128; i++) s.push(piece, (d) => out.push(d));
+      s.push('\n\n', (d) => out.push(d));
+    } finally {
+      String.prototype.indexOf = indexOf;
+    }
+    expect(out).toHaveLength(1);
+    expect(out[0]!.length).toBe(128 * piece.length);
+    expect(scanned).toBeLessThan(4 * 128 * piece.length);
+  });
+
+  it('an event larger than the limit fails instead of growing without bound', () => {
+    const s = new SseSplitter(1000);
+    s.push('data: ', () => {});
+    expect(() => {
+      for (let i = 0; i < 20; i++) s.push('y'.repeat(100), () => {});
+    }).toThrow(EventTooLarge);
+    expect(() => new SseSplitter(1000).push(`data: ${'z'.repeat(2000)}\n\n`, () => {})).toThrow(/grew past/);
   });
 });
 
@@ -163,8 +197,69 @@ describe('a response, event by event', () => {
     expect(r.tokenChunks).toBe(1);
   });
 
-  it('a malformed event fails the request, naming what it saw', () => {
+  it('a malformed event fails the request under its kind (one bucket for all), keeping what it saw as the detail', () => {
     const r = track([[`{"id":"cmpl-1","choices":[{"index":0,"text":`, 1]]);
-    expect(r.error).toMatch(/^malformed event: \{"id":"cmpl-1"/);
+    expect(r.error).toBe('malformed event (not JSON)');
+    expect(r.errorDetail).toMatch(/^\{"id":"cmpl-1"/);
+    expect(track([['{"id":"cmpl-2","choices":[{"text', 1]]).error).toBe('malformed event (not JSON)');
+    for (const data of ['null', '5', '[1]']) expect(track([[data, 1]]).error).toBe('malformed event (not a JSON object)');
+    expect(track([['{"choices":"abc"}', 1]]).error).toBe('malformed event (choices is not an array)');
+    expect(track([['{"choices":[{"text":7}]}', 1]]).error).toBe('malformed event (text or finish_reason is not a string)');
+    // An escape JSON does not know: the fast scanner leaves it to JSON.parse, which reports it.
+    expect(track([[completionChunk('a').replace('"text":"a"', '"text":"\\x"'), 1]]).error).toBe('malformed event (not JSON)');
+  });
+});
+
+describe('usage, checked', () => {
+  const finish = (usage: string): string => completionChunk('', 'length', `,"usage":${usage}`);
+  const run = (usage: string, maxTokens = 8) => {
+    const t = new ResponseTracker(0, maxTokens);
+    for (const [data, now] of [
+      [completionChunk(' a'), 1],
+      [completionChunk(' b'), 2],
+      [finish(usage), 3],
+      ['[DONE]', 3],
+    ] as const)
+      t.onData(data, now);
+    return t.finish();
+  };
+
+  it('a count that is not a non-negative integer, or more than max_tokens, fails the request and is not kept', () => {
+    for (const [usage, reason, detail] of [
+      ['{"completion_tokens":"7"}', 'invalid usage: completion_tokens is not a non-negative integer', 'completion_tokens: "7"'],
+      ['{"completion_tokens":-3}', 'invalid usage: completion_tokens is not a non-negative integer', 'completion_tokens: -3'],
+      ['{"completion_tokens":2.5}', 'invalid usage: completion_tokens is not a non-negative integer', 'completion_tokens: 2.5'],
+      [
+        '{"completion_tokens":2,"prompt_tokens":"x"}',
+        'invalid usage: prompt_tokens is not a non-negative integer',
+        'prompt_tokens: "x"',
+      ],
+      [
+        '{"completion_tokens":10000000000000}',
+        'invalid usage: completion_tokens exceeds the max_tokens asked for',
+        '10000000000000 > 8',
+      ],
+      ['"lots"', 'invalid usage: not an object', undefined],
+    ] as const) {
+      const r = run(usage);
+      expect(r.error, usage).toBe(reason);
+      if (detail) expect(r.errorDetail).toBe(detail);
+      expect(r.usage).toBeUndefined();
+    }
+    expect(run('{"completion_tokens":2,"prompt_tokens":4}')).toMatchObject({ error: undefined, usage: { completion_tokens: 2 } });
+  });
+
+  it('per-chunk usage that goes down, or jumps past max_tokens, fails the request (and adds no gaps)', () => {
+    const chunk = (text: string, n: number): string => completionChunk(text, null, `,"usage":{"completion_tokens":${n}}`);
+    const down = new ResponseTracker(0, 100);
+    down.onData(chunk(' a', 3), 1);
+    down.onData(chunk(' b', 2), 2);
+    expect(down.finish()).toMatchObject({ error: 'invalid usage: completion_tokens went down during the stream' });
+    const jump = new ResponseTracker(0, 100);
+    jump.onData(chunk(' a', 1), 1);
+    jump.onData(chunk(' b', 1e13), 2);
+    const r = jump.finish();
+    expect(r.error).toBe('invalid usage: completion_tokens exceeds the max_tokens asked for');
+    expect(r.itl.length).toBeLessThanOrEqual(1);
   });
 });

@@ -199,11 +199,13 @@ describe('metrics (the reference’s calculate_metrics)', () => {
     usage: undefined,
     finishReason: 'length',
     error,
+    errorDetail: undefined,
     done: true,
     sentAt: 0,
     scheduledAt: undefined,
     endAt: latency,
     status: 200,
+    retries: 0,
   });
   const outcome = (r: RequestResult, outputTokens: number, promptLen = 10): Outcome => ({
     result: r,
