@@ -37,19 +37,16 @@ export async function readYamlFile(
   hint: string,
   options: LoadOptions = {},
 ): Promise<ReadResult> {
-  let text: string;
+  let content: Buffer | string | undefined;
   try {
-    const content = options.readFile
-      ? await options.readFile(path)
-      : await readFile(resolve(options.baseDir ?? '.', path), 'utf8');
+    content = options.readFile ? await options.readFile(path) : await readFile(resolve(options.baseDir ?? '.', path));
     if (content === undefined) throw Object.assign(new Error(missingMessage), { code: 'ENOENT' });
-    text = content.toString();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const message = code === 'ENOENT' ? missingMessage : `cannot read '${path}': ${(e as Error).message}`;
     return { doc: undefined, problems: [{ severity: 'error', rule: 'file', file: path, line: 0, col: 0, message, hint }] };
   }
-  const doc = await parseYaml(text, path);
+  const doc = await parseYaml(content, path);
   return { doc, problems: doc.problems };
 }
 

@@ -161,7 +161,7 @@ async function rawConfigs(
   for (const path of options.configFiles ?? (await snapshot.masterConfigs())) {
     const raw = await snapshot.read(path);
     if (!raw) continue;
-    const doc = await parseYaml(raw.toString('utf8'), snapshot.display(path));
+    const doc = await parseYaml(raw, snapshot.display(path));
     if (!isPlainMapping(doc.value)) continue;
     for (const [key, value] of Object.entries(doc.value)) if (!out.has(key)) out.set(key, { value, doc });
   }

@@ -1,7 +1,7 @@
-import { isUtf8 } from 'node:buffer';
 import { ChangelogEntry as ChangelogEntrySchema, EVAL_SELECTION_FIELDS } from './entry.js';
 import type { ChangelogEntry } from './entry.js';
 import { isPlainMapping, parseYaml, problemAt, schemaProblems } from '../catalog/index.js';
+import { firstInvalidUtf8, positionOf } from '../catalog/yaml/index.js';
 import type { Problem, Subject, YamlDocument } from '../catalog/index.js';
 
 /** A perf-changelog.yaml as read: its bytes, text, YAML document and entries. */
@@ -17,16 +17,7 @@ export interface ParsedChangelog {
 
 const ENTRY_START = /^- config-keys:/;
 
-/** Line and column (1-based) of a byte offset. */
-export function positionOf(raw: Buffer, offset: number): { line: number; col: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = raw.indexOf(10); i !== -1 && i < offset; i = raw.indexOf(10, i + 1)) {
-    line++;
-    lineStart = i + 1;
-  }
-  return { line, col: offset - lineStart + 1 };
-}
+export { positionOf };
 
 /**
  * Parse and validate the whole file: the reference `parse_changelog` rules (final newline, UTF-8,
@@ -42,7 +33,8 @@ export async function parseChangelog(raw: Buffer, file: string): Promise<ParsedC
   if (raw.length > 0 && raw[raw.length - 1] !== 10) {
     at(raw.length, 'the file does not end with a newline', 'add a newline after the last line');
   }
-  if (!isUtf8(raw)) at(firstInvalidUtf8(raw), 'the file is not valid UTF-8', 'save the file as UTF-8');
+  const invalid = firstInvalidUtf8(raw);
+  if (invalid !== -1) at(invalid, 'the file is not valid UTF-8', 'save the file as UTF-8');
   for (const [byte, name, hint] of [
     [13, 'a CR (\\r) character', 'use Unix line endings (LF only)'],
     [9, 'a tab', 'indent with spaces'],
@@ -123,10 +115,4 @@ export function validateEntry(subject: Subject, value: Record<string, unknown>):
       hint: 'append-only entries add throughput points only: remove the eval field or append-only',
     }),
   );
-}
-
-function firstInvalidUtf8(raw: Buffer): number {
-  const decoded = new TextDecoder('utf-8').decode(raw);
-  const bad = decoded.indexOf('\ufffd');
-  return bad === -1 ? 0 : Buffer.byteLength(decoded.slice(0, bad), 'utf8');
 }

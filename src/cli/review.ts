@@ -51,7 +51,7 @@ async function planFiles(args: string[]): Promise<PlannedVariant[]> {
   for (const arg of args) {
     const colon = arg.lastIndexOf(':');
     const [path, selector] = colon > 0 ? [arg.slice(0, colon), arg.slice(colon + 1)] : [arg, undefined];
-    const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    const text = await readFile(path).catch((e: NodeJS.ErrnoException) => {
       throw new CliError(e.code === 'ENOENT' ? `${path}: no such recipe file` : `${path}: ${e.message}`);
     });
     const file = await loadRecipe(path, text);

@@ -256,7 +256,7 @@ const GIT_URL = /^((https?|ssh|git|file):\/\/\S+|[\w.-]+@[\w.-]+:\S+)$/;
 export const profileName = (file: string): string => basename(file).replace(/\.yaml$/, '');
 
 /** Parse and check one profile from its text. */
-export async function parseClusterProfile(file: string, text: string): Promise<ClusterProfileRead> {
+export async function parseClusterProfile(file: string, text: string | Buffer): Promise<ClusterProfileRead> {
   return readDocument(file, await parseYaml(text, file));
 }
 

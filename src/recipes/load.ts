@@ -15,8 +15,8 @@ export interface RecipeFile {
 }
 
 /** Parse and validate a recipe (every variant of an override file). */
-export async function loadRecipe(path: string, text: string): Promise<RecipeFile> {
-  const doc = await parseYaml(text, path);
+export async function loadRecipe(path: string, source: string | Buffer): Promise<RecipeFile> {
+  const doc = await parseYaml(source, path);
   const file: RecipeFile = { path, doc, variants: [], problems: doc.problems.map((p) => ({ ...p, rule: 'recipe/schema' })) };
   // Syntax errors leave no value; duplicate keys do (PyYAML's: the last one wins).
   if (doc.value === null && doc.problems.length > 0) return file;

@@ -72,7 +72,7 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
     [...recipeBytes].map(async ([path, bytes]): Promise<[string, RecipeFile]> => {
       const known = options.reuse?.recipeBytes.get(path);
       const parsed = known?.equals(bytes) ? options.reuse!.recipes.get(path) : undefined;
-      return [path, parsed ?? (await loadRecipe(path, bytes.toString('utf8')))];
+      return [path, parsed ?? (await loadRecipe(path, bytes))];
     }),
   );
   const recipes = new Map(loaded);
@@ -204,7 +204,7 @@ export function recipeTreePath(tree: Tree, value: string): { file: string; selec
 async function toolchainRecipe(tree: Tree, file: string): Promise<RecipeFile | null> {
   if (!tree.toolchainRecipes.has(file)) {
     const path = join(tree.toolchainDir!, file);
-    const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    const text = await readFile(path).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined;
       throw e;
     });

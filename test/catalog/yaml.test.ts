@@ -155,7 +155,7 @@ describe('the fast parser', () => {
     ['multi-line plain scalars', 'a: b\n  c\n'],
     ['flow collections across lines', 'a: [1,\n 2]\n'],
     ['tabs', 'a:\t1\n'],
-    ['duplicate keys', 'a: 1\na: 2\n'],
+    ['nesting deeper than the limit', `a: ${'['.repeat(120)}${']'.repeat(120)}\n`],
     ['non-string keys', 'on: 1\n'],
     ['merge keys', 'a:\n  <<: {x: 1}\n'],
     ['tags', 'a: !!str 1\n'],

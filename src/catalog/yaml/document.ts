@@ -1,4 +1,32 @@
-import type { PathSegment } from '../problems.js';
+import type { PathSegment, Problem } from '../problems.js';
+
+/** How deep mappings and sequences may nest (config files need a dozen levels; deeper input would exhaust the stack). */
+export const MAX_NESTING = 100;
+
+export function nestingProblem(file: string, { line, col }: Pos): Problem {
+  const message = `the YAML nests deeper than ${MAX_NESTING} levels`;
+  return {
+    severity: 'error',
+    rule: 'yaml',
+    file,
+    line,
+    col,
+    message,
+    hint: 'flatten the structure; no config file needs that depth',
+  };
+}
+
+export function duplicateKeyProblem(file: string, key: string, { line, col }: Pos, first: Pos): Problem {
+  return {
+    severity: 'error',
+    rule: 'yaml',
+    file,
+    line,
+    col,
+    message: `duplicate key "${key}" (first defined at line ${first.line})`,
+    hint: 'PyYAML would silently keep only the last one; remove or rename one of them',
+  };
+}
 
 export interface Pos {
   line: number;

@@ -1,3 +1,4 @@
+import { MAX_NESTING } from './document.js';
 import type { NodeInfo, Pos } from './document.js';
 import { plainKind, resolvePlain } from './resolve.js';
 
@@ -5,15 +6,20 @@ import { plainKind, resolvePlain } from './resolve.js';
  * A fast parser for the block-style YAML subset that config files are written in: block
  * mappings and sequences (including indentless sequences and `- key: value` items), one-line
  * flow collections, plain and one-line quoted scalars, comments. Anything else (anchors, tags,
- * block scalars, multi-line scalars, odd characters, duplicate or non-string keys, and every
- * syntax error) makes it give up, and the full parser takes over; so it never has to produce an
- * error message, only the same value and positions as the full parser on what it accepts.
+ * block scalars, multi-line scalars, odd characters, non-string keys, nesting deeper than
+ * MAX_NESTING, and every syntax error) makes it give up, and the full parser takes over; so it
+ * never has to produce an error message, only the same value and positions as the full parser on
+ * what it accepts. The one problem it reports itself is a duplicate key (with the full parser's
+ * value and positions): a big file with one would otherwise cost a full parse, ~10 times slower.
  *
  * It exists because the full parser needs ~300 ms for the 10,000-line NVIDIA master config on a
  * cold start, which is the whole time budget of `frontier matrix full-sweep`.
  */
 
 class Bail extends Error {}
+
+/** A duplicate key without positions: parse again with them, to report it. */
+class NeedPositions extends Error {}
 
 const bail = (): never => {
   throw new Bail();
@@ -32,6 +38,8 @@ export interface FastResult {
   value: unknown;
   /** Source positions; empty unless asked for (they cost a third of the parse). */
   info: WeakMap<object, NodeInfo>;
+  /** Duplicate mapping keys: where each repeat is written and where the key first is. */
+  duplicates: { key: string; pos: Pos; first: Pos }[];
 }
 
 /** Parse `text`, or return undefined when it is outside the fast subset. */
@@ -41,6 +49,7 @@ export function parseFast(text: string, options: { positions?: boolean } = {}): 
     return new FastParser(text, options.positions ?? false).parseDocument();
   } catch (e) {
     if (e instanceof Bail) return undefined;
+    if (e instanceof NeedPositions) return parseFast(text, { positions: true });
     throw e;
   }
 }
@@ -75,6 +84,7 @@ class FastParser {
   private readonly lines: string[];
   private readonly indents: Int32Array;
   readonly info = new WeakMap<object, NodeInfo>();
+  private readonly duplicates: FastResult['duplicates'] = [];
   /** Index of the first line not yet consumed. */
   private next = 0;
 
@@ -95,10 +105,10 @@ class FastParser {
 
   parseDocument(): FastResult {
     const first = this.nextContent(0);
-    if (first === -1) return { value: null, info: this.info };
-    const value = this.parseBlockNode(first, this.indents[first]!);
+    if (first === -1) return { value: null, info: this.info, duplicates: this.duplicates };
+    const value = this.parseBlockNode(first, this.indents[first]!, 1);
     if (this.nextContent(this.next) !== -1) bail();
-    return { value, info: this.info };
+    return { value, info: this.info, duplicates: this.duplicates };
   }
 
   private nextContent(from: number): number {
@@ -119,27 +129,37 @@ class FastParser {
     return info;
   }
 
+  /** Record a repeated key (needs positions); returns where the first one's value is. */
+  private duplicate(info: NodeInfo | undefined, key: string, line: number, col: number): Pos {
+    if (!info) throw new NeedPositions();
+    this.duplicates.push({ key, pos: this.pos(line, col), first: info.keyPos!.get(key)! });
+    return info.valuePos.get(key)!;
+  }
+
   private isSeqItem(line: number, col: number): boolean {
     const text = this.lines[line]!;
     return text.charCodeAt(col) === 45 /* - */ && (col + 1 === text.length || text.charCodeAt(col + 1) === 32);
   }
 
   /** The node whose content starts at (line, col); consumes through its last line. */
-  private parseBlockNode(line: number, col: number): unknown {
-    if (this.isSeqItem(line, col)) return this.parseSequence(line, col);
-    if (this.splitKey(line, col)) return this.parseMapping(line, col);
-    return this.parseInlineRest(line, col).value;
+  private parseBlockNode(line: number, col: number, depth: number): unknown {
+    if (this.isSeqItem(line, col)) return this.parseSequence(line, col, depth);
+    if (this.splitKey(line, col)) return this.parseMapping(line, col, depth);
+    return this.parseInlineRest(line, col, depth).value;
   }
 
-  private parseMapping(startLine: number, col: number): Record<string, unknown> {
+  private parseMapping(startLine: number, col: number, depth: number): Record<string, unknown> {
+    if (depth > MAX_NESTING) bail();
     const obj: Record<string, unknown> = {};
     const info = this.track(obj, startLine, col, true);
     let line = startLine;
     for (;;) {
       const split = this.splitKey(line, col) ?? bail();
       const { key, after } = split;
-      if (key === '__proto__' || Object.prototype.hasOwnProperty.call(obj, key)) bail();
-      info?.keyPos!.set(key, this.pos(line, col));
+      if (key === '__proto__') bail();
+      // A duplicate is reported; its value replaces the first one (PyYAML's), the positions stay the first's.
+      const firstValuePos = Object.prototype.hasOwnProperty.call(obj, key) ? this.duplicate(info, key, line, col) : undefined;
+      if (!firstValuePos) info?.keyPos!.set(key, this.pos(line, col));
       const text = this.lines[line]!;
       const start = skipSpaces(text, after);
       if (start >= text.length || text.charCodeAt(start) === 35) {
@@ -147,10 +167,10 @@ class FastParser {
         const childIndent = child === -1 ? -1 : this.indents[child]!;
         if (childIndent > col) {
           info?.valuePos.set(key, this.pos(child, childIndent));
-          obj[key] = this.parseBlockNode(child, childIndent);
+          obj[key] = this.parseBlockNode(child, childIndent, depth + 1);
         } else if (childIndent === col && this.isSeqItem(child, col)) {
           info?.valuePos.set(key, this.pos(child, col));
-          obj[key] = this.parseSequence(child, col);
+          obj[key] = this.parseSequence(child, col, depth + 1);
         } else {
           info?.valuePos.set(key, this.pos(line, col));
           obj[key] = null;
@@ -158,8 +178,9 @@ class FastParser {
         }
       } else {
         info?.valuePos.set(key, this.pos(line, start));
-        obj[key] = this.parseInlineRest(line, start).value;
+        obj[key] = this.parseInlineRest(line, start, depth + 1).value;
       }
+      if (firstValuePos) info!.valuePos.set(key, firstValuePos);
       const following = this.nextContent(this.next);
       if (following === -1) return obj;
       const indent = this.indents[following]!;
@@ -169,7 +190,8 @@ class FastParser {
     }
   }
 
-  private parseSequence(startLine: number, col: number): unknown[] {
+  private parseSequence(startLine: number, col: number, depth: number): unknown[] {
+    if (depth > MAX_NESTING) bail();
     const arr: unknown[] = [];
     const info = this.track(arr, startLine, col, false);
     let line = startLine;
@@ -181,7 +203,7 @@ class FastParser {
         const childIndent = child === -1 ? -1 : this.indents[child]!;
         if (childIndent > col) {
           info?.valuePos.set(arr.length, this.pos(child, childIndent));
-          arr.push(this.parseBlockNode(child, childIndent));
+          arr.push(this.parseBlockNode(child, childIndent, depth + 1));
         } else {
           info?.valuePos.set(arr.length, this.pos(line, col));
           arr.push(null);
@@ -190,7 +212,11 @@ class FastParser {
       } else {
         if (this.isSeqItem(line, start)) bail();
         info?.valuePos.set(arr.length, this.pos(line, start));
-        arr.push(this.splitKey(line, start) ? this.parseMapping(line, start) : this.parseInlineRest(line, start).value);
+        arr.push(
+          this.splitKey(line, start)
+            ? this.parseMapping(line, start, depth + 1)
+            : this.parseInlineRest(line, start, depth + 1).value,
+        );
       }
       const following = this.nextContent(this.next);
       if (following === -1) return arr;
@@ -234,13 +260,13 @@ class FastParser {
   }
 
   /** A scalar or flow collection filling the rest of the line (an optional comment may follow). */
-  private parseInlineRest(line: number, col: number): Inline {
+  private parseInlineRest(line: number, col: number, depth: number): Inline {
     const text = this.lines[line]!;
     const c = text[col]!;
     let result: Inline;
     if (c === '"') result = parseDoubleQuoted(text, col);
     else if (c === "'") result = parseSingleQuoted(text, col);
-    else if (c === '[' || c === '{') result = this.parseFlow(line, col);
+    else if (c === '[' || c === '{') result = this.parseFlow(line, col, depth);
     else result = parseBlockPlain(text, col);
     const j = skipSpaces(text, result.end);
     if (j < text.length && (text.charCodeAt(j) !== 35 || j === result.end)) bail();
@@ -248,7 +274,8 @@ class FastParser {
     return result;
   }
 
-  private parseFlow(line: number, col: number): Inline {
+  private parseFlow(line: number, col: number, depth: number): Inline {
+    if (depth > MAX_NESTING) bail();
     const text = this.lines[line]!;
     const isSeq = text[col] === '[';
     const close = isSeq ? ']' : '}';
@@ -260,7 +287,7 @@ class FastParser {
       if (i >= text.length) bail();
       if (text[i] === close) return { value: container, end: i + 1 };
       if (isSeq) {
-        const item = this.parseFlowItem(line, i);
+        const item = this.parseFlowItem(line, i, depth + 1);
         info?.valuePos.set((container as unknown[]).length, this.pos(line, i));
         (container as unknown[]).push(item.value);
         i = item.end;
@@ -279,11 +306,12 @@ class FastParser {
         }
         if (text[i] !== ':' || text[i + 1] !== ' ') bail();
         const obj = container as Record<string, unknown>;
-        if (key === '__proto__' || Object.prototype.hasOwnProperty.call(obj, key)) bail();
-        info?.keyPos!.set(key, this.pos(line, keyStart));
+        if (key === '__proto__') bail();
+        if (Object.prototype.hasOwnProperty.call(obj, key)) this.duplicate(info, key, line, keyStart);
+        else info?.keyPos!.set(key, this.pos(line, keyStart));
         const valueStart = skipSpaces(text, i + 1);
-        const item = this.parseFlowItem(line, valueStart);
-        info?.valuePos.set(key, this.pos(line, valueStart));
+        const item = this.parseFlowItem(line, valueStart, depth + 1);
+        if (!info?.valuePos.has(key)) info?.valuePos.set(key, this.pos(line, valueStart));
         obj[key] = item.value;
         i = item.end;
       }
@@ -293,12 +321,12 @@ class FastParser {
     }
   }
 
-  private parseFlowItem(line: number, i: number): Inline {
+  private parseFlowItem(line: number, i: number, depth: number): Inline {
     const text = this.lines[line]!;
     const c = text[i];
     if (c === '"') return parseDoubleQuoted(text, i);
     if (c === "'") return parseSingleQuoted(text, i);
-    if (c === '[' || c === '{') return this.parseFlow(line, i);
+    if (c === '[' || c === '{') return this.parseFlow(line, i, depth);
     const plain = scanFlowPlain(text, i);
     const kind = plainKind(plain.text);
     if (kind === 'merge' || kind === 'value') bail();

@@ -1,6 +1,7 @@
 import { Alias, LineCounter, parseDocument, Scalar, YAMLMap, YAMLSeq, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode, Pair } from 'yaml';
 import type { PathSegment, Problem } from '../problems.js';
+import { MAX_NESTING, duplicateKeyProblem, nestingProblem } from './document.js';
 import type { NodeInfo, Pos } from './document.js';
 import { YamlTimestamp, constructBool, constructFloat, constructInt, plainKind, resolvePlain } from './resolve.js';
 
@@ -33,7 +34,17 @@ export function parseFull(text: string, file: string): FullResult {
     problems.push({ severity: 'error', rule: 'yaml', file, line, col, message, hint });
   };
   const report = (offset: number, message: string, hint?: string): void => reportAt(lineCounter.linePos(offset), message, hint);
-  for (const error of doc.errors) report(error.pos[0], error.message.split('\n')[0]!, yamlHint(error.code));
+  // Nesting deeper than MAX_NESTING is reported once, where it is first seen.
+  let tooDeep = false;
+  for (const error of doc.errors) {
+    // The yaml package catches its own stack overflow on absurd nesting: report the limit instead.
+    if (error.code === 'RESOURCE_EXHAUSTION' && /call stack/.test(error.message)) {
+      if (!tooDeep) problems.push(nestingProblem(file, lineCounter.linePos(error.pos[0])));
+      tooDeep = true;
+      continue;
+    }
+    report(error.pos[0], error.message.split('\n')[0]!, yamlHint(error.code));
+  }
   if (doc.errors.length > 0) return { value: null, info: new WeakMap(), problems };
 
   const info = new WeakMap<object, NodeInfo>();
@@ -41,8 +52,14 @@ export function parseFull(text: string, file: string): FullResult {
   const posOf = (node: { range?: [number, number, number] | null } | null | undefined, fallback: Pos): Pos =>
     node?.range ? lineCounter.linePos(node.range[0]) : fallback;
 
+  let depth = 0;
   const build = (node: unknown, at: Pos): unknown => {
     if (node === null || node === undefined) return null;
+    if ((isSeq(node) || isMap(node)) && depth >= MAX_NESTING) {
+      if (!tooDeep) problems.push(nestingProblem(file, posOf(node as YamlNode, at)));
+      tooDeep = true;
+      return null;
+    }
     if (isAlias(node)) {
       const target = (node as Alias).resolve(doc);
       if (!target) return null;
@@ -50,9 +67,11 @@ export function parseFull(text: string, file: string): FullResult {
     }
     let value: unknown;
     if (isScalar(node)) value = scalarValue(node as Scalar, (msg, hint) => report(node.range![0], msg, hint));
-    else if (isSeq(node)) value = buildSeq(node as YAMLSeq, at);
-    else if (isMap(node)) value = buildMap(node as YAMLMap, at);
-    else value = null;
+    else if (isSeq(node) || isMap(node)) {
+      depth++;
+      value = isSeq(node) ? buildSeq(node as YAMLSeq, at) : buildMap(node as YAMLMap, at);
+      depth--;
+    } else value = null;
     built.set(node as YamlNode, value);
     return value;
   };
@@ -99,11 +118,7 @@ export function parseFull(text: string, file: string): FullResult {
       const key = keyString(pair.key, kp);
       if (own.has(key)) {
         const first = keyPos.get(key)!;
-        report(
-          (pair.key as YamlNode).range![0],
-          `duplicate key "${key}" (first defined at line ${first.line})`,
-          'PyYAML would silently keep only the last one; remove or rename one of them',
-        );
+        problems.push(duplicateKeyProblem(file, key, lineCounter.linePos((pair.key as YamlNode).range![0]), first));
         // The value is still PyYAML's (the last one wins), for callers that carry on.
         set(key, build(pair.value, vp));
         continue;

@@ -1,6 +1,7 @@
 import type { PathSegment, Problem } from '../problems.js';
-import { locateIn, locateKeyIn } from './document.js';
+import { duplicateKeyProblem, locateIn, locateKeyIn } from './document.js';
 import type { Located, Pos } from './document.js';
+import { describeChar, firstControl, firstInvalidUtf8, positionOf } from './encoding.js';
 import { parseFast } from './fast.js';
 import type { parseFull as ParseFull } from './full.js';
 
@@ -9,6 +10,8 @@ export type { Located, NodeInfo, Pos } from './document.js';
 export { YamlTimestamp, plainKind, resolvePlain } from './resolve.js';
 export type { YamlScalar } from './resolve.js';
 export { parseFast } from './fast.js';
+export { MAX_NESTING } from './document.js';
+export { firstInvalidUtf8, positionOf } from './encoding.js';
 
 /** A parsed YAML file: its value (PyYAML semantics), YAML-level problems, and positions on demand. */
 export class YamlDocument {
@@ -50,12 +53,46 @@ export class YamlDocument {
 /**
  * Parse one YAML document with PyYAML (YAML 1.1) semantics.
  * The fast block-subset parser handles typical config files; anything else goes to the full one.
+ * Bytes are checked to be UTF-8 first; text YAML does not allow (NUL and other control
+ * characters) is reported, not parsed.
  */
-export async function parseYaml(text: string, file: string): Promise<YamlDocument> {
+export async function parseYaml(source: string | Buffer, file: string): Promise<YamlDocument> {
+  if (typeof source !== 'string') {
+    const bad = firstInvalidUtf8(source);
+    if (bad !== -1) {
+      const { line, col } = positionOf(source, bad);
+      return encodingError(
+        file,
+        '',
+        line,
+        col,
+        `the file is not valid UTF-8 (byte 0x${source[bad]!.toString(16)})`,
+        'save the file as UTF-8',
+      );
+    }
+  }
+  const text = typeof source === 'string' ? source : source.toString('utf8');
   const fast = parseFast(text);
-  if (fast) return new YamlDocument(file, text, fast.value, [], 'fast');
+  if (fast) {
+    const problems = fast.duplicates.map((d) => duplicateKeyProblem(file, d.key, d.pos, d.first));
+    return new YamlDocument(file, text, fast.value, problems, 'fast', problems.length > 0 ? fast : undefined);
+  }
+  // The fast parser declines every control character, so only declined files need the scan.
+  const control = firstControl(text);
+  if (control !== -1) {
+    const before = text.slice(0, control);
+    const line = before.split('\n').length;
+    const col = control - before.lastIndexOf('\n');
+    const hint = 'remove it, or spell it as an escape (e.g. \\x00) inside a double-quoted string';
+    return encodingError(file, text, line, col, `the file contains the control character ${describeChar(text[control]!)}`, hint);
+  }
   const full = (await loadFullParser())(text, file);
   return new YamlDocument(file, text, full.value, full.problems, 'full', full);
+}
+
+function encodingError(file: string, text: string, line: number, col: number, message: string, hint: string): YamlDocument {
+  const problem: Problem = { severity: 'error', rule: 'yaml', file, line, col, message, hint };
+  return new YamlDocument(file, text, null, [problem], 'full', { value: null, info: new WeakMap() });
 }
 
 /** The full parser is loaded only when needed: most files never need it, and it is a large module. */

@@ -1,0 +1,138 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
+import { MAX_NESTING, firstInvalidUtf8, parseYaml } from '../../src/catalog/yaml/index.js';
+import { parseFull } from '../../src/catalog/yaml/full.js';
+import { loadRecipe } from '../../src/recipes/index.js';
+import { readClusterProfiles } from '../../src/launch/profile.js';
+
+describe('nesting limit', () => {
+  const flow = (n: number): string => `a: ${'['.repeat(n)}${']'.repeat(n)}\n`;
+  const flowMap = (n: number): string => `a: ${'{b: '.repeat(n)}1${'}'.repeat(n)}\n`;
+  const compact = (n: number): string => `a:\n${'- '.repeat(n)}x\n`;
+  const block = (n: number): string => Array.from({ length: n }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n') + ' 1\n';
+
+  it.each([
+    ['flow sequences', flow(3000)],
+    ['flow mappings', flowMap(3000)],
+    ['compact block sequences', compact(3000)],
+  ])('3,000 levels of %s are a problem with a position, not a crash', async (_, text) => {
+    const doc = await parseYaml(text, 'deep.yaml');
+    expect(doc.problems).toHaveLength(1);
+    expect(doc.problems[0]).toMatchObject({
+      file: 'deep.yaml',
+      rule: 'yaml',
+      line: expect.any(Number) as number,
+      message: `the YAML nests deeper than ${MAX_NESTING} levels`,
+    });
+    expect(doc.problems[0]!.line).toBeGreaterThan(0);
+  });
+
+  it('reports the first container past the limit, in the fast and the full parser alike', async () => {
+    // The root mapping is level 1; `[` number k is level k + 1.
+    for (const text of [flow(150), block(150)]) {
+      const doc = await parseYaml(text, 'deep.yaml');
+      expect(doc.problems.map((p) => p.message)).toEqual([`the YAML nests deeper than ${MAX_NESTING} levels`]);
+      expect(parseFull(text, 'deep.yaml').problems).toEqual(doc.problems);
+    }
+    expect((await parseYaml(flow(150), 'deep.yaml')).problems[0]).toMatchObject({ line: 1, col: 3 + MAX_NESTING });
+    expect((await parseYaml(block(150), 'deep.yaml')).problems[0]).toMatchObject({ line: MAX_NESTING + 1, col: MAX_NESTING + 1 });
+  });
+
+  it('takes nesting up to the limit on the fast path', async () => {
+    for (const text of [flow(MAX_NESTING - 1), block(MAX_NESTING - 1)]) {
+      const doc = await parseYaml(text, 'ok.yaml');
+      expect(doc.problems).toEqual([]);
+      expect(doc.parser).toBe('fast');
+    }
+  });
+});
+
+describe('duplicate keys stay on the fast path', () => {
+  it.each([
+    ['a block mapping', 'a: 1\nb:\n  c: 1\n  d: [1, 2]\n  c:\n    e: 2\nf: 3\n'],
+    ['a flow mapping', 'a: {x: 1, y: 2, x: 3}\n'],
+    ['a quoted key', 'a:\n  "c": 1\n  c: 2\n'],
+    ['several', 'a: 1\na: 2\nb:\n- c: 1\n  c: 2\n'],
+  ])('in %s: the full parser’s problems, value and positions', async (_, text) => {
+    const doc = await parseYaml(text, 'dup.yaml');
+    const full = parseFull(text, 'dup.yaml');
+    expect(doc.parser).toBe('fast');
+    expect(doc.problems.length).toBeGreaterThan(0);
+    expect(doc.problems).toEqual(full.problems);
+    expect(doc.value).toEqual(full.value);
+    expect(Object.keys(doc.value as object)).toEqual(Object.keys(full.value as object));
+    for (const path of [['a'], ['b', 'c'], ['a', 'x'], ['b', 0, 'c']]) {
+      const fromFull = parseFull(text, 'dup.yaml');
+      const located = { value: fromFull.value, info: fromFull.info };
+      const { locateIn } = await import('../../src/catalog/yaml/document.js');
+      expect(doc.locate(path), `${text} ${path.join('.')}`).toEqual(locateIn(located, path));
+    }
+  });
+});
+
+describe('encoding', () => {
+  it('rejects bytes that are not UTF-8, with the line and column', async () => {
+    const doc = await parseYaml(Buffer.from('a: 1\nb: "caf\xe9"\n', 'latin1'), 'latin.yaml');
+    expect(doc.problems).toEqual([
+      {
+        severity: 'error',
+        rule: 'yaml',
+        file: 'latin.yaml',
+        line: 2,
+        col: 8,
+        message: 'the file is not valid UTF-8 (byte 0xe9)',
+        hint: 'save the file as UTF-8',
+      },
+    ]);
+    expect(doc.value).toBeNull();
+  });
+
+  it('finds the first invalid byte after a real U+FFFD', () => {
+    const raw = Buffer.concat([Buffer.from('a: \ufffd\nb: '), Buffer.from([0xff]), Buffer.from('\n')]);
+    expect(firstInvalidUtf8(raw)).toBe(raw.indexOf(0xff));
+    expect(firstInvalidUtf8(Buffer.from('a: \ufffd\n'))).toBe(-1);
+  });
+
+  it.each([
+    ['NUL', 'a: 1\nb: x\0y\n', 2, 5, 'U+0000 (NUL)'],
+    ['a C0 control', 'a: 1\n  \x1b: 2\n', 2, 3, 'U+001B'],
+    ['DEL', 'a: \x7f\n', 1, 4, 'U+007F'],
+    ['a C1 control', 'a: "\x90"\n', 1, 5, 'U+0090'],
+  ])('rejects %s with the line and column', async (_, text, line, col, name) => {
+    const doc = await parseYaml(text, 'c.yaml');
+    expect(doc.problems).toMatchObject([
+      { file: 'c.yaml', line, col, message: `the file contains the control character ${name}` },
+    ]);
+  });
+
+  it('still takes tabs and CRLF line ends (YAML allows them)', async () => {
+    const doc = await parseYaml('a: "x\ty"\r\nb: 2\r\n', 'ok.yaml');
+    expect(doc.problems).toEqual([]);
+    expect(doc.value).toEqual({ a: 'x\ty', b: 2 });
+  });
+
+  it('is checked in every file the catalog loads: master configs, runners, recipes, cluster profiles', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'frontier-encoding-'));
+    const latin = Buffer.from('x:\n  image: "caf\xe9"\n', 'latin1');
+    writeFileSync(join(dir, 'bad-master.yaml'), latin);
+    writeFileSync(join(dir, 'runners.yaml'), 'labels:\n  h100: [h100_0\0]\n');
+    writeFileSync(join(dir, 'local.yaml'), latin);
+    const masters = await loadMasterConfigs(['bad-master.yaml'], { baseDir: dir });
+    expect(masters.problems).toMatchObject([
+      { file: 'bad-master.yaml', line: 2, col: 14, message: 'the file is not valid UTF-8 (byte 0xe9)' },
+    ]);
+    const runners = await loadRunners('runners.yaml', { baseDir: dir });
+    expect(runners.problems).toMatchObject([{ line: 2, message: 'the file contains the control character U+0000 (NUL)' }]);
+    const recipe = await loadRecipe('r.yaml', latin);
+    expect(recipe.problems).toMatchObject([
+      { line: 2, rule: 'recipe/schema', message: 'the file is not valid UTF-8 (byte 0xe9)' },
+    ]);
+    const [profile] = await readClusterProfiles(['local.yaml'], { baseDir: dir });
+    expect(profile!.problems).toMatchObject([
+      { file: 'local.yaml', line: 2, message: 'the file is not valid UTF-8 (byte 0xe9)' },
+    ]);
+  });
+});
