@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
+import type { RowCounts } from '../store/index.js';
 import { CliError } from './error.js';
 
 const dbOption = () =>
@@ -39,6 +40,13 @@ const positiveInt = (flag: string) => (value: string) => {
   if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} ${value}: expected a positive integer`);
   return n;
 };
+
+/** A run field's value in the ingest report: yes/no, a list, or (none). */
+function shown(v: string | boolean | string[]): string {
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  const text = Array.isArray(v) ? v.join(', ') : v;
+  return text === '' ? '(none)' : text;
+}
 
 function ingestCommand(): Command {
   return new Command('ingest')
@@ -86,14 +94,19 @@ function ingestCommand(): Command {
           return;
         }
         const verb = s.dry_run ? 'would ingest' : 'ingested';
+        const counts = (c: RowCounts) =>
+          `${c.total} (${c.new} new${c.changed ? `, ${c.changed} changed` : ''}${c.removed ? `, ${c.removed} removed` : ''})`;
         const lines = [
           `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${store.location}`,
-          `  points: ${s.benchmarks.total} (${s.benchmarks.new} new${s.benchmarks.removed ? `, ${s.benchmarks.removed} removed` : ''})`,
-          `  evals: ${s.evals.total} (${s.evals.new} new${s.evals.removed ? `, ${s.evals.removed} removed` : ''})`,
+          `  points: ${counts(s.benchmarks)}`,
+          `  evals: ${counts(s.evals)}`,
           `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
         ];
         if (s.replaced_attempt !== undefined) lines.push(`  replaced attempt ${s.replaced_attempt}`);
-        if (!s.dry_run && s.benchmarks.new + s.evals.new === 0 && s.replaced_attempt === undefined)
+        if (s.run_changes.length > 0)
+          lines.push(`  run changed: ${s.run_changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ')}`);
+        const rows = [s.benchmarks, s.evals].reduce((n, c) => n + c.new + c.changed + c.removed, 0);
+        if (!s.dry_run && rows === 0 && s.replaced_attempt === undefined && s.run_changes.length === 0)
           lines.push('  (already stored: nothing changed)');
         process.stdout.write(`${lines.join('\n')}\n`);
       } catch (e) {

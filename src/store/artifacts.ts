@@ -7,8 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parsePythonJson, toPlain } from '../results/index.js';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../util/json-depth.js';
+import { notPlainFiles } from './files.js';
 import { formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
 import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 
@@ -100,6 +102,8 @@ export class IngestError extends Error {
   }
 }
 
+const TOO_DEEP = `arrays and objects nested more than ${MAX_JSON_DEPTH} deep, the limit for ingest: not a result file`;
+
 /** Read a JSON file as Python wrote it (NaN and Infinity allowed); records a problem when it cannot. */
 function readJson(root: string, file: string, problems: IngestProblem[]): unknown {
   let text: string;
@@ -107,6 +111,10 @@ function readJson(root: string, file: string, problems: IngestProblem[]): unknow
     text = readFileSync(join(root, file), 'utf8');
   } catch (e) {
     problems.push({ file, message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    return undefined;
+  }
+  if (jsonTooDeep(text)) {
+    problems.push({ file, message: TOO_DEEP });
     return undefined;
   }
   try {
@@ -136,6 +144,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Read and check everything a directory holds for the store. Throws IngestError listing every problem. */
 export function readArtifacts(dir: string, options: IngestOptions = {}): IngestBatch {
+  // Before anything is read: a link inside would be followed.
+  const links = isDir(dir) ? notPlainFiles(dir) : [];
+  if (links.length > 0) throw new IngestError(links, dir);
   const problems: IngestProblem[] = [];
   const files: string[] = [];
   if (!isDir(dir))
@@ -191,7 +202,7 @@ export function readArtifacts(dir: string, options: IngestOptions = {}): IngestB
       const e = readEvalRow(row, evalFile, i, problems);
       if (!e) return;
       e.config = matchingBenchmarkConfig(e.config, benchmarks) ?? e.config;
-      e.samples = samplesSummary(dir, e.source);
+      e.samples = samplesSummary(dir, e.source, problems);
       e.threshold = options.thresholdOf?.(e.config.model_prefix, e.task);
       evals.push(e);
     });
@@ -364,14 +375,15 @@ function matchingBenchmarkConfig(config: ConfigIdentity, benchmarks: BenchmarkIn
 }
 
 /** Counts from the lm-eval samples file beside an eval's results file, when the run kept it. */
-function samplesSummary(root: string, source: string): Record<string, number> {
+function samplesSummary(root: string, source: string, problems: IngestProblem[]): Record<string, number> {
   if (!source) return {};
   // The source names the results file as the collector saw it: relative to the artifact set, or an
   // absolute path of the machine that ran it. Its eval_* folder is found under this directory either way.
   const parts = source.split('/');
   const evalFolder = parts.findIndex((p) => p.startsWith('eval_') && !p.startsWith('eval_results'));
   const candidates = [join(root, source), ...(evalFolder >= 0 ? [join(root, ...parts.slice(evalFolder))] : [])];
-  const results = candidates.find((p) => existsSync(p));
+  const inside = (p: string) => resolve(p).startsWith(resolve(root) + sep);
+  const results = candidates.find((p) => inside(p) && existsSync(p));
   if (!results) return {};
   const folder = dirname(results);
   const stamp = basename(results)
@@ -382,8 +394,13 @@ function samplesSummary(root: string, source: string): Record<string, number> {
   const out: Record<string, number> = {};
   const add = (key: string, n: number) => (out[key] = (out[key] ?? 0) + n);
   const docs = new Set<unknown>();
-  for (const line of readFileSync(join(folder, samples), 'utf8').split('\n')) {
+  const lines = readFileSync(join(folder, samples), 'utf8').split('\n');
+  for (const [index, line] of lines.entries()) {
     if (!line.trim()) continue;
+    if (jsonTooDeep(line)) {
+      problems.push({ file: relative(root, join(folder, samples)), index, message: TOO_DEEP });
+      return {};
+    }
     let s: Record<string, unknown>;
     try {
       s = JSON.parse(line) as Record<string, unknown>;

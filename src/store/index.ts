@@ -3,7 +3,7 @@ export type { Dialect, Store } from './db.js';
 export { IngestError, readArtifacts } from './artifacts.js';
 export type { ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
-export type { IngestSummary } from './ingest.js';
+export type { IngestSummary, RowCounts, RunChange } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
 export type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 export { availability, benchmarks, evaluations, history, run, runLog, runLogs, runs } from './queries.js';

@@ -4,7 +4,7 @@
  * a later attempt of a run replaces the stored one; an earlier attempt than the stored one is
  * refused.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { IngestBatch, RunInfo } from './artifacts.js';
 import { writeTransaction } from './db.js';
 import type { Store } from './db.js';
@@ -20,13 +20,29 @@ export interface IngestSummary {
   date: string;
   /** Whether an earlier attempt of the run was replaced. */
   replaced_attempt: number | undefined;
+  /** What a re-ingest changed in the stored run (its official flag, date, branch…). */
+  run_changes: RunChange[];
   configs: { total: number; new: number };
-  benchmarks: { total: number; new: number; removed: number };
-  evals: { total: number; new: number; removed: number };
+  /** `changed`: rows that were stored with other values. */
+  benchmarks: RowCounts;
+  evals: RowCounts;
   run_stats: number;
   logs: number;
   changelog: number;
   dry_run: boolean;
+}
+
+export interface RowCounts {
+  total: number;
+  new: number;
+  changed: number;
+  removed: number;
+}
+
+export interface RunChange {
+  field: string;
+  from: string | boolean | string[];
+  to: string | boolean | string[];
 }
 
 export class IngestConflict extends Error {}
@@ -76,8 +92,8 @@ function configRow(c: ConfigIdentity): Record<string, string | number> {
   };
 }
 
-async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string): Promise<number> {
-  const values = {
+function runValues(run: RunInfo, date: string) {
+  return {
     run_id: run.run_id,
     attempt: run.attempt,
     official: run.official ? 1 : 0,
@@ -95,6 +111,38 @@ async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string)
     finished_at: run.finished_at,
     ingested_at: new Date().toISOString(),
   };
+}
+
+/** The fields a re-ingest can change in a stored run (the attempt is reported as a replacement). */
+const DESCRIBED = [
+  'official',
+  'date',
+  'source_run_id',
+  'merge_run_id',
+  'origin',
+  'name',
+  'url',
+  'commit_sha',
+  'branch',
+  'labels',
+  'status',
+  'started_at',
+  'finished_at',
+] as const;
+
+function runChanges(stored: StoredRun, run: RunInfo, date: string): RunChange[] {
+  const now = runValues(run, date);
+  const shown = (field: (typeof DESCRIBED)[number], v: string | number) =>
+    field === 'official' ? v === 1 : field === 'labels' ? (JSON.parse(v as string) as string[]) : (v as string);
+  return DESCRIBED.filter((f) => stored[f] !== now[f]).map((f) => ({
+    field: f,
+    from: shown(f, stored[f]),
+    to: shown(f, now[f]),
+  }));
+}
+
+async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string): Promise<number> {
+  const values = runValues(run, date);
   const { ingested_at: _, run_id: __, ...update } = values;
   const row = await trx
     .insertInto('runs')
@@ -105,13 +153,11 @@ async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string)
   return row.id;
 }
 
+type StoredRun = Selectable<Database['runs']>;
+
 /** Resolve the run's attempt against the stored one: the pk to replace, or a conflict. */
-async function priorAttempt(trx: Transaction<Database>, run: RunInfo) {
-  const stored = await trx
-    .selectFrom('runs')
-    .select(['id', 'attempt', 'date', 'official'])
-    .where('run_id', '=', run.run_id)
-    .executeTakeFirst();
+async function priorAttempt(trx: Transaction<Database>, run: RunInfo): Promise<StoredRun | undefined> {
+  const stored = await trx.selectFrom('runs').selectAll().where('run_id', '=', run.run_id).executeTakeFirst();
   if (stored && stored.attempt > run.attempt) {
     throw new IngestConflict(
       `run ${run.run_id}: attempt ${stored.attempt} is stored, attempt ${run.attempt} is older; nothing was written (a later attempt replaces an earlier one, not the reverse)`,
@@ -132,6 +178,7 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       await deleteRun(trx, stored!.id);
     }
     const date = run.date ?? (replaced === undefined ? stored?.date : undefined) ?? today();
+    const changes = stored ? runChanges(stored, run, date) : [];
     const runPk = await upsertRun(trx, run, date);
     if (stored && replaced === undefined && (stored.date !== date || stored.official !== (run.official ? 1 : 0))) {
       orphaned.add(await forgetLatest(trx, { runPk }));
@@ -256,6 +303,7 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       official: run.official,
       date,
       replaced_attempt: replaced,
+      run_changes: changes,
       configs: { total: keys.length, new: newConfigs },
       benchmarks: bench,
       evals,
@@ -294,12 +342,24 @@ async function replaceRunRows(
   runPk: number,
   rows: Record<string, unknown>[],
   beforeDelete?: (ids: number[]) => Promise<unknown>,
-): Promise<{ total: number; new: number; removed: number }> {
+): Promise<RowCounts> {
   // Typed loosely: one body for two tables whose columns differ.
-  const db = trx as unknown as Kysely<Record<string, { id: number; run_pk: number }>>;
-  const before = new Set((await db.selectFrom(table).select('id').where('run_pk', '=', runPk).execute()).map((r) => r.id));
-  const kept = new Set<number>();
+  const db = trx as unknown as Kysely<Record<string, Record<string, unknown> & { id: number; run_pk: number }>>;
   const updated = Object.keys(rows[0] ?? {}).filter((c) => !key.includes(c));
+  // The stored rows' values by key, to count the rows this ingest changes.
+  const stored = (await db
+    .selectFrom(table)
+    .select(['id', ...key, ...updated] as never[])
+    .where('run_pk', '=', runPk)
+    .execute()) as Record<string, unknown>[];
+  const before = new Set(stored.map((r) => r.id as number));
+  const values = (r: Record<string, unknown>, columns: string[]) => JSON.stringify(columns.map((c) => r[c] ?? null));
+  const storedValues = new Map(stored.map((r) => [values(r, key), values(r, updated)]));
+  const changed = rows.filter((r) => {
+    const was = storedValues.get(values(r, key));
+    return was !== undefined && was !== values(r, updated);
+  }).length;
+  const kept = new Set<number>();
   for (const part of chunks(rows)) {
     const result = await db
       .insertInto(table)
@@ -316,7 +376,7 @@ async function replaceRunRows(
   const stale = [...before].filter((id) => !kept.has(id));
   await beforeDelete?.(stale);
   for (const part of chunks(stale, 500)) await db.deleteFrom(table).where('id', 'in', part).execute();
-  return { total: rows.length, new: [...kept].filter((id) => !before.has(id)).length, removed: stale.length };
+  return { total: rows.length, new: [...kept].filter((id) => !before.has(id)).length, changed, removed: stale.length };
 }
 
 /** Remove a run and everything attributed to it. */

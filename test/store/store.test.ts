@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -160,7 +161,12 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     const before = await counts(store);
     const ids = (await benchmarks(store, { run: '7' })).map((r) => [r.config_id, r.metrics.tput_per_gpu]);
     const again = await ingest(store, ARTIFACTS, { runId: '7', official: true });
-    expect(again).toMatchObject({ benchmarks: { new: 0, removed: 0 }, evals: { new: 0, removed: 0 }, configs: { new: 0 } });
+    expect(again).toMatchObject({
+      run_changes: [],
+      benchmarks: { new: 0, changed: 0, removed: 0 },
+      evals: { new: 0, changed: 0, removed: 0 },
+      configs: { new: 0 },
+    });
     expect(await counts(store)).toEqual(before);
     expect((await benchmarks(store, { run: '7' })).map((r) => [r.config_id, r.metrics.tput_per_gpu])).toEqual(ids);
 
@@ -182,6 +188,22 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     const stale = counts(store);
     await expect(ingest(store, ARTIFACTS, { runId: '7', attempt: 1 })).rejects.toThrow(IngestConflict);
     expect(await counts(store)).toEqual(await stale);
+  });
+
+  it('a re-ingest that makes a run official on another date says so, and the points move to the official record', async () => {
+    const store = await fresh();
+    await ingest(store, ARTIFACTS, { runId: '8', date: '2026-08-21', labels: ['pr'] });
+    expect(await benchmarks(store, { source: 'official' })).toEqual([]);
+    const s = await ingest(store, ARTIFACTS, { runId: '8', official: true, date: '2026-09-01', labels: ['pr', 'nightly'] });
+    expect(s.run_changes).toEqual([
+      { field: 'official', from: false, to: true },
+      { field: 'date', from: '2026-08-21', to: '2026-09-01' },
+      { field: 'labels', from: ['pr'], to: ['pr', 'nightly'] },
+    ]);
+    expect(s.benchmarks).toMatchObject({ new: 0, changed: 6 });
+    const official = await benchmarks(store, { source: 'official' });
+    expect(official.map((r) => [r.run_id, r.official, r.date])).toEqual(Array(6).fill(['8', true, '2026-09-01']));
+    expect(await benchmarks(store, { source: 'unofficial' })).toEqual([]);
   });
 
   it('a bad row: every problem is reported with file, index and field, and nothing is written', async () => {
@@ -381,6 +403,58 @@ describe('ingest input checks', () => {
     expect(() => readArtifacts(ARTIFACTS, { runId: '1', date: '21/08/2026' })).toThrow(
       /--date: "21\/08\/2026" is not a date: use YYYY-MM-DD/,
     );
+  });
+
+  it('refuses a symbolic link or a FIFO anywhere in the directory, naming it and the fix, before reading anything', () => {
+    const dir = copyDir(ARTIFACTS);
+    mkdirSync(join(dir, 'server_logs_h200'));
+    symlinkSync('/etc/passwd', join(dir, 'server_logs_h200', 'server.log'));
+    symlinkSync('../run-stats', join(dir, 'results_bmk', 'stats'));
+    let error: IngestError | undefined;
+    try {
+      readArtifacts(dir, { runId: '1' });
+    } catch (e) {
+      error = e as IngestError;
+    }
+    expect(error).toBeInstanceOf(IngestError);
+    expect(error!.problems.map((p) => p.file).sort()).toEqual(['results_bmk/stats', 'server_logs_h200/server.log']);
+    expect(error!.message).toContain(
+      'server_logs_h200/server.log: a symbolic link (to /etc/passwd): ingest reads only plain files and folders; replace the link by the file it points to',
+    );
+    expect(error!.message).toContain('nothing was written');
+
+    // A FIFO would block the read for ever.
+    const fifo = copyDir(ARTIFACTS);
+    rmSync(join(fifo, 'run-stats/run_stats.json'));
+    execFileSync('mkfifo', [join(fifo, 'run-stats/run_stats.json')]);
+    expect(() => readArtifacts(fifo, { runId: '1' })).toThrow(
+      'run-stats/run_stats.json: a FIFO: ingest reads only plain files and folders',
+    );
+  });
+
+  it('refuses JSON nested deeper than the limit, naming the file and the limit, instead of overflowing the stack', () => {
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const dir = copyDir(ARTIFACTS);
+    writeFileSync(join(dir, 'results_bmk/agg_bmk.json'), deep(200_000));
+    // Python's JSON (NaN) goes through the other parser.
+    writeFileSync(join(dir, 'run-stats/run_stats.json'), `{"h200": {"n_success": NaN, "x": ${deep(200_000)}}}`);
+    let error: IngestError | undefined;
+    try {
+      readArtifacts(dir, { runId: '1' });
+    } catch (e) {
+      error = e as IngestError;
+    }
+    expect(error).toBeInstanceOf(IngestError);
+    const limit = 'arrays and objects nested more than 64 deep, the limit for ingest: not a result file';
+    expect(error!.message).toContain(`results_bmk/agg_bmk.json: ${limit}`);
+    expect(error!.message).toContain(`run-stats/run_stats.json: ${limit}`);
+
+    // At the limit, and brackets inside strings, are fine.
+    const ok = copyDir(ARTIFACTS);
+    editJson(join(ok, 'results_bmk/agg_bmk.json'), (rows) =>
+      (rows as Row[]).map((r) => ({ ...r, image: `img${'['.repeat(500)}`, nested: JSON.parse(deep(62)) as unknown })),
+    );
+    expect(readArtifacts(ok, { runId: '1' }).benchmarks[0]!.config.image).toBe(`img${'['.repeat(500)}`);
   });
 
   it('reads Python-written JSON (NaN) and refuses one point measured twice in a run', () => {
