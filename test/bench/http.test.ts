@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpConnection } from '../../src/bench/http.js';
+import { freePort } from '../helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const servers: Server[] = [];
@@ -31,12 +32,13 @@ async function serve(respond: (socket: Socket, n: number) => Promise<void>): Pro
 }
 
 /** One request on `connection`: resolves with the status and the de-chunked body. */
-function fetchBody(connection: HttpConnection): Promise<{ status: number; body: string }> {
+function fetchBody(connection: HttpConnection, onRetry?: (e: Error) => void): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     let status = 0;
     const pieces: Buffer[] = [];
     connection.request('POST', '/v1/completions', {}, Buffer.from('{}'), {
       onSent: () => {},
+      ...(onRetry ? { onRetry } : {}),
       onStart: (code) => (status = code),
       // Copied: a piece may be a view of a buffer that the next read reuses.
       onBody: (piece) => pieces.push(Buffer.from(piece)),
@@ -82,7 +84,7 @@ describe('the streaming HTTP connection', () => {
     expect(/^Z+$/.test(b.body)).toBe(true);
   });
 
-  it('reads close-delimited bodies, and re-sends once when a kept-alive socket was closed by the server', async () => {
+  it('reads close-delimited bodies, each on a connection of its own', async () => {
     const url = await serve(async (socket, n) => {
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: ${n}\n\n`);
       await sleep(5);
@@ -102,5 +104,47 @@ describe('the streaming HTTP connection', () => {
       socket.destroy();
     });
     await expect(fetchBody(new HttpConnection(url, 10_000))).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it('a kept-alive socket the server closes right after its response (as llama.cpp does) is replaced before the next write', async () => {
+    const url = await serve(async (socket, n) => {
+      socket.end(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n7\r\ndata: ${n}\r\n0\r\n\r\n`);
+    });
+    const c = new HttpConnection(url, 10_000);
+    const retried: Error[] = [];
+    for (let i = 0; i < 5; i++) expect(await fetchBody(c, (e) => retried.push(e))).toEqual({ status: 200, body: `data: ${i}` });
+    expect(retried).toEqual([]);
+    c.close();
+  });
+
+  it('a connection that cannot be opened is tried once more (nothing was written), then fails', async () => {
+    const port = await freePort();
+    const retried: string[] = [];
+    const c = new HttpConnection(new URL(`http://127.0.0.1:${port}`), 10_000);
+    await expect(fetchBody(c, (e) => retried.push((e as Error & { code: string }).code))).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    expect(retried).toEqual(['ECONNREFUSED']);
+  });
+
+  it('a malformed content-length or an endless head fails at once, not at the idle timeout', async () => {
+    const url = await serve(async (socket, n) => {
+      if (n === 0) socket.write('HTTP/1.1 200 OK\r\ncontent-length: abc\r\n\r\nhello');
+      else {
+        socket.write('HTTP/1.1 200 OK\r\nx-endless: ');
+        for (let i = 0; i < 100 && !socket.destroyed; i++) {
+          socket.write(Buffer.alloc(4096, 'a'));
+          await sleep(1);
+        }
+      }
+    });
+    await expect(fetchBody(new HttpConnection(url, 20_000))).rejects.toMatchObject({
+      code: 'EPROTO',
+      message: "malformed content-length 'abc'",
+    });
+    await expect(fetchBody(new HttpConnection(url, 20_000))).rejects.toMatchObject({
+      code: 'EPROTO',
+      message: 'malformed response: a head or chunk line longer than 64 KiB',
+    });
   });
 });
