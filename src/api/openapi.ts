@@ -47,14 +47,31 @@ export function openApiCollector(app: FastifyInstance): { document(): Record<str
             }
           : {}),
         responses: {
-          '200': { description: 'OK', content: { 'application/json': {} } },
+          '200': {
+            description: 'OK',
+            content: { 'application/json': {} },
+            ...(schema.querystring?.properties?.cursor
+              ? {
+                  headers: {
+                    'X-Next-Cursor': {
+                      description: 'the cursor of the next page; absent on the last',
+                      schema: { type: 'string' },
+                    },
+                    Link: { description: '<the next page’s URL>; rel="next"; absent on the last', schema: { type: 'string' } },
+                  },
+                }
+              : {}),
+          },
           '400': { description: 'a parameter is not valid (the message says which and why)' },
           ...(write
             ? {
-                '401': { description: 'no valid bearer token' },
+                '401': { description: 'no valid bearer token (answered before the body is read)' },
+                '413': { description: 'the upload is larger than the server takes' },
                 '422': { description: 'the upload has problems; nothing was written' },
               }
-            : {}),
+            : path.endsWith('/health')
+              ? {}
+              : { '503': { description: 'busy: too many heavy queries running and waiting; retry after Retry-After seconds' } }),
         },
       };
     }

@@ -4,11 +4,12 @@
  * (unknown parameters are errors, not silently dropped); the OpenAPI document is generated from
  * those same schemas.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { Readable } from 'node:stream';
 import { configLabel, goalOf, latestSeries, paretoFront } from '../results/index.js';
 import {
   IngestConflict,
@@ -27,7 +28,11 @@ import {
 } from '../store/index.js';
 import type { IngestOptions, ResultFilter, Store } from '../store/index.js';
 import { ArchiveError, extractTarGz } from './archive.js';
+import { Gate } from './gate.js';
 import { openApiCollector } from './openapi.js';
+import { PageError, pageOf, pageParams, sendPage } from './paging.js';
+import type { PageSize } from './paging.js';
+import { UploadTooLarge, receiveUpload, removeTree, sweepStaleUploads, uploadDir } from './uploads.js';
 
 export interface ApiOptions {
   store: Store;
@@ -42,14 +47,23 @@ export interface ApiOptions {
   logger?: boolean;
   /** The built dashboard (dist/web): served at every path outside /api. */
   webDir?: string | undefined;
+  /** Where uploads wait while checked (default: the system temp dir); stale ones are removed at start. */
+  uploadRoot?: string;
+  /** Heavy reads at once (default 4), and waiting beyond those before a 503 (default 32). */
+  maxConcurrentQueries?: number;
+  maxQueuedQueries?: number;
 }
 
 const MiB = 2 ** 20;
+const LINGER_MS = 2000;
+/** Page sizes: rows of points (~1 KB each with every metric) and of runs. */
+const POINTS: PageSize = { default: 1000, max: 10_000 };
+const RUNS: PageSize = { default: 100, max: 1000 };
 
 // Schemas of the query parameters, shared by routes.
 const str = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
 const int = (description: string) => ({ type: 'integer', minimum: 1, maximum: 10_000_000, description });
-const date = (description: string) => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description });
+const date = (description: string) => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date', description });
 const source = {
   type: 'string',
   enum: ['official', 'unofficial', 'all'],
@@ -103,24 +117,40 @@ interface ValidationIssue {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
+  /** With Ajv's verbose option: the parameter's schema and its value. */
+  parentSchema?: { type?: string; minimum?: number; maximum?: number };
+  data?: unknown;
 }
 
-/** Ajv's findings as one line that names each parameter: `unknown parameter "sort"`, `isl: must be integer`. */
+/**
+ * Ajv's findings as one line that names each parameter and what it takes: `unknown parameter "sort"`,
+ * `isl: expected an integer from 1 to 10000000, got "lots"`.
+ */
 function validationMessage(issues: ValidationIssue[], fallback: string): string {
   const parts = issues.map((v) => {
     if (v.keyword === 'additionalProperties') return `unknown parameter "${String(v.params.additionalProperty)}"`;
     if (v.keyword === 'required') return `missing parameter "${String(v.params.missingProperty)}"`;
     const name = v.instancePath.replace(/^\//, '') || 'value';
+    const s = v.parentSchema;
+    if (isNumeric(s)) return numberMessage(name, s, v.data);
+    if (v.keyword === 'format' || (v.keyword === 'pattern' && s?.type === 'string' && name.includes('date')))
+      return `${name}: expected a date that exists, YYYY-MM-DD, got ${JSON.stringify(String(v.data))}`;
     return `${name}: ${v.message ?? 'not valid'}${v.keyword === 'enum' ? ` (${(v.params.allowedValues as string[]).join(', ')})` : ''}`;
   });
   return parts.length > 0 ? parts.join('; ') : fallback;
 }
+
+type NumberSchema = { type: 'integer' | 'number'; minimum?: number; maximum?: number };
+const isNumeric = (s: { type?: string } | undefined): s is NumberSchema => s?.type === 'integer' || s?.type === 'number';
+const numberMessage = (name: string, s: NumberSchema, value: unknown): string =>
+  `${name}: expected ${s.type === 'integer' ? 'an integer' : 'a number'} from ${s.minimum} to ${s.maximum}, got ${JSON.stringify(String(value))}`;
 
 class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -129,12 +159,27 @@ class HttpError extends Error {
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { store } = options;
   const maxUpload = options.maxUploadBytes ?? 256 * MiB;
+  const uploadRoot = options.uploadRoot ?? tmpdir();
+  const gate = new Gate(options.maxConcurrentQueries ?? 4, options.maxQueuedQueries ?? 32);
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: maxUpload,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false, verbose: true, strictNumbers: true } },
   });
   const openapi = openApiCollector(app);
+  // Ajv coerces "1e999" to Infinity and then lets it through its range checks: numbers in the query
+  // string are plain decimals, checked here before the schema is.
+  app.addHook('preValidation', async (request) => {
+    const properties = (
+      request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: string }> } | undefined
+    )?.properties;
+    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+      const s = properties?.[name];
+      if (isNumeric(s) && (typeof value !== 'string' || !/^-?\d{1,12}(\.\d{1,12})?$/.test(value)))
+        throw new HttpError(400, numberMessage(name, s, value));
+    }
+  });
+  const swept = sweepStaleUploads(uploadRoot);
+  if (swept.length > 0) app.log.info(`removed ${swept.length} upload dir(s) left by a stopped server: ${swept.join(', ')}`);
 
   const authenticated = async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization ?? '';
@@ -147,13 +192,37 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     const name = await verifyToken(store, m[1]!);
     if (!name) throw new HttpError(401, 'the token is not valid (unknown or revoked)');
   };
-  const read = options.private ? { preHandler: authenticated } : {};
+  // Heavy reads hold a slot of the gate from before their query until their answer is sent (or the client is gone).
+  const heavy = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // The answer may end (the client gone) while the request waits for a slot: then the slot goes back at once.
+    const slot: { release?: (() => void) | undefined; closed?: boolean } = {};
+    reply.raw.once('close', () => {
+      slot.closed = true;
+      slot.release?.();
+    });
+    const release = (slot.release = await gate.enter());
+    if (!release) {
+      const { running, queued } = gate.load;
+      throw new HttpError(
+        503,
+        `the server is busy (${running} heavy queries running, ${queued} waiting): retry after a second`,
+        {},
+        { 'retry-after': '1' },
+      );
+    }
+    if (slot.closed) release();
+  };
+  const read = { preHandler: options.private ? [authenticated, heavy] : [heavy] };
 
   app.setErrorHandler((error: Error & { validation?: unknown; statusCode?: number }, request, reply: FastifyReply) => {
     if (error instanceof HttpError) {
       if (error.status === 401) void reply.header('www-authenticate', 'Bearer');
-      return reply.status(error.status).send({ error: error.message, ...error.extra });
+      return reply
+        .status(error.status)
+        .headers(error.headers)
+        .send({ error: error.message, ...error.extra });
     }
+    if (error instanceof PageError) return reply.status(400).send({ error: error.message });
     if (error.validation)
       return reply.status(400).send({ error: validationMessage(error.validation as ValidationIssue[], error.message) });
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
@@ -162,6 +231,16 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     request.log.error(error);
     return reply.status(500).send({ error: 'internal error' });
   });
+  // An upload answered before its end (401, 413, a bad parameter) is not read: the connection is
+  // closed after the answer (FIN), and what the client had already sent is discarded for at most
+  // LINGER_MS, so that it reads the answer rather than a connection reset.
+  app.addHook('onResponse', async (request) => {
+    const raw = request.raw;
+    if (raw.method !== 'POST' || raw.readableEnded) return;
+    raw.resume();
+    raw.socket.end();
+    setTimeout(() => raw.socket.destroy(), LINGER_MS).unref();
+  });
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send({ error: `no such endpoint: ${request.method} ${request.url.split('?')[0]}` }),
   );
@@ -169,30 +248,56 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const route = (
     path: string,
     schema: FastifySchema & Record<string, unknown>,
-    handler: (q: Query, request: FastifyRequest) => Promise<unknown>,
-  ) => app.get(path, { schema, ...read }, async (request) => handler(request.query as Query, request));
+    handler: (q: Query, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+  ) => app.get(path, { schema, ...read }, async (request, reply) => handler(request.query as Query, request, reply));
+  /** A list route: its answer comes in pages of `size`. */
+  const paged = (
+    path: string,
+    schema: FastifySchema & { querystring: { properties: Record<string, unknown> } } & Record<string, unknown>,
+    size: PageSize,
+    rows: (q: Query, page: { limit: number; offset: number }) => Promise<unknown[]>,
+  ) =>
+    route(
+      path,
+      {
+        ...schema,
+        querystring: { ...schema.querystring, properties: { ...schema.querystring.properties, ...pageParams(size) } },
+      },
+      async (q, request, reply) => {
+        const page = pageOf(q, size);
+        // One row more than the page says whether another page follows.
+        return sendPage(request, reply, await rows(q, { limit: page.limit + 1, offset: page.offset }), page);
+      },
+    );
 
-  route('/api/v1/health', { summary: 'Liveness: the store answers', querystring: query({}) }, async () => {
-    await store.db.selectFrom('runs').select('id').limit(1).execute();
-    return { ok: true, dialect: store.dialect };
-  });
+  // Liveness stays outside the gate: it answers while heavy queries run or wait.
+  app.get(
+    '/api/v1/health',
+    { schema: { summary: 'Liveness: the store answers', querystring: query({}) } as FastifySchema },
+    async () => {
+      await store.db.selectFrom('runs').select('id').limit(1).execute();
+      return { ok: true, dialect: store.dialect, queries: gate.load };
+    },
+  );
 
-  route(
+  paged(
     '/api/v1/availability',
     {
       summary: 'What the official results cover: models, sequences, hardware, engines, precisions and dates',
       querystring: query({}),
     },
-    async () => availability(store),
+    POINTS,
+    async (_, page) => availability(store, page),
   );
 
-  route(
+  paged(
     '/api/v1/benchmarks',
     {
       summary: 'Benchmark points: the latest of each config and conc (as of a date), or one run’s',
       querystring: query(resultFilter),
     },
-    async (q) => benchmarks(store, filterOf(q)),
+    POINTS,
+    async (q, page) => benchmarks(store, { ...filterOf(q), ...page }),
   );
 
   route(
@@ -248,7 +353,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
   );
 
-  route(
+  paged(
     '/api/v1/history',
     {
       summary:
@@ -266,37 +371,36 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         metrics: resultFilter.metrics,
       }),
     },
-    async (q) => {
+    POINTS,
+    async (q, page) => {
       if (q.config === undefined && q.model === undefined) throw new HttpError(400, 'missing parameter: config or model');
-      return history(store, { ...filterOf(q), config: q.config as number | undefined, conc: q.conc as number | undefined });
+      return history(store, {
+        ...filterOf(q),
+        ...page,
+        config: q.config as number | undefined,
+        conc: q.conc as number | undefined,
+      });
     },
   );
 
-  route(
+  paged(
     '/api/v1/evaluations',
     {
       summary: 'Eval results (GSM8K): the latest of each config, task and conc, or one run’s',
       querystring: query({ ...resultFilter, task: str('eval task (gsm8k)') }),
     },
-    async (q) => evaluations(store, { ...filterOf(q), task: q.task as string | undefined }),
+    POINTS,
+    async (q, page) => evaluations(store, { ...filterOf(q), ...page, task: q.task as string | undefined }),
   );
 
-  route(
+  paged(
     '/api/v1/runs',
     {
       summary: 'Runs, newest first, with point and eval counts and success rate',
-      querystring: query({
-        source: { ...source, description: 'official, unofficial or all (default all)' },
-        limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'default 100' },
-        offset: { type: 'integer', minimum: 0, maximum: 10_000_000 },
-      }),
+      querystring: query({ source: { ...source, description: 'official, unofficial or all (default all)' } }),
     },
-    async (q) =>
-      runs(store, {
-        source: (q.source as ResultFilter['source']) ?? 'all',
-        limit: q.limit as number | undefined,
-        offset: q.offset as number | undefined,
-      }),
+    RUNS,
+    async (q, page) => runs(store, { source: (q.source as ResultFilter['source']) ?? 'all', ...page }),
   );
 
   app.get(
@@ -359,11 +463,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
   );
 
-  // Ingest: a run directory as a .tar.gz body.
-  const binary = (_: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => done(null, body);
+  // Ingest: a run directory as a .tar.gz body. The token is checked before a byte of the body is
+  // read; the body then streams to a file under the upload root, with the size limit enforced as it arrives.
+  const passBody = (_: FastifyRequest, body: Readable, done: (err: Error | null, body?: Readable) => void) => done(null, body);
   for (const type of ['application/gzip', 'application/x-gzip', 'application/octet-stream', 'application/x-tar+gzip']) {
-    app.addContentTypeParser(type, { parseAs: 'buffer' }, binary);
+    app.addContentTypeParser(type, passBody);
   }
+  const tooLarge = () =>
+    new HttpError(413, `the upload is larger than the server takes (${maxUpload} bytes; frontier serve --max-upload-mb)`);
   app.post(
     '/api/v1/ingest',
     {
@@ -378,26 +485,38 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           dry_run: { type: 'boolean', description: 'check and count, write nothing' },
         }),
       } as FastifySchema,
-      preHandler: authenticated,
+      onRequest: authenticated,
     },
     async (request, reply) => {
-      const body = request.body;
-      if (!Buffer.isBuffer(body) || body.length === 0) {
+      const body = request.body as Readable | undefined;
+      if (!body || typeof body.pipe !== 'function') {
         throw new HttpError(415, 'send the run directory as a .tar.gz body (Content-Type: application/gzip)');
       }
+      if (Number(request.headers['content-length'] ?? 0) > maxUpload) throw tooLarge();
       const q = request.query as Query;
-      const dir = mkdtempSync(join(tmpdir(), 'frontier-ingest-'));
+      const dir = uploadDir(uploadRoot);
+      const files = join(dir, 'files');
       try {
+        const archive = join(dir, 'upload.tar.gz');
+        let size;
         try {
-          extractTarGz(body, dir, { maxBytes: options.maxUnpackedBytes ?? 4 * maxUpload, maxEntries: 100_000 });
+          size = await receiveUpload(body, archive, maxUpload);
+        } catch (e) {
+          if (e instanceof UploadTooLarge) throw tooLarge();
+          throw new HttpError(400, `the upload did not arrive whole: ${(e as Error).message}`);
+        }
+        if (size === 0) throw new HttpError(415, 'send the run directory as a .tar.gz body (Content-Type: application/gzip)');
+        mkdirSync(files);
+        try {
+          extractTarGz(readFileSync(archive), files, {
+            maxBytes: options.maxUnpackedBytes ?? 4 * maxUpload,
+            maxEntries: 100_000,
+          });
         } catch (e) {
           if (e instanceof ArchiveError) throw new HttpError(400, e.message);
           throw new HttpError(400, `cannot unpack the archive: ${(e as Error).message}`);
         }
-        // An archive of the run directory itself holds one top-level folder; an archive of its contents does not.
-        const top = readdirSync(dir);
-        const root = top.length === 1 && statSync(join(dir, top[0]!)).isDirectory() ? join(dir, top[0]!) : dir;
-        const batch = readArtifacts(root, {
+        const batch = readArtifacts(files, {
           official: q.official as boolean | undefined,
           runId: q.run_id as string | undefined,
           attempt: q.attempt as number | undefined,
@@ -410,13 +529,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       } catch (e) {
         if (e instanceof IngestError) {
           throw new HttpError(422, `the upload has ${e.problems.length} problem(s); nothing was written`, {
-            problems: e.problems.map((p) => ({ ...p, file: p.file.startsWith(dir) ? p.file.slice(dir.length + 1) : p.file })),
+            problems: e.problems.map((p) => ({ ...p, file: p.file.startsWith(files) ? p.file.slice(files.length + 1) : p.file })),
           });
         }
         if (e instanceof IngestConflict) throw new HttpError(409, e.message);
         throw e;
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        removeTree(dir);
       }
     },
   );

@@ -142,11 +142,37 @@ function readArray(root: string, file: string, problems: IngestProblem[]): unkno
 const isDir = (p: string): boolean => existsSync(p) && statSync(p).isDirectory();
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Read and check everything a directory holds for the store. Throws IngestError listing every problem. */
-export function readArtifacts(dir: string, options: IngestOptions = {}): IngestBatch {
+/** What only the top of a run directory or an artifact set holds. */
+const ROOT_ENTRIES = new Set([
+  'run.json',
+  'results_bmk',
+  'agg_eval_all.json',
+  'eval_results_all',
+  'run_stats.json',
+  'run-stats',
+  'changelog-metadata',
+  'changelog_metadata.json',
+]);
+
+/**
+ * The directory that holds the results: `dir` itself, or its one folder when `dir` only wraps it
+ * (an archive of the run directory itself). A folder of the artifact set (results_bmk/, bmk_*) is
+ * never taken for a wrapped run. The CLI and uploads both find the root here, through readArtifacts.
+ */
+export function artifactRoot(dir: string): string {
+  if (!isDir(dir)) return dir;
+  const entries = readdirSync(dir);
+  if (entries.length !== 1 || ROOT_ENTRIES.has(entries[0]!) || entries[0]!.startsWith('bmk_')) return dir;
+  const only = join(dir, entries[0]!);
+  return isDir(only) ? only : dir;
+}
+
+/** Read and check everything a directory holds for the store (or its wrapped folder: artifactRoot). Throws IngestError listing every problem. */
+export function readArtifacts(wrapped: string, options: IngestOptions = {}): IngestBatch {
   // Before anything is read: a link inside would be followed.
-  const links = isDir(dir) ? notPlainFiles(dir) : [];
-  if (links.length > 0) throw new IngestError(links, dir);
+  const links = isDir(wrapped) ? notPlainFiles(wrapped) : [];
+  if (links.length > 0) throw new IngestError(links, wrapped);
+  const dir = artifactRoot(wrapped);
   const problems: IngestProblem[] = [];
   const files: string[] = [];
   if (!isDir(dir))

@@ -125,6 +125,19 @@ export interface ResultFilter {
   excludeRun?: string | undefined;
 }
 
+/** One page of an answer, in the query's order (the API pages large answers; callers in-process take everything). */
+export interface Paging {
+  limit?: number | undefined;
+  offset?: number | undefined;
+}
+
+function paged<Q extends { limit(n: number): Q; offset(n: number): Q }>(q: Q, p: Paging): Q {
+  return p.limit === undefined ? q : q.limit(p.limit).offset(p.offset ?? 0);
+}
+
+/** Rows loosely typed: Kysely cannot infer aliased joins over a table name chosen at run time, nor selects from them. */
+type Loose = Kysely<Record<string, Record<string, unknown>>>;
+
 type From = 'benchmark_results' | 'eval_results';
 
 const CONFIG_COLUMNS = [
@@ -173,8 +186,7 @@ function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
 
 /** Rows of `table` joined with their run and config, narrowed by the filter (except the latest-selection). */
 function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
-  // Typed loosely: Kysely cannot infer aliased joins over a table name chosen at run time.
-  const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const db = store.db as unknown as Loose;
   let q = db
     .selectFrom(`${table} as x` as 'benchmark_results as x')
     .innerJoin('runs as r', 'r.id', 'x.run_pk')
@@ -213,7 +225,7 @@ const pointSelect = (eb: ExpressionBuilder<Record<'x' | 'r' | 'c', Record<string
  * Benchmark points. With a run: that run's points. Otherwise the latest point of each config at
  * each (isl, osl, conc) among the chosen runs, as of the date when one is given.
  */
-export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<BenchmarkRow[]> {
+export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): Promise<BenchmarkRow[]> {
   const source = f.source ?? 'official';
   // The common question (the latest official or unofficial points, today) is answered from latest_points.
   const kept = f.run === undefined && f.date === undefined && f.excludeRun === undefined && source !== 'all';
@@ -222,106 +234,119 @@ export async function benchmarks(store: Store, f: ResultFilter = {}): Promise<Be
   if (kept) {
     q = q.innerJoin('latest_points as l', 'l.result_id', 'x.id').where('l.official', '=', source === 'official' ? 1 : 0);
   }
-  const rows = await q
-    .select((eb) => [
-      ...pointSelect(eb as never),
-      ...(latest
-        ? [
-            sql<number>`row_number() over (partition by x.config_id, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
-              'rank',
-            ),
-          ]
-        : []),
-    ])
-    .orderBy('c.hardware')
-    .orderBy('c.framework')
-    .orderBy('x.config_id')
-    .orderBy('x.isl')
-    .orderBy('x.osl')
-    .orderBy('x.conc')
-    .execute();
-  const out: BenchmarkRow[] = [];
-  for (const raw of rows as Record<string, unknown>[]) {
-    if (latest && Number(raw.rank) !== 1) continue;
+  const selected = q.select((eb) => [
+    ...pointSelect(eb as never),
+    ...(latest
+      ? [
+          sql<number>`row_number() over (partition by x.config_id, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
+            'rank',
+          ),
+        ]
+      : []),
+  ]);
+  // The latest of each point is chosen in the database, so that a page is a page of chosen rows.
+  const rows = await paged(
+    (store.db as unknown as Loose)
+      .selectFrom(selected.as('p'))
+      .selectAll()
+      .$if(latest, (p) => p.where('p.rank', '=', 1))
+      .orderBy('p.hardware')
+      .orderBy('p.framework')
+      .orderBy('p.config_id')
+      .orderBy('p.isl')
+      .orderBy('p.osl')
+      .orderBy('p.conc'),
+    f,
+  ).execute();
+  return (rows as Record<string, unknown>[]).map((raw) => {
     delete raw.rank;
-    out.push(pointRow(raw, f.metrics));
-  }
-  return out;
+    return pointRow(raw, f.metrics);
+  });
 }
 
 /** Points over time (every run of the chosen kind) of one config, or of a model's configs; oldest first. */
 export async function history(
   store: Store,
-  f: Omit<ResultFilter, 'run' | 'date' | 'exact'> & { config?: number | undefined; conc?: number | undefined },
+  f: Omit<ResultFilter, 'run' | 'date' | 'exact'> & Paging & { config?: number | undefined; conc?: number | undefined },
 ): Promise<BenchmarkRow[]> {
   let q = joined(store, 'benchmark_results', f);
   if (f.config !== undefined) q = q.where('x.config_id', '=', f.config);
   if (f.conc !== undefined) q = q.where('x.conc', '=', f.conc);
-  const rows = await q
-    .select((eb) => [...pointSelect(eb as never)])
-    .orderBy('x.date')
-    .orderBy('x.run_pk')
-    .orderBy('x.isl')
-    .orderBy('x.osl')
-    .orderBy('x.conc')
-    .execute();
+  const rows = await paged(
+    q
+      .select((eb) => [...pointSelect(eb as never)])
+      .orderBy('x.date')
+      .orderBy('x.run_pk')
+      .orderBy('x.isl')
+      .orderBy('x.osl')
+      .orderBy('x.conc')
+      .orderBy('x.config_id'),
+    f,
+  ).execute();
   return (rows as Record<string, unknown>[]).map((raw) => pointRow(raw, f.metrics));
 }
 
 /** Eval results: a run's, or the latest of each config, task and conc among the chosen runs. */
-export async function evaluations(store: Store, f: ResultFilter & { task?: string | undefined } = {}): Promise<EvalRow[]> {
+export async function evaluations(
+  store: Store,
+  f: ResultFilter & Paging & { task?: string | undefined } = {},
+): Promise<EvalRow[]> {
   let q = joined(store, 'eval_results', f);
   if (f.task !== undefined) q = q.where('x.task', '=', f.task.toLowerCase());
   const latest = f.run === undefined;
-  const rows = await q
-    .select((eb) => [
-      eb.ref('x.config_id').as('config_id'),
-      ...configSelect(eb as never),
-      eb.ref('r.run_id').as('run_id'),
-      eb.ref('r.official').as('official'),
-      ...[
-        'date',
-        'task',
-        'isl',
-        'osl',
-        'conc',
-        'score',
-        'score_se',
-        'score_name',
-        'n_eff',
-        'threshold',
-        'passed',
-        'metrics',
-        'samples',
-      ].map((k) => eb.ref(`x.${k}`).as(k)),
-      ...(latest
-        ? [
-            sql<number>`row_number() over (partition by x.config_id, x.task, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
-              'rank',
-            ),
-          ]
-        : []),
-    ])
-    .orderBy('c.model_prefix')
-    .orderBy('c.hardware')
-    .orderBy('x.config_id')
-    .orderBy('x.task')
-    .orderBy('x.conc')
-    .execute();
-  const out: EvalRow[] = [];
-  for (const raw of rows as Record<string, unknown>[]) {
-    if (latest && Number(raw.rank) !== 1) continue;
+  const selected = q.select((eb) => [
+    eb.ref('x.config_id').as('config_id'),
+    ...configSelect(eb as never),
+    eb.ref('r.run_id').as('run_id'),
+    eb.ref('r.official').as('official'),
+    ...[
+      'date',
+      'task',
+      'isl',
+      'osl',
+      'conc',
+      'score',
+      'score_se',
+      'score_name',
+      'n_eff',
+      'threshold',
+      'passed',
+      'metrics',
+      'samples',
+    ].map((k) => eb.ref(`x.${k}`).as(k)),
+    ...(latest
+      ? [
+          sql<number>`row_number() over (partition by x.config_id, x.task, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
+            'rank',
+          ),
+        ]
+      : []),
+  ]);
+  const rows = await paged(
+    (store.db as unknown as Loose)
+      .selectFrom(selected.as('p'))
+      .selectAll()
+      .$if(latest, (p) => p.where('p.rank', '=', 1))
+      .orderBy('p.model_prefix')
+      .orderBy('p.hardware')
+      .orderBy('p.config_id')
+      .orderBy('p.task')
+      .orderBy('p.conc')
+      .orderBy('p.isl')
+      .orderBy('p.osl'),
+    f,
+  ).execute();
+  return (rows as Record<string, unknown>[]).map((raw) => {
     delete raw.rank;
     const row = toRow<EvalRow>(raw, ['metrics', 'samples']);
     row.passed = raw.passed === null ? null : Number(raw.passed) === 1;
-    out.push(row);
-  }
-  return out;
+    return row;
+  });
 }
 
 /** What there is to look at: one row per model, sequence, config family and date (official runs). */
-export async function availability(store: Store) {
-  const rows = await joined(store, 'benchmark_results', {})
+export async function availability(store: Store, page: Paging = {}) {
+  const q = joined(store, 'benchmark_results', {})
     .select((eb) => [
       eb.ref('c.model_prefix').as('model_prefix'),
       eb.ref('c.model').as('model'),
@@ -342,7 +367,10 @@ export async function availability(store: Store) {
     .orderBy('framework')
     .orderBy('precision')
     .orderBy('date')
-    .execute();
+    .orderBy('model')
+    .orderBy('spec_method')
+    .orderBy('disagg');
+  const rows = await paged(q, page).execute();
   return (rows as Record<string, unknown>[]).map((raw) => toRow<Record<string, unknown>>(raw));
 }
 
@@ -396,10 +424,7 @@ export async function runs(
     .orderBy('r.id', 'desc');
   if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
   else if ((f.source ?? 'all') !== 'all') q = q.where('r.official', '=', f.source === 'official' ? 1 : 0);
-  const rows = await q
-    .limit(f.limit ?? 100)
-    .offset(f.offset ?? 0)
-    .execute();
+  const rows = await paged(q, { limit: f.limit ?? 100, offset: f.offset }).execute();
   return rows.map((raw) => {
     const { n_success, total, ...rest } = raw as Record<string, unknown>;
     const row = toRow<RunRow>(rest, ['labels']);

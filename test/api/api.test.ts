@@ -99,14 +99,17 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       status: 400,
       body: { error: 'unknown parameter "sort"' },
     });
-    expect(await get('/api/v1/benchmarks?isl=lots')).toMatchObject({ status: 400, body: { error: 'isl: must be integer' } });
+    expect(await get('/api/v1/benchmarks?isl=lots')).toMatchObject({
+      status: 400,
+      body: { error: 'isl: expected an integer from 1 to 10000000, got "lots"' },
+    });
     expect(await get('/api/v1/benchmarks?source=mine')).toMatchObject({
       status: 400,
       body: { error: expect.stringContaining('official, unofficial, all') },
     });
     expect(await get('/api/v1/benchmarks?date=yesterday')).toMatchObject({
       status: 400,
-      body: { error: expect.stringMatching(/^date: must match pattern/) },
+      body: { error: 'date: expected a date that exists, YYYY-MM-DD, got "yesterday"' },
     });
     expect(await get('/api/v1/history')).toMatchObject({ status: 400, body: { error: 'missing parameter: config or model' } });
     expect(await get('/api/v1/pareto?model=dsr1&x=vibes')).toMatchObject({
@@ -114,6 +117,69 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       body: { error: 'no direction known for metric "vibes"' },
     });
     expect(await get('/api/v1/nothing')).toMatchObject({ status: 404, body: { error: 'no such endpoint: GET /api/v1/nothing' } });
+  });
+
+  it('numbers out of range (1e999, negative, fractional) and impossible dates are 400s naming the parameter and its range', async () => {
+    const cases: [string, string][] = [
+      ['/api/v1/runs?limit=1e999', 'limit: expected an integer from 1 to 1000, got "1e999"'],
+      ['/api/v1/runs?offset=1e999', 'offset: expected an integer from 0 to 10000000, got "1e999"'],
+      ['/api/v1/runs?offset=-1', 'offset: expected an integer from 0 to 10000000, got "-1"'],
+      ['/api/v1/benchmarks?limit=0', 'limit: expected an integer from 1 to 10000, got "0"'],
+      ['/api/v1/benchmarks?isl=1e999', 'isl: expected an integer from 1 to 10000000, got "1e999"'],
+      ['/api/v1/benchmarks?osl=1.5', 'osl: expected an integer from 1 to 10000000, got "1.5"'],
+      ['/api/v1/history?config=1e999', 'config: expected an integer from 1 to 10000000, got "1e999"'],
+      ['/api/v1/history?model=dsr1&conc=NaN', 'conc: expected an integer from 1 to 10000000, got "NaN"'],
+      ['/api/v1/compare?run=pr-1&threshold=1e999', 'threshold: expected a number from 0 to 1000, got "1e999"'],
+      ['/api/v1/benchmarks?date=2026-02-30', 'date: expected a date that exists, YYYY-MM-DD, got "2026-02-30"'],
+      ['/api/v1/evaluations?date=2025-02-29', 'date: expected a date that exists, YYYY-MM-DD, got "2025-02-29"'],
+      ['/api/v1/benchmarks?date=2026-13-01', 'date: expected a date that exists, YYYY-MM-DD, got "2026-13-01"'],
+    ];
+    for (const [url, error] of cases) expect(await get(url), url).toMatchObject({ status: 400, body: { error } });
+    // A leap day that exists is a date.
+    expect((await get('/api/v1/benchmarks?date=2028-02-29')).status).toBe(200);
+    // The ingest's date too, checked before anything is unpacked.
+    const r = await upload(tarGz(ARTIFACTS), '?run_id=bad-date&date=2026-02-30');
+    expect(r.statusCode).toBe(400);
+    expect(r.json()).toEqual({ error: 'date: expected a date that exists, YYYY-MM-DD, got "2026-02-30"' });
+  });
+
+  it('pages: limit, a cursor to follow (X-Next-Cursor, Link rel="next"), offset for older callers; the pages add up to the whole', async () => {
+    const whole = await get('/api/v1/benchmarks?source=all&date=2026-12-31');
+    const all = whole.body as Row[];
+    expect(all.length).toBeGreaterThan(5);
+    expect(whole.headers['x-next-cursor']).toBeUndefined();
+    const pages: Row[][] = [];
+    let url: string | undefined = '/api/v1/benchmarks?source=all&date=2026-12-31&limit=2';
+    while (url) {
+      const page = await get(url);
+      expect(page.status).toBe(200);
+      pages.push(page.body as Row[]);
+      const link = page.headers.link as string | undefined;
+      url = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+      if (url) expect(url).toContain(`cursor=${page.headers['x-next-cursor'] as string}`);
+    }
+    expect(pages.map((p) => p.length)).toEqual([...Array(Math.floor(all.length / 2)).fill(2), ...(all.length % 2 ? [1] : [])]);
+    expect(pages.flat()).toEqual(all);
+    // offset, as before: the same rows.
+    expect((await get('/api/v1/benchmarks?source=all&date=2026-12-31&limit=2&offset=2')).body).toEqual(all.slice(2, 4));
+    // Every list pages the same way.
+    for (const path of ['/api/v1/history?model=dsr1', '/api/v1/evaluations?source=all', '/api/v1/availability', '/api/v1/runs']) {
+      const full = (await get(path)).body as Row[];
+      const first = await get(`${path}${path.includes('?') ? '&' : '?'}limit=1`);
+      expect(first.body, path).toEqual(full.slice(0, 1));
+      const second = await get(/^<([^>]+)>/.exec(first.headers.link as string)![1]!);
+      expect(second.body, path).toEqual(full.slice(1, 2));
+    }
+    expect(await get('/api/v1/benchmarks?cursor=bm9wZQ')).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('cursor: not a cursor this server gave') },
+    });
+    const cursor = (await get('/api/v1/runs?limit=1')).headers['x-next-cursor'] as string;
+    expect(await get(`/api/v1/runs?cursor=${cursor}&offset=1`)).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('cursor and offset: pass one') },
+    });
+    expect((await get('/api/v1/benchmarks?limit=10001')).status).toBe(400);
   });
 
   it('hostile filter values are data: SQL metacharacters match nothing and change nothing', async () => {
@@ -234,6 +300,9 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       'date',
       'exact',
       'metrics',
+      'limit',
+      'cursor',
+      'offset',
     ]);
     expect(doc.paths['/api/v1/compare']!.get!.parameters.find((p) => p.name === 'run')).toMatchObject({
       in: 'query',
@@ -244,7 +313,17 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     // Each documented parameter is one the server takes: a request with it is not refused as unknown.
     for (const p of doc.paths['/api/v1/benchmarks']!.get!.parameters) {
       const value =
-        { isl: '1', osl: '1', source: 'all', date: '2026-01-01', exact: 'true', metrics: 'tput_per_gpu' }[p.name] ?? 'x';
+        {
+          isl: '1',
+          osl: '1',
+          source: 'all',
+          date: '2026-01-01',
+          exact: 'true',
+          metrics: 'tput_per_gpu',
+          limit: '5',
+          offset: '0',
+          cursor: 'bzA',
+        }[p.name] ?? 'x';
       expect((await get(`/api/v1/benchmarks?${p.name}=${value}`)).status, p.name).toBe(200);
     }
   });
@@ -273,6 +352,14 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       benchmarks: { new: 6 },
     });
     expect(((await get('/api/v1/benchmarks?run=http-2')).body as Row[]).length).toBe(0);
+
+    // An archive whose one top-level folder is the set's own results_bmk/: that is the set (as `frontier ingest` reads it).
+    const bmkOnly = mkdtempSync(join(tmpdir(), 'frontier-bmk-'));
+    execFileSync('cp', ['-r', join(ARTIFACTS, 'results_bmk'), join(bmkOnly, 'results_bmk')]);
+    const fromBmk = await upload(tarGz(bmkOnly), '?run_id=http-bmk&dry_run=true');
+    expect(fromBmk.statusCode).toBe(200);
+    expect(fromBmk.json()).toMatchObject({ benchmarks: { new: 6 } });
+    expect(readArtifacts(bmkOnly, { runId: 'http-bmk' }).benchmarks).toHaveLength(6);
 
     // Bad rows: 422 with each problem, nothing written.
     const bad = copyDir(ARTIFACTS);

@@ -6,15 +6,39 @@ const cache = new Map<string, Promise<unknown>>();
 export function fetchJson<T>(path: string): Promise<T> {
   let p = cache.get(path);
   if (!p) {
-    p = fetch(path).then(async (res) => {
-      const body = (await res.json()) as { error?: string };
-      if (!res.ok) throw new Error(body.error ?? `${res.status} ${res.statusText}`);
-      return body;
-    });
+    p = fetchAll(path);
     p.catch(() => cache.delete(path));
     cache.set(path, p);
   }
   return p as Promise<T>;
+}
+
+/** One answer; a busy server (503) is asked again after its Retry-After, a few times. */
+async function get(url: string): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(url);
+    if (res.status !== 503 || attempt === 3) return res;
+    await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+  }
+}
+
+/**
+ * The JSON at `path`. A list the server pages (Link: <…>; rel="next") is followed to its end,
+ * unless the path asks for a page size itself (limit).
+ */
+async function fetchAll(path: string): Promise<unknown> {
+  const follow = !new URLSearchParams(path.split('?')[1] ?? '').has('limit');
+  let rows: unknown[] | undefined;
+  for (let url: string | undefined = path; url;) {
+    const res = await get(url);
+    const body = (await res.json()) as unknown;
+    if (!res.ok) throw new Error((body as { error?: string }).error ?? `${res.status} ${res.statusText}`);
+    const next = follow ? /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1] : undefined;
+    if (!Array.isArray(body)) return body;
+    rows = rows ? rows.concat(body) : body;
+    url = next;
+  }
+  return rows;
 }
 
 export interface Loaded<T> {
