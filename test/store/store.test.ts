@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -432,7 +432,7 @@ describe('ingest input checks', () => {
     );
   });
 
-  it('refuses JSON nested deeper than the limit, naming the file and the limit, instead of overflowing the stack', () => {
+  it('refuses JSON nested deeper than the limit, naming the file and the limit, instead of overflowing the stack', async () => {
     const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
     const dir = copyDir(ARTIFACTS);
     writeFileSync(join(dir, 'results_bmk/agg_bmk.json'), deep(200_000));
@@ -455,7 +455,13 @@ describe('ingest input checks', () => {
       (rows as Row[]).map((r) => ({ ...r, image: `img${'['.repeat(500)}`, nested: JSON.parse(deep(62)) as unknown })),
     );
     expect(readArtifacts(ok, { runId: '1' }).benchmarks[0]!.config.image).toBe(`img${'['.repeat(500)}`);
-  });
+
+    // An eval's samples file (JSON lines).
+    const withSamples = copyDir(await frontierRunDir());
+    const samples = readdirSync(withSamples, { recursive: true, encoding: 'utf8' }).find((f) => /samples_.*\.jsonl$/.test(f))!;
+    writeFileSync(join(withSamples, samples), `{"doc_id": 0}\n{"doc_id": ${deep(200_000)}}\n`);
+    expect(() => readArtifacts(withSamples)).toThrow(`${samples}[1]: ${limit}`);
+  }, 60_000);
 
   it('reads Python-written JSON (NaN) and refuses one point measured twice in a run', () => {
     const dir = copyDir(ARTIFACTS);
