@@ -4,7 +4,7 @@ import { problemAt, schemaProblems } from './issues.js';
 import type { Subject } from './issues.js';
 import type { Problem } from './problems.js';
 import { ENTRY_RULES } from './rules.js';
-import { MultiNodeEntry, RunnersFile, SingleNodeEntry } from './schema.js';
+import { MultiNodeEntry, RunnersFile, SAFE_NAME, SingleNodeEntry } from './schema.js';
 import type { MasterConfigEntry, RunnerConfig } from './schema.js';
 import { isPlainMapping, parseYaml } from './yaml/index.js';
 import type { YamlDocument } from './yaml/index.js';
@@ -92,6 +92,13 @@ export async function loadMasterConfigs(paths: readonly string[], options: LoadO
           problemAt(subject, [], `Wildcard '*' is not allowed in master config keys: '${key}'`, {
             rule: 'config-key',
             hint: "'*' is reserved for config-key globs in perf-changelog.yaml; rename the key",
+          }),
+        );
+      } else if (!SAFE_NAME.test(key)) {
+        problems.push(
+          problemAt(subject, [], `config key '${key}' cannot be part of a file name`, {
+            rule: 'config-key',
+            hint: 'use letters, digits, ".", "_" and "-", starting with a letter or digit, e.g. dsr1-fp8-h200-sglang',
           }),
         );
       }

@@ -23,6 +23,18 @@ const bool = (description: string) => z.boolean(expect('true or false')).meta({ 
 const name = (description: string) =>
   z.string(expect('a non-empty string')).min(1, expect('a non-empty string')).meta({ description });
 
+/**
+ * Values that become part of file and directory names (RESULT_FILENAME, the run directory's
+ * bmk_*, eval_* and server_logs_*): no "/", no leading "." (so no "..") and nothing a shell or a
+ * file system treats specially. Every value in the InferenceX configs fits.
+ */
+export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const SAFE_NAME_TEXT = 'letters, digits, ".", "_" and "-", starting with a letter or digit';
+const safeName = (description: string) =>
+  name(description)
+    .regex(SAFE_NAME, expect(`${SAFE_NAME_TEXT} (it becomes part of file names)`))
+    .meta({ description });
+
 const SPEC_DECODING = ['mtp', 'draft_model', 'none'] as const;
 const specDecoding = z
   .enum(SPEC_DECODING, expect(`one of ${SPEC_DECODING.map((s) => `"${s}"`).join(', ')}`))
@@ -169,9 +181,9 @@ const scenarios = <T extends z.ZodType>(fixed: T) =>
 const common = {
   image: name('Container image; enroot refs may use # as the registry separator.'),
   model: name('Model id (Hugging Face) or served alias.'),
-  'model-prefix': name('Model family; selects the benchmark script (dsr1, dsv4, qwen3.5, …).'),
-  precision: name('Weight precision, e.g. fp4, fp8.'),
-  framework: name('Serving framework, e.g. vllm, sglang, trt, dynamo-trt, sglang-disagg.'),
+  'model-prefix': safeName('Model family; selects the benchmark script (dsr1, dsv4, qwen3.5, …).'),
+  precision: safeName('Weight precision, e.g. fp4, fp8.'),
+  framework: safeName('Serving framework, e.g. vllm, sglang, trt, dynamo-trt, sglang-disagg.'),
   runner: name('Runner label from runners.yaml; agentic scenarios need a cluster:<name> label.'),
   router: ComponentMetadata.optional(),
 };
@@ -203,8 +215,10 @@ export const MultiNodeEntry = z
 
 const configKey = z
   .string()
-  .regex(/^[^*]+$/)
-  .meta({ description: 'Config key, conventionally <model-prefix>-<precision>-<gpu>-<framework>[-mtp|-agentic…]; no "*".' });
+  .regex(SAFE_NAME)
+  .meta({
+    description: `Config key, conventionally <model-prefix>-<precision>-<gpu>-<framework>[-mtp|-agentic…]: ${SAFE_NAME_TEXT}.`,
+  });
 
 /** A master-config file: config key → entry (JSON Schema export; loading dispatches on `multinode`). */
 export const MasterConfigFile = z
@@ -226,7 +240,10 @@ export const RunnersFile = z
         .record(
           z.string(),
           z
-            .array(z.string(expect('a runner name')), expect('a non-empty list of runner names'))
+            .array(
+              z.string(expect('a runner name')).regex(SAFE_NAME, expect(`a runner name: ${SAFE_NAME_TEXT}`)),
+              expect('a non-empty list of runner names'),
+            )
             .min(1, expect('a non-empty list of runner names')),
           expect('a mapping of label → runner names'),
         )

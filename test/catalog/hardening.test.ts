@@ -7,6 +7,7 @@ import { MAX_NESTING, firstInvalidUtf8, parseYaml } from '../../src/catalog/yaml
 import { parseFull } from '../../src/catalog/yaml/full.js';
 import { loadRecipe } from '../../src/recipes/index.js';
 import { readClusterProfiles } from '../../src/launch/profile.js';
+import { INFERENCEX } from '../helpers.js';
 
 describe('nesting limit', () => {
   const flow = (n: number): string => `a: ${'['.repeat(n)}${']'.repeat(n)}\n`;
@@ -134,5 +135,58 @@ describe('encoding', () => {
     expect(profile!.problems).toMatchObject([
       { file: 'local.yaml', line: 2, message: 'the file is not valid UTF-8 (byte 0xe9)' },
     ]);
+  });
+});
+
+describe('values that become file names', () => {
+  const entry = (key: string, field = '', value = ''): string =>
+    `${key}:
+  image: img:1
+  model: org/model
+  model-prefix: ${field === 'model-prefix' ? value : 'm'}
+  precision: ${field === 'precision' ? value : 'fp8'}
+  framework: ${field === 'framework' ? value : 'vllm'}
+  runner: h100
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - {tp: 8, conc-list: [1]}
+`;
+  const load = async (text: string) =>
+    (await loadMasterConfigs(['m.yaml'], { readFile: () => Promise.resolve(Buffer.from(text)) })).problems;
+
+  it.each([
+    ['model-prefix', '../../etc', 4],
+    ['model-prefix', 'a/b', 4],
+    ['precision', '.hidden', 5],
+    ['framework', '"vllm x"', 6],
+  ])('rejects %s %s at its line', async (field, value, line) => {
+    const problems = await load(entry('k', field, value));
+    expect(problems).toMatchObject([{ file: 'm.yaml', line, key: 'k', path: field }]);
+    expect(problems[0]!.message).toMatch(/letters, digits, "\.", "_" and "-", starting with a letter or digit/);
+  });
+
+  it('rejects a config key that cannot be a file name', async () => {
+    const problems = await load(entry('../evil'));
+    expect(problems).toMatchObject([
+      { file: 'm.yaml', line: 1, rule: 'config-key', message: "config key '../evil' cannot be part of a file name" },
+    ]);
+  });
+
+  it('rejects a runner name that cannot be a file name', async () => {
+    const text = 'labels:\n  h100:\n  - h100_0\n  - ../h100_1\n';
+    const runners = await loadRunners('runners.yaml', { readFile: () => Promise.resolve(Buffer.from(text)) });
+    expect(runners.problems).toMatchObject([{ file: 'runners.yaml', line: 4, path: 'labels.h100[1]' }]);
+  });
+
+  it('accepts every config key, model-prefix, precision, framework and runner name of the InferenceX configs', async () => {
+    const files = ['configs/nvidia-master.yaml', 'configs/amd-master.yaml'];
+    const masters = await loadMasterConfigs(files, { baseDir: INFERENCEX });
+    expect(masters.problems.filter((p) => /file name/.test(p.message))).toEqual([]);
+    expect(masters.value.entries.size).toBeGreaterThan(200);
+    expect((await loadRunners('configs/runners.yaml', { baseDir: INFERENCEX })).problems).toEqual([]);
   });
 });
