@@ -5,8 +5,9 @@ import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './type
  * (`-np`), each slot with the context of one request (`-c` is the total). CPU or one GPU; no
  * tensor parallelism across processes.
  *
- * Options: `binary` (default `llama-server`), `threads` (default 1: on small machines more
- * threads than cores is many times slower), `gpu-layers` (`-ngl`), `extra-args` (appended,
+ * Options: `binary` (default `llama-server`), `threads` (default: one less than the cores of a
+ * machine it shares with the client, at least 1, so the client keeps a core; 1 elsewhere, as
+ * more threads than cores is many times slower), `gpu-layers` (`-ngl`), `extra-args` (appended,
  * split on spaces).
  */
 export const llamaCpp: EngineAdapter = {
@@ -32,6 +33,7 @@ export const llamaCpp: EngineAdapter = {
     const port = ports.next(host);
     const slots = Math.max(1, d.maxConcurrency);
     const o = d.options;
+    const threads = o.threads ?? (d.hostCores === undefined ? 1 : Math.max(1, d.hostCores - 1));
     const command = [
       String(o.binary ?? 'llama-server'),
       '-m',
@@ -47,14 +49,26 @@ export const llamaCpp: EngineAdapter = {
       '-np',
       String(slots),
       '-t',
-      String(o.threads ?? 1),
+      String(threads),
       '--metrics',
       '--no-webui',
       ...(o['gpu-layers'] === undefined ? [] : ['-ngl', String(o['gpu-layers'])]),
       ...(o['extra-args'] === undefined ? [] : String(o['extra-args']).split(/\s+/).filter(Boolean)),
     ];
     return {
-      processes: [{ name: 'server', role: 'server', host, gpus, command, env: {}, port, ready: [{ path: '/health' }] }],
+      processes: [
+        {
+          name: 'server',
+          role: 'server',
+          host,
+          gpus,
+          command,
+          env: {},
+          threads: Number(threads),
+          port,
+          ready: [{ path: '/health' }],
+        },
+      ],
       endpoint: { host, port },
       ready: [{ path: '/health' }, { path: '/v1/models', contains: d.servedModelName }],
       metricsPath: '/metrics',

@@ -51,6 +51,11 @@ export interface Deployment {
   frontierCommand?: string[];
   /** The launch runs GSM8K: its test split (JSONL), for the sim's answer book. */
   evalAnswers?: string;
+  /**
+   * The cores of the machine the engine shares with the load generator (a local run), when it
+   * does: a CPU engine leaves the client one.
+   */
+  hostCores?: number;
 }
 
 /**
@@ -90,6 +95,8 @@ export interface EngineProcess {
   gpus: number[];
   command: string[];
   env: Record<string, string>;
+  /** CPU threads it computes with (a CPU engine), to name in what it shares with the client. */
+  threads?: number;
   /** The HTTP port it serves, with the probes that say it is ready. */
   port?: number;
   ready?: Probe[];

@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { runBench } from '../bench/index.js';
+import type { SharedCores } from '../bench/saturation.js';
 import { renderLaunchScript } from '../engines/index.js';
 import type { Launch, Ports } from '../engines/index.js';
 import { clearEngines, recordEngines } from './leftovers.js';
@@ -63,6 +65,13 @@ function readyTargets(launch: Launch): ReadyTarget[] {
   return targets;
 }
 
+/** The engine's processes run on the load generator's cores: the validity gate names them. */
+function sharedCoresOf(launch: Launch, framework: string): SharedCores {
+  const threads = launch.processes.reduce((n, p) => n + (Number.isFinite(p.threads) ? p.threads! : 0), 0);
+  const engine = threads > 0 ? `${framework}, ${threads} thread${threads === 1 ? '' : 's'}` : framework;
+  return { cores: availableParallelism(), engine };
+}
+
 export const runGroupLocally: GroupExecutor = async (ctx) => {
   const { group, points, dir, cluster, reporter, signal } = ctx;
   const g = group.planned;
@@ -103,6 +112,7 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
       );
     }
     const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
+    const sharedCores = sharedCoresOf(launch, d.framework);
     for (const p of points) {
       if (signal.aborted) return;
       const before = dead('before this point');
@@ -113,6 +123,7 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
       reporter.pointStart?.(g, p);
       const report = await runBench({
         ...benchOptionsOf({ baseUrl, model: d.servedModelName, isl: d.isl, osl: d.osl, conc: p.conc, client: launch.client }),
+        sharedCores,
         onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
       });
       if (signal.aborted) return;

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { adapterFor, sim } from '../engines/index.js';
 import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf } from '../evals/index.js';
@@ -123,6 +124,8 @@ export function prepareGroup(
     frontierCommand,
   });
   if (g.evals.length > 0 && evalAnswers) deployment.evalAnswers = evalAnswers;
+  // A local cluster's nodes are all this machine, where the load generator runs too.
+  if (cluster.scheduler === 'local') deployment.hostCores = availableParallelism();
   const problems = adapter.check(deployment);
   let nodes = 0;
   try {
