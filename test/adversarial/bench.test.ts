@@ -2,6 +2,7 @@
 // writes its result, counts each failure under its reason, never re-sends a request the server may
 // have seen, and is invalid where its numbers cannot be trusted.
 import { existsSync, readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCliAsync, tempFiles } from '../helpers.js';
@@ -55,7 +56,7 @@ async function bench(server: Adversary, flags: Record<string, string> = {}) {
   return { cli, result: JSON.parse(readFileSync(file, 'utf8')) as Result };
 }
 
-const honest: Behaviour = (_n, res) => stream(res, 4, { prompt_tokens: 8, completion_tokens: 4 });
+const honest = (_n: number, res: ServerResponse): void => stream(res, 4, { prompt_tokens: 8, completion_tokens: 4 });
 
 describe('frontier bench against misbehaving servers', () => {
   it('an honest server: a valid run, no failures, no retries (the baseline the others differ from)', async () => {
