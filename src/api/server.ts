@@ -273,7 +273,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // Liveness stays outside the gate: it answers while heavy queries run or wait.
   app.get(
     '/api/v1/health',
-    { schema: { summary: 'Liveness: the store answers', querystring: query({}) } as FastifySchema },
+    {
+      schema: { summary: 'Liveness: the store answers', querystring: query({}) } as FastifySchema,
+      ...(options.private ? { preHandler: authenticated } : {}),
+    },
     async () => {
       await store.db.selectFrom('runs').select('id').limit(1).execute();
       return { ok: true, dialect: store.dialect, queries: gate.load };

@@ -470,6 +470,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     const closed = await buildApi({ store, private: true });
     try {
       expect((await closed.inject({ url: '/api/v1/benchmarks?model=dsr1' })).statusCode).toBe(401);
+      expect((await closed.inject({ url: '/api/v1/health' })).statusCode).toBe(401);
       const ok = await closed.inject({ url: '/api/v1/benchmarks?model=dsr1', headers: { authorization: `Bearer ${token}` } });
       expect(ok.statusCode).toBe(200);
       expect((ok.json() as Row[]).length).toBeGreaterThan(0);

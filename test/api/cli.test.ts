@@ -76,7 +76,11 @@ describe('frontier ingest, compare and token on the command line', () => {
         });
         server.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
       });
-      expect(await (await fetch(`${url}/api/v1/health`)).json()).toEqual({ ok: true, dialect: 'sqlite' });
+      expect(await (await fetch(`${url}/api/v1/health`)).json()).toEqual({
+        ok: true,
+        dialect: 'sqlite',
+        queries: { running: 0, queued: 0 },
+      });
 
       const archive = join(mkdtempSync(join(tmpdir(), 'frontier-up-')), 'run.tar.gz');
       execFileSync('tar', ['-czf', archive, '-C', ARTIFACTS, '.']);
