@@ -43,7 +43,12 @@ export async function readYamlFile(
     if (content === undefined) throw Object.assign(new Error(missingMessage), { code: 'ENOENT' });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const message = code === 'ENOENT' ? missingMessage : `cannot read '${path}': ${(e as Error).message}`;
+    const message =
+      code === 'ENOENT'
+        ? missingMessage
+        : code === 'EISDIR'
+          ? `'${path}' is a directory, not a YAML file`
+          : `cannot read '${path}': ${(e as Error).message}`;
     return { doc: undefined, problems: [{ severity: 'error', rule: 'file', file: path, line: 0, col: 0, message, hint }] };
   }
   const doc = await parseYaml(content, path);

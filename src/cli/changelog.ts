@@ -18,6 +18,7 @@ import {
   resolveEntryKeys,
 } from '../changelog/index.js';
 import type { CheckReport, Snapshot } from '../changelog/index.js';
+import { requireDirectory } from './error.js';
 import { defaultCatalogFiles } from './validate.js';
 
 interface SideOptions {
@@ -51,8 +52,10 @@ function sides(opts: SideOptions): { base: Snapshot; head: Snapshot } {
   if (opts.head && opts.headDir) throw new ChangelogError('give either --head or --head-dir, not both');
   if (!opts.base && !opts.baseDir)
     throw new ChangelogError('the base revision is missing: give --base <ref> (e.g. origin/main) or --base-dir <dir>');
-  const base = opts.base ? gitSnapshot(opts.base) : dirSnapshot(opts.baseDir!);
-  const head = opts.head ? gitSnapshot(opts.head) : dirSnapshot(opts.headDir ?? '.');
+  const base = opts.base ? gitSnapshot(opts.base) : dirSnapshot(requireDirectory(opts.baseDir!, '--base-dir'));
+  const head = opts.head
+    ? gitSnapshot(opts.head)
+    : dirSnapshot(opts.headDir === undefined ? '.' : requireDirectory(opts.headDir, '--head-dir'));
   return { base, head };
 }
 

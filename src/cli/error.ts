@@ -1,2 +1,24 @@
+import { statSync } from 'node:fs';
+
 /** A command cannot run as asked (a missing file, conflicting options): printed as one line, exit 1. */
 export class CliError extends Error {}
+
+/**
+ * A directory the user named must exist: a missing one is an error, never read as an empty tree
+ * (which would let a review or lint pass on nothing).
+ */
+export function requireDirectory(path: string, what: string): string {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliError(
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? `${what} ${path} does not exist: give an existing directory`
+        : `${what} ${path} cannot be read: ${(e as Error).message}`,
+    );
+  }
+  if (!isDirectory) throw new CliError(`${what} ${path} is a file, not a directory: give the directory it is in`);
+  return path;
+}

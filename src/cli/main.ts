@@ -6,7 +6,7 @@ import { MatrixError } from '../matrix/index.js';
 import { CatalogError, SimConfigError } from '../sim/index.js';
 import { UsageError } from './argparse.js';
 import { changelogCommand } from './changelog.js';
-import { CliError } from './error.js';
+import { CliError, requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
 import { runBenchCommand } from './bench.js';
@@ -25,7 +25,7 @@ const program = new Command('frontier')
   .option('-C, --cwd <dir>', 'run as if started in <dir> (e.g. an InferenceX checkout)')
   .hook('preAction', () => {
     const dir = program.opts<{ cwd?: string }>().cwd;
-    if (dir) process.chdir(dir);
+    if (dir) process.chdir(requireDirectory(dir, '-C'));
   });
 
 program

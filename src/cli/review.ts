@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { formatProblem } from '../catalog/index.js';
 import type { Problem } from '../catalog/index.js';
 import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
-import { CliError } from './error.js';
+import { CliError, requireDirectory } from './error.js';
 import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
 import type { Plan, Variant } from '../recipes/index.js';
@@ -34,7 +34,8 @@ function withTreeOptions(command: Command): Command {
 function side(name: string, ref: string | undefined, dir: string | undefined, fallbackDir?: string): Snapshot {
   if (ref && dir) throw new CliError(`give either --${name} or --${name}-dir, not both`);
   if (ref) return gitSnapshot(ref);
-  if (dir ?? fallbackDir) return dirSnapshot((dir ?? fallbackDir)!);
+  if (dir) return dirSnapshot(requireDirectory(dir, `--${name}-dir`));
+  if (fallbackDir) return dirSnapshot(fallbackDir);
   throw new CliError(`the ${name} revision is missing: give --${name} <ref> (e.g. origin/main) or --${name}-dir <dir>`);
 }
 
@@ -174,6 +175,7 @@ export function lintCommand(): Command {
     .option('--ref <ref>', 'lint a git revision instead of a directory')
     .addOption(formatOption())
     .action(async (dir: string, opts: TreeFlags & { ref?: string; format: ReportFormat }) => {
+      requireDirectory(dir, opts.ref ? 'the repository' : 'the tree');
       const report = await lint(opts.ref ? gitSnapshot(opts.ref, dir) : dirSnapshot(dir), treeOptions(opts));
       process.stdout.write(formatLint(report, opts.format));
       process.exitCode = report.ok ? 0 : 1;
@@ -182,7 +184,7 @@ export function lintCommand(): Command {
 
 const treeOptions = (opts: TreeFlags): TreeFlags => ({
   recipesDir: opts.recipesDir,
-  toolchainDir: opts.toolchainDir,
+  toolchainDir: opts.toolchainDir === undefined ? undefined : requireDirectory(opts.toolchainDir, '--toolchain-dir'),
   changelogFile: opts.changelogFile,
   configFiles: opts.configFiles,
   runnerConfig: opts.runnerConfig,

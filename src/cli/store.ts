@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { RowCounts } from '../store/index.js';
+import { isIsoDate } from '../util/date.js';
 import { CliError } from './error.js';
 
 const dbOption = () =>
@@ -41,6 +42,11 @@ const positiveInt = (flag: string) => (value: string) => {
   return n;
 };
 
+const isoDate = (flag: string) => (value: string) => {
+  if (!isIsoDate(value)) throw new CliError(`${flag} ${value}: expected a date that exists, YYYY-MM-DD`);
+  return value;
+};
+
 /** A run field's value in the ingest report: yes/no, a list, or (none). */
 function shown(v: string | boolean | string[]): string {
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
@@ -58,7 +64,7 @@ function ingestCommand(): Command {
     .option('--run-id <id>', 'the run id (required for an InferenceX artifact set: the GitHub run id)')
     .option('--attempt <n>', 'the run attempt; a later attempt replaces an earlier one (default 1)', positiveInt('--attempt'))
     .option('--source-run <id>', 'reuse: these are this run’s results, merged by --run-id')
-    .option('--date <YYYY-MM-DD>', 'the results’ date (default: when the run started, else today)')
+    .option('--date <YYYY-MM-DD>', 'the results’ date (default: when the run started, else today)', isoDate('--date'))
     .option('--branch <name>', 'the branch the run measured')
     .option('--commit <sha>', 'the commit the run measured')
     .option('--label <label...>', 'labels of the run')

@@ -13,6 +13,7 @@ import { MAX_JSON_DEPTH, jsonTooDeep } from '../util/json-depth.js';
 import { notPlainFiles } from './files.js';
 import { formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
 import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
+import { isIsoDate } from '../util/date.js';
 
 export interface RunInfo {
   run_id: string;
@@ -177,7 +178,7 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
   const files: string[] = [];
   if (!isDir(dir))
     throw new IngestError([{ file: dir, message: 'not a directory: pass a run directory or an InferenceX artifact set' }], dir);
-  if (options.date !== undefined && !DATE.test(options.date)) {
+  if (options.date !== undefined && !isIsoDate(options.date)) {
     problems.push({ file: '--date', message: `"${options.date}" is not a date: use YYYY-MM-DD` });
   }
 
