@@ -98,6 +98,14 @@ export const WorkerConfig = z
   )
   .meta({ description: 'One role (prefill or decode) of a multinode topology.' });
 
+/**
+ * The prefill role: the workers that serve (all of them in an aggregated entry), so at least one.
+ * Decode may be 0: InferenceX writes that for aggregated recipes, and for some disagg entries.
+ */
+export const PrefillWorkerConfig = WorkerConfig.extend({
+  'num-worker': posInt('Number of prefill workers (in an aggregated entry, the serving workers); at least 1.'),
+}).meta({ description: 'The prefill role of a multinode topology (the serving workers of an aggregated one).' });
+
 export const SingleNodeSearchSpaceEntry = z.strictObject(
   {
     tp: posInt('Tensor parallel size.'),
@@ -114,7 +122,7 @@ export const SingleNodeSearchSpaceEntry = z.strictObject(
 export const MultiNodeSearchSpaceEntry = z.strictObject(
   {
     'spec-decoding': specDecoding.optional(),
-    prefill: WorkerConfig,
+    prefill: PrefillWorkerConfig,
     decode: WorkerConfig,
     router: ComponentMetadata.optional(),
     'kv-p2p-transfer': name('KV transfer between prefill and decode, e.g. nixl, mooncake, mori.').optional(),
@@ -130,7 +138,7 @@ export const AgenticSearchSpaceEntry = z.strictObject(
     ep: posInt('Expert parallel size (default 1).').optional(),
     'dp-attn': bool('Data-parallel attention (default false).').optional(),
     'spec-decoding': specDecoding.optional(),
-    prefill: WorkerConfig.optional(),
+    prefill: PrefillWorkerConfig.optional(),
     decode: WorkerConfig.optional(),
     'kv-offloading': z
       .enum(['none', 'dram'], expect('"none" or "dram"'))

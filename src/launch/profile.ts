@@ -248,6 +248,8 @@ export interface ClusterProfileRead {
 }
 
 const NAME = /^[a-z0-9][a-z0-9._-]*$/;
+/** The slowest the simulated engine runs (`frontier sim serve --speed` takes the same range). */
+const SIM_MIN_SPEED = 1e-3;
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const FULL_SHA = /^[0-9a-fA-F]{40}$/;
 const GIT_URL = /^((https?|ssh|git|file):\/\/\S+|[\w.-]+@[\w.-]+:\S+)$/;
@@ -504,6 +506,16 @@ function crossFieldProblems(subject: Subject, v: ProfileFile): Problem[] {
         'schema',
         `write it as "${kebab(option)}"`,
         option,
+      );
+    }
+    // The simulated engine's speed is known here; a bad one would otherwise fail only at run time.
+    const speed = framework === 'sim' ? options.speed : undefined;
+    if (speed !== undefined && !(typeof speed !== 'boolean' && Number(speed) >= SIM_MIN_SPEED && Number(speed) < Infinity)) {
+      at(
+        ['engines', framework, 'speed'],
+        `sim speed ${JSON.stringify(speed)} is not a number ≥ ${SIM_MIN_SPEED}`,
+        'engine-option',
+        `set speed to how many times faster than real time the sim runs: a number ≥ ${SIM_MIN_SPEED} (as frontier sim serve --speed), e.g. 100`,
       );
     }
   }

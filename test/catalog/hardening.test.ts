@@ -6,7 +6,7 @@ import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
 import { MAX_NESTING, firstInvalidUtf8, parseYaml } from '../../src/catalog/yaml/index.js';
 import { parseFull } from '../../src/catalog/yaml/full.js';
 import { loadRecipe } from '../../src/recipes/index.js';
-import { readClusterProfiles } from '../../src/launch/profile.js';
+import { parseClusterProfile, readClusterProfiles } from '../../src/launch/profile.js';
 import { INFERENCEX } from '../helpers.js';
 
 describe('nesting limit', () => {
@@ -188,5 +188,82 @@ describe('values that become file names', () => {
     expect(masters.problems.filter((p) => /file name/.test(p.message))).toEqual([]);
     expect(masters.value.entries.size).toBeGreaterThan(200);
     expect((await loadRunners('configs/runners.yaml', { baseDir: INFERENCEX })).problems).toEqual([]);
+  });
+});
+
+describe('num-worker', () => {
+  const multinode = (prefill: number, decode: number, disagg: boolean): string => `mn:
+  image: img:1
+  model: org/model
+  model-prefix: m
+  precision: fp8
+  framework: dynamo-sglang
+  runner: h100
+  multinode: true
+  disagg: ${disagg}${disagg ? '\n  kv-p2p-transfer: nixl' : ''}
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - conc-list: [8]
+        prefill:
+          num-worker: ${prefill}
+          tp: 4
+          ep: 1
+          dp-attn: false
+        decode:
+          num-worker: ${decode}
+          tp: 4
+          ep: 1
+          dp-attn: false
+`;
+  const load = async (text: string) =>
+    (await loadMasterConfigs(['m.yaml'], { readFile: () => Promise.resolve(Buffer.from(text)) })).problems;
+
+  it('rejects prefill num-worker 0 (no worker would serve), aggregated or disaggregated, at its line', async () => {
+    for (const [decode, disagg] of [
+      [0, false],
+      [1, true],
+      [0, true],
+    ] as const) {
+      const problems = await load(multinode(0, decode, disagg));
+      expect(problems, `decode ${decode}, disagg ${disagg}`).toMatchObject([
+        {
+          file: 'm.yaml',
+          line: disagg ? 18 : 17,
+          path: 'scenarios.fixed-seq-len[0].search-space[0].prefill.num-worker',
+          message: 'expected a positive integer, got 0',
+        },
+      ]);
+    }
+  });
+
+  it('takes decode num-worker 0, as InferenceX writes it (aggregated recipes, and some disagg entries)', async () => {
+    expect(await load(multinode(1, 0, false))).toEqual([]);
+    expect(await load(multinode(2, 0, true))).toEqual([]);
+  });
+});
+
+describe('cluster profile engine options', () => {
+  const profile = (speed: string): string =>
+    `scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\nengines:\n  sim:\n    speed: ${speed}\n`;
+
+  it.each(['0', '-2', '0.0001', '"fast"', 'true'])('rejects sim speed %s at its line with the allowed range', async (speed) => {
+    const read = await parseClusterProfile('clusters/test.yaml', profile(speed));
+    expect(read.problems).toMatchObject([
+      {
+        file: 'clusters/test.yaml',
+        line: 7,
+        path: 'engines.sim.speed',
+        rule: 'engine-option',
+        message: expect.stringMatching(/is not a number ≥ 0\.001/) as string,
+      },
+    ]);
+    expect(read.problems[0]!.hint).toMatch(/a number ≥ 0\.001/);
+  });
+
+  it.each(['10', '0.5', '"100"'])('takes sim speed %s', async (speed) => {
+    expect((await parseClusterProfile('clusters/test.yaml', profile(speed))).problems).toEqual([]);
   });
 });
