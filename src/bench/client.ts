@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { BenchRequest } from './dataset.js';
-import { HttpConnection, HttpError } from './http.js';
+import { HttpConnection, HttpError, ReusePolicy } from './http.js';
 import { ResponseTracker } from './response.js';
 import type { ResponseRecord } from './response.js';
 import { EventTooLarge, SseSplitter } from './sse.js';
@@ -53,6 +53,8 @@ const ERROR_BODY_BYTES = 2000;
 
 export class Client {
   private readonly connections: HttpConnection[] = [];
+  /** Whether the server keeps sockets open after a response, learnt once for all slots. */
+  private readonly reuse = new ReusePolicy();
   private readonly url: URL;
   private readonly headers: Record<string, string>;
   private readonly path: string;
@@ -94,6 +96,7 @@ export class Client {
         this.url,
         this.options.timeoutMs,
         this.options.requestDeadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS,
+        this.reuse,
       ));
       const splitter = new SseSplitter();
       const decoder = new StringDecoder('utf8');

@@ -44,6 +44,52 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const readBuffer = Buffer.allocUnsafe(256 * 1024);
 /** The longest response head, chunk-size line or trailer accepted (node:http's default head limit is 16 KiB). */
 export const MAX_HEAD_BYTES = 64 * 1024;
+/** How long a kept-alive socket is watched after its first response for a close the server does not announce. */
+export const REUSE_PROBE_MS = 100;
+
+/**
+ * Whether the server keeps connections open after a response. Most do; some close after every
+ * response without saying so (llama.cpp's server sends no `Connection: close` and its FIN about a
+ * millisecond after a stream ends). A request written into such a socket may or may not have
+ * reached the server, so it could only fail. The first kept-alive socket to finish a response is
+ * watched for REUSE_PROBE_MS: closed by then, no socket is reused again (every request opens its
+ * own connection); still open, sockets are reused. Requests that would reuse a socket before the
+ * verdict wait for it, once per run. One policy is shared by all connections to a server.
+ */
+export class ReusePolicy {
+  private verdict: 'keep' | 'close' | undefined;
+  private watching = false;
+  private readonly waiting: (() => void)[] = [];
+
+  get closes(): boolean {
+    return this.verdict === 'close';
+  }
+
+  /** Watch `socket`, which just finished a response and was not told to close (the first such socket only). */
+  watch(socket: Socket): void {
+    if (this.verdict || this.watching) return;
+    this.watching = true;
+    const timer = setTimeout(() => this.decide('keep'), REUSE_PROBE_MS).unref();
+    const closed = (): void => {
+      clearTimeout(timer);
+      this.decide('close');
+    };
+    socket.once('end', closed);
+    socket.once('error', closed);
+  }
+
+  /** Run `then` once the verdict is in (at once when it is). */
+  decided(then: () => void): void {
+    if (this.verdict || !this.watching) then();
+    else this.waiting.push(then);
+  }
+
+  private decide(verdict: 'keep' | 'close'): void {
+    if (this.verdict) return;
+    this.verdict = verdict;
+    for (const then of this.waiting.splice(0)) then();
+  }
+}
 
 export class HttpConnection {
   private socket: Socket | undefined;
@@ -65,6 +111,9 @@ export class HttpConnection {
   /** Counts requests, so that a deferred start or a deadline of an earlier request does nothing. */
   private seq = 0;
   private deadline: NodeJS.Timeout | undefined;
+  /** What the last response's `Keep-Alive` header promised, and when the socket last went idle. */
+  private keepAliveLimits = { timeoutS: Infinity, max: Infinity };
+  private idleSince = 0;
   /** Whether bytes left over from the current read must be copied out of the shared buffer. */
   private keep = false;
 
@@ -76,6 +125,7 @@ export class HttpConnection {
     private readonly url: URL,
     private readonly timeoutMs: number,
     private readonly deadlineMs = Infinity,
+    private readonly reuse = new ReusePolicy(),
   ) {}
 
   /** Send a request and report its response to `handler` (one request at a time). */
@@ -95,13 +145,33 @@ export class HttpConnection {
         if (seq === this.seq) this.abort(new HttpError('EDEADLINE', `no complete response within ${this.deadlineMs / 1000} s`));
       }, this.deadlineMs);
     if (this.socket && !this.socket.destroyed && this.served > 0) {
-      // A kept-alive socket: write once the event loop has polled again, so that a close the
-      // server sent right after its last response (llama.cpp closes after every stream) is seen
-      // first and the socket replaced. Written into a close, the request would have to fail: it
-      // may have reached the server, and is never re-sent. (The first immediate runs in this
-      // loop turn's check phase, the second after the next poll.)
-      setImmediate(() => setImmediate(() => seq === this.seq && this.start()));
+      this.reuse.decided(() => {
+        if (seq !== this.seq) return;
+        if (this.reuse.closes || this.expired()) this.drop();
+        // Write once the event loop has polled again, so that a close the server sent right after
+        // its last response is seen first and the socket replaced. Written into a close, the
+        // request would have to fail: it may have reached the server, and is never re-sent. (The
+        // first immediate runs in this loop turn's check phase, the second after the next poll.)
+        setImmediate(() => setImmediate(() => seq === this.seq && this.start()));
+      });
     } else this.start();
+  }
+
+  /**
+   * Whether the kept-alive socket is past what the server's `Keep-Alive: timeout=T, max=N` promised:
+   * idle for longer than T less a second, or N (the requests left, counted differently by servers) at most 1.
+   */
+  private expired(): boolean {
+    const { timeoutS, max } = this.keepAliveLimits;
+    return max <= 1 || performance.now() - this.idleSince > timeoutS * 1000 - 1000;
+  }
+
+  /** Close the kept-alive socket without a word to anyone: nothing was written on it for this request. */
+  private drop(): void {
+    const socket = this.socket;
+    this.socket = undefined;
+    this.connected = false;
+    socket?.destroy();
   }
 
   private start(): void {
@@ -219,7 +289,9 @@ export class HttpConnection {
     const handler = this.handler;
     this.end();
     this.served++;
+    this.idleSince = performance.now();
     if (!this.keepAlive) this.socket?.destroy();
+    else if (this.socket) this.reuse.watch(this.socket);
     handler?.onEnd();
   }
 
@@ -328,6 +400,11 @@ export class HttpConnection {
     }
     const status = Number(m[1]);
     this.keepAlive = (headers.connection ?? '').toLowerCase() !== 'close';
+    const limits = headers['keep-alive'] ?? '';
+    this.keepAliveLimits = {
+      timeoutS: Number(/timeout=(\d+)/i.exec(limits)?.[1] ?? Infinity),
+      max: Number(/max=(\d+)/i.exec(limits)?.[1] ?? Infinity),
+    };
     this.handler!.onStart(status, headers);
     if (!this.handler) return;
     const length = headers['content-length'];

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HttpConnection } from '../bench/http.js';
+import { HttpConnection, ReusePolicy } from '../bench/http.js';
 import { Rng } from '../util/rng.js';
 import type { Gsm8kDoc } from './dataset.js';
 import { aggregate, scoreResponse } from './score.js';
@@ -247,8 +247,9 @@ export async function runGsm8k(o: Gsm8kOptions): Promise<Gsm8kResult> {
     };
   };
 
+  const reuse = new ReusePolicy();
   const worker = async (): Promise<void> => {
-    const conn = new HttpConnection(url, o.timeoutMs);
+    const conn = new HttpConnection(url, o.timeoutMs, Infinity, reuse);
     try {
       while (next < todo.length && !o.signal?.aborted) {
         const id = todo[next++]!;

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpConnection } from '../../src/bench/http.js';
+import { HttpConnection, ReusePolicy } from '../../src/bench/http.js';
 import { freePort } from '../helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,6 +114,51 @@ describe('the streaming HTTP connection', () => {
     const retried: Error[] = [];
     for (let i = 0; i < 5; i++) expect(await fetchBody(c, (e) => retried.push(e))).toEqual({ status: 200, body: `data: ${i}` });
     expect(retried).toEqual([]);
+    c.close();
+  });
+
+  it('a server that closes a few ms after each response, unannounced, is detected once and every request gets a connection of its own', async () => {
+    let requests = 0;
+    const url = await serve(async (socket, n) => {
+      requests++;
+      socket.write(`HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n7\r\ndata: ${n}\r\n0\r\n\r\n`);
+      await sleep(10); // later than the next request would be written, but within the probe
+      socket.end();
+    });
+    const reuse = new ReusePolicy();
+    const slots = [0, 1].map(() => new HttpConnection(url, 10_000, Infinity, reuse));
+    const bodies = await Promise.all(
+      slots.map(async (c) => {
+        const got: string[] = [];
+        for (let i = 0; i < 4; i++) got.push((await fetchBody(c)).body);
+        return got;
+      }),
+    );
+    expect(bodies.flat()).toHaveLength(8);
+    expect(requests).toBe(8);
+    expect(reuse.closes).toBe(true);
+    for (const c of slots) c.close();
+  });
+
+  it('sockets are reused when the server keeps them, and not past the Keep-Alive timeout it announced', async () => {
+    const connections = new Set<Socket>();
+    const server = createServer((socket) => {
+      connections.add(socket);
+      socket.on('data', () => socket.write('HTTP/1.1 200 OK\r\nkeep-alive: timeout=2\r\ncontent-length: 2\r\n\r\nok'));
+    });
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const reuse = new ReusePolicy();
+    const c = new HttpConnection(url, 10_000, Infinity, reuse);
+    for (let i = 0; i < 3; i++) expect((await fetchBody(c)).body).toBe('ok');
+    expect(reuse.closes).toBe(false);
+    expect(connections.size).toBe(1);
+    // Idle past timeout=2 s less a second of margin: the next request opens a new connection.
+    await sleep(1100);
+    expect((await fetchBody(c)).body).toBe('ok');
+    expect(connections.size).toBe(2);
     c.close();
   });
 
