@@ -13,4 +13,5 @@ export type { PathSegment, Problem } from './problems.js';
 export { TopologyError, agenticDramGpus, singleNodeGpus, workerGpusPerNode } from './topology.js';
 export { isPlainMapping, parseYaml } from './yaml/index.js';
 export type { YamlDocument } from './yaml/index.js';
+export { SAFE_NAME } from './schema.js';
 export type * from './schema.js';

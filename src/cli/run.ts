@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
+import { SAFE_NAME } from '../catalog/index.js';
 import { renderLaunchScript } from '../engines/index.js';
 import {
   NotReadyError,
@@ -66,6 +67,12 @@ export function readMatrix(file: string): { rows: MatrixRow[]; text: string } {
     );
     if (typeof row !== 'object' || row === null || missing.length > 0)
       throw new CliError(`--matrix ${file}: row ${i} is not a matrix row (missing ${missing.join(', ') || 'everything'})`);
+    // These name the row's files in the run directory (RESULT_FILENAME): a '/' or '..' would write outside it.
+    for (const key of ['model-prefix', 'precision', 'framework'])
+      if (typeof r[key] !== 'string' || !SAFE_NAME.test(r[key]))
+        throw new CliError(
+          `--matrix ${file}: row ${i}: ${key} ${JSON.stringify(r[key])} cannot be part of a file name: use letters, digits, '.', '_' and '-', starting with a letter or digit`,
+        );
   });
   return { rows: rows as MatrixRow[], text };
 }

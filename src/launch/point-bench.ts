@@ -1,3 +1,4 @@
+import { DEFAULT_REQUEST_DEADLINE_MS } from '../bench/index.js';
 import type { BenchOptions } from '../bench/index.js';
 import type { ClientSettings } from '../engines/index.js';
 
@@ -33,6 +34,7 @@ export function benchOptionsOf(p: PointBench): BenchOptions {
     ignoreEos: true,
     temperature: 0,
     timeoutMs: 6 * 3600 * 1000,
+    requestDeadlineMs: DEFAULT_REQUEST_DEADLINE_MS,
     concurrency: p.conc,
     requestRate: Infinity,
     burstiness: 1,

@@ -110,14 +110,21 @@ export function writeFileAtomic(path: string, text: string): void {
   renameSync(temp, path);
 }
 
+/** A name that becomes part of one path component in the run directory (after a prefix): no separator may lead out of it. */
+function fileNamePart(name: string): string {
+  if (/[/\\\0]/.test(name))
+    throw new RunError(`'${name}' cannot name a file in the run directory: it must not contain '/', '\\' or NUL`);
+  return name;
+}
+
 export class RunDir {
   constructor(readonly root: string) {}
 
-  bmkDir = (rf: string): string => join(this.root, `bmk_${rf}`);
+  bmkDir = (rf: string): string => join(this.root, `bmk_${fileNamePart(rf)}`);
   rawFile = (rf: string): string => join(this.bmkDir(rf), `${rf}.json`);
   aggFile = (rf: string): string => join(this.bmkDir(rf), `agg_${rf}.json`);
-  serverLogs = (rf: string): string => join(this.root, `server_logs_${rf}`);
-  evalDir = (exp: string, rf: string): string => join(this.root, `eval_${exp}_${rf}`);
+  serverLogs = (rf: string): string => join(this.root, `server_logs_${fileNamePart(rf)}`);
+  evalDir = (exp: string, rf: string): string => join(this.root, `eval_${fileNamePart(exp)}_${fileNamePart(rf)}`);
   get manifestFile(): string {
     return join(this.root, 'run.json');
   }

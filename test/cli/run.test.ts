@@ -239,6 +239,16 @@ describe('frontier run', () => {
     expect(unknown.stderr).toMatch(/nope/);
     expect(unknown.stderr).toMatch(/local-sim/);
   });
+
+  it('refuses a row whose names would make it write outside its run directory, before writing anything', () => {
+    const dir = tempFiles({ 'rows.json': JSON.stringify([singleRow({ 'model-prefix': '../../escaped' })]) });
+    const out = join(dir, 'run');
+    const result = runCli(['-C', 'examples', 'run', '--matrix', join(dir, 'rows.json'), '--cluster', 'local-sim', '--out', out]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`row 0: model-prefix "../../escaped" cannot be part of a file name`);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['rows.json']);
+  });
 });
 
 describe('frontier probe', () => {

@@ -142,6 +142,16 @@ describe('frontier run, local executor, simulated engines', () => {
   });
 });
 
+describe('the run directory', () => {
+  it('never names a file outside itself, whatever a row’s names are', () => {
+    const dir = new RunDir('/runs/r1');
+    expect(dir.bmkDir('dsr1_fp8_vllm_conc4')).toBe('/runs/r1/bmk_dsr1_fp8_vllm_conc4');
+    for (const name of ['../../etc', 'a/b', 'a\\b', 'a\0b'])
+      for (const path of [() => dir.bmkDir(name), () => dir.serverLogs(name), () => dir.evalDir('gsm8k', name)])
+        expect(path).toThrow(/cannot name a file in the run directory/);
+  });
+});
+
 describe('frontier run, disaggregated on simulated engines', () => {
   it('1P1D: a prefill sim, a decode sim and the router, benched through the router', async () => {
     const { manifest, dir } = await runRows([disaggRow({ conc: [2, 4] })], simCluster({ engines: { sim: { speed: 4 } } }));
