@@ -244,18 +244,16 @@ export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): P
         ]
       : []),
   ]);
-  // The latest of each point is chosen in the database, so that a page is a page of chosen rows.
+  // The latest of each point is chosen in the database, so that a page is a page of chosen rows
+  // (a subquery, for the rank; SQLite cannot flatten it, so rows that need no rank skip it).
+  const ordered = latest
+    ? ((store.db as unknown as Loose)
+        .selectFrom(selected.as('p'))
+        .selectAll()
+        .where('p.rank', '=', 1) as unknown as typeof selected)
+    : selected;
   const rows = await paged(
-    (store.db as unknown as Loose)
-      .selectFrom(selected.as('p'))
-      .selectAll()
-      .$if(latest, (p) => p.where('p.rank', '=', 1))
-      .orderBy('p.hardware')
-      .orderBy('p.framework')
-      .orderBy('p.config_id')
-      .orderBy('p.isl')
-      .orderBy('p.osl')
-      .orderBy('p.conc'),
+    ordered.orderBy('hardware').orderBy('framework').orderBy('config_id').orderBy('isl').orderBy('osl').orderBy('conc'),
     f,
   ).execute();
   return (rows as Record<string, unknown>[]).map((raw) => {
