@@ -5,7 +5,7 @@
 //   benchmarks   p95 latency of /api/v1/benchmarks?model=M with 200,000 points stored (target < 50 ms)
 // Usage: node perf/store.mjs
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,6 +137,7 @@ export async function storePerf({ runs = 20, requests = 200 } = {}) {
     };
   } finally {
     server.stop();
+    rmSync(root, { recursive: true, force: true }); // 20 run directories and a 220 MB store
   }
 }
 
