@@ -67,8 +67,14 @@ export interface GroupContext {
   evaluate?: (baseUrl: string) => Promise<void>;
 }
 
-/** Runs one launch: starts the engine, waits until it is ready, benches each point, stops it. */
-export type GroupExecutor = (ctx: GroupContext) => Promise<void>;
+/**
+ * Runs one launch: starts the engine, waits until it is ready, benches each point, stops it.
+ * `stopLeftovers`, for `--resume`: stop what a killed run's launches left running elsewhere (a
+ * scheduler's jobs) and name each; local engines are found from the run directory (leftovers.ts).
+ */
+export type GroupExecutor = ((ctx: GroupContext) => Promise<void>) & {
+  stopLeftovers?: (previous: RunManifest) => Promise<string[]>;
+};
 
 export interface RunOptions {
   rows: readonly MatrixRow[];
@@ -153,9 +159,10 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const previous = o.resume ? dir.readManifest() : undefined;
   if (previous && previous.matrix.sha256 !== sha256(o.matrix.text))
     throw new RunError(`--resume: ${dir.manifestFile} is a run of another matrix (its sha256 differs); use a new --out`);
-  if (o.resume)
-    for (const engine of await stopLeftovers(dir.enginesFile))
-      reporter.note?.(`--resume: stopped ${engine}, left running by the previous run`);
+  if (previous) {
+    const left = [...(await stopLeftovers(dir.enginesFile)), ...((await o.executor.stopLeftovers?.(previous)) ?? [])];
+    for (const what of left) reporter.note?.(`--resume: stopped ${what}, left running by the previous run`);
+  }
 
   const groups = planRun(o.rows, o.cluster.name);
   const manifest: RunManifest = {

@@ -124,7 +124,13 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     return /JobState=(\S+)/.exec(shown)?.[1];
   };
 
-  return async (ctx) => {
+  /** Cancel job `id` and wait (up to 30 s) until the queue no longer lists it. */
+  const cancel = async (id: string): Promise<void> => {
+    await slurm('scancel', [id]).catch(() => undefined);
+    for (let i = 0; i < 60 && (await slurm('squeue', ['-h', '-j', id, '-o', '%T']).catch(() => '')).trim(); i++) await sleep(500);
+  };
+
+  const executor: GroupExecutor = async (ctx) => {
     const { group, points, dir, cluster, reporter, signal, record } = ctx;
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
     const { launch, logDir, script } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
@@ -144,16 +150,11 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     let state: string | undefined;
     let last: string | undefined;
     for (;;) {
-      if (signal.aborted) {
-        await slurm('scancel', [id]).catch(() => undefined);
-        for (let i = 0; i < 60 && (await slurm('squeue', ['-h', '-j', id, '-o', '%T']).catch(() => '')).trim(); i++)
-          await sleep(500);
-        return;
-      }
+      if (signal.aborted) return cancel(id);
       state = await jobState(id);
       if (state !== last) reporter.note?.(`  job ${id}: ${state ?? 'gone'}`);
       last = state;
-      if (!state || !['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED'].includes(state)) break;
+      if (!active(state)) break;
       await sleep(pollMs);
     }
 
@@ -192,4 +193,19 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
       else ctx.finishPoint(p, { status: valid ? 'ok' : 'invalid', raw: text, problems: result.frontier?.problems ?? [] });
     }
   };
+  // A killed `frontier run` cannot cancel its job, which would hold its nodes until its time
+  // limit: --resume cancels the jobs of launches its manifest left running.
+  executor.stopLeftovers = async (previous) => {
+    const stopped: string[] = [];
+    for (const g of previous.groups) {
+      if (g.status !== 'running' || !g.job || !active(await jobState(g.job))) continue;
+      await cancel(g.job);
+      stopped.push(`Slurm job ${g.job} (${g.label})`);
+    }
+    return stopped;
+  };
+  return executor;
 }
+
+const active = (state: string | undefined): boolean =>
+  state !== undefined && ['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED'].includes(state);

@@ -2,11 +2,11 @@
 // each launch one batch job with an srun step per engine process, the readiness barrier and one
 // `frontier bench` per concurrency; simulated engines as the workload.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, slurmExecutor } from '../../src/launch/index.js';
-import type { ClusterProfile, EvalSettings } from '../../src/launch/index.js';
+import type { ClusterProfile, EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import { loadGsm8k } from '../../src/evals/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { CLI, REPO, tempFiles } from '../helpers.js';
@@ -37,7 +37,13 @@ const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
 
 let nextPort = 20000 + (process.pid % 200) * 100;
 
-async function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, signal?: AbortSignal, evals?: EvalSettings) {
+async function runOnSlurm(
+  rows: MatrixRow[],
+  c: ClusterProfile,
+  signal?: AbortSignal,
+  evals?: EvalSettings,
+  more: Partial<RunOptions> = {},
+) {
   const out = join(tempFiles({}), 'run');
   const executor = slurmExecutor({
     env: { ...process.env, ...slurm.env },
@@ -57,6 +63,7 @@ async function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, signal?: AbortSi
     commit: null,
     ...(signal ? { signal } : {}),
     ...(evals ? { evals } : {}),
+    ...more,
   });
 }
 
@@ -152,4 +159,35 @@ describe('frontier run on Slurm', () => {
     }).stdout;
     expect(shown).toMatch(/JobState=CANCELLED/);
   }, 120_000);
+
+  it('--resume cancels the job of a launch that a killed run left running', async () => {
+    const rows = [singleRow({ conc: 1 })];
+    const { dir } = await runOnSlurm(rows, cluster());
+    // What a kill -9 leaves: the manifest says the launch runs, and its job does.
+    const env = { ...process.env, ...slurm.env };
+    const job = spawnSync('sbatch', ['--parsable', `--partition=${slurm.partition}`, '--time=5', '--wrap', 'sleep 300'], {
+      env,
+      encoding: 'utf8',
+    }).stdout.trim();
+    expect(job).toMatch(/^\d+$/);
+    for (let i = 0; i < 100 && !squeueOf(job).includes('RUNNING'); i++) await new Promise((r) => setTimeout(r, 100));
+    const manifest = JSON.parse(readFileSync(dir.manifestFile, 'utf8')) as RunManifest;
+    manifest.groups[0] = { ...manifest.groups[0]!, status: 'running', job };
+    writeFileSync(dir.manifestFile, JSON.stringify(manifest));
+
+    const notes: string[] = [];
+    const resumed = await runOnSlurm(rows, cluster(), undefined, undefined, {
+      out: dir.root,
+      resume: true,
+      reporter: { note: (m) => notes.push(m) },
+    });
+    expect(notes).toContain(
+      `--resume: stopped Slurm job ${job} (${manifest.groups[0]!.label}), left running by the previous run`,
+    );
+    expect(squeueOf(job)).toBe('');
+    expect(resumed.manifest.points.map((p) => p.status)).toEqual(['ok']);
+  }, 120_000);
 });
+
+const squeueOf = (job: string): string =>
+  spawnSync('squeue', ['-h', '-j', job, '-o', '%T'], { env: { ...process.env, ...slurm.env }, encoding: 'utf8' }).stdout.trim();
