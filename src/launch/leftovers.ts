@@ -91,6 +91,7 @@ export async function stopLeftovers(file: string, graceMs = 5000): Promise<strin
   let record: EnginesFile;
   try {
     record = JSON.parse(readFileSync(file, 'utf8')) as EnginesFile;
+    if (typeof record?.owner?.pid !== 'number' || !Array.isArray(record.engines)) throw new Error('no owner and engines');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new RunError(

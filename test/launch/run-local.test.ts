@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRow, processResult, identityFromRow, parsePythonJson } from '../../src/results/index.js';
 import { LOCAL_PROFILE, RunDir, run, runGroupLocally } from '../../src/launch/index.js';
+import { stopLeftovers } from '../../src/launch/leftovers.js';
 import type { ClusterProfile, EvalSettings, RunManifest } from '../../src/launch/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { CLI, tempFiles } from '../helpers.js';
@@ -149,6 +150,13 @@ describe('the run directory', () => {
     for (const name of ['../../etc', 'a/b', 'a\\b', 'a\0b'])
       for (const path of [() => dir.bmkDir(name), () => dir.serverLogs(name), () => dir.evalDir('gsm8k', name)])
         expect(path).toThrow(/cannot name a file in the run directory/);
+  });
+
+  it('an engines.json that is not a record of engines is a clear error for --resume, not a crash', async () => {
+    const dir = tempFiles({ 'a.json': '{"engines": [', 'b.json': '{}', 'c.json': '{"owner": {"pid": 1}, "engines": {}}' });
+    for (const f of ['a.json', 'b.json', 'c.json'])
+      await expect(stopLeftovers(join(dir, f))).rejects.toThrow(`${join(dir, f)}: not a record of engine processes`);
+    expect(await stopLeftovers(join(dir, 'missing.json'))).toEqual([]);
   });
 });
 
