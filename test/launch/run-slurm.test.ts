@@ -165,10 +165,14 @@ describe('frontier run on Slurm', () => {
     const { dir } = await runOnSlurm(rows, cluster());
     // What a kill -9 leaves: the manifest says the launch runs, and its job does.
     const env = { ...process.env, ...slurm.env };
-    const job = spawnSync('sbatch', ['--parsable', `--partition=${slurm.partition}`, '--time=5', '--wrap', 'sleep 300'], {
-      env,
-      encoding: 'utf8',
-    }).stdout.trim();
+    const job = spawnSync(
+      'sbatch',
+      ['--parsable', `--partition=${slurm.partition}`, '--time=5', `--output=${dir.root}/sleep.out`, '--wrap', 'sleep 300'],
+      {
+        env,
+        encoding: 'utf8',
+      },
+    ).stdout.trim();
     expect(job).toMatch(/^\d+$/);
     for (let i = 0; i < 100 && !squeueOf(job).includes('RUNNING'); i++) await new Promise((r) => setTimeout(r, 100));
     const manifest = JSON.parse(readFileSync(dir.manifestFile, 'utf8')) as RunManifest;
