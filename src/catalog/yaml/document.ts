@@ -3,30 +3,26 @@ import type { PathSegment, Problem } from '../problems.js';
 /** How deep mappings and sequences may nest (config files need a dozen levels; deeper input would exhaust the stack). */
 export const MAX_NESTING = 100;
 
-export function nestingProblem(file: string, { line, col }: Pos): Problem {
-  const message = `the YAML nests deeper than ${MAX_NESTING} levels`;
-  return {
-    severity: 'error',
-    rule: 'yaml',
-    file,
-    line,
-    col,
-    message,
-    hint: 'flatten the structure; no config file needs that depth',
-  };
+/** A YAML-level problem (syntax, encoding, nesting, duplicate keys) at a position of `file`. */
+export function yamlProblem(file: string, { line, col }: Pos, message: string, hint?: string): Problem {
+  return { severity: 'error', rule: 'yaml', file, line, col, message, hint };
 }
 
-export function duplicateKeyProblem(file: string, key: string, { line, col }: Pos, first: Pos): Problem {
-  return {
-    severity: 'error',
-    rule: 'yaml',
+export const nestingProblem = (file: string, pos: Pos): Problem =>
+  yamlProblem(
     file,
-    line,
-    col,
-    message: `duplicate key "${key}" (first defined at line ${first.line})`,
-    hint: 'PyYAML would silently keep only the last one; remove or rename one of them',
-  };
-}
+    pos,
+    `the YAML nests deeper than ${MAX_NESTING} levels`,
+    'flatten the structure; no config file needs that depth',
+  );
+
+export const duplicateKeyProblem = (file: string, key: string, pos: Pos, first: Pos): Problem =>
+  yamlProblem(
+    file,
+    pos,
+    `duplicate key "${key}" (first defined at line ${first.line})`,
+    'PyYAML would silently keep only the last one; remove or rename one of them',
+  );
 
 export interface Pos {
   line: number;

@@ -1,7 +1,7 @@
 import { Alias, LineCounter, parseDocument, Scalar, YAMLMap, YAMLSeq, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode, Pair } from 'yaml';
 import type { PathSegment, Problem } from '../problems.js';
-import { MAX_NESTING, duplicateKeyProblem, nestingProblem } from './document.js';
+import { MAX_NESTING, duplicateKeyProblem, nestingProblem, yamlProblem } from './document.js';
 import type { NodeInfo, Pos } from './document.js';
 import { YamlTimestamp, constructBool, constructFloat, constructInt, plainKind, resolvePlain } from './resolve.js';
 
@@ -30,8 +30,8 @@ export function parseFull(text: string, file: string): FullResult {
     prettyErrors: false,
   });
   const problems: Problem[] = [];
-  const reportAt = ({ line, col }: Pos, message: string, hint?: string): void => {
-    problems.push({ severity: 'error', rule: 'yaml', file, line, col, message, hint });
+  const reportAt = (pos: Pos, message: string, hint?: string): void => {
+    problems.push(yamlProblem(file, pos, message, hint));
   };
   const report = (offset: number, message: string, hint?: string): void => reportAt(lineCounter.linePos(offset), message, hint);
   // Nesting deeper than MAX_NESTING is reported once, where it is first seen.

@@ -1,5 +1,5 @@
 import type { PathSegment, Problem } from '../problems.js';
-import { duplicateKeyProblem, locateIn, locateKeyIn } from './document.js';
+import { duplicateKeyProblem, locateIn, locateKeyIn, yamlProblem } from './document.js';
 import type { Located, Pos } from './document.js';
 import { describeChar, firstControl, firstInvalidUtf8, positionOf } from './encoding.js';
 import { parseFast } from './fast.js';
@@ -91,8 +91,10 @@ export async function parseYaml(source: string | Buffer, file: string): Promise<
 }
 
 function encodingError(file: string, text: string, line: number, col: number, message: string, hint: string): YamlDocument {
-  const problem: Problem = { severity: 'error', rule: 'yaml', file, line, col, message, hint };
-  return new YamlDocument(file, text, null, [problem], 'full', { value: null, info: new WeakMap() });
+  return new YamlDocument(file, text, null, [yamlProblem(file, { line, col }, message, hint)], 'full', {
+    value: null,
+    info: new WeakMap(),
+  });
 }
 
 /** The full parser is loaded only when needed: most files never need it, and it is a large module. */
