@@ -8,8 +8,8 @@ import { existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const shared = fileURLToPath(new URL('../../shared/fixtures/inferencex', import.meta.url));
-const fixtures = existsSync(shared) ? shared : `${repo}test/fixtures/inferencex`;
+// The reference fixtures: $FRONTIER_REFERENCE_FIXTURES when set (as the tests read them), else the bundled copy.
+const fixtures = process.env.FRONTIER_REFERENCE_FIXTURES || `${repo}test/fixtures/inferencex`;
 const cli = `${repo}dist/frontier.mjs`;
 const runs = Number(process.env.PERF_RUNS ?? 11);
 
@@ -45,7 +45,7 @@ report('validate (InferenceX checkout)', ['validate'], fixtures);
 
 /**
  * The InferenceX tree (configs, perf-changelog.yaml, recipes under
- * benchmarks/multi_node/srt-slurm-recipes) in `dir`: from ../shared, else from the bundled copies.
+ * benchmarks/multi_node/srt-slurm-recipes) in `dir`, from the reference fixtures.
  */
 async function writeTree(dir) {
   const { cpSync, mkdirSync: mkdir, readFileSync: read, writeFileSync: write } = await import('node:fs');
@@ -154,9 +154,7 @@ for (const copies of [1, 4, 16]) {
   });
   const { scoreResponse } = await import(pathToFileURL(`${work}/score.mjs`).href);
   remove(work, { recursive: true, force: true });
-  const bundled = `${repo}test/fixtures/gsm8k/test.jsonl.gz`;
-  const sharedTest = fileURLToPath(new URL('../../shared/data/gsm8k/test.jsonl', import.meta.url));
-  const text = existsSync(bundled) ? gunzipSync(read(bundled)).toString('utf8') : read(sharedTest, 'utf8');
+  const text = gunzipSync(read(`${repo}test/fixtures/gsm8k/test.jsonl.gz`)).toString('utf8');
   const docs = text
     .split('\n')
     .filter((line) => line.trim() !== '')

@@ -1,17 +1,18 @@
-// Copy the reference fixtures the tests use from ../shared into test/fixtures, so the suite runs
-// on a clone without ../shared. Large outputs are gzipped; tests read `x` or `x.gz` alike.
-// Usage: node scripts/sync-fixtures.mjs [--check]   (--check: exit 1 if the copy is stale)
+// Copy the reference fixtures the tests use (InferenceX's configs and goldens, from the directory
+// $FRONTIER_REFERENCE_FIXTURES names) into test/fixtures, so the suite runs on a plain clone. Large
+// outputs are gzipped; tests read `x` or `x.gz` alike.
+// Usage: FRONTIER_REFERENCE_FIXTURES=DIR node scripts/sync-fixtures.mjs [--check]   (--check: exit 1 if the copy is stale)
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 
-const SOURCE = new URL('../../shared/fixtures/inferencex/', import.meta.url).pathname;
+const SOURCE = process.env.FRONTIER_REFERENCE_FIXTURES ? `${resolve(process.env.FRONTIER_REFERENCE_FIXTURES)}/` : '';
 const TARGET = new URL('../test/fixtures/inferencex/', import.meta.url).pathname;
 const check = process.argv.includes('--check');
 
-if (!existsSync(SOURCE)) {
-  console.error(`no ${SOURCE}: nothing to sync`);
+if (!SOURCE || !existsSync(SOURCE)) {
+  console.error(`no reference fixtures (${SOURCE || '$FRONTIER_REFERENCE_FIXTURES is not set'}): nothing to sync`);
   process.exit(check ? 0 : 1);
 }
 

@@ -8,15 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
-const SHARED = resolve(REPO, '../shared/fixtures/inferencex');
 const BUNDLED = resolve(REPO, 'test/fixtures/inferencex');
+/** A fuller copy of the reference fixtures, when $FRONTIER_REFERENCE_FIXTURES names one (new cases are picked up there). */
+const REFERENCE = process.env.FRONTIER_REFERENCE_FIXTURES;
 
-/**
- * ../shared when present (new reference cases are picked up there), else the bundled copy.
- * FRONTIER_TEST_BUNDLED=1 forces the bundled copy, as on a clone without ../shared.
- */
-export const HAS_SHARED = existsSync(SHARED) && process.env.FRONTIER_TEST_BUNDLED !== '1';
-export const INFERENCEX = HAS_SHARED ? SHARED : BUNDLED;
+/** The reference fixtures: $FRONTIER_REFERENCE_FIXTURES when set, else the bundled copy. */
+export const HAS_REFERENCE = REFERENCE !== undefined && REFERENCE !== '' && existsSync(REFERENCE);
+export const INFERENCEX = HAS_REFERENCE ? resolve(REFERENCE!) : BUNDLED;
 export const BUNDLED_INFERENCEX = BUNDLED;
 
 /** Read a fixture relative to `root`, accepting a gzipped copy (`x.gz`) for `x`. */
@@ -63,11 +61,11 @@ export function tempFiles(files: Record<string, string>): string {
 
 /**
  * The changelog golden cases (see golden/changelog/README.md there): a directory per case with
- * base/, head/, args.json and expected.json. From ../shared when present, else unpacked once from
- * the bundled, de-duplicated copy.
+ * base/, head/, args.json and expected.json. From $FRONTIER_REFERENCE_FIXTURES when set, else
+ * unpacked once from the bundled, de-duplicated copy.
  */
 export function changelogGoldenRoot(): string {
-  if (HAS_SHARED) return join(INFERENCEX, 'golden/changelog');
+  if (HAS_REFERENCE) return join(INFERENCEX, 'golden/changelog');
   if (unpacked) return unpacked;
   const { manifest, blobs } = JSON.parse(
     brotliDecompressSync(readFileSync(join(BUNDLED, 'golden/changelog.json.br'))).toString('utf8'),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INFERENCEX, readFixture, tempFiles } from '../helpers.js';
 
-/** The eval goldens (golden/evals/README.md): from ../shared, else the bundled copy. */
+/** The eval goldens (golden/evals/README.md), where the reference fixtures are (test/helpers.ts). */
 export const EVALS = 'golden/evals';
 
 /** Every file under a fixture folder, as path (relative to it, `.gz` dropped) → text. */
