@@ -97,6 +97,7 @@ function runValues(run: RunInfo, date: string) {
     run_id: run.run_id,
     attempt: run.attempt,
     official: run.official ? 1 : 0,
+    date,
     source_run_id: run.source_run_id,
     merge_run_id: run.merge_run_id,
     origin: run.origin,
@@ -106,39 +107,21 @@ function runValues(run: RunInfo, date: string) {
     branch: run.branch,
     labels: JSON.stringify(run.labels),
     status: run.status,
-    date,
     started_at: run.started_at,
     finished_at: run.finished_at,
     ingested_at: new Date().toISOString(),
   };
 }
 
-/** The fields a re-ingest can change in a stored run (the attempt is reported as a replacement). */
-const DESCRIBED = [
-  'official',
-  'date',
-  'source_run_id',
-  'merge_run_id',
-  'origin',
-  'name',
-  'url',
-  'commit_sha',
-  'branch',
-  'labels',
-  'status',
-  'started_at',
-  'finished_at',
-] as const;
+/** Run fields a re-ingest does not report as changes: its key, its attempt (reported as a replacement), when it was ingested. */
+const UNREPORTED = new Set(['run_id', 'attempt', 'ingested_at']);
 
 function runChanges(stored: StoredRun, run: RunInfo, date: string): RunChange[] {
   const now = runValues(run, date);
-  const shown = (field: (typeof DESCRIBED)[number], v: string | number) =>
+  const fields = (Object.keys(now) as (keyof typeof now)[]).filter((f) => !UNREPORTED.has(f));
+  const shown = (field: string, v: string | number) =>
     field === 'official' ? v === 1 : field === 'labels' ? (JSON.parse(v as string) as string[]) : (v as string);
-  return DESCRIBED.filter((f) => stored[f] !== now[f]).map((f) => ({
-    field: f,
-    from: shown(f, stored[f]),
-    to: shown(f, now[f]),
-  }));
+  return fields.filter((f) => stored[f] !== now[f]).map((f) => ({ field: f, from: shown(f, stored[f]), to: shown(f, now[f]) }));
 }
 
 async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string): Promise<number> {
