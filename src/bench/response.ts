@@ -112,14 +112,9 @@ export class ResponseTracker {
     if (event.usage !== undefined && event.usage !== null) {
       const problem =
         typeof event.usage === 'object' ? usageProblem(event.usage as Record<string, unknown>, this.maxTokens) : undefined;
-      if (typeof event.usage !== 'object') this.fail(`${INVALID_USAGE}: not an object`, data.slice(0, 80));
-      else if (problem) this.fail(problem.reason, problem.detail);
-      else usage = event.usage as Usage;
-      if (!usage) {
-        this.usage = undefined; // not trusted, not counted
-        this.untrusted = true;
-        return;
-      }
+      if (typeof event.usage !== 'object') return this.distrust(`${INVALID_USAGE}: not an object`, data.slice(0, 80));
+      if (problem) return this.distrust(problem.reason, problem.detail);
+      usage = event.usage as Usage;
     }
     const choices = event.choices;
     if (choices !== undefined && choices !== null && !Array.isArray(choices)) {
@@ -152,12 +147,10 @@ export class ResponseTracker {
       if (this.continuous) {
         tokens = usage.completion_tokens - this.lastTokens;
         if (tokens < 0) {
-          this.fail(
+          this.distrust(
             `${INVALID_USAGE}: completion_tokens went down during the stream`,
             `${this.lastTokens} → ${usage.completion_tokens}`,
           );
-          this.usage = undefined;
-          this.untrusted = true;
           tokens = 1;
         }
       }
@@ -176,6 +169,13 @@ export class ResponseTracker {
       for (let i = 0; i < n; i++) this.itl.push(gap / n);
     }
     this.last = now;
+  }
+
+  /** Usage that failed its checks fails the request, and no usage of this response is believed or counted after it. */
+  private distrust(reason: string, detail: string): void {
+    this.fail(reason, detail);
+    this.usage = undefined;
+    this.untrusted = true;
   }
 
   /** Fail the request with `reason` (its kind) and `detail` (what this one looked like); the first failure stands. */
