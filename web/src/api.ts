@@ -22,14 +22,19 @@ async function get(url: string): Promise<Response> {
   }
 }
 
+/** The lists of points, evals and availability, and the largest page the server gives of them (10,000 points in one answer, not ten). */
+const POINT_LISTS = /^\/api\/v1\/(benchmarks|history|evaluations|availability)(\?|$)/;
+const POINT_PAGE = 10_000;
+
 /**
- * The JSON at `path`. A list the server pages (Link: <…>; rel="next") is followed to its end,
- * unless the path asks for a page size itself (limit).
+ * The JSON at `path`. A list the server pages (Link: <…>; rel="next") is followed to its end, in
+ * the largest pages, unless the path asks for a page size itself (limit).
  */
 async function fetchAll(path: string): Promise<unknown> {
   const follow = !new URLSearchParams(path.split('?')[1] ?? '').has('limit');
+  const first = follow && POINT_LISTS.test(path) ? `${path}${path.includes('?') ? '&' : '?'}limit=${POINT_PAGE}` : path;
   let rows: unknown[] | undefined;
-  for (let url: string | undefined = path; url;) {
+  for (let url: string | undefined = first; url;) {
     const res = await get(url);
     const body = (await res.json()) as unknown;
     if (!res.ok) throw new Error((body as { error?: string }).error ?? `${res.status} ${res.statusText}`);
