@@ -463,7 +463,7 @@ async function writeAtomically(path: string, text: string): Promise<void> {
   await rename(temp, path);
 }
 
-export async function runBenchCommand(argv: string[]): Promise<void> {
+export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {
   let parsed;
   try {
     parsed = await benchOptions(argv);
@@ -471,7 +471,7 @@ export async function runBenchCommand(argv: string[]): Promise<void> {
     if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
     throw e;
   }
-  if (!parsed) return;
+  if (!parsed) return undefined;
   const { options, out, metadata } = parsed;
   const tty = process.stderr.isTTY;
   if (tty) {
@@ -497,4 +497,5 @@ export async function runBenchCommand(argv: string[]): Promise<void> {
   process.stdout.write(formatReport(report));
   if (out) process.stderr.write(`result written to ${out}\n`);
   process.exitCode = report.valid ? 0 : 1;
+  return report;
 }

@@ -10,6 +10,7 @@ import { CliError, requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
 import { runBenchCommand } from './bench.js';
+import { standinCommand } from './standin.js';
 import { resultsCommand } from './results.js';
 import { evalCommand } from './eval.js';
 import { probeCommand, runCommand } from './run.js';
@@ -74,6 +75,7 @@ program.addCommand(simCommand());
 program.addCommand(resultsCommand());
 program.addCommand(runCommand());
 program.addCommand(probeCommand());
+program.addCommand(standinCommand(), { hidden: true });
 program.addCommand(evalCommand());
 for (const command of storeCommands()) program.addCommand(command);
 

@@ -106,6 +106,7 @@ export const ClusterProfileSchema = z.strictObject(
     'health-check': HealthCheckSchema.optional(),
     container: ContainerSchema.optional(),
     simulate: bool.optional(),
+    'inferencex-runner': nonEmpty.optional(),
     engines: z
       .record(
         z.string(),
@@ -179,6 +180,11 @@ export interface ClusterProfile {
   container: { runtime: (typeof CONTAINER_RUNTIMES)[number]; mounts: Mount[]; squashDir: string | undefined };
   /** Run every GPU engine row on Frontier's simulated engine (a dry-run cluster). */
   simulate: boolean;
+  /**
+   * The InferenceX runner this cluster stands for (`h200-dgxc-slurm_0`): its launcher picks the
+   * benchmark scripts of InferenceX rows. Default: the first runner of the row's label.
+   */
+  inferencexRunner: string | undefined;
   /** Per-engine options: framework → option → value. */
   engines: Record<string, Record<string, string | number | boolean>>;
   models: ModelLocation[];
@@ -224,6 +230,7 @@ export const LOCAL_PROFILE: ClusterProfile = Object.freeze<ClusterProfile>({
   healthCheck: { attempts: DEFAULT_HEALTH_CHECK.attempts, intervalSeconds: DEFAULT_HEALTH_CHECK.interval },
   container: { runtime: 'none', mounts: [], squashDir: undefined },
   simulate: false,
+  inferencexRunner: undefined,
   engines: {},
   models: [],
   routing: [],
@@ -333,6 +340,7 @@ function toProfile(name: string, file: string, doc: YamlDocument, v: ProfileFile
       squashDir: v.container?.['squash-dir'],
     },
     simulate: v.simulate ?? false,
+    inferencexRunner: v['inferencex-runner'],
     engines: v.engines ?? {},
     models: (v.models ?? []).map((m) => ({ modelPrefix: m['model-prefix'], precision: m.precision, path: m.path })),
     routing: (v.routing ?? []).map((r) => ({

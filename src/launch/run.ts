@@ -5,7 +5,11 @@ import { adapterFor, sim } from '../engines/index.js';
 import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf } from '../evals/index.js';
 import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
-import type { MatrixRow } from '../matrix/index.js';
+import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
+import type { MatrixRow, SingleNodeRow } from '../matrix/index.js';
+import { planScript } from './inferencex/script-plan.js';
+import type { ScriptPlan } from './inferencex/script-plan.js';
+import type { InferencexTree } from './inferencex/tree.js';
 import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
 import { modelPath } from './profile.js';
 import type { ClusterProfile } from './profile.js';
@@ -27,13 +31,19 @@ import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-di
 /** Frameworks that run for real even on a simulating cluster (they need no GPU). */
 const RUNS_ANYWHERE = new Set(['llama.cpp', 'sim']);
 
-export interface PreparedGroup {
+interface PreparedBase {
   planned: PlannedGroup;
-  adapter: EngineAdapter;
   deployment: Deployment;
   gpus: number;
   nodes: number;
 }
+
+/**
+ * A launch ready to run: rendered by an engine adapter, or (a single-node row of an InferenceX
+ * checkout) by the checkout's own benchmark script.
+ */
+export type PreparedGroup = PreparedBase &
+  ({ adapter: EngineAdapter; script?: undefined } | { script: ScriptPlan; adapter?: undefined });
 
 /** What an executor reports back about a point. */
 export type PointOutcome = { status: 'ok' | 'invalid'; raw: string; problems: string[] } | { status: 'failed'; error: string };
@@ -93,6 +103,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** GSM8K for the rows with `run-eval`; without it their evals are not run (and say so). */
   evals?: EvalSettings;
+  /** An InferenceX checkout: its single-node rows run through its benchmark scripts. */
+  inferencex?: InferencexTree;
 }
 
 export interface EvalSettings {
@@ -116,8 +128,29 @@ export function prepareGroup(
   cluster: ClusterProfile,
   frontierCommand: string[],
   evalAnswers?: string,
+  tree?: InferencexTree,
 ): { prepared?: PreparedGroup; problems: string[] } {
   const row = g.rows[0]!;
+  if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) {
+    const plan = planScript(tree, row as SingleNodeRow, cluster);
+    if ('problem' in plan) return { problems: [plan.problem] };
+    const deployment = deploymentOf(g, {
+      framework: row.framework,
+      modelPath: row.model,
+      gpu: plan.rule.gpu,
+      options: {},
+      frontierCommand,
+    });
+    const gpus = layoutGpus(deployment.layout);
+    if (gpus > cluster.gpusPerNode)
+      return { problems: [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`] };
+    // On a simulating cluster the script's engine becomes the sim, which must know the model and GPU.
+    if (cluster.simulate) {
+      const problems = sim.check({ ...deployment, gpu: row.runner.replace(/^cluster:/, '').split('-')[0]! });
+      if (problems.length > 0) return { problems };
+    }
+    return { prepared: { planned: g, deployment, gpus, nodes: 1, script: plan }, problems: [] };
+  }
   const framework = cluster.simulate && !RUNS_ANYWHERE.has(row.framework) ? 'sim' : row.framework;
   const adapter = framework === 'sim' ? sim : adapterFor(framework);
   if (!adapter) return { problems: [`no engine adapter for framework "${row.framework}"`] };
@@ -226,15 +259,18 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       manifest.evals.push(record);
       evalRecords.set(e.dir, record);
     }
-    const { prepared: ready, problems } = prepareGroup(g, o.cluster, o.frontierCommand, o.evals?.answersFile);
+    const { prepared: ready, problems } = prepareGroup(g, o.cluster, o.frontierCommand, o.evals?.answersFile, o.inferencex);
     if (!ready) {
       record.status = 'failed';
       record.error = problems.join('; ');
       for (const p of g.points) Object.assign(pointRecords.get(p.resultFilename)!, { status: 'failed', error: record.error });
       return { g, record };
     }
-    record.engine =
-      ready.adapter === sim && g.rows[0]!.framework !== 'sim' ? `sim (for ${g.rows[0]!.framework})` : ready.deployment.framework;
+    record.engine = ready.script
+      ? `${ready.script.script}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
+      : ready.adapter === sim && g.rows[0]!.framework !== 'sim'
+        ? `sim (for ${g.rows[0]!.framework})`
+        : ready.deployment.framework;
     return { g, record, ready };
   });
   save();

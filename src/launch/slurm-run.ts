@@ -15,6 +15,9 @@ import { benchArgsOf } from './point-bench.js';
 import { routeRecipe } from './routing.js';
 import type { EvalSettings, GroupExecutor, PreparedGroup } from './run.js';
 import { renderJobScript } from './slurm-script.js';
+import { collectPoint, preparePoint } from './inferencex/point.js';
+import type { ScriptPlan } from './inferencex/script-plan.js';
+import { renderScriptJob } from './inferencex/slurm-job.js';
 
 /**
  * The Slurm executor: each launch is one batch job (see slurm-script.ts), submitted with
@@ -52,7 +55,9 @@ export function jobFor(
   const d = group.deployment;
   const hosts = Array.from({ length: group.nodes }, (_, i) => `\${NODES[${i}]}`);
   let port = basePort;
-  const launch = group.adapter.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, hosts), { next: () => port++ });
+  if (!group.adapter) throw new Error(`${g.label} runs InferenceX's script, not a job of engine processes`);
+  const adapter = group.adapter;
+  const launch = adapter.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, hosts), { next: () => port++ });
   const logDir = dir.serverLogs(logsKeyOf(g, points));
   const notes: string[] = [];
   const row = g.rows[0]!;
@@ -77,7 +82,7 @@ export function jobFor(
     nodes: group.nodes,
     logDir,
     // Engines Frontier builds or runs on the host need no container.
-    image: group.adapter.frameworks.some((f) => f === 'sim' || f === 'llama.cpp') ? undefined : d.image,
+    image: adapter.frameworks.some((f) => f === 'sim' || f === 'llama.cpp') ? undefined : d.image,
     launch,
     points: points.map((p) => ({
       conc: p.conc,
@@ -130,8 +135,68 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     for (let i = 0; i < 60 && (await slurm('squeue', ['-h', '-j', id, '-o', '%T']).catch(() => '')).trim(); i++) await sleep(500);
   };
 
+  /** Submit a job script and follow it until it ends: its id and final state. */
+  const follow = async (
+    ctx: Parameters<GroupExecutor>[0],
+    scriptFile: string,
+  ): Promise<{ id: string; state: string | undefined } | undefined> => {
+    const { reporter, signal, record } = ctx;
+    const id = (await slurm('sbatch', ['--parsable', scriptFile])).trim().split(';')[0]!;
+    record.job = id;
+    ctx.save();
+    reporter.note?.(`  submitted job ${id}`);
+    let state: string | undefined;
+    let last: string | undefined;
+    for (;;) {
+      if (signal.aborted) {
+        await cancel(id);
+        return undefined;
+      }
+      state = await jobState(id);
+      if (state !== last) reporter.note?.(`  job ${id}: ${state ?? 'gone'}`);
+      last = state;
+      if (!active(state)) return { id, state };
+      await sleep(pollMs);
+    }
+  };
+
+  /** An InferenceX row: one job running its benchmark script once per point. */
+  const scriptJob = async (ctx: Parameters<GroupExecutor>[0], plan: ScriptPlan): Promise<void> => {
+    const { group, points, dir, cluster } = ctx;
+    const frontier = o.frontierCommand;
+    // On a simulating cluster the nodes are shared (one host): a free port each; a real node is the job's own.
+    const scripts = [];
+    for (const p of points)
+      scripts.push(
+        preparePoint(p, plan, dir, cluster, frontier, cluster.simulate ? (o.basePort ?? 8000) + scripts.length : undefined),
+      );
+    const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
+    mkdirSync(logDir, { recursive: true });
+    const scriptFile = join(logDir, 'job.sbatch');
+    const text = renderScriptJob(cluster, {
+      jobName: `frontier-${group.planned.id}`,
+      title: group.planned.label,
+      logDir,
+      gpus: group.gpus,
+      image: group.deployment.image,
+      script: plan.script,
+      points: scripts,
+    });
+    writeFileSync(scriptFile, text, { mode: 0o755 });
+    const job = await follow(ctx, scriptFile);
+    if (!job) return;
+    const exits = readExits(logDir);
+    for (const s of scripts) {
+      const code = exits.get(s.point.resultFilename);
+      const output =
+        tail(join(s.logDir, 'script.log'), LOG_TAIL).trimEnd() || tail(join(logDir, `slurm-${job.id}.out`), LOG_TAIL).trimEnd();
+      ctx.finishPoint(s.point, collectPoint(s, plan, code === undefined ? null : Number(code), output));
+    }
+  };
+
   const executor: GroupExecutor = async (ctx) => {
-    const { group, points, dir, cluster, reporter, signal, record } = ctx;
+    const { group, points, dir, cluster } = ctx;
+    if (group.script) return scriptJob(ctx, group.script);
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
     const { launch, logDir, script } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
     // The eval step reads its row from the eval folder (meta_env.json is made from it).
@@ -142,28 +207,11 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     mkdirSync(logDir, { recursive: true });
     const scriptFile = join(logDir, 'job.sbatch');
     writeFileSync(scriptFile, script, { mode: 0o755 });
-    const id = (await slurm('sbatch', ['--parsable', scriptFile])).trim().split(';')[0]!;
-    record.job = id;
-    ctx.save();
-    reporter.note?.(`  submitted job ${id}`);
+    const job = await follow(ctx, scriptFile);
+    if (!job) return;
+    const { id, state } = job;
 
-    let state: string | undefined;
-    let last: string | undefined;
-    for (;;) {
-      if (signal.aborted) return cancel(id);
-      state = await jobState(id);
-      if (state !== last) reporter.note?.(`  job ${id}: ${state ?? 'gone'}`);
-      last = state;
-      if (!active(state)) break;
-      await sleep(pollMs);
-    }
-
-    const exits = new Map(
-      (existsSync(join(logDir, 'exits.txt')) ? readFileSync(join(logDir, 'exits.txt'), 'utf8') : '')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => l.split(' ') as [string, string]),
-    );
+    const exits = readExits(logDir);
     const jobOut = (): string => tail(join(logDir, `slurm-${id}.out`), LOG_TAIL).trimEnd();
     const died = (when: string): string | undefined => {
       for (const p of launch.processes) {
@@ -205,6 +253,17 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     return stopped;
   };
   return executor;
+}
+
+/** `exits.txt`: each step's name and exit status, one per line. */
+function readExits(logDir: string): Map<string, string> {
+  const file = join(logDir, 'exits.txt');
+  return new Map(
+    (existsSync(file) ? readFileSync(file, 'utf8') : '')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ') as [string, string]),
+  );
 }
 
 const active = (state: string | undefined): boolean =>

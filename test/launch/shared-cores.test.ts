@@ -12,7 +12,7 @@ function llamaThreads(cluster: ClusterProfile): { flag: string; threads: number 
   const { prepared } = prepareGroup(planRun([row], cluster.name)[0]!, cluster, ['frontier']);
   const d = prepared!.deployment;
   let port = 8000;
-  const launch = prepared!.adapter.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, ['127.0.0.1']), { next: () => port++ });
+  const launch = prepared!.adapter!.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, ['127.0.0.1']), { next: () => port++ });
   const { command, threads } = launch.processes[0]!;
   return { flag: command[command.indexOf('-t') + 1]!, threads };
 }

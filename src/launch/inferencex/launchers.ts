@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SingleNodeRow } from '../../matrix/index.js';
+import type { InferencexTree } from './tree.js';
+
+/**
+ * How InferenceX's launchers (`runners/launch_<runner>.sh`, chosen by the runner's name up to its
+ * last `_`) pick a single-node row's benchmark script, and the port they give it. The base name is
+ * `benchmarks/single_node/<scenario>/<model code>_<precision>_<gpu>`; the forms after it, tried in
+ * order, differ per launcher (read off each launcher):
+ * - `framework`: `_<framework><_mtp>` (the current convention: several engines per model);
+ * - `legacy`: `<_trt | _atom><_mtp>` (the engine suffix only for trt, or atom on MI355X);
+ * - `spec`: `<_mtp>` alone (launchers that predate engine suffixes).
+ */
+
+type Form = 'framework' | 'legacy' | 'spec';
+
+export interface LauncherRule {
+  gpu: string;
+  forms: readonly Form[];
+  /** The engine that the `legacy` form names (`_trt`, `_atom`). */
+  legacyFramework: 'trt' | 'atom';
+  /** PORT the launcher exports (a function of the runner's name where it derives it). */
+  port: (runnerName: string) => number;
+}
+
+const FIXED = (): number => 8888;
+const rule = (gpu: string, forms: Form[], extra: Partial<LauncherRule> = {}): LauncherRule => ({
+  gpu,
+  forms,
+  legacyFramework: 'trt',
+  port: FIXED,
+  ...extra,
+});
+const CURRENT: Form[] = ['framework', 'legacy'];
+
+export const LAUNCHERS: Readonly<Record<string, LauncherRule>> = {
+  'b200-cw': rule('b200', CURRENT),
+  'b200-dgxc': rule('b200', CURRENT),
+  'b200-dgxc-slurm': rule('b200', CURRENT),
+  'b200-nb': rule('b200', CURRENT),
+  'b300-nv': rule('b300', CURRENT),
+  'gb200-nv': rule('gb200', ['framework']),
+  'h100-cr': rule('h100', ['spec']),
+  'h100-cw': rule('h100', ['spec']),
+  'h100-dgxc-slurm': rule('h100', ['spec']),
+  'h200-cw': rule('h200', ['legacy']),
+  'h200-nb': rule('h200', ['legacy']),
+  'h200-dgxc-slurm': rule('h200', CURRENT),
+  'mi300x-amds': rule('mi300x', ['spec']),
+  'mi325x-amds': rule('mi325x', ['spec']),
+  'mi325x-tw': rule('mi325x', ['spec']),
+  // PORT is 8888 plus the runner name's last digit: runners share hosts.
+  'mi355x-amds': rule('mi355x', CURRENT, { legacyFramework: 'atom', port: (name) => 8888 + (Number(name.slice(-1)) || 0) }),
+  'rtx6000pro-lat': rule('rtx6000pro', ['framework', 'spec']),
+};
+
+/** The launcher a runner name uses: its name up to the last `_` (`h200-cw_00` → `h200-cw`). */
+export const launcherOf = (runnerName: string): string => runnerName.replace(/_[^_]*$/, '');
+
+/**
+ * The runner that stands for a row's label: the one named (a cluster profile's `inferencex-runner`),
+ * else the label's first runner in `configs/runners.yaml`.
+ */
+export function runnerFor(tree: InferencexTree, label: string, named?: string): string | undefined {
+  if (named) return named;
+  return tree.labels.get(label)?.[0];
+}
+
+export type ScriptChoice = { script: string; launcher: string; rule: LauncherRule } | { problem: string };
+
+/** The benchmark script a launcher runs for a single-node row (a path relative to the checkout). */
+export function scriptFor(tree: InferencexTree, row: SingleNodeRow, runnerName: string): ScriptChoice {
+  const launcher = launcherOf(runnerName);
+  const r = LAUNCHERS[launcher];
+  if (!r) {
+    const known = existsSync(join(tree.root, 'runners', `launch_${launcher}.sh`));
+    return {
+      problem: known
+        ? `runners/launch_${launcher}.sh runs no single-node benchmark script that frontier knows how to pick; run the row with another runner (cluster profile inferencex-runner)`
+        : `runner ${runnerName}: there is no runners/launch_${launcher}.sh in the InferenceX checkout`,
+    };
+  }
+  const scenario = (row as { 'scenario-type'?: string })['scenario-type'] === 'agentic-coding' ? 'agentic/' : 'fixed_seq_len/';
+  const modelCode = row['exp-name'].split('_')[0]!;
+  const base = `benchmarks/single_node/${scenario}${modelCode}_${row.precision}_${r.gpu}`;
+  const spec = row['spec-decoding'] === 'mtp' ? '_mtp' : '';
+  const legacy = row.framework === r.legacyFramework ? `_${r.legacyFramework}` : '';
+  const names = r.forms.map((f) => `${base}${f === 'framework' ? `_${row.framework}` : f === 'legacy' ? legacy : ''}${spec}.sh`);
+  // Like the launchers, the last form is taken without checking: its absence is the error.
+  const script = names.find((n) => existsSync(join(tree.root, n))) ?? names[names.length - 1]!;
+  if (!existsSync(join(tree.root, script)))
+    return { problem: `runners/launch_${launcher}.sh would run ${script}, which the InferenceX checkout does not have` };
+  return { script, launcher, rule: r };
+}

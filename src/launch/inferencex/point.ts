@@ -1,0 +1,109 @@
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SingleNodeRow } from '../../matrix/index.js';
+import { tail } from '../local.js';
+import type { PlannedPoint } from '../plan.js';
+import type { ClusterProfile } from '../profile.js';
+import type { RunDir } from '../run-dir.js';
+import type { PointOutcome } from '../run.js';
+import { contractOf } from './script-plan.js';
+import type { ScriptPlan } from './script-plan.js';
+import { makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
+
+/**
+ * One point of an InferenceX row, as both executors run it: the row's benchmark script once (as
+ * InferenceX runs one job per concurrency: the script starts the engine, waits for it, runs the
+ * client), in a workspace of its own; then its raw result, server log and the other files it
+ * wrote move into the run directory, with the processes it started (`processes.json`).
+ */
+
+const LOG_TAIL_BYTES = 2000;
+
+export interface ScriptPoint {
+  point: PlannedPoint;
+  row: SingleNodeRow;
+  work: string;
+  standin: string;
+  contract: Record<string, string>;
+  /** Everything the script's environment adds to its executor's. */
+  env: Record<string, string>;
+  logDir: string;
+}
+
+/** What a simulating cluster's stand-ins need: the sim's GPU and options, the client's additions. */
+function simulationVariables(cluster: ClusterProfile, row: SingleNodeRow): Record<string, string> {
+  const o = cluster.engines.sim ?? {};
+  const speed = o.speed === undefined ? 1 : Number(o.speed);
+  const simArgs = [
+    ...(o.speed !== undefined ? ['--speed', String(o.speed)] : []),
+    ...(o.seed !== undefined ? ['--seed', String(o.seed)] : []),
+    ...(o['extra-args'] !== undefined ? String(o['extra-args']).split(/\s+/) : []),
+  ];
+  return {
+    FRONTIER_SIM_GPU: cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu,
+    FRONTIER_SIM_ARGS: simArgs.join(' '),
+    FRONTIER_BENCH_ARGS: ['--tokenizer', 'gpt2', ...(speed !== 1 ? ['--time-scale', String(speed)] : [])].join(' '),
+  };
+}
+
+/**
+ * Set a point up: its workspace and environment. `port` replaces the launcher's where the node is
+ * shared (a local run). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
+ */
+export function preparePoint(
+  p: PlannedPoint,
+  plan: ScriptPlan,
+  dir: RunDir,
+  cluster: ClusterProfile,
+  frontier: string[],
+  port?: number,
+): ScriptPoint {
+  const rf = p.resultFilename;
+  const row = p.row as SingleNodeRow;
+  const work = join(dir.root, 'work', rf);
+  const standin = join(work, '.frontier');
+  makeWorkspace(work, plan.tree);
+  const contract = { ...contractOf(plan, row, rf, port), RUN_EVAL: 'false', EVAL_ONLY: 'false' };
+  const env = {
+    ...contract,
+    ...(cluster.simulate ? simulationVariables(cluster, row) : {}),
+    ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier }),
+  };
+  return { point: p, row, work, standin, contract, env, logDir: dir.serverLogs(rf) };
+}
+
+/** Collect a point whose script has ended (`code`; `output`: the end of what it printed). */
+export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | null, output: string): PointOutcome {
+  const rf = s.point.resultFilename;
+  const given = { ...process.env, ...s.env };
+  const processes = readCalls(s.standin)
+    .filter((c) => c.kind !== 'noop' && c.kind !== 'other')
+    .map((c) => ({ kind: c.kind, argv: c.argv, env: settingsOf(c.env, given, s.contract) }));
+  mkdirSync(s.logDir, { recursive: true });
+  writeFileSync(
+    join(s.logDir, 'processes.json'),
+    `${JSON.stringify({ script: plan.script, runner: plan.runnerName, processes }, null, 2)}\n`,
+  );
+  for (const f of workspaceOutputs(s.work, plan.tree))
+    if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
+  const outcome = outcomeOf(s, code, output);
+  rmSync(s.work, { recursive: true, force: true });
+  return outcome;
+}
+
+function outcomeOf(s: ScriptPoint, code: number | null, output: string): PointOutcome {
+  const rf = s.point.resultFilename;
+  const raw = join(s.work, `${rf}.json`);
+  if (!existsSync(raw)) {
+    const server = tail(join(s.work, 'server.log'), LOG_TAIL_BYTES).trimEnd();
+    return {
+      status: 'failed',
+      error: `the benchmark script ended (${code === null ? 'killed' : `exit code ${code}`}) without ${rf}.json; the end of its output:\n${output}${server ? `\n--- server.log ---\n${server}` : ''}`,
+    };
+  }
+  const validity = join(s.standin, `${rf}.validity.json`);
+  const v = existsSync(validity)
+    ? (JSON.parse(readFileSync(validity, 'utf8')) as { valid: boolean; problems: string[] })
+    : undefined;
+  return { status: v && !v.valid ? 'invalid' : 'ok', raw: readFileSync(raw, 'utf8'), problems: v?.problems ?? [] };
+}

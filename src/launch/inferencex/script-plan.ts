@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import type { SingleNodeRow } from '../../matrix/index.js';
+import type { ClusterProfile } from '../profile.js';
+import { workflowEnv } from './contract.js';
+import { runnerFor, scriptFor } from './launchers.js';
+import type { LauncherRule } from './launchers.js';
+import type { InferencexTree } from './tree.js';
+import { makeWorkspace, readCalls, recordScript, scriptCommand, settingsOf, standinVariables } from './workspace.js';
+import type { RecordedCall } from './workspace.js';
+
+/** How a single-node row of an InferenceX catalog runs: the checkout's script for it, on a runner's launcher. */
+export interface ScriptPlan {
+  tree: InferencexTree;
+  /** Relative to the checkout, as the launcher names it. */
+  script: string;
+  /** The runner the row stands on (RUNNER_NAME) and its launcher. */
+  runnerName: string;
+  launcher: string;
+  rule: LauncherRule;
+}
+
+export function planScript(tree: InferencexTree, row: SingleNodeRow, cluster: ClusterProfile): ScriptPlan | { problem: string } {
+  const runnerName = runnerFor(tree, row.runner, cluster.inferencexRunner);
+  if (!runnerName)
+    return {
+      problem: `runner label ${row.runner} is not in the checkout's configs/runners.yaml: name the runner the cluster stands for with inferencex-runner in its profile`,
+    };
+  const choice = scriptFor(tree, row, runnerName);
+  if ('problem' in choice) return choice;
+  return { tree, script: choice.script, runnerName, launcher: choice.launcher, rule: choice.rule };
+}
+
+/** The script's environment contract for one point (the launcher's port unless `port` moves it). */
+export function contractOf(plan: ScriptPlan, row: SingleNodeRow, resultFilename: string, port?: number): Record<string, string> {
+  return workflowEnv(row, {
+    resultFilename,
+    runnerName: plan.runnerName,
+    port: port ?? plan.rule.port(plan.runnerName),
+  });
+}
+
+/** A process the script starts, as a dry run shows it. */
+export interface ScriptProcess {
+  kind: RecordedCall['kind'];
+  argv: string[];
+  /** The contract and what the script exported, as the process received them. */
+  env: Record<string, string>;
+}
+
+export interface RecordedScript {
+  script: string;
+  runner: string;
+  contract: Record<string, string>;
+  processes: ScriptProcess[];
+  /** The script ended without starting an engine: its output's end, to say why. */
+  problem?: string;
+}
+
+/**
+ * Run the script for a point against recording stand-ins (nothing starts) and return the
+ * processes it would start, each with its exact argv and environment.
+ */
+export async function recordPoint(
+  plan: ScriptPlan,
+  row: SingleNodeRow,
+  resultFilename: string,
+  cluster: ClusterProfile,
+  work: string,
+  frontier: string[],
+): Promise<RecordedScript> {
+  const contract = contractOf(plan, row, resultFilename);
+  makeWorkspace(work, plan.tree);
+  const standin = join(work, '.frontier');
+  const env = {
+    ...process.env,
+    ...contract,
+    ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'record', frontier }),
+  };
+  const command = scriptCommand(
+    { ...cluster, container: { ...cluster.container, runtime: 'none' } },
+    row.image,
+    work,
+    plan.script,
+    [],
+  );
+  const { output } = await recordScript(command, env);
+  const processes = readCalls(standin)
+    .filter((c) => c.kind === 'engine' || c.kind === 'launcher')
+    .map((c) => ({ kind: c.kind, argv: c.argv, env: settingsOf(c.env, env, contract) }));
+  return {
+    script: plan.script,
+    runner: plan.runnerName,
+    contract,
+    processes,
+    ...(processes.length === 0
+      ? { problem: `the script started no engine; the end of its output:\n${output.trimEnd().split('\n').slice(-15).join('\n')}` }
+      : {}),
+  };
+}

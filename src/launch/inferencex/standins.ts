@@ -1,0 +1,131 @@
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Stand-ins for the GPU-only tools InferenceX's benchmark scripts call (engines, GPU monitors,
+ * model downloads, package installs). Put first on PATH, each records what it was asked (argv,
+ * working directory and environment, one pair of files per call in `$FRONTIER_STANDIN_DIR/calls`)
+ * and then acts it out: in `run` mode an engine becomes Frontier's simulated engine on the port it
+ * was given and the benchmark client becomes `frontier bench`; in `record` mode (a dry run)
+ * nothing starts, so the script stops at its first readiness check with its processes recorded.
+ * They are bash, not node: a dry run of a whole sweep calls thousands of them.
+ */
+
+export const ENGINE_TOOLS = ['vllm', 'trtllm-serve', 'sglang'] as const;
+export const STANDIN_TOOLS = [
+  ...ENGINE_TOOLS,
+  'python3',
+  'python',
+  'pip',
+  'pip3',
+  'hf',
+  'huggingface-cli',
+  'nvidia-smi',
+  'amd-smi',
+  'rocm-smi',
+  'mpirun',
+  'curl',
+  'sleep',
+] as const;
+
+/** `python3 -m <module>` entry points that start an inference server. */
+export const ENGINE_MODULES = [
+  'sglang.launch_server',
+  'sglang_router.launch_server',
+  'atom.entrypoints.openai_server',
+  'vllm.entrypoints.openai.api_server',
+  'tensorrt_llm.serve',
+];
+
+const SCRIPT = String.raw`#!/usr/bin/env bash
+# Frontier's stand-in for a GPU-only tool: records the call, then acts it out (docs/running.md).
+tool=$(basename "$0")
+real() {
+  local IFS=: d
+  for d in $FRONTIER_STANDIN_PATH; do
+    if [[ -x "$d/$tool" && "$d" != "$FRONTIER_STANDIN_BIN" ]]; then exec "$d/$tool" "$@"; fi
+  done
+  echo "$tool: command not found" >&2
+  exit 127
+}
+kind=other
+case "$tool" in
+  vllm) if [[ "$1" == serve ]]; then kind=engine; else kind=noop; fi ;;
+  trtllm-serve | sglang) kind=engine ;;
+  python3 | python)
+    if [[ "$1" == -m ]]; then
+      case " ${ENGINE_MODULES.join(' ')} " in
+        *" $2 "*) kind=engine ;;
+        *) if [[ "$2" == pip ]]; then kind=noop; else real "$@"; fi ;;
+      esac
+    elif [[ "$1" == */bench_serving/benchmark_serving.py ]]; then
+      kind=client
+    else
+      real "$@"
+    fi
+    ;;
+  pip | pip3 | hf | huggingface-cli) kind=noop ;;
+  nvidia-smi | amd-smi | rocm-smi) kind=gpu ;;
+  mpirun) kind=launcher ;;
+  sleep)
+    # A dry run only records: the script's waits need not wait.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then real 0.01; fi
+    real "$@"
+    ;;
+  curl)
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then
+      # The first readiness check: what the script started is recorded once the stand-ins it
+      # started in the background have finished; then the script and all it started stop here.
+      sleep 0.05
+      for _ in $(seq 200); do
+        busy=0
+        for pid in $(pgrep -f -- "$FRONTIER_STANDIN_BIN/"); do
+          if [[ "$pid" != "$$" ]]; then busy=1; fi
+        done
+        if [[ $busy == 0 ]]; then break; fi
+        sleep 0.02
+      done
+      kill -KILL 0
+    fi
+    real "$@"
+    ;;
+esac
+call="$FRONTIER_STANDIN_DIR/calls/$(date +%s%N)-$$"
+printf '%s\0' "$kind" "$tool" "$PWD" "$@" >"$call.argv"
+env -0 >"$call.env"
+case "$kind" in
+  noop | other) exit 0 ;;
+  gpu)
+    # A monitor loop (-l/-w) runs until it is stopped; a one-shot query answers nothing.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    for a in "$@"; do
+      if [[ "$a" == -l || "$a" == -w || "$a" == --loop* ]]; then exec sleep 2147483647; fi
+    done
+    exit 0
+    ;;
+  launcher)
+    # mpirun's own options, then the program it starts (recorded by its own stand-in).
+    while [[ $# -gt 0 && "$1" == -* ]]; do
+      case "$1" in
+        -n | -np | -N | -x | -H | --host | --hostfile | -hostfile | --bind-to | --map-by | -wdir | --wdir | --npernode) shift 2 ;;
+        --mca | -mca) shift 3 ;;
+        *) shift ;;
+      esac
+    done
+    exec "$@"
+    ;;
+  engine | client)
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "$@"
+    ;;
+esac
+`;
+
+/** Write the stand-ins into `bin` (idempotent): one script, a link per tool name. */
+export function writeStandins(bin: string): void {
+  mkdirSync(bin, { recursive: true });
+  const script = join(bin, 'frontier-standin');
+  writeFileSync(script, SCRIPT);
+  chmodSync(script, 0o755);
+  for (const tool of STANDIN_TOOLS) if (!existsSync(join(bin, tool))) symlinkSync('frontier-standin', join(bin, tool));
+}
