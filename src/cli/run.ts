@@ -3,7 +3,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { SAFE_NAME } from '../catalog/index.js';
-import { renderLaunchScript } from '../engines/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commandLine, renderLaunchScript } from '../engines/index.js';
+import type { EngineAdapter } from '../engines/index.js';
+import { TreeError, isInferencexTree, openTree, recordPoint } from '../launch/inferencex/index.js';
+import type { InferencexTree } from '../launch/inferencex/index.js';
+import type { PreparedGroup } from '../launch/index.js';
+import type { SingleNodeRow } from '../matrix/index.js';
 import {
   NotReadyError,
   RunDir,
@@ -25,7 +33,7 @@ import type { ClusterProfile, EvalSettings } from '../launch/index.js';
 import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
-import { CliError } from './error.js';
+import { CliError, requireDirectory } from './error.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -43,6 +51,8 @@ interface RunFlags {
   evals: boolean;
   evalDataset?: string;
   evalLimit?: string;
+  inferencex?: string | false;
+  format: 'text' | 'json';
 }
 
 /** A matrix file (`-`: stdin): the JSON array `frontier matrix` prints. */
@@ -103,32 +113,136 @@ const selfCommand = (): string[] => [process.execPath, resolve(process.argv[1]!)
 
 const stamp = (): string => new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
 
-function dryRun(rows: readonly MatrixRow[], cluster: ClusterProfile, out: string, basePort: number): string {
+/** A launch rendered by an adapter: its processes as they will start. */
+function adapterProcesses(
+  prepared: PreparedGroup & { adapter: EngineAdapter },
+  cluster: ClusterProfile,
+  basePort: number,
+): { text: string; processes: DryRunProcess[] } {
+  let port = basePort;
+  const hosts =
+    cluster.scheduler === 'slurm'
+      ? Array.from({ length: prepared.nodes }, (_, i) => `\${NODES[${i}]}`)
+      : Array<string>(prepared.nodes).fill('127.0.0.1');
+  const placement = placeWorkers(prepared.deployment.layout, cluster.gpusPerNode, hosts);
+  const launch = prepared.adapter.launch(prepared.deployment, placement, { next: () => port++ });
+  return {
+    text: renderLaunchScript(launch, prepared.planned.label),
+    processes: launch.processes.map((p) => ({
+      name: p.name,
+      role: p.role,
+      host: p.host,
+      gpus: p.gpus,
+      argv: p.command,
+      env: { ...(p.gpus.length > 0 ? { CUDA_VISIBLE_DEVICES: p.gpus.join(',') } : {}), ...p.env },
+    })),
+  };
+}
+
+interface DryRunProcess {
+  name?: string;
+  role?: string;
+  host?: string;
+  gpus?: number[];
+  argv: string[];
+  env: Record<string, string>;
+}
+
+interface DryRunLaunch {
+  group: string;
+  label: string;
+  concs: number[];
+  status: 'ready' | 'skipped' | 'cannot run';
+  reasons?: string[];
+  gpus?: number;
+  nodes?: number;
+  engine?: string;
+  /** An InferenceX row: the script, the runner it stands on, and per point what the script starts. */
+  script?: {
+    path: string;
+    runner: string;
+    points: { conc: number; resultFilename: string; env: Record<string, string>; processes: DryRunProcess[]; problem?: string }[];
+  };
+  processes?: DryRunProcess[];
+}
+
+async function dryRun(
+  rows: readonly MatrixRow[],
+  cluster: ClusterProfile,
+  out: string,
+  basePort: number,
+  tree: InferencexTree | undefined,
+): Promise<{ launches: DryRunLaunch[]; text: string }> {
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
-  for (const g of planRun(rows, cluster.name)) {
-    lines.push('', `${g.id}: ${g.label} · conc ${g.points.map((p) => p.conc).join(', ')}`);
-    if (g.skip) {
-      lines.push(`  skipped: ${g.skip}`);
-      continue;
+  const launches: DryRunLaunch[] = [];
+  const work = mkdtempSync(join(tmpdir(), 'frontier-dry-run-'));
+  try {
+    for (const g of planRun(rows, cluster.name)) {
+      const concs = g.points.map((p) => p.conc);
+      lines.push('', `${g.id}: ${g.label} · conc ${concs.join(', ')}`);
+      const launch: DryRunLaunch = { group: g.id, label: g.label, concs, status: 'ready' };
+      launches.push(launch);
+      if (g.skip) {
+        Object.assign(launch, { status: 'skipped', reasons: [g.skip] });
+        lines.push(`  skipped: ${g.skip}`);
+        continue;
+      }
+      const { prepared, problems } = prepareGroup(g, cluster, selfCommand(), undefined, tree);
+      if (!prepared) {
+        Object.assign(launch, { status: 'cannot run', reasons: problems });
+        lines.push(...problems.map((p) => `  cannot run: ${p}`));
+        continue;
+      }
+      Object.assign(launch, { gpus: prepared.gpus, nodes: prepared.nodes });
+      if (prepared.script) {
+        const plan = prepared.script;
+        launch.engine = plan.script;
+        launch.script = { path: plan.script, runner: plan.runnerName, points: [] };
+        lines.push(
+          `  ${prepared.gpus} GPUs on 1 node; ${plan.script} (as runners/launch_${plan.launcher}.sh runs it on ${plan.runnerName})`,
+        );
+        // Each point runs the script once; what it starts, recorded by running it against stand-ins.
+        for (const p of g.points) {
+          const recorded = await recordPoint(
+            plan,
+            p.row as SingleNodeRow,
+            p.resultFilename,
+            cluster,
+            join(work, p.resultFilename),
+            selfCommand(),
+          );
+          launch.script.points.push({
+            conc: p.conc,
+            resultFilename: p.resultFilename,
+            env: recorded.contract,
+            processes: recorded.processes.map((x) => ({ argv: x.argv, env: x.env })),
+            ...(recorded.problem ? { problem: recorded.problem } : {}),
+          });
+          lines.push(`  conc ${p.conc}:`);
+          if (recorded.problem) lines.push(...recorded.problem.split('\n').map((l) => `    ! ${l}`));
+          for (const x of recorded.processes) {
+            const own = Object.fromEntries(
+              Object.entries(x.env).filter(([k]) => !(k in recorded.contract) || recorded.contract[k] !== x.env[k]),
+            );
+            lines.push(`    | ${commandLine({ name: '', role: 'server', host: '', gpus: [], command: x.argv, env: own })}`);
+          }
+        }
+        continue;
+      }
+      launch.engine = prepared.deployment.framework;
+      lines.push(`  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); engine ${prepared.deployment.framework}`);
+      const rendered = adapterProcesses(prepared, cluster, basePort);
+      launch.processes = rendered.processes;
+      const script =
+        cluster.scheduler === 'slurm'
+          ? jobFor(prepared, g.points, new RunDir(out), cluster, selfCommand(), basePort).script
+          : rendered.text;
+      lines.push(...script.split('\n').map((l) => `  | ${l}`));
     }
-    const { prepared, problems } = prepareGroup(g, cluster, selfCommand());
-    if (!prepared) {
-      lines.push(...problems.map((p) => `  cannot run: ${p}`));
-      continue;
-    }
-    lines.push(`  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); engine ${prepared.deployment.framework}`);
-    let script: string;
-    if (cluster.scheduler === 'slurm') {
-      script = jobFor(prepared, g.points, new RunDir(out), cluster, selfCommand(), basePort).script;
-    } else {
-      let port = basePort;
-      const hosts = Array<string>(prepared.nodes).fill('127.0.0.1');
-      const placement = placeWorkers(prepared.deployment.layout, cluster.gpusPerNode, hosts);
-      script = renderLaunchScript(prepared.adapter.launch(prepared.deployment, placement, { next: () => port++ }), g.label);
-    }
-    lines.push(...script.split('\n').map((l) => `  | ${l}`));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  return `${lines.join('\n')}\n`;
+  return { launches, text: `${lines.join('\n')}\n` };
 }
 
 export function runCommand(): Command {
@@ -150,6 +264,12 @@ export function runCommand(): Command {
     )
     .option('--eval-limit <n>', 'only the first N GSM8K problems (a quick check; the reference runs all 1,319)')
     .option('--no-evals', 'do not run the evals of rows with run-eval')
+    .option(
+      '--inferencex <dir>',
+      'an InferenceX checkout: its single-node rows run its benchmark scripts (default: the current directory, when it is one)',
+    )
+    .option('--no-inferencex', 'render every row with Frontier’s engine adapters, even in an InferenceX checkout')
+    .addOption(new Option('--format <format>', 'output of --dry-run').choices(['text', 'json']).default('text'))
     .action(async (flags: RunFlags) => {
       const matrix = readMatrix(flags.matrix);
       const rows = filterRows(matrix.rows, flags.filter);
@@ -163,8 +283,14 @@ export function runCommand(): Command {
       if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65000)
         throw new CliError(`--base-port ${flags.basePort}: expected a port number`);
       const out = resolve(flags.out ?? `runs/${stamp()}`);
+      const tree = inferencexTree(flags.inferencex);
       if (flags.dryRun) {
-        process.stdout.write(dryRun(rows, cluster, out, basePort));
+        const plan = await dryRun(rows, cluster, out, basePort, tree);
+        process.stdout.write(
+          flags.format === 'json'
+            ? `${JSON.stringify({ cluster: cluster.name, launches: plan.launches }, null, 2)}\n`
+            : plan.text,
+        );
         return;
       }
       const controller = new AbortController();
@@ -195,6 +321,7 @@ export function runCommand(): Command {
           reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),
           signal: controller.signal,
           evals,
+          ...(tree ? { inferencex: tree } : {}),
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
         process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
@@ -236,6 +363,18 @@ function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** The InferenceX checkout whose scripts run single-node rows: --inferencex, else the current directory if it is one. */
+function inferencexTree(flag: string | false | undefined): InferencexTree | undefined {
+  if (flag === false) return undefined;
+  try {
+    if (flag === undefined) return isInferencexTree(process.cwd()) ? openTree(process.cwd()) : undefined;
+    return openTree(requireDirectory(flag, '--inferencex'));
+  } catch (e) {
+    if (e instanceof TreeError) throw new CliError(e.message);
+    throw e;
+  }
+}
 
 export function probeCommand(): Command {
   return new Command('probe')
