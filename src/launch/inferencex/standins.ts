@@ -37,9 +37,10 @@ export const ENGINE_MODULES = [
   'tensorrt_llm.serve',
 ];
 
-const SCRIPT = String.raw`#!/usr/bin/env bash
+/** The stand-in itself; `\${` is bash's `${`. */
+const SCRIPT = `#!/usr/bin/env bash
 # Frontier's stand-in for a GPU-only tool: records the call, then acts it out (docs/running.md).
-tool=$(basename "$0")
+tool=\${0##*/}
 real() {
   local IFS=: d
   for d in $FRONTIER_STANDIN_PATH; do
@@ -74,25 +75,30 @@ case "$tool" in
     ;;
   curl)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then
-      # The first readiness check: what the script started is recorded once the stand-ins it
-      # started in the background have finished; then the script and all it started stop here.
-      sleep 0.05
-      for _ in $(seq 200); do
-        busy=0
-        for pid in $(pgrep -f -- "$FRONTIER_STANDIN_BIN/"); do
-          if [[ "$pid" != "$$" ]]; then busy=1; fi
+      # The first readiness check: once an engine has recorded and every stand-in the script
+      # started in the background has finished recording (each .argv has its .env), the script
+      # and all it started stop here.
+      calls="$FRONTIER_STANDIN_DIR/calls"
+      for _ in {1..500}; do
+        /usr/bin/env sleep 0.02
+        done=1
+        engine=0
+        for f in "$calls"/*.argv; do
+          [[ -e "$f" ]] || continue
+          if [[ ! -e "\${f%.argv}.env" ]]; then done=0; fi
+          read -r -d '' k <"$f"
+          if [[ "$k" == engine ]]; then engine=1; fi
         done
-        if [[ $busy == 0 ]]; then break; fi
-        sleep 0.02
+        if [[ $done == 1 && $engine == 1 ]]; then break; fi
       done
       kill -KILL 0
     fi
     real "$@"
     ;;
 esac
-call="$FRONTIER_STANDIN_DIR/calls/$(date +%s%N)-$$"
-printf '%s\0' "$kind" "$tool" "$PWD" "$@" >"$call.argv"
-env -0 >"$call.env"
+call="$FRONTIER_STANDIN_DIR/calls/\${EPOCHREALTIME/./}-$$"
+printf '%s\\0' "$kind" "$tool" "$PWD" "$@" >"$call.argv"
+env -0 >"$call.env.part" && /usr/bin/env mv "$call.env.part" "$call.env"
 case "$kind" in
   noop | other) exit 0 ;;
   gpu)

@@ -104,7 +104,7 @@ export function readCalls(standinDir: string): RecordedCall[] {
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('.argv'))
     .sort((a, b) => {
-      const [ta, tb] = [BigInt(a.split('-')[0]!), BigInt(b.split('-')[0]!)];
+      const [ta, tb] = [BigInt(a.split('-')[0]!), BigInt(b.split('-')[0]!)]; // microseconds
       return ta < tb ? -1 : ta > tb ? 1 : a.localeCompare(b);
     });
   return names.map((name) => {
