@@ -8,8 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commandLine, renderLaunchScript } from '../engines/index.js';
 import type { EngineAdapter } from '../engines/index.js';
-import { TreeError, isInferencexTree, openTree, recordPoint } from '../launch/inferencex/index.js';
-import type { InferencexTree } from '../launch/inferencex/index.js';
+import {
+  TreeError,
+  isInferencexTree,
+  leaders,
+  loadRecipeBook,
+  openTree,
+  recordPoint,
+  resolveRoles,
+  roleNames,
+} from '../launch/inferencex/index.js';
+import type { InferencexTree, RecipeBook, RecipePlan } from '../launch/inferencex/index.js';
 import type { PreparedGroup } from '../launch/index.js';
 import type { SingleNodeRow } from '../matrix/index.js';
 import {
@@ -20,6 +29,7 @@ import {
   findCluster,
   jobFor,
   loadClusterProfiles,
+  logsKeyOf,
   placeWorkers,
   planRun,
   prepareGroup,
@@ -164,6 +174,43 @@ interface DryRunLaunch {
     points: { conc: number; resultFilename: string; env: Record<string, string>; processes: DryRunProcess[]; problem?: string }[];
   };
   processes?: DryRunProcess[];
+  /** A multi-node row of an InferenceX checkout: its srt-slurm recipe, every process as srtctl starts it. */
+  recipe?: {
+    configFile: string;
+    path: string;
+    selector?: string;
+    name: string;
+    nodes: number;
+    processes: DryRunRecipeProcess[];
+  };
+}
+
+interface DryRunRecipeProcess {
+  name: string;
+  role: string;
+  index: number;
+  /** Allocation nodes the process spans (its srun), and its GPUs on each. */
+  nodes: number[];
+  host: string;
+  gpus: number[];
+  argv: string[];
+  env: Record<string, string>;
+}
+
+/** A recipe launch's processes, placeholders filled in: node N is `${NODES[N]}` in a Slurm job, 127.0.0.1 locally. */
+function recipeProcesses(plan: RecipePlan, cluster: ClusterProfile, logDir: string): DryRunRecipeProcess[] {
+  const host = (n: number): string => (cluster.scheduler === 'slurm' ? `\${NODES[${n}]}` : '127.0.0.1');
+  const names = roleNames(plan.rendered);
+  return resolveRoles(plan.rendered.roles, { host, logDir, uuid: '{uuid}' }).map((x, i) => ({
+    name: names[i]!,
+    role: x.role,
+    index: x.index,
+    nodes: x.nodes,
+    host: host(x.nodes[0]!),
+    gpus: x.gpus,
+    argv: x.argv,
+    env: x.env,
+  }));
 }
 
 async function dryRun(
@@ -172,6 +219,7 @@ async function dryRun(
   out: string,
   basePort: number,
   tree: InferencexTree | undefined,
+  recipes: RecipeBook | undefined,
 ): Promise<{ launches: DryRunLaunch[]; text: string }> {
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
   const launches: DryRunLaunch[] = [];
@@ -187,7 +235,7 @@ async function dryRun(
         lines.push(`  skipped: ${g.skip}`);
         continue;
       }
-      const { prepared, problems } = prepareGroup(g, cluster, selfCommand(), undefined, tree);
+      const { prepared, problems } = prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes);
       if (!prepared) {
         Object.assign(launch, { status: 'cannot run', reasons: problems });
         lines.push(...problems.map((p) => `  cannot run: ${p}`));
@@ -227,6 +275,30 @@ async function dryRun(
             lines.push(`    | ${commandLine({ name: '', role: 'server', host: '', gpus: [], command: x.argv, env: own })}`);
           }
         }
+        continue;
+      }
+      if (prepared.recipe) {
+        const plan = prepared.recipe;
+        launch.engine = `${plan.configFile}${cluster.simulate ? ' (stand-ins: sim)' : ''}`;
+        const processes = recipeProcesses(plan, cluster, new RunDir(out).serverLogs(logsKeyOf(g)));
+        launch.recipe = {
+          configFile: plan.configFile,
+          path: plan.path,
+          ...(plan.selector !== undefined ? { selector: plan.selector } : {}),
+          name: plan.rendered.name,
+          nodes: plan.rendered.nodes,
+          processes,
+        };
+        lines.push(
+          `  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); recipe ${plan.path}${plan.selector ? `:${plan.selector}` : ''} (${plan.rendered.name}), as srtctl renders it`,
+        );
+        const lead = leaders(plan.rendered);
+        processes.forEach((x, i) => {
+          lines.push(
+            `  ${x.name} (${x.role}${lead[i] ? '' : ', joins its endpoint'}) on node${x.nodes.length > 1 ? 's' : ''} ${x.nodes.join(',')}${x.gpus.length > 0 ? `, GPUs ${x.gpus.join(',')}` : ''}:`,
+          );
+          lines.push(`    | ${commandLine({ name: '', role: 'server', host: '', gpus: [], command: x.argv, env: x.env })}`);
+        });
         continue;
       }
       launch.engine = prepared.deployment.framework;
@@ -284,8 +356,9 @@ export function runCommand(): Command {
         throw new CliError(`--base-port ${flags.basePort}: expected a port number`);
       const out = resolve(flags.out ?? `runs/${stamp()}`);
       const tree = inferencexTree(flags.inferencex);
+      const recipes = tree ? await loadRecipeBook(tree, rows) : undefined;
       if (flags.dryRun) {
-        const plan = await dryRun(rows, cluster, out, basePort, tree);
+        const plan = await dryRun(rows, cluster, out, basePort, tree, recipes);
         process.stdout.write(
           flags.format === 'json'
             ? `${JSON.stringify({ cluster: cluster.name, launches: plan.launches }, null, 2)}\n`
@@ -322,6 +395,7 @@ export function runCommand(): Command {
           signal: controller.signal,
           evals,
           ...(tree ? { inferencex: tree } : {}),
+          ...(recipes ? { recipes } : {}),
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
         process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;

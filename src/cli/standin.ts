@@ -1,5 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
 import { CliError } from './error.js';
@@ -11,6 +15,18 @@ import { simCommand } from './sim.js';
  * environment contract names model, GPUs and parallelism), on the port and under the name the
  * script asked for; InferenceX's benchmark client becomes `frontier bench` with the same command
  * line. Hidden: only the stand-ins call it.
+ *
+ * An srt-slurm recipe's processes (recipe-run.ts) run under them too, with
+ * $FRONTIER_STANDIN_REGISTRY set: a Dynamo worker (`python3 -m dynamo.sglang|vllm|trtllm`, or a
+ * plain `sglang.launch_server`/`vllm serve`) becomes `frontier sim serve --role prefill|decode`
+ * (from its `--disaggregation-mode`/`--is-prefill-worker`, else $FRONTIER_RECIPE_ROLE) and writes
+ * its URL into the registry, since real workers are found through etcd/NATS rather than named on
+ * the frontend's command line; a process that joins another's endpoint (a multi-node worker's
+ * other ranks, $FRONTIER_RECIPE_LEADER=0) idles. A frontend (`dynamo.frontend`, the SGLang
+ * router, nginx) waits until $FRONTIER_RECIPE_EXPECT workers (`prefill=1,decode=2`) have
+ * registered, then serves `frontier sim router` over them (a plain proxy over aggregated ones)
+ * on the port its command line names ($FRONTIER_RECIPE_PORT for nginx, whose port is in its
+ * config).
  */
 
 /** The value of `--name VALUE` or `--name=VALUE` (the last one given). */
@@ -41,6 +57,129 @@ function need(name: string): string {
   return v;
 }
 
+/** A port the OS says is free now. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A recipe worker's role: its disaggregation flags, else what the executor says. */
+function recipeRole(args: readonly string[]): 'prefill' | 'decode' | 'both' {
+  const mode = flagValue(args, '--disaggregation-mode');
+  if (mode === 'prefill' || mode === 'decode') return mode;
+  if (args.includes('--is-prefill-worker')) return 'prefill';
+  if (args.includes('--is-decode-worker')) return 'decode';
+  const role = process.env.FRONTIER_RECIPE_ROLE;
+  return role === 'prefill' || role === 'decode' ? role : 'both';
+}
+
+/** Stay up, doing nothing, until stopped (a worker rank that joins its endpoint's leader). */
+function idle(what: string): void {
+  process.stdout.write(`frontier standin: ${what}\n`);
+  setInterval(() => undefined, 1 << 30);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+}
+
+interface Registered {
+  role: 'prefill' | 'decode' | 'both';
+  url: string;
+}
+
+function registered(registry: string): Registered[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(registry).filter((f) => f.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  return names.sort().map((f) => JSON.parse(readFileSync(join(registry, f), 'utf8')) as Registered);
+}
+
+/** `prefill=1,decode=2` → counts by role (aggregated workers count as `both`). */
+function expected(spec: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const part of spec.split(',').filter(Boolean)) {
+    const [role, n] = part.split('=') as [string, string];
+    out.set(role === 'aggregated' ? 'both' : role, Number(n));
+  }
+  return out;
+}
+
+/** A plain proxy over aggregated workers, taken in turn (what a frontend does with them). */
+async function proxy(workers: string[], host: string, port: number): Promise<void> {
+  let next = 0;
+  const server = createServer((req, res) => {
+    if (req.url === '/health') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    const target = new URL(req.url ?? '/', workers[next++ % workers.length]);
+    const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', (e) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`frontier standin proxy: ${e.message}`);
+    });
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  process.stdout.write(
+    `frontier standin proxy listening on http://${host}:${port}\n${workers.map((w) => `  worker: ${w}`).join('\n')}\n`,
+  );
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(0)));
+}
+
+/** `frontier sim serve` for an engine command line: the row's model and shape (the workflow's variables), in `role`. */
+async function simServe(
+  args: readonly string[],
+  role: 'prefill' | 'decode' | 'both',
+  host: string,
+  port: string,
+  model?: string,
+): Promise<void> {
+  const served = flagValue(args, '--served-model-name', '--served_model_name') ?? model ?? need('MODEL');
+  const sim = [
+    'serve',
+    '--model',
+    need('MODEL'),
+    '--hardware',
+    need('FRONTIER_SIM_GPU'),
+    '--precision',
+    need('PRECISION'),
+    '--tp',
+    need('TP'),
+    '--ep',
+    process.env.EP_SIZE || '1',
+    '--pp',
+    process.env.PP_SIZE || '1',
+    ...(process.env.DP_ATTENTION === 'true' ? ['--dp-attn'] : []),
+    '--served-model-name',
+    served,
+    ...(role === 'both' ? [] : ['--role', role]),
+    ...(process.env.MAX_MODEL_LEN ? ['--max-model-len', process.env.MAX_MODEL_LEN] : []),
+    ...(process.env.FRONTIER_SIM_ARGS ?? '').split(/\s+/).filter(Boolean),
+    // Tests and local runs listen on loopback only; `http://0.0.0.0:PORT` reaches it.
+    '--host',
+    host,
+    '--port',
+    port,
+  ];
+  await simCommand().parseAsync(sim, { from: 'user' });
+}
+
 export function standinCommand(): Command {
   const standin = new Command('standin').description('(internal) what the stand-ins of GPU tools run');
   standin
@@ -50,6 +189,23 @@ export function standinCommand(): Command {
     .allowUnknownOption()
     .helpOption(false)
     .action(async (tool: string, args: string[]) => {
+      const registry = process.env.FRONTIER_STANDIN_REGISTRY;
+      if (registry && process.env.FRONTIER_RECIPE_LEADER === '0') {
+        idle(`${tool} ${args.slice(0, 2).join(' ')} joins its endpoint's first process, which serves it`);
+        return;
+      }
+      if (registry) {
+        // A recipe worker: the sim in its role, on its port (a free one when it names none), registered.
+        const host = process.env.FRONTIER_RECIPE_HOST || '127.0.0.1';
+        const role = recipeRole(args);
+        const port = flagValue(args, '--port') ?? String(await freePort(host));
+        await simServe(args, role, host, port);
+        mkdirSync(registry, { recursive: true });
+        const file = join(registry, `${process.env.FRONTIER_RECIPE_NAME ?? role}-${process.pid}`);
+        writeFileSync(`${file}.part`, JSON.stringify({ role, url: `http://${host}:${port}` }));
+        renameSync(`${file}.part`, `${file}.json`);
+        return;
+      }
       const port =
         flagValue(args, '--port', '--server-port') ??
         String(
@@ -60,33 +216,44 @@ export function standinCommand(): Command {
             : (DEFAULT_PORTS[tool] ?? 8000),
         );
       const model = modelArg(tool, args) ?? need('MODEL');
-      const served = flagValue(args, '--served-model-name', '--served_model_name') ?? model;
-      const sim = [
-        'serve',
-        '--model',
-        need('MODEL'),
-        '--hardware',
-        need('FRONTIER_SIM_GPU'),
-        '--precision',
-        need('PRECISION'),
-        '--tp',
-        need('TP'),
-        '--ep',
-        process.env.EP_SIZE || '1',
-        '--pp',
-        process.env.PP_SIZE || '1',
-        ...(process.env.DP_ATTENTION === 'true' ? ['--dp-attn'] : []),
-        '--served-model-name',
-        served,
-        ...(process.env.MAX_MODEL_LEN ? ['--max-model-len', process.env.MAX_MODEL_LEN] : []),
-        ...(process.env.FRONTIER_SIM_ARGS ?? '').split(/\s+/).filter(Boolean),
-        // Tests and local runs listen on loopback only; `http://0.0.0.0:PORT` reaches it.
-        '--host',
-        '127.0.0.1',
-        '--port',
-        port,
-      ];
-      await simCommand().parseAsync(sim, { from: 'user' });
+      await simServe(args, 'both', '127.0.0.1', port, model);
+    });
+  standin
+    .command('frontend')
+    .argument('<tool>')
+    .argument('[args...]')
+    .allowUnknownOption()
+    .helpOption(false)
+    .action(async (tool: string, args: string[]) => {
+      const registry = process.env.FRONTIER_STANDIN_REGISTRY;
+      if (!registry) throw new CliError(`stand-in: ${tool} fronts a recipe's workers; FRONTIER_STANDIN_REGISTRY is not set`);
+      const host = process.env.FRONTIER_RECIPE_HOST || '127.0.0.1';
+      const port = flagValue(args, '--http-port', '--port') ?? process.env.FRONTIER_RECIPE_PORT ?? '8000';
+      const want = expected(process.env.FRONTIER_RECIPE_EXPECT ?? '');
+      let workers = registered(registry);
+      const count = (role: string): number => workers.filter((w) => w.role === role).length;
+      while ([...want].some(([role, n]) => count(role) < n)) {
+        await sleep(100);
+        workers = registered(registry);
+      }
+      const urls = (role: string): string[] => workers.filter((w) => w.role === role).map((w) => w.url);
+      if (urls('prefill').length > 0 && urls('decode').length > 0) {
+        await simCommand().parseAsync(
+          [
+            'router',
+            ...urls('prefill').flatMap((u) => ['--prefill', u]),
+            ...urls('decode').flatMap((u) => ['--decode', u]),
+            '--host',
+            host,
+            '--port',
+            port,
+          ],
+          { from: 'user' },
+        );
+        return;
+      }
+      if (urls('both').length === 0) throw new CliError(`stand-in: ${tool} has no workers to front (${JSON.stringify(workers)})`);
+      await proxy(urls('both'), host, Number(port));
     });
   standin
     .command('client')

@@ -12,6 +12,7 @@ import { clearEngines, recordEngines } from './leftovers.js';
 import { startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
 import { runScriptPoints } from './inferencex/run-local.js';
+import { runRecipeLocally } from './inferencex/recipe-run.js';
 import { placeWorkers } from './placement.js';
 import { benchOptionsOf } from './point-bench.js';
 import { waitReady } from './ready.js';
@@ -76,6 +77,7 @@ function sharedCoresOf(launch: Launch, framework: string): SharedCores {
 export const runGroupLocally: GroupExecutor = async (ctx) => {
   const { group, points, dir, cluster, reporter, signal } = ctx;
   if (group.script) return runScriptPoints(ctx, group.script, group.deployment.frontierCommand ?? ['frontier'], freePort);
+  if (group.recipe) return runRecipeLocally(ctx, group.recipe, group.deployment.frontierCommand ?? ['frontier'], freePort);
   const g = group.planned;
   const d = group.deployment;
   const placement = placeWorkers(d.layout, cluster.gpusPerNode, Array<string>(cluster.nodes).fill('127.0.0.1'));

@@ -47,8 +47,14 @@ export const logsKeyOf = (g: PlannedGroup, points: readonly PlannedPoint[] = g.p
 /** A launch that runs evals serves at least this context: the 5-shot prompt and the reference's generation budget fit. */
 export const EVAL_MIN_CONTEXT = 4096;
 
+/**
+ * A catalog worker as Frontier's shape. The catalog writes a data-parallel worker of N 1-GPU
+ * ranks (vLLM's `--data-parallel-size N --tensor-parallel-size 1 --enable-expert-parallel`, as
+ * the srt-slurm recipes run it) as tp 1, ep N, dp-attn: that is N GPUs, which Frontier's shape
+ * spells tp N with dp-attn (one attention rank per GPU) and ep N, as for SGLang's DEP.
+ */
 const worker = (w: RowWorker): WorkerShape => ({
-  tp: w.tp,
+  tp: w['dp-attn'] && w.tp === 1 && w.ep > 1 ? w.ep : w.tp,
   pp: w.pp,
   ep: w.ep,
   dpAttn: w['dp-attn'],

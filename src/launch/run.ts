@@ -8,16 +8,18 @@ import type { Deployment, EngineAdapter } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, SingleNodeRow } from '../matrix/index.js';
 import { planScript } from './inferencex/script-plan.js';
+import { RECIPES_DIR, recipeGpus, workerRoles } from './inferencex/recipe-plan.js';
+import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
 import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
 import { modelPath } from './profile.js';
 import type { ClusterProfile } from './profile.js';
-import { deploymentOf, layoutGpus, logsKeyOf, planRun } from './plan.js';
+import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from './plan.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
 import { evalOutcome } from './evals.js';
 import { stopLeftovers } from './leftovers.js';
-import { PlacementError, nodesNeeded } from './placement.js';
+import { PlacementError, nodesNeeded, placeWorkers } from './placement.js';
 import { RunDir, RunError, sha256, writeFileAtomic } from './run-dir.js';
 import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-dir.js';
 
@@ -40,10 +42,15 @@ interface PreparedBase {
 
 /**
  * A launch ready to run: rendered by an engine adapter, or (a single-node row of an InferenceX
- * checkout) by the checkout's own benchmark script.
+ * checkout) by the checkout's own benchmark script, or (a multi-node row of one) by the
+ * srt-slurm recipe its CONFIG_FILE names, as srtctl renders it.
  */
 export type PreparedGroup = PreparedBase &
-  ({ adapter: EngineAdapter; script?: undefined } | { script: ScriptPlan; adapter?: undefined });
+  (
+    | { adapter: EngineAdapter; script?: undefined; recipe?: undefined }
+    | { script: ScriptPlan; adapter?: undefined; recipe?: undefined }
+    | { recipe: RecipePlan; adapter?: undefined; script?: undefined }
+  );
 
 /** What an executor reports back about a point. */
 export type PointOutcome = { status: 'ok' | 'invalid'; raw: string; problems: string[] } | { status: 'failed'; error: string };
@@ -105,6 +112,8 @@ export interface RunOptions {
   evals?: EvalSettings;
   /** An InferenceX checkout: its single-node rows run through its benchmark scripts. */
   inferencex?: InferencexTree;
+  /** Its recipes the multi-node rows name (`loadRecipeBook`): those rows run them. */
+  recipes?: RecipeBook;
 }
 
 export interface EvalSettings {
@@ -129,8 +138,21 @@ export function prepareGroup(
   frontierCommand: string[],
   evalAnswers?: string,
   tree?: InferencexTree,
+  recipes?: RecipeBook,
 ): { prepared?: PreparedGroup; problems: string[] } {
   const row = g.rows[0]!;
+  if (tree && recipes && isMultiNodeRow(row) && !isAgenticRow(row)) {
+    const config = recipeOf(row);
+    const plan = config === undefined ? undefined : recipes.get(config);
+    if (plan) return prepareRecipe(g, plan, cluster, frontierCommand);
+    if (config !== undefined) {
+      // Not in the checkout: the adapter renders the row, and says so if it cannot.
+      const viaAdapter = prepareGroup(g, cluster, frontierCommand, evalAnswers);
+      if (viaAdapter.prepared) return viaAdapter;
+      const note = `(its recipe ${config} is not in the checkout's ${RECIPES_DIR}: InferenceX takes it from the srt-slurm checkout its launcher clones, which frontier run does not fetch)`;
+      return { problems: viaAdapter.problems.map((p, i) => (i === 0 ? `${p} ${note}` : p)) };
+    }
+  }
   if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) {
     const plan = planScript(tree, row as SingleNodeRow, cluster);
     if ('problem' in plan) return { problems: [plan.problem] };
@@ -153,7 +175,7 @@ export function prepareGroup(
   }
   const framework = cluster.simulate && !RUNS_ANYWHERE.has(row.framework) ? 'sim' : row.framework;
   const adapter = framework === 'sim' ? sim : adapterFor(framework);
-  if (!adapter) return { problems: [`no engine adapter for framework "${row.framework}"`] };
+  if (!adapter) return { problems: [noAdapter(row.framework)] };
   const deployment = deploymentOf(g, {
     framework,
     modelPath: modelPath(cluster, row['model-prefix'], row.precision) ?? row.model,
@@ -165,7 +187,12 @@ export function prepareGroup(
   if (g.evals.length > 0 && evalAnswers) deployment.evalAnswers = evalAnswers;
   // A local cluster's nodes are all this machine, where the load generator runs too.
   if (cluster.scheduler === 'local') deployment.hostCores = availableParallelism();
-  const problems = adapter.check(deployment);
+  let problems: string[];
+  try {
+    problems = adapter.check(deployment);
+  } catch (e) {
+    problems = [`${framework}: ${(e as Error).message}`];
+  }
   let nodes = 0;
   try {
     nodes = nodesNeeded(deployment.layout, cluster.gpusPerNode);
@@ -178,7 +205,65 @@ export function prepareGroup(
     problems.push(e.message);
   }
   if (problems.length > 0) return { problems };
+  // What the adapter cannot render (a TensorRT-LLM worker across nodes…) it throws at launch: render it once here.
+  try {
+    const hosts = Array.from({ length: nodes }, (_, i) => `node${i}`);
+    let port = 8000;
+    adapter.launch(deployment, placeWorkers(deployment.layout, cluster.gpusPerNode, hosts), { next: () => port++ });
+  } catch (e) {
+    return { problems: [(e as Error).message] };
+  }
   return { prepared: { planned: g, adapter, deployment, gpus: layoutGpus(deployment.layout), nodes }, problems };
+}
+
+/**
+ * How InferenceX runs the multi-node frameworks Frontier has no adapter for: each launcher runs a
+ * script of the checkout that submits a Slurm job of its own.
+ */
+const OWN_JOB: Record<string, string> = {
+  'sglang-disagg':
+    'InferenceX runs it with runners/launch_mi355x-amds.sh, which runs benchmarks/multi_node/<model>_<precision>_mi355x_sglang-disagg.sh: a script that submits its own Slurm job (job.slurm: SGLang prefill and decode servers with MoRI/RDMA KV transfer and a router). Running it needs an executor for multi-node scripts that submit their own jobs (and stand-ins for sbatch), or an sglang-disagg adapter',
+  'atom-disagg':
+    'InferenceX runs it with runners/launch_mi355x-amds.sh, which runs benchmarks/multi_node/<model>_<precision>_mi355x_atom-disagg.sh: a script that submits its own Slurm job (ATOM prefill and decode servers and a proxy). Running it needs an executor for multi-node scripts that submit their own jobs (and stand-ins for sbatch), or an atom-disagg adapter',
+  'llmd-vllm':
+    'InferenceX runs it with runners/launch_gb200-nv.sh, which runs benchmarks/multi_node/<model>_<precision>_gb200_llmd-vllm-disagg.sh: an llm-d wrapper that submits its own Slurm job (pyxis) from an llm-d config (its CONFIG_FILE is that config, not an srt-slurm recipe). Running it needs an llm-d renderer or an executor for scripts that submit their own jobs',
+  tilert:
+    'InferenceX runs it with runners/launch_b200-dgxc.sh, which execs benchmarks/multi_node/<model>_<precision>_b200_tilert-disagg.sh: a script that allocates its own nodes and serves TileRT-sharded weights (TILERT_WEIGHTS_DIR) behind a vLLM prefill. Running it needs a TileRT adapter (the sim does not model TileRT) or an executor for scripts that submit their own jobs',
+};
+
+function noAdapter(framework: string): string {
+  const how = OWN_JOB[framework];
+  return how
+    ? `no engine adapter and no srt-slurm recipe for framework "${framework}": ${how}`
+    : `no engine adapter for framework "${framework}"`;
+}
+
+/** A multi-node row that runs its srt-slurm recipe: what it needs of the cluster. */
+function prepareRecipe(
+  g: PlannedGroup,
+  plan: RecipePlan | { problem: string },
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+): { prepared?: PreparedGroup; problems: string[] } {
+  const row = g.rows[0]!;
+  if ('problem' in plan) return { problems: [`${row.framework}: ${plan.problem}`] };
+  const r = plan.rendered;
+  const problems: string[] = [];
+  if (r.nodes > cluster.nodes)
+    problems.push(
+      `${row.framework}: recipe ${plan.path} needs ${r.nodes} nodes (srtctl's allocation for its workers and frontends); cluster ${cluster.name} has ${cluster.nodes}`,
+    );
+  const perNode = Math.max(0, ...workerRoles(r).flatMap((x) => x.gpus.map((gpu) => gpu + 1)));
+  // A simulating cluster models the row's own GPU (its runner label), whatever its profile says.
+  if (!cluster.simulate && perNode > cluster.gpusPerNode)
+    problems.push(
+      `${row.framework}: recipe ${plan.path} uses ${perNode} GPUs per node; cluster ${cluster.name} has ${cluster.gpusPerNode}`,
+    );
+  const gpu = cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu;
+  const deployment = deploymentOf(g, { framework: row.framework, modelPath: row.model, gpu, options: {}, frontierCommand });
+  if (cluster.simulate) problems.push(...sim.check(deployment));
+  if (problems.length > 0) return { problems };
+  return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
 }
 
 const now = (): string => new Date().toISOString();
@@ -259,7 +344,14 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       manifest.evals.push(record);
       evalRecords.set(e.dir, record);
     }
-    const { prepared: ready, problems } = prepareGroup(g, o.cluster, o.frontierCommand, o.evals?.answersFile, o.inferencex);
+    const { prepared: ready, problems } = prepareGroup(
+      g,
+      o.cluster,
+      o.frontierCommand,
+      o.evals?.answersFile,
+      o.inferencex,
+      o.recipes,
+    );
     if (!ready) {
       record.status = 'failed';
       record.error = problems.join('; ');
@@ -268,9 +360,11 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     }
     record.engine = ready.script
       ? `${ready.script.script}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
-      : ready.adapter === sim && g.rows[0]!.framework !== 'sim'
-        ? `sim (for ${g.rows[0]!.framework})`
-        : ready.deployment.framework;
+      : ready.recipe
+        ? `${ready.recipe.configFile}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
+        : ready.adapter === sim && g.rows[0]!.framework !== 'sim'
+          ? `sim (for ${g.rows[0]!.framework})`
+          : ready.deployment.framework;
     return { g, record, ready };
   });
   save();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -18,6 +18,9 @@ import { renderJobScript } from './slurm-script.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import { renderScriptJob } from './inferencex/slurm-job.js';
+import type { RecipePlan } from './inferencex/recipe-plan.js';
+import { realRecipeProblem, recipeLaunch } from './inferencex/recipe-run.js';
+import type { MultiNodeRow } from '../matrix/index.js';
 
 /**
  * The Slurm executor: each launch is one batch job (see slurm-script.ts), submitted with
@@ -50,11 +53,12 @@ export function jobFor(
   frontier: string[],
   basePort = 8000,
   evals: { list: readonly PlannedEval[]; settings: EvalSettings } | undefined = undefined,
-): { launch: Launch; logDir: string; script: string } {
+): { launch: Launch; logDir: string; script: string; work?: string } {
   const g = group.planned;
   const d = group.deployment;
   const hosts = Array.from({ length: group.nodes }, (_, i) => `\${NODES[${i}]}`);
   let port = basePort;
+  if (group.recipe) return recipeJobFor(group, group.recipe, points, dir, cluster, frontier, basePort);
   if (!group.adapter) throw new Error(`${g.label} runs InferenceX's script, not a job of engine processes`);
   const adapter = group.adapter;
   const launch = adapter.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, hosts), { next: () => port++ });
@@ -109,6 +113,61 @@ export function jobFor(
     notes,
   });
   return { launch, logDir, script };
+}
+
+/**
+ * A recipe launch's job: one srun step per process srtctl starts, on its node (a process spanning
+ * nodes, TensorRT-LLM's MPI launch, is one step on its first node: the sim serves it from there),
+ * then the readiness barrier on the recipe's public endpoint and a benchmark per point. On a
+ * simulating cluster the nodes may share a host, so srtctl's per-node ports move to basePort and up.
+ */
+function recipeJobFor(
+  group: PreparedGroup,
+  plan: RecipePlan,
+  points: readonly PlannedPoint[],
+  dir: RunDir,
+  cluster: ClusterProfile,
+  frontier: string[],
+  basePort: number,
+): { launch: Launch; logDir: string; script: string; work?: string } {
+  const problem = realRecipeProblem(plan, cluster);
+  if (problem) throw new Error(problem);
+  const g = group.planned;
+  const row = g.rows[0] as MultiNodeRow;
+  let port = basePort;
+  const r = recipeLaunch(plan, row, [...points], group, dir, cluster, {
+    host: (n) => `\${NODES[${n}]}`,
+    ...(cluster.simulate ? { nextPort: () => port++ } : {}),
+    frontier,
+  });
+  const launch: Launch = {
+    processes: r.processes,
+    endpoint: r.endpoint,
+    ready: [{ path: '/health' }, { path: '/v1/models', contains: r.servedName }],
+    metricsPath: '/metrics',
+    client: r.client,
+  };
+  const baseUrl = `http://${r.endpoint.host}:${r.endpoint.port}`;
+  const script = renderJobScript(cluster, {
+    jobName: `frontier-${g.id}`,
+    title: g.label,
+    nodes: plan.rendered.nodes,
+    logDir: r.logDir,
+    // Stand-ins on the host on a simulating cluster; the recipe's container otherwise.
+    image: cluster.simulate ? undefined : row.image,
+    launch,
+    points: points.map((p) => ({
+      conc: p.conc,
+      benchArgs: benchArgsOf(
+        { baseUrl, model: r.servedName, isl: row.isl, osl: row.osl, conc: p.conc, client: r.client },
+        dir.rawFile(p.resultFilename),
+      ),
+    })),
+    evals: [],
+    frontier,
+    notes: [`recipe ${plan.path}${plan.selector ? `:${plan.selector}` : ''} (${plan.rendered.name}), as srtctl renders it`],
+  });
+  return { launch, logDir: r.logDir, script, work: r.work };
 }
 
 export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
@@ -198,7 +257,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     const { group, points, dir, cluster } = ctx;
     if (group.script) return scriptJob(ctx, group.script);
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
-    const { launch, logDir, script } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
+    const { launch, logDir, script, work } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
     // The eval step reads its row from the eval folder (meta_env.json is made from it).
     for (const e of evals?.list ?? []) {
       mkdirSync(join(dir.root, e.dir), { recursive: true });
@@ -208,6 +267,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     const scriptFile = join(logDir, 'job.sbatch');
     writeFileSync(scriptFile, script, { mode: 0o755 });
     const job = await follow(ctx, scriptFile);
+    if (work) rmSync(work, { recursive: true, force: true });
     if (!job) return;
     const { id, state } = job;
 

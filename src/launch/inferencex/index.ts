@@ -7,3 +7,15 @@ export { TreeError, isInferencexTree, openTree } from './tree.js';
 export type { InferencexTree } from './tree.js';
 export { WORKSPACE, readCalls, scriptCommand } from './workspace.js';
 export type { RecordedCall } from './workspace.js';
+export {
+  RECIPES_DIR,
+  endpointOf,
+  leaders,
+  loadRecipeBook,
+  recipeLocation,
+  remapPorts,
+  resolveRoles,
+  roleNames,
+  servedNameOf,
+} from './recipe-plan.js';
+export type { RecipeBook, RecipePlan } from './recipe-plan.js';

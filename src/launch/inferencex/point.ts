@@ -31,7 +31,7 @@ export interface ScriptPoint {
 }
 
 /** What a simulating cluster's stand-ins need: the sim's GPU and options, the client's additions. */
-function simulationVariables(cluster: ClusterProfile, row: SingleNodeRow): Record<string, string> {
+export function simulationVariables(cluster: ClusterProfile, row: { runner: string }): Record<string, string> {
   const o = cluster.engines.sim ?? {};
   const speed = o.speed === undefined ? 1 : Number(o.speed);
   const simArgs = [

@@ -26,6 +26,11 @@ export const STANDIN_TOOLS = [
   'mpirun',
   'curl',
   'sleep',
+  // What srtctl's recipes start (recipe-run.ts): NUMA binding and TensorRT-LLM's MPI wrapper
+  // around a worker, nginx in front of several frontends.
+  'numactl',
+  'trtllm-llmapi-launch',
+  'nginx',
 ] as const;
 
 /** `python3 -m <module>` entry points that start an inference server. */
@@ -35,7 +40,15 @@ export const ENGINE_MODULES = [
   'atom.entrypoints.openai_server',
   'vllm.entrypoints.openai.api_server',
   'tensorrt_llm.serve',
+  // Dynamo's workers (srt-slurm recipes): they find their frontend through etcd/NATS, so each
+  // registers its URL in $FRONTIER_STANDIN_REGISTRY for the frontend's stand-in to find.
+  'dynamo.sglang',
+  'dynamo.vllm',
+  'dynamo.trtllm',
 ];
+
+/** `python3 -m <module>` entry points that front workers: each becomes `frontier sim router` over the registered ones. */
+export const FRONTEND_MODULES = ['dynamo.frontend', 'sglang_router.launch_router'];
 
 /** The stand-in itself; `\${` is bash's `${`. */
 const SCRIPT = `#!/usr/bin/env bash
@@ -57,7 +70,12 @@ case "$tool" in
     if [[ "$1" == -m ]]; then
       case " ${ENGINE_MODULES.join(' ')} " in
         *" $2 "*) kind=engine ;;
-        *) if [[ "$2" == pip ]]; then kind=noop; else real "$@"; fi ;;
+        *)
+          case " ${FRONTEND_MODULES.join(' ')} " in
+            *" $2 "*) kind=frontend ;;
+            *) if [[ "$2" == pip ]]; then kind=noop; else real "$@"; fi ;;
+          esac
+          ;;
       esac
     elif [[ "$1" == */bench_serving/benchmark_serving.py ]]; then
       kind=client
@@ -67,7 +85,8 @@ case "$tool" in
     ;;
   pip | pip3 | hf | huggingface-cli) kind=noop ;;
   nvidia-smi | amd-smi | rocm-smi) kind=gpu ;;
-  mpirun) kind=launcher ;;
+  mpirun | numactl | trtllm-llmapi-launch) kind=launcher ;;
+  nginx) kind=frontend ;;
   sleep)
     # A dry run only records: the script's waits need not wait.
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then real 0.01; fi
@@ -110,17 +129,19 @@ case "$kind" in
     exit 0
     ;;
   launcher)
-    # mpirun's own options, then the program it starts (recorded by its own stand-in).
-    while [[ $# -gt 0 && "$1" == -* ]]; do
-      case "$1" in
-        -n | -np | -N | -x | -H | --host | --hostfile | -hostfile | --bind-to | --map-by | -wdir | --wdir | --npernode) shift 2 ;;
-        --mca | -mca) shift 3 ;;
+    # The launcher's own options (mpirun's, numactl's; trtllm-llmapi-launch has none), then the
+    # program it starts (recorded by its own stand-in).
+    while [[ $tool != trtllm-llmapi-launch && $# -gt 0 && "$1" == -* ]]; do
+      case "$tool $1" in
+        "mpirun -n" | "mpirun -np" | "mpirun -N" | "mpirun -x" | "mpirun -H" | "mpirun --host" | "mpirun --hostfile" | "mpirun -hostfile" | "mpirun --bind-to" | "mpirun --map-by" | "mpirun -wdir" | "mpirun --wdir" | "mpirun --npernode") shift 2 ;;
+        "mpirun --mca" | "mpirun -mca") shift 3 ;;
+        "numactl -m" | "numactl -N" | "numactl -C" | "numactl -i" | "numactl -p" | "numactl -P" | "numactl -b") shift 2 ;;
         *) shift ;;
       esac
     done
     exec "$@"
     ;;
-  engine | client)
+  engine | client | frontend)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "$@"
     ;;

@@ -1,0 +1,261 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runBench } from '../../bench/index.js';
+import type { ClientSettings, EngineProcess } from '../../engines/index.js';
+import { clearEngines, recordEngines } from '../leftovers.js';
+import { startProcesses } from '../local.js';
+import type { RunningProcesses } from '../local.js';
+import { benchOptionsOf } from '../point-bench.js';
+import { waitReady } from '../ready.js';
+import type { MultiNodeRow } from '../../matrix/index.js';
+import { layoutOf, logsKeyOf } from '../plan.js';
+import type { ClusterProfile } from '../profile.js';
+import type { RunDir } from '../run-dir.js';
+import type { GroupContext } from '../run.js';
+import { simulationVariables } from './point.js';
+import { PUBLIC_PORT, endpointOf, leaders, remapPorts, resolveRoles, roleNames, servedNameOf } from './recipe-plan.js';
+import type { RecipePlan } from './recipe-plan.js';
+import { standinVariables } from './workspace.js';
+
+/**
+ * A recipe launch as processes: every role srtctl renders, placeholders filled in for where it
+ * runs, and on a simulating cluster the stand-ins first on PATH with what they need to act the
+ * roles out (cli/standin.ts): the row's model, GPU and each role's parallelism for the sim, the
+ * registry folder workers write their URLs into, and the worker counts a frontend waits for.
+ */
+
+export interface RecipeLaunch {
+  processes: EngineProcess[];
+  endpoint: { host: string; port: number };
+  /** What requests name as their model. */
+  servedName: string;
+  client: ClientSettings;
+  logDir: string;
+  /** The stand-ins and their registry (removed when the launch is over: the run directory keeps results and logs). */
+  work: string;
+}
+
+export interface RecipeLaunchOptions {
+  /** Node N's address (`${NODES[N]}` in a job script, 127.0.0.1 locally). */
+  host: (node: number) => string;
+  /**
+   * The port each of srtctl's ports becomes, or undefined to keep srtctl's. Its ports are per
+   * node: where nodes share a host (a local cluster, a simulated Slurm one) they are moved.
+   */
+  nextPort?: () => number;
+  frontier: string[];
+}
+
+export function recipeLaunch(
+  plan: RecipePlan,
+  row: MultiNodeRow,
+  points: GroupContext['points'],
+  group: GroupContext['group'],
+  dir: RunDir,
+  cluster: ClusterProfile,
+  o: RecipeLaunchOptions,
+): RecipeLaunch {
+  const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
+  const rendered = plan.rendered;
+  const remapped = o.nextPort ? remapPorts(rendered.roles, o.nextPort) : undefined;
+  const portOf = (node: number, port: number): number => (remapped ? remapped.port(node, port) : port);
+  const roles = resolveRoles(remapped?.roles ?? rendered.roles, { host: o.host, logDir });
+  const names = roleNames(rendered);
+  const lead = leaders(rendered);
+  const ep = endpointOf(rendered.roles);
+  const endpoint = { host: o.host(ep.node), port: portOf(ep.node, ep.port) };
+  const servedName = servedNameOf(rendered) ?? row.model;
+  const speed = cluster.engines.sim?.speed === undefined ? 1 : Number(cluster.engines.sim.speed);
+
+  let shared: Record<string, string> = {};
+  const work = join(dir.root, 'work', logsKeyOf(group.planned, points));
+  if (cluster.simulate) {
+    const standin = join(work, '.frontier');
+    rmSync(standin, { recursive: true, force: true });
+    const registry = join(standin, 'registry');
+    mkdirSync(registry, { recursive: true });
+    const count = (role: string): number => rendered.roles.filter((x, i) => lead[i] && x.role === role).length;
+    shared = {
+      ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier: o.frontier }),
+      ...simulationVariables(cluster, row),
+      FRONTIER_STANDIN_REGISTRY: registry,
+      FRONTIER_RECIPE_EXPECT: ['prefill', 'decode', 'aggregated']
+        .filter((r) => count(r) > 0)
+        .map((r) => `${r}=${count(r)}`)
+        .join(','),
+      MODEL: row.model,
+      PRECISION: row.precision,
+      MAX_MODEL_LEN: String(row['max-model-len']),
+    };
+  }
+  const layout = layoutOf(row);
+  const shapeOf = (role: string): { tp: number; ep: number; pp: number; dpAttn: boolean } =>
+    layout.kind === 'aggregated' ? layout.worker : role === 'decode' ? layout.decode : layout.prefill;
+
+  const processes: EngineProcess[] = roles.map((x, i) => {
+    const node = x.nodes[0]!;
+    const worker = x.role === 'prefill' || x.role === 'decode' || x.role === 'aggregated';
+    let own: Record<string, string> = {};
+    if (cluster.simulate) {
+      const shape = shapeOf(x.role);
+      own = {
+        FRONTIER_RECIPE_NAME: names[i]!,
+        FRONTIER_RECIPE_ROLE: x.role,
+        FRONTIER_RECIPE_LEADER: lead[i] ? '1' : '0',
+        FRONTIER_RECIPE_HOST: o.host(node),
+        ...(x.role === 'nginx' ? { FRONTIER_RECIPE_PORT: String(portOf(node, PUBLIC_PORT)) } : {}),
+        ...(worker
+          ? { TP: String(shape.tp), EP_SIZE: String(shape.ep), PP_SIZE: String(shape.pp), DP_ATTENTION: String(shape.dpAttn) }
+          : {}),
+      };
+    }
+    return {
+      name: names[i]!,
+      role: x.role === 'aggregated' ? 'server' : x.role === 'nginx' ? 'router' : x.role,
+      host: o.host(node),
+      // The recipe's environment says which GPUs a process sees (srtctl sets CUDA_VISIBLE_DEVICES
+      // only for a partial node): none added here.
+      gpus: [],
+      command: x.argv,
+      env: { ...x.env, ...shared, ...own },
+    };
+  });
+
+  mkdirSync(logDir, { recursive: true });
+  writeFileSync(
+    join(logDir, 'recipe.json'),
+    `${JSON.stringify(
+      {
+        configFile: plan.configFile,
+        path: plan.path,
+        selector: plan.selector,
+        name: rendered.name,
+        nodes: rendered.nodes,
+        endpoint,
+        processes: roles.map((x, i) => ({
+          name: names[i],
+          role: x.role,
+          nodes: x.nodes,
+          gpus: x.gpus,
+          argv: x.argv,
+          env: x.env,
+        })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  return {
+    processes,
+    endpoint,
+    servedName,
+    logDir,
+    work,
+    client: { backend: 'vllm', endpoint: '/v1/completions', tokenizer: 'gpt2', useChatTemplate: false, timeScale: speed },
+  };
+}
+
+/** Running a recipe needs srtctl's infrastructure, which Frontier starts only as stand-ins. */
+export function realRecipeProblem(plan: RecipePlan, cluster: ClusterProfile): string | undefined {
+  if (cluster.simulate) return undefined;
+  return `recipe ${plan.path} runs only on a simulating cluster for now: for real, its processes need what srtctl starts around them (etcd and NATS on the infra node, nginx.conf, TensorRT-LLM's trtllm_config_*.yaml, the model mounted on /model in the recipe's container), which frontier run does not start; run it with srtctl (cluster ${cluster.name} does not simulate)`;
+}
+
+const LOG_TAIL_BYTES = 3000;
+
+function exitOf(running: RunningProcesses, processes: readonly EngineProcess[], when: string): string | undefined {
+  for (const p of processes) {
+    const e = running.exitOf(p.name);
+    if (!e) continue;
+    const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
+    const log = running.logTail(p.name, LOG_TAIL_BYTES).trimEnd();
+    return `${p.name} exited (${how}) ${when}${log ? `; the end of its log:\n${log}` : ' (its log is empty)'}`;
+  }
+  return undefined;
+}
+
+/**
+ * The local executor for a recipe: every process on this host (each node of the allocation is
+ * 127.0.0.1, so srtctl's per-node ports are moved to free ones, consistently), the readiness
+ * barrier on the public endpoint, then `frontier bench` in this process at each concurrency, as
+ * for an adapter's launch.
+ */
+export async function runRecipeLocally(
+  ctx: GroupContext,
+  plan: RecipePlan,
+  frontier: string[],
+  freePort: () => Promise<number>,
+): Promise<void> {
+  const { group, points, dir, cluster, reporter, signal } = ctx;
+  const problem = realRecipeProblem(plan, cluster);
+  if (problem) throw new Error(problem);
+  const g = group.planned;
+  const row = g.rows[0] as MultiNodeRow;
+  // As many free ports as the recipe names (node, port) pairs: counted by a first pass.
+  let needed = 0;
+  remapPorts(plan.rendered.roles, () => ++needed).port(endpointOf(plan.rendered.roles).node, PUBLIC_PORT);
+  const ports = await Promise.all(Array.from({ length: needed + 1 }, freePort));
+  const launch = recipeLaunch(plan, row, points, group, dir, cluster, {
+    host: () => '127.0.0.1',
+    nextPort: () => ports.shift() ?? 0,
+    frontier,
+  });
+  const running = startProcesses(launch.processes, launch.logDir);
+  recordEngines(dir.enginesFile, launch.logDir, running.pids);
+  const stop = (): void => void running.stop();
+  signal.addEventListener('abort', stop);
+  const dead = (when: string): string | undefined => exitOf(running, launch.processes, when);
+  const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
+  try {
+    try {
+      await waitReady([{ url: `${baseUrl}/health` }, { url: `${baseUrl}/v1/models`, contains: launch.servedName }], {
+        attempts: cluster.healthCheck.attempts,
+        intervalMs: cluster.healthCheck.intervalSeconds * 1000,
+        failed: () => (signal.aborted ? 'interrupted' : dead('before the recipe was ready')),
+        onWait: (attempt, pending) => reporter.waiting?.(g, attempt, pending),
+      });
+    } catch (e) {
+      if (signal.aborted) return;
+      const message = (e as Error).message;
+      if (message.includes('the end of its log')) throw new Error(`recipe failed to start: ${message}`);
+      const tails = launch.processes
+        .map((p) => `--- ${p.name}.log ---\n${running.logTail(p.name, LOG_TAIL_BYTES).trimEnd()}`)
+        .join('\n');
+      throw new Error(`recipe failed to start: ${message}\n${tails}`);
+    }
+    for (const p of points) {
+      if (signal.aborted) return;
+      const before = dead('before this point');
+      if (before) {
+        ctx.finishPoint(p, { status: 'failed', error: before });
+        continue;
+      }
+      reporter.pointStart?.(g, p);
+      const report = await runBench({
+        ...benchOptionsOf({ baseUrl, model: launch.servedName, isl: row.isl, osl: row.osl, conc: p.conc, client: launch.client }),
+        onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
+      });
+      if (signal.aborted) return;
+      if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
+      const during = dead('during the benchmark');
+      if (during) ctx.finishPoint(p, { status: 'failed', error: during });
+      else
+        ctx.finishPoint(p, {
+          status: report.valid ? 'ok' : 'invalid',
+          raw: JSON.stringify(report.result),
+          problems: report.problems,
+        });
+    }
+    if (ctx.evaluate && !signal.aborted) {
+      const before = dead('before the eval');
+      if (before) throw new Error(before);
+      await ctx.evaluate(baseUrl);
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await running.stop();
+    clearEngines(dir.enginesFile);
+    rmSync(launch.work, { recursive: true, force: true });
+  }
+}

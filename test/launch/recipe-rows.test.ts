@@ -1,0 +1,156 @@
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
+import { loadRecipeBook, openTree } from '../../src/launch/inferencex/index.js';
+import type { InferencexTree, RecipeBook } from '../../src/launch/inferencex/index.js';
+import { RunDir, logsKeyOf, planRun, recipeOf, run, runGroupLocally } from '../../src/launch/index.js';
+import type { ClusterProfile } from '../../src/launch/index.js';
+import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
+import type { MatrixRow, MultiNodeRow } from '../../src/matrix/index.js';
+import { loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../src/recipes/index.js';
+import { CLI, inferencexTree, runCliAsync, tempFiles } from '../helpers.js';
+import { simCluster, strays } from './fixtures.js';
+
+/**
+ * Multi-node rows of an InferenceX checkout run the srt-slurm recipe their CONFIG_FILE names, as
+ * srtctl renders it. The checkout is the fixtures' (configs and every recipe, in a temporary tree
+ * shaped like InferenceX's), the rows the fixture catalog's full sweep.
+ */
+
+let root: string;
+let tree: InferencexTree;
+let rows: MultiNodeRow[];
+let book: RecipeBook;
+
+const REAL = `description: a real Slurm cluster
+scheduler: slurm
+nodes: 64
+gpus-per-node: 4
+gpu: gb200
+time-limit: 240
+health-check: { attempts: 100, interval: 10 }
+routing:
+  - match: {}
+    toolchain: { repo: https://github.com/NVIDIA/srt-slurm.git, commit: c1b6b5c97f323baefad577d70c4e8392b6f537d9 }
+`;
+
+beforeAll(async () => {
+  root = inferencexTree('checkout');
+  // What makes it an InferenceX checkout for `frontier run` (openTree).
+  mkdirSync(join(root, 'runners'), { recursive: true });
+  writeFileSync(join(root, 'benchmarks/benchmark_lib.sh'), '');
+  tree = openTree(root);
+  const configs = await loadMasterConfigs([join(root, 'configs/nvidia-master.yaml'), join(root, 'configs/amd-master.yaml')]);
+  const runners = await loadRunners(join(root, 'configs/runners.yaml'));
+  const all = generateFullSweep(configs.value.entries, runners.value!, {});
+  rows = all.filter((r): r is MultiNodeRow => isMultiNodeRow(r) && !isAgenticRow(r));
+  book = await loadRecipeBook(tree, rows);
+}, 60_000);
+
+interface Launch {
+  group: string;
+  status: string;
+  reasons?: string[];
+  recipe?: { configFile: string; processes: { role: string; nodes: number[]; argv: string[]; env: Record<string, string> }[] };
+}
+
+describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', () => {
+  it('dry-run: every row renders its recipe exactly as srtctl, or says why it cannot run, without a stack trace', async () => {
+    expect(rows.length).toBe(384);
+    const dir = tempFiles({ 'clusters/real.yaml': REAL, 'matrix.json': JSON.stringify(rows) });
+    const out = join(dir, 'run');
+    const args = ['run', '--matrix', join(dir, 'matrix.json'), '--clusters', join(dir, 'clusters'), '--cluster', 'real'];
+    const json = await runCliAsync([...args, '--inferencex', root, '--out', out, '--dry-run', '--format', 'json']);
+    expect(json.stderr).toBe('');
+    expect(json.status).toBe(0);
+    const launches = (JSON.parse(json.stdout) as { launches: Launch[] }).launches;
+    const groups = planRun(rows, 'real');
+    expect(launches.length).toBe(groups.length);
+    const reasons: string[] = [];
+    let rendered = 0;
+    for (const [i, launch] of launches.entries()) {
+      const g = groups[i]!;
+      if (launch.status === 'cannot run') {
+        expect(launch.reasons?.length, launch.group).toBeGreaterThan(0);
+        reasons.push(launch.reasons![0]!);
+        continue;
+      }
+      expect(launch.status).toBe('ready');
+      if (!launch.recipe) continue;
+      // What srtctl would start, rendered here from the recipe file, placeholders filled in.
+      const config = recipeOf(g.rows[0]!)!;
+      expect(launch.recipe.configFile).toBe(config);
+      const [file, selector] = config.includes(':') ? config.split(':') : [config, undefined];
+      const path = `benchmarks/multi_node/srt-slurm-recipes/${file!.replace(/^recipes\//, '')}`;
+      const text = readFileSync(join(root, path), 'utf8');
+      const recipe = await loadRecipe(path, text);
+      const variant = selectVariant(recipe.doc.value, selector);
+      const want = renderRecipe(variant.recipe, { file: path, isFloat: yamlFloats(text, recipe, variant) });
+      const logDir = new RunDir(out).serverLogs(logsKeyOf(g));
+      const fill = (v: string): string =>
+        v.replace(/\{(?:host|ip):(\d+)\}/g, (_, n: string) => `\${NODES[${n}]}`).replace(/\{log_dir\}/g, logDir);
+      expect(launch.recipe.processes.length).toBe(want.roles.length);
+      want.roles.forEach((role, k) => {
+        const got = launch.recipe!.processes[k]!;
+        expect(got.role).toBe(role.role);
+        expect(got.nodes).toEqual(role.nodes);
+        expect(got.argv).toEqual(role.argv.map(fill));
+        expect(got.env).toEqual(Object.fromEntries(Object.entries(role.env).map(([key, v]) => [key, fill(v)])));
+      });
+      rendered++;
+    }
+    // The fixture sweep's 384 multi-node rows: 80 run their recipe; the rest say why not.
+    expect(rendered).toBe(80);
+    expect(launches.filter((l) => l.status === 'cannot run').length).toBe(249);
+    for (const framework of ['sglang-disagg', 'atom-disagg', 'llmd-vllm', 'tilert'])
+      expect(reasons.some((k) => k.includes(`no srt-slurm recipe for framework "${framework}": InferenceX runs it with`))).toBe(
+        true,
+      );
+    // The text form says the same, without a trace.
+    const textual = await runCliAsync([...args, '--inferencex', root, '--out', out, '--dry-run']);
+    expect(textual.status).toBe(0);
+    expect(textual.stderr).toBe('');
+    expect(textual.stdout).toContain('cannot run: dynamo-trt: the decode worker 0 spans 2 nodes');
+    expect(textual.stdout).toContain('cannot run: no engine adapter and no srt-slurm recipe for framework "sglang-disagg"');
+    expect(textual.stdout).not.toMatch(/\n\s+at /);
+  }, 120_000);
+
+  it('runs a 1P1D recipe on a simulating local cluster, every role under the stand-ins, and the run ingests', async () => {
+    const row = rows.find(
+      (r) => recipeOf(r) === 'recipes/sglang/qwen3.5/gb200-fp8/8k1k/disagg/mtp/8k1k_mtp_lowlat_0.yaml' && r.runner === 'gb200',
+    )!;
+    expect(row).toBeDefined();
+    const one: MatrixRow = { ...row, conc: [1, 2] };
+    const cluster: ClusterProfile = simCluster({ nodes: 4, engines: { sim: { speed: 100 } } });
+    const out = join(tempFiles({}), 'run');
+    const frontier = [process.execPath, CLI];
+    const { manifest, dir } = await run({
+      rows: [one],
+      matrix: { file: 'matrix.json', text: JSON.stringify([one]) },
+      cluster,
+      out,
+      executor: runGroupLocally,
+      frontierVersion: 'test',
+      frontierCommand: frontier,
+      commit: null,
+      inferencex: tree,
+      recipes: book,
+    });
+    expect(manifest.groups[0]!.error).toBeUndefined();
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
+    expect(manifest.groups[0]!.engine).toBe(`${recipeOf(row)} (stand-ins: sim)`);
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    expect(readdirSync(logs).sort()).toEqual(['decode-0.log', 'frontend-0.log', 'nginx-0.log', 'prefill-0.log', 'recipe.json']);
+    // The frontend waited for both workers and fronted them as the sim's router; nginx too, on the public port.
+    expect(readFileSync(join(logs, 'frontend-0.log'), 'utf8')).toContain('frontier sim router listening on');
+    expect(readFileSync(join(logs, 'prefill-0.log'), 'utf8')).toContain('prefill role');
+    const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[0]!.resultFilename), 'utf8')) as Record<string, unknown>;
+    expect(agg).toMatchObject({ is_multinode: true, conc: 1 });
+    expect(strays(out).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'))).toEqual([]);
+    const db = join(tempFiles({}), 'frontier.db');
+    const ingest = await runCliAsync(['ingest', out, '--run-id', 'recipe-1', '--db', db]);
+    expect(ingest.stderr).toBe('');
+    expect(ingest.stdout).toContain('points: 2 (2 new)');
+  }, 120_000);
+});
