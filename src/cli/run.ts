@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { SAFE_NAME } from '../catalog/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commandLine, renderLaunchScript } from '../engines/index.js';
 import type { EngineAdapter } from '../engines/index.js';
@@ -18,7 +18,7 @@ import {
   resolveRoles,
   roleNames,
 } from '../launch/inferencex/index.js';
-import type { InferencexTree, RecipeBook, RecipePlan } from '../launch/inferencex/index.js';
+import type { InferencexTree, RecipeBook, RecipePlan, RecordedScript } from '../launch/inferencex/index.js';
 import type { PreparedGroup } from '../launch/index.js';
 import type { SingleNodeRow } from '../matrix/index.js';
 import {
@@ -161,6 +161,8 @@ interface DryRunProcess {
 interface DryRunLaunch {
   group: string;
   label: string;
+  /** The runner label of its rows. */
+  runner: string;
   concs: number[];
   status: 'ready' | 'skipped' | 'cannot run';
   reasons?: string[];
@@ -224,11 +226,32 @@ async function dryRun(
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
   const launches: DryRunLaunch[] = [];
   const work = mkdtempSync(join(tmpdir(), 'frontier-dry-run-'));
+  // Scripts are recorded a few at a time, ahead of the report that waits for each in order.
+  const recordings = new Map<string, Promise<RecordedScript>>();
+  const pool = limiter(Math.max(2, availableParallelism()));
+  for (const g of planRun(rows, cluster.name)) {
+    const plan = g.skip ? undefined : prepareGroup(g, cluster, selfCommand(), undefined, tree).prepared?.script;
+    if (plan)
+      for (const p of g.points)
+        recordings.set(
+          `${g.id} ${p.resultFilename}`,
+          pool(() =>
+            recordPoint(
+              plan,
+              p.row as SingleNodeRow,
+              p.resultFilename,
+              cluster,
+              join(work, g.id, p.resultFilename),
+              selfCommand(),
+            ),
+          ),
+        );
+  }
   try {
     for (const g of planRun(rows, cluster.name)) {
       const concs = g.points.map((p) => p.conc);
       lines.push('', `${g.id}: ${g.label} · conc ${concs.join(', ')}`);
-      const launch: DryRunLaunch = { group: g.id, label: g.label, concs, status: 'ready' };
+      const launch: DryRunLaunch = { group: g.id, label: g.label, runner: g.rows[0]!.runner, concs, status: 'ready' };
       launches.push(launch);
       if (g.skip) {
         Object.assign(launch, { status: 'skipped', reasons: [g.skip] });
@@ -251,14 +274,7 @@ async function dryRun(
         );
         // Each point runs the script once; what it starts, recorded by running it against stand-ins.
         for (const p of g.points) {
-          const recorded = await recordPoint(
-            plan,
-            p.row as SingleNodeRow,
-            p.resultFilename,
-            cluster,
-            join(work, p.resultFilename),
-            selfCommand(),
-          );
+          const recorded = await recordings.get(`${g.id} ${p.resultFilename}`)!;
           launch.script.points.push({
             conc: p.conc,
             resultFilename: p.resultFilename,
@@ -312,6 +328,7 @@ async function dryRun(
       lines.push(...script.split('\n').map((l) => `  | ${l}`));
     }
   } finally {
+    await Promise.allSettled(recordings.values());
     rmSync(work, { recursive: true, force: true });
   }
   return { launches, text: `${lines.join('\n')}\n` };
@@ -437,6 +454,22 @@ function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** Run at most `n` of the given tasks at a time. */
+function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
 
 /** The InferenceX checkout whose scripts run single-node rows: --inferencex, else the current directory if it is one. */
 function inferencexTree(flag: string | false | undefined): InferencexTree | undefined {

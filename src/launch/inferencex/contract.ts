@@ -4,8 +4,8 @@ import type { SingleNodeRow } from '../../matrix/index.js';
  * The environment InferenceX's benchmark workflow (`.github/workflows/benchmark-tmpl.yml`: its
  * `env:` block and the "Launch job script" step) and the launcher give a single-node row's
  * benchmark script. Values are strings as GitHub Actions renders its inputs (booleans `true` /
- * `false`, absent optional inputs empty). Secrets are not part of it: a site adds them to its own
- * environment.
+ * `false`, absent optional inputs empty). Secrets (HF_TOKEN, MODAL_TOKEN_*) are not part of it:
+ * a site adds them to its own environment.
  */
 
 export interface ContractSettings {
@@ -67,6 +67,7 @@ export function workflowEnv(row: SingleNodeRow, s: ContractSettings): Record<str
     PYTHONDONTWRITEBYTECODE: '1',
     PYTHONPYCACHEPREFIX: '/tmp/inferencex-pycache',
     SWEBENCH_USE_MODAL: 'true',
+    SALLOC_EXCLUDE: 'b300-005,b300-006',
     // The "Launch job script" step.
     RUNNER_NAME: s.runnerName,
     RUNNER_TYPE: row.runner,

@@ -60,11 +60,17 @@ export const launcherOf = (runnerName: string): string => runnerName.replace(/_[
 
 /**
  * The runner that stands for a row's label: the one named (a cluster profile's `inferencex-runner`),
- * else the label's first runner in `configs/runners.yaml`.
+ * else the label's first runner in `configs/runners.yaml`, else (a label the file does not list,
+ * such as `h200-dgxc`) the runner of the launcher the label names: `launch_<label>.sh` or
+ * `launch_<label>-slurm.sh`.
  */
 export function runnerFor(tree: InferencexTree, label: string, named?: string): string | undefined {
   if (named) return named;
-  return tree.labels.get(label)?.[0];
+  const listed = tree.labels.get(label)?.[0];
+  if (listed) return listed;
+  const bare = label.replace(/^cluster:/, '');
+  const launcher = [bare, `${bare}-slurm`].find((l) => existsSync(join(tree.root, 'runners', `launch_${l}.sh`)));
+  return launcher && `${launcher}_0`;
 }
 
 export type ScriptChoice = { script: string; launcher: string; rule: LauncherRule } | { problem: string };

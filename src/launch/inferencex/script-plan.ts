@@ -23,7 +23,7 @@ export function planScript(tree: InferencexTree, row: SingleNodeRow, cluster: Cl
   const runnerName = runnerFor(tree, row.runner, cluster.inferencexRunner);
   if (!runnerName)
     return {
-      problem: `runner label ${row.runner} is not in the checkout's configs/runners.yaml: name the runner the cluster stands for with inferencex-runner in its profile`,
+      problem: `runner label ${row.runner} is neither in the checkout's configs/runners.yaml nor the name of a launcher in runners/: name the runner the cluster stands for with inferencex-runner in its profile`,
     };
   const choice = scriptFor(tree, row, runnerName);
   if ('problem' in choice) return choice;
@@ -37,6 +37,21 @@ export function contractOf(plan: ScriptPlan, row: SingleNodeRow, resultFilename:
     runnerName: plan.runnerName,
     port: port ?? plan.rule.port(plan.runnerName),
   });
+}
+
+/**
+ * The processes a script starts: its engines and launchers (an engine that a launcher such as
+ * mpirun starts is part of the launcher's command line, not a process of its own).
+ */
+export function startedProcesses(calls: readonly RecordedCall[]): RecordedCall[] {
+  const out: RecordedCall[] = [];
+  for (const c of calls) {
+    if (c.kind !== 'engine' && c.kind !== 'launcher') continue;
+    const previous = out[out.length - 1];
+    const launched = previous?.kind === 'launcher' && previous.argv.join('\0').endsWith(`\0${c.argv.join('\0')}`);
+    if (!launched) out.push(c);
+  }
+  return out;
 }
 
 /** A process the script starts, as a dry run shows it. */
@@ -84,9 +99,11 @@ export async function recordPoint(
     [],
   );
   const { output } = await recordScript(command, env);
-  const processes = readCalls(standin)
-    .filter((c) => c.kind === 'engine' || c.kind === 'launcher')
-    .map((c) => ({ kind: c.kind, argv: c.argv, env: settingsOf(c.env, env, contract) }));
+  const processes = startedProcesses(readCalls(standin)).map((c) => ({
+    kind: c.kind,
+    argv: c.argv,
+    env: settingsOf(c.env, env, contract),
+  }));
   return {
     script: plan.script,
     runner: plan.runnerName,

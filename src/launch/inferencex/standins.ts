@@ -102,9 +102,12 @@ case "$tool" in
         /usr/bin/env sleep 0.02
         done=1
         engine=0
+        for f in "$calls"/*.pending; do
+          [[ -e "$f" ]] || continue
+          if [[ ! -e "\${f%.pending}.done" ]]; then done=0; fi
+        done
         for f in "$calls"/*.argv; do
           [[ -e "$f" ]] || continue
-          if [[ ! -e "\${f%.argv}.env" ]]; then done=0; fi
           read -r -d '' k <"$f"
           if [[ "$k" == engine ]]; then engine=1; fi
         done
@@ -115,9 +118,12 @@ case "$tool" in
     real "$@"
     ;;
 esac
+# A call is complete when its .done marker is there (bash builtins only: no process per record).
 call="$FRONTIER_STANDIN_DIR/calls/\${EPOCHREALTIME/./}-$$"
+: >"$call.pending"
+while IFS= read -r name; do printf '%s=%s\\0' "$name" "\${!name}"; done < <(compgen -e) >"$call.env"
 printf '%s\\0' "$kind" "$tool" "$PWD" "$@" >"$call.argv"
-env -0 >"$call.env.part" && /usr/bin/env mv "$call.env.part" "$call.env"
+: >"$call.done"
 case "$kind" in
   noop | other) exit 0 ;;
   gpu)

@@ -102,7 +102,8 @@ export function readCalls(standinDir: string): RecordedCall[] {
   const dir = join(standinDir, 'calls');
   if (!existsSync(dir)) return [];
   const names = readdirSync(dir)
-    .filter((f) => f.endsWith('.argv'))
+    // A call whose stand-in was stopped while it recorded has no .done marker: its files may be partial.
+    .filter((f) => f.endsWith('.argv') && existsSync(join(dir, f.replace(/\.argv$/, '.done'))))
     .sort((a, b) => {
       const [ta, tb] = [BigInt(a.split('-')[0]!), BigInt(b.split('-')[0]!)]; // microseconds
       return ta < tb ? -1 : ta > tb ? 1 : a.localeCompare(b);
