@@ -226,11 +226,15 @@ async function dryRun(
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
   const launches: DryRunLaunch[] = [];
   const work = mkdtempSync(join(tmpdir(), 'frontier-dry-run-'));
+  const groups = planRun(rows, cluster.name).map((g) => ({
+    g,
+    ...(g.skip ? { problems: [] } : prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes)),
+  }));
   // Scripts are recorded a few at a time, ahead of the report that waits for each in order.
   const recordings = new Map<string, Promise<RecordedScript>>();
   const pool = limiter(Math.max(2, availableParallelism()));
-  for (const g of planRun(rows, cluster.name)) {
-    const plan = g.skip ? undefined : prepareGroup(g, cluster, selfCommand(), undefined, tree).prepared?.script;
+  for (const { g, prepared } of groups) {
+    const plan = prepared?.script;
     if (plan)
       for (const p of g.points)
         recordings.set(
@@ -248,7 +252,7 @@ async function dryRun(
         );
   }
   try {
-    for (const g of planRun(rows, cluster.name)) {
+    for (const { g, prepared, problems } of groups) {
       const concs = g.points.map((p) => p.conc);
       lines.push('', `${g.id}: ${g.label} · conc ${concs.join(', ')}`);
       const launch: DryRunLaunch = { group: g.id, label: g.label, runner: g.rows[0]!.runner, concs, status: 'ready' };
@@ -258,7 +262,6 @@ async function dryRun(
         lines.push(`  skipped: ${g.skip}`);
         continue;
       }
-      const { prepared, problems } = prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes);
       if (!prepared) {
         Object.assign(launch, { status: 'cannot run', reasons: problems });
         lines.push(...problems.map((p) => `  cannot run: ${p}`));

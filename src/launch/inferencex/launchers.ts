@@ -20,8 +20,13 @@ export interface LauncherRule {
   forms: readonly Form[];
   /** The engine that the `legacy` form names (`_trt`, `_atom`). */
   legacyFramework: 'trt' | 'atom';
-  /** PORT the launcher exports (a function of the runner's name where it derives it). */
-  port: (runnerName: string) => number;
+  /** PORT the launcher exports: fixed, or derived from the runner's name or the Slurm job's id. */
+  port: (runnerName: string, jobId: number) => number;
+  /**
+   * A launcher that starts the container with `docker run --env NAME…` passes only those variables
+   * (the ones that are set) and the settings it adds; launchers that use `srun --export=ALL` pass all.
+   */
+  containerEnv?: { pass: readonly string[]; set: (env: Readonly<Record<string, string>>) => Record<string, string> };
 }
 
 const FIXED = (): number => 8888;
@@ -47,12 +52,110 @@ export const LAUNCHERS: Readonly<Record<string, LauncherRule>> = {
   'h200-cw': rule('h200', ['legacy']),
   'h200-nb': rule('h200', ['legacy']),
   'h200-dgxc-slurm': rule('h200', CURRENT),
-  'mi300x-amds': rule('mi300x', ['spec']),
-  'mi325x-amds': rule('mi325x', ['spec']),
-  'mi325x-tw': rule('mi325x', ['spec']),
+  // PORT is 40000 plus the job id modulo 10000: jobs share hosts.
+  'mi300x-amds': rule('mi300x', ['spec'], { port: (_, job) => 40000 + (job % 10000) }),
+  'mi325x-amds': rule('mi325x', ['spec'], { port: (_, job) => 40000 + (job % 10000) }),
+  'mi325x-tw': rule('mi325x', ['spec'], {
+    containerEnv: {
+      pass: [
+        'HF_TOKEN',
+        'HF_HUB_CACHE',
+        'MODEL',
+        'TP',
+        'PP_SIZE',
+        'DCP_SIZE',
+        'PCP_SIZE',
+        'GPU_COUNT',
+        'CONC',
+        'MAX_MODEL_LEN',
+        'ISL',
+        'OSL',
+        'RUN_EVAL',
+        'EVAL_ONLY',
+        'RUNNER_TYPE',
+        'RESULT_FILENAME',
+        'RANDOM_RANGE_RATIO',
+        'DP_ATTENTION',
+        'EP_SIZE',
+        'DP_SIZE',
+        'EVAL_MAX_MODEL_LEN',
+        'SPEC_DECODING',
+        'NUM_SPEC_TOKENS',
+        'PROFILE',
+        'SGLANG_TORCH_PROFILER_DIR',
+        'VLLM_TORCH_PROFILER_DIR',
+        'VLLM_RPC_TIMEOUT',
+      ],
+      set: (env) => ({ PORT: env.PORT!, PYTHONPYCACHEPREFIX: '/tmp/pycache/', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }),
+    },
+  }),
   // PORT is 8888 plus the runner name's last digit: runners share hosts.
   'mi355x-amds': rule('mi355x', CURRENT, { legacyFramework: 'atom', port: (name) => 8888 + (Number(name.slice(-1)) || 0) }),
-  'rtx6000pro-lat': rule('rtx6000pro', ['framework', 'spec']),
+  'rtx6000pro-lat': rule('rtx6000pro', ['framework', 'spec'], {
+    containerEnv: {
+      pass: [
+        'HF_TOKEN',
+        'HF_HUB_CACHE',
+        'MODEL',
+        'MODEL_PREFIX',
+        'MODEL_PATH',
+        'TP',
+        'PP_SIZE',
+        'DCP_SIZE',
+        'PCP_SIZE',
+        'EP_SIZE',
+        'DP_SIZE',
+        'DP_ATTENTION',
+        'GPU_COUNT',
+        'CONC',
+        'MAX_MODEL_LEN',
+        'ISL',
+        'OSL',
+        'FRAMEWORK',
+        'PRECISION',
+        'DISAGG',
+        'SPEC_DECODING',
+        'NUM_SPEC_TOKENS',
+        'RUN_EVAL',
+        'EVAL_ONLY',
+        'EVAL_LIMIT',
+        'EVAL_MAX_MODEL_LEN',
+        'RUNNER_TYPE',
+        'RUNNER_NAME',
+        'RESULT_FILENAME',
+        'RESULT_DIR',
+        'RANDOM_RANGE_RATIO',
+        'GPU_MEM_UTIL',
+        'AIPERF_FAILED_REQUEST_THRESHOLD',
+        'KV_OFFLOADING',
+        'KV_OFFLOAD_BACKEND',
+        'KV_OFFLOAD_BACKEND_METADATA',
+        'ROUTER_METADATA',
+        'KV_P2P_TRANSFER',
+        'TOTAL_CPU_DRAM_GB',
+        'DURATION',
+        'SCENARIO_TYPE',
+        'SCENARIO_SUBDIR',
+        'IS_AGENTIC',
+        'SWEBENCH_GEN_MODE',
+        'SWEBENCH_USE_MODAL',
+        'MODAL_TOKEN_ID',
+        'MODAL_TOKEN_SECRET',
+        'PROFILE',
+        'SGLANG_TORCH_PROFILER_DIR',
+        'VLLM_TORCH_PROFILER_DIR',
+        'VLLM_RPC_TIMEOUT',
+        'PYTHONDONTWRITEBYTECODE',
+      ],
+      set: (env) => ({
+        PYTHONPYCACHEPREFIX: '/tmp/pycache/',
+        PORT: env.PORT!,
+        CUDA_DEVICE_ORDER: 'PCI_BUS_ID',
+        CUDA_VISIBLE_DEVICES: Array.from({ length: Number(env.GPU_COUNT) }, (_, i) => i).join(','),
+        NCCL_IB_DISABLE: '1',
+      }),
+    },
+  }),
 };
 
 /** The launcher a runner name uses: its name up to the last `_` (`h200-cw_00` → `h200-cw`). */

@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
+import { simulatedModel } from '../../engines/index.js';
 import { tail } from '../local.js';
 import type { PlannedPoint } from '../plan.js';
 import type { ClusterProfile } from '../profile.js';
@@ -31,7 +32,7 @@ export interface ScriptPoint {
 }
 
 /** What a simulating cluster's stand-ins need: the sim's GPU and options, the client's additions. */
-export function simulationVariables(cluster: ClusterProfile, row: { runner: string }): Record<string, string> {
+export function simulationVariables(cluster: ClusterProfile, row: { runner: string; model: string }): Record<string, string> {
   const o = cluster.engines.sim ?? {};
   const speed = o.speed === undefined ? 1 : Number(o.speed);
   const simArgs = [
@@ -40,6 +41,7 @@ export function simulationVariables(cluster: ClusterProfile, row: { runner: stri
     ...(o['extra-args'] !== undefined ? String(o['extra-args']).split(/\s+/) : []),
   ];
   return {
+    FRONTIER_SIM_MODEL: simulatedModel(row.model, o),
     FRONTIER_SIM_GPU: cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu,
     FRONTIER_SIM_ARGS: simArgs.join(' '),
     FRONTIER_BENCH_ARGS: ['--tokenizer', 'gpt2', ...(speed !== 1 ? ['--time-scale', String(speed)] : [])].join(' '),

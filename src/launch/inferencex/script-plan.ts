@@ -30,14 +30,26 @@ export function planScript(tree: InferencexTree, row: SingleNodeRow, cluster: Cl
   return { tree, script: choice.script, runnerName, launcher: choice.launcher, rule: choice.rule };
 }
 
-/** The script's environment contract for one point (the launcher's port unless `port` moves it). */
+/**
+ * The script's environment contract for one point: the launcher's port (for a launcher that
+ * derives it from the Slurm job's id, as job 0: there is no job before the run) unless `port`
+ * moves it.
+ */
 export function contractOf(plan: ScriptPlan, row: SingleNodeRow, resultFilename: string, port?: number): Record<string, string> {
-  return workflowEnv(row, {
+  const env = workflowEnv(row, {
     resultFilename,
     runnerName: plan.runnerName,
-    port: port ?? plan.rule.port(plan.runnerName),
+    port: port ?? plan.rule.port(plan.runnerName, 0),
   });
+  const docker = plan.rule.containerEnv;
+  if (!docker) return env;
+  return { ...Object.fromEntries(docker.pass.flatMap((k) => (k in env ? [[k, env[k]!]] : []))), ...docker.set(env) };
 }
+
+/** What a dry run starts a script with besides its contract: the host's basics, nothing of the caller's shell. */
+const BASICS = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR'];
+const basics = (): Record<string, string> =>
+  Object.fromEntries(BASICS.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
 
 /**
  * The processes a script starts: its engines and launchers (an engine that a launcher such as
@@ -87,7 +99,7 @@ export async function recordPoint(
   makeWorkspace(work, plan.tree);
   const standin = join(work, '.frontier');
   const env = {
-    ...process.env,
+    ...basics(),
     ...contract,
     ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'record', frontier }),
   };

@@ -99,7 +99,7 @@ case "$tool" in
       # and all it started stop here.
       calls="$FRONTIER_STANDIN_DIR/calls"
       for _ in {1..500}; do
-        /usr/bin/env sleep 0.02
+        /bin/sleep 0.02
         done=1
         engine=0
         for f in "$calls"/*.pending; do

@@ -81,7 +81,7 @@ export function scriptCommand(
         '--',
         'bash',
         '-c',
-        `mkdir -p ${WORKSPACE} && mount --bind "$0" ${WORKSPACE} && cd ${WORKSPACE} && exec bash "$1"`,
+        `{ [[ -d ${WORKSPACE} ]] || mkdir ${WORKSPACE}; } && mount --bind "$0" ${WORKSPACE} && cd ${WORKSPACE} && exec bash "$1"`,
         workspace,
         script,
       ];
