@@ -154,7 +154,7 @@ async function simServe(
   const sim = [
     'serve',
     '--model',
-    need('MODEL'),
+    process.env.FRONTIER_SIM_MODEL || need('MODEL'),
     '--hardware',
     need('FRONTIER_SIM_GPU'),
     '--precision',

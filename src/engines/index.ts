@@ -3,7 +3,7 @@ import { dynamoTrt } from './dynamo-trt.js';
 import { dynamoVllm } from './dynamo-vllm.js';
 import { llamaCpp } from './llamacpp.js';
 import { sglang } from './sglang.js';
-import { sim } from './sim.js';
+import { sim, simulatedModel } from './sim.js';
 import { trt } from './trt.js';
 import { vllm } from './vllm.js';
 import type { EngineAdapter } from './types.js';
@@ -25,7 +25,7 @@ export type {
   WorkerPlacement,
   WorkerShape,
 } from './types.js';
-export { dynamoSglang, dynamoTrt, dynamoVllm, llamaCpp, sglang, sim, trt, vllm };
+export { dynamoSglang, dynamoTrt, dynamoVllm, llamaCpp, sglang, sim, simulatedModel, trt, vllm };
 
 /** Every adapter; the registry maps a catalog `framework` to its adapter. */
 export const ADAPTERS: readonly EngineAdapter[] = [vllm, sglang, trt, dynamoVllm, dynamoSglang, dynamoTrt, llamaCpp, sim];

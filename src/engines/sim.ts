@@ -11,8 +11,20 @@ import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool,
  * Options: `speed` (k× faster than real time; the client scales its times back), `seed`,
  * `max-num-seqs`, `gpu-memory-utilization`, `eval-accuracy` (GSM8K answered right with this
  * probability when the launch runs evals; default 0.95), `extra-args` (appended to every server,
- * split on spaces: e.g. the sim's fault flags).
+ * split on spaces: e.g. the sim's fault flags), `stand-in-model` (a model of the sim's catalog
+ * that stands in for a model it does not know, to check a pipeline on rows of a new model).
  */
+
+/** The model the sim serves for `model`: itself when the catalog knows it, else the stand-in-model option. */
+export function simulatedModel(model: string, options: Deployment['options']): string {
+  try {
+    findModel(model);
+    return model;
+  } catch (e) {
+    if (!(e instanceof CatalogError) || options['stand-in-model'] === undefined) return model;
+    return String(options['stand-in-model']);
+  }
+}
 
 const READY: Probe[] = [{ path: '/health' }];
 
@@ -49,7 +61,7 @@ export const sim: EngineAdapter = {
         else throw e;
       }
     };
-    attempt(() => findModel(d.model));
+    attempt(() => findModel(simulatedModel(d.model, d.options)));
     attempt(() => findHardware(d.gpu));
     if (!(PRECISIONS as readonly string[]).includes(d.precision))
       problems.push(`precision "${d.precision}": the simulated engine models ${PRECISIONS.join(', ')}`);
@@ -62,7 +74,7 @@ export const sim: EngineAdapter = {
     const frontier = d.frontierCommand ?? ['frontier'];
     const common = [
       '--model',
-      d.model,
+      simulatedModel(d.model, d.options),
       '--hardware',
       d.gpu,
       '--precision',

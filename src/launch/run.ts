@@ -168,7 +168,8 @@ export function prepareGroup(
       return { problems: [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`] };
     // On a simulating cluster the script's engine becomes the sim, which must know the model and GPU.
     if (cluster.simulate) {
-      const problems = sim.check({ ...deployment, gpu: row.runner.replace(/^cluster:/, '').split('-')[0]! });
+      const gpu = row.runner.replace(/^cluster:/, '').split('-')[0]!;
+      const problems = sim.check({ ...deployment, gpu, options: cluster.engines.sim ?? {} });
       if (problems.length > 0) return { problems };
     }
     return { prepared: { planned: g, deployment, gpus, nodes: 1, script: plan }, problems: [] };
@@ -261,7 +262,7 @@ function prepareRecipe(
     );
   const gpu = cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu;
   const deployment = deploymentOf(g, { framework: row.framework, modelPath: row.model, gpu, options: {}, frontierCommand });
-  if (cluster.simulate) problems.push(...sim.check(deployment));
+  if (cluster.simulate) problems.push(...sim.check({ ...deployment, options: cluster.engines.sim ?? {} }));
   if (problems.length > 0) return { problems };
   return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
 }

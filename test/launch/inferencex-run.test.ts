@@ -1,0 +1,143 @@
+// `frontier run` on real single-node rows of the InferenceX fixture sweep (vLLM, SGLang,
+// TensorRT-LLM, AMD's ATOM): each point runs the checkout's own benchmark script, whose engine and
+// client become the sim and `frontier bench` through the stand-ins; locally and on the test Slurm
+// cluster (slurmctld and two slurmd on this host). The run directory ingests.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMatrix } from '../../src/cli/matrix.js';
+import { openTree, planScript, recordPoint } from '../../src/launch/inferencex/index.js';
+import { run, runGroupLocally, slurmExecutor } from '../../src/launch/index.js';
+import type { ClusterProfile, GroupExecutor } from '../../src/launch/index.js';
+import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
+import { BUNDLED_INFERENCEX, CLI, runCliAsync, tempFiles } from '../helpers.js';
+import { startSlurm } from '../support/slurm.js';
+import type { LocalSlurm } from '../support/slurm.js';
+import { simCluster, strays } from './fixtures.js';
+
+const TREE = join(BUNDLED_INFERENCEX, 'tree');
+const FRONTIER = [process.execPath, CLI];
+
+let rows: SingleNodeRow[];
+let slurm: LocalSlurm;
+
+/** The lowest-concurrency row of each kind: one engine per framework, an AMD one among them. */
+const KINDS: [string, string, string][] = [
+  ['h200', 'sglang', 'deepseek-ai/DeepSeek-R1-0528'],
+  ['b200', 'trt', 'nvidia/DeepSeek-R1-0528-FP4-V2'],
+  ['mi355x', 'atom', 'amd/DeepSeek-R1-0528-MXFP4-Preview'],
+  ['cluster:b200-dgxc', 'vllm', 'deepseek-ai/DeepSeek-V4-Pro'],
+];
+
+beforeAll(async () => {
+  const all = JSON.parse(
+    await runMatrix(
+      'full-sweep',
+      ['--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml', '--runner-config', 'configs/runners.yaml'],
+      TREE,
+    ),
+  ) as MatrixRow[];
+  rows = KINDS.map(([runner, framework, model]) => {
+    const matching = all.filter(
+      (r): r is SingleNodeRow =>
+        !('prefill' in r) && r.runner === runner && r.framework === framework && r.model === model && !r['run-eval'],
+    );
+    return matching.sort((a, b) => a.conc - b.conc)[0]!;
+  });
+  slurm = await startSlurm({ nodes: 2, cpusPerNode: 2, gpusPerNode: 8 });
+}, 120_000);
+
+afterAll(async () => {
+  await slurm?.stop();
+});
+
+// The sim has no DeepSeek-V4 model: it stands in with R1 for the pipeline check (`stand-in-model`).
+const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
+  simCluster({
+    nodes: 1,
+    gpusPerNode: 8,
+    timeLimitMinutes: 10,
+    engines: { sim: { speed: 20, 'stand-in-model': 'deepseek-r1' } },
+    ...o,
+  });
+
+async function runRows(c: ClusterProfile, executor: GroupExecutor) {
+  const out = join(tempFiles({}), 'run');
+  const text = JSON.stringify(rows);
+  const result = await run({
+    rows,
+    matrix: { file: 'matrix.json', text },
+    cluster: c,
+    out,
+    executor,
+    frontierVersion: 'test',
+    frontierCommand: FRONTIER,
+    commit: null,
+    inferencex: openTree(TREE),
+  });
+  return { ...result, out };
+}
+
+async function expectScriptRun(c: ClusterProfile, executor: GroupExecutor, runId: string): Promise<void> {
+  const { manifest, dir, out } = await runRows(c, executor);
+  expect(manifest.points.map((p) => `${p.resultFilename}: ${p.status} ${p.error ?? ''}`.trim())).toEqual(
+    manifest.points.map((p) => `${p.resultFilename}: ok`),
+  );
+  expect(manifest.groups.map((g) => g.engine)).toEqual([
+    'benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh (stand-ins: sim)',
+    'benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_trt.sh (stand-ins: sim)',
+    'benchmarks/single_node/fixed_seq_len/dsr1_fp4_mi355x_atom.sh (stand-ins: sim)',
+    'benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_vllm.sh (stand-ins: sim)',
+  ]);
+  for (const [i, p] of manifest.points.entries()) {
+    const row = rows[i]!;
+    const raw = JSON.parse(readFileSync(dir.rawFile(p.resultFilename), 'utf8')) as Record<string, unknown>;
+    // The script's own client command line reached `frontier bench`: its concurrency and prompt count.
+    expect(raw.max_concurrency).toBe(row.conc);
+    expect(raw.completed).toBe(10 * row.conc);
+    expect(existsSync(dir.aggFile(p.resultFilename))).toBe(true);
+    // What the script started is kept with its logs: the engine's command line as the dry run
+    // shows it (the port aside: a shared host gets a free one), and the benchmark client.
+    const logs = dir.serverLogs(p.resultFilename);
+    expect(readdirSync(logs)).toEqual(expect.arrayContaining(['script.log', 'server.log', 'processes.json']));
+    const started = JSON.parse(readFileSync(join(logs, 'processes.json'), 'utf8')) as {
+      processes: { kind: string; argv: string[]; env: Record<string, string> }[];
+    };
+    const plan = planScript(openTree(TREE), row, c);
+    if ('problem' in plan) throw new Error(plan.problem);
+    const dry = await recordPoint(plan, row, p.resultFilename, c, join(tempFiles({}), 'w'), FRONTIER);
+    const port = started.processes.find((x) => x.kind === 'engine' || x.kind === 'launcher')!.env.PORT!;
+    const engine = started.processes.filter((x) => x.kind === 'engine' || x.kind === 'launcher')[0]!;
+    expect(engine.argv.join(' ')).toBe(dry.processes[0]!.argv.join(' ').replaceAll('8888', port));
+    expect(started.processes.some((x) => x.kind === 'client' && x.argv.join(' ').includes('benchmark_serving.py'))).toBe(true);
+  }
+  expect(strays(out)).toEqual([]);
+  const db = join(tempFiles({}), 'store.db');
+  const ingest = await runCliAsync(['ingest', out, '--run-id', runId, '--db', db]);
+  expect(ingest.stderr).toBe('');
+  expect(ingest.stdout).toContain(`points: ${rows.length} (${rows.length} new)`);
+}
+
+describe('frontier run on InferenceX single-node rows, through the checkout’s scripts', () => {
+  it(
+    'locally: each engine’s script runs on the sim through the stand-ins and the run ingests',
+    { timeout: 300_000 },
+    async () => {
+      await expectScriptRun(cluster(), runGroupLocally, 'ix-local');
+    },
+  );
+
+  it('on Slurm: each script is a step of the row’s job, and the run ingests', { timeout: 300_000 }, async () => {
+    const executor = slurmExecutor({
+      env: { ...process.env, ...slurm.env },
+      frontierCommand: FRONTIER,
+      basePort: 21000 + (process.pid % 500) * 10,
+      pollMs: 200,
+    });
+    await expectScriptRun(
+      cluster({ name: 'test-slurm', scheduler: 'slurm', partition: slurm.partition, nodes: 2 }),
+      executor,
+      'ix-slurm',
+    );
+  });
+});
