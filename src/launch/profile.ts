@@ -107,6 +107,7 @@ export const ClusterProfileSchema = z.strictObject(
     container: ContainerSchema.optional(),
     simulate: bool.optional(),
     'inferencex-runner': nonEmpty.optional(),
+    'inferencex-client': z.enum(['inferencex', 'frontier'], expect('"inferencex" or "frontier"')).optional(),
     engines: z
       .record(
         z.string(),
@@ -185,6 +186,11 @@ export interface ClusterProfile {
    * benchmark scripts of InferenceX rows. Default: the first runner of the row's label.
    */
   inferencexRunner: string | undefined;
+  /**
+   * The benchmark client InferenceX scripts call: InferenceX's own (`utils/bench_serving`), or
+   * `frontier bench` with the same command line. Default: InferenceX's, frontier's on a simulating cluster.
+   */
+  inferencexClient: 'inferencex' | 'frontier' | undefined;
   /** Per-engine options: framework → option → value. */
   engines: Record<string, Record<string, string | number | boolean>>;
   models: ModelLocation[];
@@ -231,6 +237,7 @@ export const LOCAL_PROFILE: ClusterProfile = Object.freeze<ClusterProfile>({
   container: { runtime: 'none', mounts: [], squashDir: undefined },
   simulate: false,
   inferencexRunner: undefined,
+  inferencexClient: undefined,
   engines: {},
   models: [],
   routing: [],
@@ -341,6 +348,7 @@ function toProfile(name: string, file: string, doc: YamlDocument, v: ProfileFile
     },
     simulate: v.simulate ?? false,
     inferencexRunner: v['inferencex-runner'],
+    inferencexClient: v['inferencex-client'],
     engines: v.engines ?? {},
     models: (v.models ?? []).map((m) => ({ modelPrefix: m['model-prefix'], precision: m.precision, path: m.path })),
     routing: (v.routing ?? []).map((r) => ({

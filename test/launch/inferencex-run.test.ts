@@ -141,3 +141,56 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
     );
   });
 });
+
+describe('a real cluster whose client is frontier bench (inferencex-client: frontier)', () => {
+  it(
+    'runs the script’s real engine and InferenceX’s client command line through frontier bench',
+    { timeout: 120_000 },
+    async () => {
+      // The "real" engine: a Python package named sglang on PYTHONPATH, whose launch_server serves
+      // the sim on the port it is given (no stand-in involved: the script's python3 is the real one).
+      const site = tempFiles({
+        'sglang/__init__.py': '',
+        'sglang/launch_server.py': [
+          'import os, sys',
+          'args = sys.argv[1:]',
+          'port = args[args.index("--port") + 1]',
+          `os.execv(${JSON.stringify(process.execPath)}, [${JSON.stringify(process.execPath)}, ${JSON.stringify(CLI)}, "sim", "serve", "--model", "deepseek-r1", "--hardware", "h200", "--tp", "8", "--served-model-name", os.environ["MODEL"], "--speed", "20", "--host", "127.0.0.1", "--port", port])`,
+          '',
+        ].join('\n'),
+      });
+      const previous = process.env.PYTHONPATH;
+      process.env.PYTHONPATH = site;
+      try {
+        const sglangRow = rows[0]!;
+        const out = join(tempFiles({}), 'run');
+        const c = cluster({ simulate: false, inferencexClient: 'frontier' });
+        const { manifest, dir } = await run({
+          rows: [sglangRow],
+          matrix: { file: 'matrix.json', text: JSON.stringify([sglangRow]) },
+          cluster: c,
+          out,
+          executor: runGroupLocally,
+          frontierVersion: 'test',
+          frontierCommand: FRONTIER,
+          commit: null,
+          inferencex: openTree(TREE),
+        });
+        expect(manifest.points.map((p) => `${p.status} ${p.error ?? ''}`.trim())).toEqual(['ok']);
+        const rf = manifest.points[0]!.resultFilename;
+        const raw = JSON.parse(readFileSync(dir.rawFile(rf), 'utf8')) as { max_concurrency: number; frontier?: unknown };
+        expect(raw.max_concurrency).toBe(sglangRow.conc);
+        // frontier bench wrote it (its own section), InferenceX's command line drove it.
+        expect(raw.frontier).toBeDefined();
+        const started = JSON.parse(readFileSync(join(dir.serverLogs(rf), 'processes.json'), 'utf8')) as {
+          processes: { kind: string; argv: string[] }[];
+        };
+        expect(started.processes.map((p) => p.kind)).toEqual(expect.arrayContaining(['engine', 'client']));
+        expect(strays(out)).toEqual([]);
+      } finally {
+        if (previous === undefined) delete process.env.PYTHONPATH;
+        else process.env.PYTHONPATH = previous;
+      }
+    },
+  );
+});

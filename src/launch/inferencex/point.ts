@@ -48,6 +48,10 @@ export function simulationVariables(cluster: ClusterProfile, row: { runner: stri
   };
 }
 
+/** Which benchmark client a script calls: the cluster's choice, frontier bench on a simulating one. */
+export const clientOf = (cluster: ClusterProfile): 'frontier' | 'inferencex' =>
+  cluster.inferencexClient ?? (cluster.simulate ? 'frontier' : 'inferencex');
+
 /**
  * Set a point up: its workspace and environment. `port` replaces the launcher's where the node is
  * shared (a local run). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
@@ -69,7 +73,12 @@ export function preparePoint(
   const env = {
     ...contract,
     ...(cluster.simulate ? simulationVariables(cluster, row) : {}),
-    ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier }),
+    // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
+    ...(cluster.simulate
+      ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier })
+      : clientOf(cluster) === 'frontier'
+        ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'client', frontier })
+        : {}),
   };
   return { point: p, row, work, standin, contract, env, logDir: dir.serverLogs(rf) };
 }

@@ -5,9 +5,11 @@ import { join } from 'node:path';
  * Stand-ins for the GPU-only tools InferenceX's benchmark scripts call (engines, GPU monitors,
  * model downloads, package installs). Put first on PATH, each records what it was asked (argv,
  * working directory and environment, one pair of files per call in `$FRONTIER_STANDIN_DIR/calls`)
- * and then acts it out: in `run` mode an engine becomes Frontier's simulated engine on the port it
- * was given and the benchmark client becomes `frontier bench`; in `record` mode (a dry run)
- * nothing starts, so the script stops at its first readiness check with its processes recorded.
+ * and then acts it out: in `run` mode (a simulating cluster) an engine becomes Frontier's simulated
+ * engine on the port it was given and the benchmark client becomes `frontier bench`; in `client`
+ * mode (a real cluster whose client is frontier bench) only the client is replaced; in `record`
+ * mode (a dry run) nothing starts, so the script stops at its first readiness check with its
+ * processes recorded.
  * They are bash, not node: a dry run of a whole sweep calls thousands of them.
  */
 
@@ -124,6 +126,8 @@ call="$FRONTIER_STANDIN_DIR/calls/\${EPOCHREALTIME/./}-$$"
 while IFS= read -r name; do printf '%s=%s\\0' "$name" "\${!name}"; done < <(compgen -e) >"$call.env"
 printf '%s\\0' "$kind" "$tool" "$PWD" "$@" >"$call.argv"
 : >"$call.done"
+# On a real cluster whose client is frontier bench, every other tool is the real one.
+if [[ "$FRONTIER_STANDIN_MODE" == client && "$kind" != client ]]; then real "$@"; fi
 case "$kind" in
   noop | other) exit 0 ;;
   gpu)

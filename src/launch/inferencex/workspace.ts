@@ -147,7 +147,7 @@ export interface StandinEnv {
   bin: string;
   /** Where they record calls (`calls/`). */
   dir: string;
-  mode: 'record' | 'run';
+  mode: 'record' | 'run' | 'client';
   /** How a stand-in starts Frontier (node and the CLI script). */
   frontier: string[];
 }
