@@ -7,6 +7,7 @@ import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, SingleNodeRow } from '../matrix/index.js';
+import { clientOf } from './inferencex/point.js';
 import { planScript } from './inferencex/script-plan.js';
 import { RECIPES_DIR, recipeGpus, workerRoles } from './inferencex/recipe-plan.js';
 import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
@@ -156,6 +157,12 @@ export function prepareGroup(
   if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) {
     const plan = planScript(tree, row as SingleNodeRow, cluster);
     if ('problem' in plan) return { problems: [plan.problem] };
+    if (!cluster.simulate && clientOf(cluster) === 'frontier' && cluster.container.runtime !== 'none')
+      return {
+        problems: [
+          `cluster ${cluster.name}: inferencex-client frontier swaps the client on the host's PATH, which a ${cluster.container.runtime} container does not see; use container runtime none, or inferencex-client inferencex`,
+        ],
+      };
     const deployment = deploymentOf(g, {
       framework: row.framework,
       modelPath: row.model,
