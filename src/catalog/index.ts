@@ -15,3 +15,5 @@ export { isPlainMapping, parseYaml } from './yaml/index.js';
 export type { YamlDocument } from './yaml/index.js';
 export { SAFE_NAME } from './schema.js';
 export type * from './schema.js';
+export { gpuOfRunner, intMatches, resolveTuning, whenMatches } from './tuning.js';
+export type { ResolvedTuning, ResolvedTuningSettings, TunedArg, TuningFacts } from './tuning.js';

@@ -53,6 +53,18 @@ export function schemaProblems(subject: Subject, schema: z.ZodType, value: unkno
       }
       continue;
     }
+    if (issue.code === 'invalid_key') {
+      const key = String(path[path.length - 1]);
+      const expected = issue.issues[0]?.message ?? 'a valid key';
+      out.push(
+        problemAt(subject, path.slice(0, -1), `"${key}" is not a valid key here: expected ${expected}`, {
+          rule: 'schema',
+          keyName: key,
+          hint: `rename "${key}" to ${expected}`,
+        }),
+      );
+      continue;
+    }
     const got = valueAt(value, path);
     const field = path[path.length - 1];
     if (got === undefined && issue.code === 'invalid_type') {
@@ -109,8 +121,12 @@ function schemaAt(schema: z.ZodType, path: readonly PathSegment[]): z.ZodType | 
 
 function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let s = schema;
-  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) {
-    s = s.unwrap() as z.ZodType;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault || s instanceof z.ZodUnion) {
+    // A union's mapping option is the one a mapping's fields belong to (e.g. a range { min, max }).
+    s =
+      s instanceof z.ZodUnion
+        ? ((s.options as z.ZodType[]).find((o) => o instanceof z.ZodObject) ?? undefined)
+        : (s.unwrap() as z.ZodType);
   }
   return s;
 }

@@ -1,4 +1,7 @@
+import { concValues } from '../matrix/conc.js';
 import type { PathSegment } from './problems.js';
+import { gpuOfRunner, whenMatches } from './tuning.js';
+import type { TuningFacts } from './tuning.js';
 import type {
   AgenticCodingConfig,
   AgenticSearchSpaceEntry,
@@ -6,6 +9,8 @@ import type {
   MasterConfigEntry,
   MultiNodeSearchSpaceEntry,
   SearchSpaceEntry,
+  SingleNodeSearchSpaceEntry,
+  TuningRule,
   WorkerConfig,
 } from './schema.js';
 
@@ -370,6 +375,96 @@ const additionalSettings: EntryRule = {
   },
 };
 
+/** Concurrencies a full sweep (step 2) gives an entry; none when its conc fields are invalid (conc-fields reports those). */
+function sweptConcs(entry: ConcFields): number[] {
+  const { 'conc-start': start, 'conc-end': end, 'conc-list': list } = entry;
+  if (list !== undefined) return start === undefined && end === undefined ? list : [];
+  if (start === undefined || end === undefined || start <= 0 || start > end) return [];
+  return concValues(entry, 2);
+}
+
+const CONDITION_ROLE_HINT =
+  'a multinode row holds its prefill and decode shapes and all its concurrencies in one launch: put the rule in the search-space entry it is for (split the entry to tune some concurrencies differently)';
+
+const engineTuning: EntryRule = {
+  id: 'engine-tuning',
+  description:
+    'engine-tuning rules: prefill/decode settings only in disaggregated entries, conditions a row can have, and each condition matching some row of its scope',
+  check(config) {
+    const out: Finding[] = [];
+    const disagg = config.multinode && config.disagg === true;
+    const fixed = config.scenarios['fixed-seq-len'] ?? [];
+    // Facts of every row a full sweep (step 2) generates, per search-space entry (runner: the label).
+    const factsOf = (seq: { isl: number; osl: number }, entry: SearchSpaceEntry): TuningFacts[] => {
+      if (config.multinode) return [{ isl: seq.isl, osl: seq.osl, runner: config.runner }];
+      const e = entry as SingleNodeSearchSpaceEntry;
+      return sweptConcs(e).map((conc) => ({
+        conc,
+        isl: seq.isl,
+        osl: seq.osl,
+        tp: e.tp,
+        ep: e.ep ?? 1,
+        dpAttn: e['dp-attn'] ?? false,
+        runner: config.runner,
+      }));
+    };
+    const checkRules = (rules: TuningRule[] | undefined, path: PathSegment[], facts: TuningFacts[], scope: string): void => {
+      rules?.forEach((rule, i) => {
+        const at = [...path, 'engine-tuning', i];
+        for (const role of ['prefill', 'decode'] as const) {
+          if (rule[role] !== undefined && !disagg)
+            out.push({
+              path: [...at, role],
+              message: `${role} settings need a disaggregated entry (multinode: true, disagg: true)`,
+              hint: "write them as the rule's own args, env and remove: those apply to every engine process of the entry",
+            });
+        }
+        const when = rule.when;
+        if (!when) return;
+        if (config.multinode) {
+          const perRow = (['conc', 'tp', 'ep', 'dp-attn'] as const).filter((k) => when[k] !== undefined);
+          for (const k of perRow)
+            out.push({ path: [...at, 'when', k], message: `a multinode entry cannot tune by ${k}`, hint: CONDITION_ROLE_HINT });
+          if (perRow.length > 0) return;
+        }
+        // A runner condition may name a node (--runner-node-filter), which the catalog does not list.
+        const checkable = { ...when, runner: undefined };
+        if (facts.length > 0 && !facts.some((f) => whenMatches(checkable, f)))
+          out.push({
+            path: [...at, 'when'],
+            message: `the condition matches no row of ${scope}`,
+            hint: `rows here have ${describeFacts(facts)}; widen the condition or remove the rule`,
+          });
+      });
+    };
+    const all: TuningFacts[] = [];
+    fixed.forEach((seq, i) =>
+      seq['search-space'].forEach((entry, j) => {
+        const facts = factsOf(seq, entry);
+        all.push(...facts);
+        const e = entry as { 'engine-tuning'?: TuningRule[] };
+        checkRules(e['engine-tuning'], ['scenarios', 'fixed-seq-len', i, 'search-space', j], facts, 'this search-space entry');
+      }),
+    );
+    checkRules(config['engine-tuning'], [], all, 'the entry (its fixed-seq-len search spaces)');
+    return out;
+  },
+};
+
+function describeFacts(facts: TuningFacts[]): string {
+  const values = <T>(pick: (f: TuningFacts) => T | undefined): string =>
+    [...new Set(facts.map(pick).filter((v) => v !== undefined))].join(', ');
+  const parts = [
+    `conc ${values((f) => f.conc)}`,
+    `isl/osl ${values((f) => (f.isl === undefined ? undefined : `${f.isl}/${f.osl}`))}`,
+    `tp ${values((f) => f.tp)}`,
+    `ep ${values((f) => f.ep)}`,
+    `dp-attn ${values((f) => f.dpAttn)}`,
+    `gpu ${values((f) => (f.runner === undefined ? undefined : gpuOfRunner(f.runner)))}`,
+  ];
+  return parts.filter((p) => !/ $/.test(p)).join('; ');
+}
+
 /** All entry rules, in the order their findings are reported. */
 export const ENTRY_RULES: readonly EntryRule[] = [
   atLeastOneScenario,
@@ -382,4 +477,5 @@ export const ENTRY_RULES: readonly EntryRule[] = [
   agenticTopology,
   dramUtilization,
   additionalSettings,
+  engineTuning,
 ];

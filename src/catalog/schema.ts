@@ -80,6 +80,110 @@ const parallelismDefaults = {
   'pcp-size': posInt('Prefill context parallel size (default 1).').optional(),
 };
 
+/**
+ * Per-configuration engine tuning (`engine-tuning`): Frontier's own catalogs only; InferenceX
+ * keeps this in per-config scripts. A list of rules, each applied to the rows its `when` matches,
+ * in order (entry rules, then the search-space entry's): docs/catalog.md "Engine tuning".
+ */
+export const TUNING_FLAG = /^--?[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const TUNING_FLAG_TEXT = 'an engine flag such as --max-num-seqs';
+export const TUNING_ENV = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const flagKey = z
+  .string(expect(TUNING_FLAG_TEXT))
+  .regex(TUNING_FLAG, expect(`${TUNING_FLAG_TEXT} (a leading "-" or "--", then letters, digits, ".", "_" and "-")`));
+
+const argValue = z
+  .union(
+    [z.string(), z.number(), z.literal(true), z.array(z.union([z.string(), z.number()]), expect('a list of strings or numbers'))],
+    expect('a value (a string or number), true for a flag without a value, or a list of values'),
+  )
+  .meta({ description: "The flag's value; true renders the bare flag; a list renders several words." });
+
+export const TuningSettings = z
+  .strictObject(
+    {
+      args: z
+        .record(flagKey, argValue, expect('a mapping of flag → value, e.g. { --max-num-seqs: 256 }'))
+        .meta({
+          description:
+            'Engine flags: a flag the adapter renders is replaced (in place), any other is appended; true renders a bare flag.',
+        })
+        .optional(),
+      env: z
+        .record(
+          z.string().regex(TUNING_ENV, expect('an environment variable name (letters, digits and "_")')),
+          z.union([z.string(), z.number(), z.boolean()], expect('a string, number or boolean')),
+          expect('a mapping of NAME → value'),
+        )
+        .meta({ description: 'Environment variables set on every engine process (they win over the cluster profile).' })
+        .optional(),
+      remove: z
+        .array(flagKey, expect('a list of engine flags, e.g. [--enable-expert-parallel]'))
+        .meta({ description: 'Flags the adapter renders by default that this configuration drops (with their values).' })
+        .optional(),
+    },
+    expect('a mapping with args, env and/or remove'),
+  )
+  .meta({ description: 'Engine arguments, environment and removed flags of one role.' });
+
+const intCondition = (what: string) =>
+  z
+    .union(
+      [
+        z.int(),
+        z.array(z.int(), expect('a list of integers')).min(1, expect('a non-empty list of integers')),
+        z.strictObject(
+          { min: z.int(expect('an integer')).optional(), max: z.int(expect('an integer')).optional() },
+          expect('a range { min: a, max: b }'),
+        ),
+      ],
+      expect('an integer, a list of integers or a range { min: a, max: b }'),
+    )
+    .meta({ description: `${what}: one value, a list, or an inclusive range { min, max } (either bound optional).` });
+
+const nameCondition = (what: string) =>
+  z
+    .union(
+      [name(what), z.array(name(what), expect('a list of names')).min(1, expect('a non-empty list of names'))],
+      expect('a name or a list of names'),
+    )
+    .meta({ description: what });
+
+export const TUNING_CONDITIONS = ['conc', 'isl', 'osl', 'tp', 'ep', 'dp-attn', 'runner', 'gpu'] as const;
+
+export const TuningCondition = z
+  .strictObject(
+    {
+      conc: intCondition('Concurrency of the row (single-node rows: each has one)').optional(),
+      isl: intCondition('Input sequence length').optional(),
+      osl: intCondition('Output sequence length').optional(),
+      tp: intCondition('Tensor parallel size (single-node rows)').optional(),
+      ep: intCondition('Expert parallel size (single-node rows)').optional(),
+      'dp-attn': bool('Data-parallel attention (single-node rows).').optional(),
+      runner: nameCondition('Runner of the row: its label, or the node --runner-node-filter picked.').optional(),
+      gpu: nameCondition('GPU sku the runner names: the label up to its first "-" (h200 for h200-multinode).').optional(),
+    },
+    expect(`a mapping of conditions (${TUNING_CONDITIONS.join(', ')})`),
+  )
+  .meta({ description: 'When a rule applies: every condition given must hold.' });
+
+export const TuningRule = z
+  .strictObject(
+    {
+      when: TuningCondition.optional(),
+      ...TuningSettings.shape,
+      prefill: TuningSettings.meta({ description: 'Prefill workers only (disaggregated entries).' }).optional(),
+      decode: TuningSettings.meta({ description: 'Decode workers only (disaggregated entries).' }).optional(),
+    },
+    expect('a mapping (a tuning rule: when, args, env, remove, prefill, decode)'),
+  )
+  .meta({ description: 'One tuning rule: settings for every engine process, and per role, when its conditions hold.' });
+
+export const EngineTuning = z
+  .array(TuningRule, expect('a list of tuning rules (- when: …, args: …)'))
+  .meta({ description: 'Frontier engine tuning: rules applied in order, later ones overriding earlier ones.' });
+
 export const WorkerConfig = z
   .strictObject(
     {
@@ -115,6 +219,7 @@ export const SingleNodeSearchSpaceEntry = z.strictObject(
     'dp-attn': bool('Data-parallel attention (default false).').optional(),
     router: ComponentMetadata.optional(),
     ...concFields,
+    'engine-tuning': EngineTuning.optional(),
   },
   expect('a mapping (a search-space entry)'),
 );
@@ -127,6 +232,7 @@ export const MultiNodeSearchSpaceEntry = z.strictObject(
     router: ComponentMetadata.optional(),
     'kv-p2p-transfer': name('KV transfer between prefill and decode, e.g. nixl, mooncake, mori.').optional(),
     ...concFields,
+    'engine-tuning': EngineTuning.optional(),
   },
   expect('a mapping (a search-space entry with prefill and decode)'),
 );
@@ -194,6 +300,7 @@ const common = {
   framework: safeName('Serving framework, e.g. vllm, sglang, trt, dynamo-trt, sglang-disagg.'),
   runner: name('Runner label from runners.yaml; agentic scenarios need a cluster:<name> label.'),
   router: ComponentMetadata.optional(),
+  'engine-tuning': EngineTuning.optional(),
 };
 
 export const SingleNodeEntry = z
@@ -278,4 +385,8 @@ export type MasterConfigEntry = SingleNodeEntry | MultiNodeEntry;
 export type RunnerHardware = z.infer<typeof RunnerHardware>;
 export type RunnerConfig = z.infer<typeof RunnersFile>;
 export type SearchSpaceEntry = SingleNodeSearchSpaceEntry | MultiNodeSearchSpaceEntry | AgenticSearchSpaceEntry;
+export type TuningSettings = z.infer<typeof TuningSettings>;
+export type TuningCondition = z.infer<typeof TuningCondition>;
+export type TuningRule = z.infer<typeof TuningRule>;
+export type EngineTuning = z.infer<typeof EngineTuning>;
 export type ConcFields = Pick<SingleNodeSearchSpaceEntry, 'conc-start' | 'conc-end' | 'conc-list'>;

@@ -7,6 +7,7 @@ import type {
   SingleNodeSearchSpaceEntry,
   WorkerConfig,
 } from '../catalog/index.js';
+import { resolveTuning } from '../catalog/tuning.js';
 import { SEQ_LENS, concRange, concValues, seqLenName } from './conc.js';
 import type { SeqLenName } from './conc.js';
 import { agenticDramOffloadGb } from './dram.js';
@@ -312,7 +313,13 @@ function singleNodeRow(
     disagg: false,
     'run-eval': false,
   };
-  return withComponents(row, entry, config);
+  withComponents(row, entry, config);
+  if (config['engine-tuning'] !== undefined || entry['engine-tuning'] !== undefined) {
+    const facts = { conc, isl: row.isl, osl: row.osl, tp: row.tp, ep: row.ep, dpAttn: row['dp-attn'], runner };
+    const tuning = resolveTuning([config['engine-tuning'], entry['engine-tuning']], facts, false);
+    if (tuning) row['engine-tuning'] = tuning;
+  }
+  return row;
 }
 
 function multiNodeRow(
@@ -340,7 +347,14 @@ function multiNodeRow(
     disagg: config.multinode ? (config.disagg ?? false) : false,
     'run-eval': false,
   };
-  return withComponents(row, entry, config);
+  withComponents(row, entry, config);
+  if (config['engine-tuning'] !== undefined || entry['engine-tuning'] !== undefined) {
+    // A multinode row serves all its concurrencies and both shapes in one launch: no conc, tp, ep or dp-attn conditions.
+    const facts = { isl: row.isl, osl: row.osl, runner };
+    const tuning = resolveTuning([config['engine-tuning'], entry['engine-tuning']], facts, row.disagg);
+    if (tuning) row['engine-tuning'] = tuning;
+  }
+  return row;
 }
 
 function kvOffloadTag(entry: AgenticSearchSpaceEntry): string {

@@ -1,4 +1,4 @@
-import type { ComponentMetadata, KvOffloadBackend, WorkerConfig } from '../catalog/index.js';
+import type { ComponentMetadata, KvOffloadBackend, ResolvedTuning, WorkerConfig } from '../catalog/index.js';
 
 /**
  * Matrix rows: the contract with the benchmark workflows (reference: `SingleNodeMatrixEntry`,
@@ -46,6 +46,8 @@ export interface SingleNodeRow extends Identity, EvalFields, Components {
   'spec-decoding': SpecDecoding;
   'exp-name': string;
   disagg: false;
+  /** Frontier catalogs only: the row's engine tuning (absent when no rule applies, as in every InferenceX row). */
+  'engine-tuning'?: ResolvedTuning;
 }
 
 export interface MultiNodeRow extends Identity, EvalFields, Components {
@@ -60,6 +62,8 @@ export interface MultiNodeRow extends Identity, EvalFields, Components {
   disagg: boolean;
   'eval-conc'?: number;
   'eval-all-concs'?: boolean;
+  /** Frontier catalogs only: the row's engine tuning, per role for a disaggregated row. */
+  'engine-tuning'?: ResolvedTuning;
 }
 
 interface AgenticFields {
