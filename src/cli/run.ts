@@ -17,10 +17,11 @@ import {
   recordPoint,
   resolveRoles,
   roleNames,
+  srtctlApply,
 } from '../launch/inferencex/index.js';
 import type { InferencexTree, RecipeBook, RecipePlan, RecordedScript } from '../launch/inferencex/index.js';
 import type { PreparedGroup } from '../launch/index.js';
-import type { SingleNodeRow } from '../matrix/index.js';
+import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import {
   NotReadyError,
   RunDir,
@@ -184,6 +185,8 @@ interface DryRunLaunch {
     name: string;
     nodes: number;
     processes: DryRunRecipeProcess[];
+    /** On a cluster that runs recipes with srtctl: the command that submits it. */
+    submit?: string[];
   };
 }
 
@@ -311,6 +314,11 @@ async function dryRun(
         lines.push(
           `  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); recipe ${plan.path}${plan.selector ? `:${plan.selector}` : ''} (${plan.rendered.name}), as srtctl renders it`,
         );
+        if (cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate) {
+          const submit = srtctlApply(plan, g.rows[0] as MultiNodeRow, cluster.srtctl);
+          launch.recipe.submit = submit;
+          lines.push(`  submitted by srtctl, in ${cluster.srtctl.root}: ${submit.join(' ')}`);
+        }
         const lead = leaders(plan.rendered);
         processes.forEach((x, i) => {
           lines.push(

@@ -107,6 +107,15 @@ export const ClusterProfileSchema = z.strictObject(
     container: ContainerSchema.optional(),
     simulate: bool.optional(),
     'inferencex-runner': nonEmpty.optional(),
+    srtctl: z
+      .strictObject(
+        {
+          root: nonEmpty,
+          command: z.array(nonEmpty, expect('a command as a list, e.g. [srtctl] or [uv, run, srtctl]')).optional(),
+        },
+        expect('a mapping (srtctl: root, command)'),
+      )
+      .optional(),
     'inferencex-client': z.enum(['inferencex', 'frontier'], expect('"inferencex" or "frontier"')).optional(),
     engines: z
       .record(
@@ -157,6 +166,15 @@ export interface ModelLocation {
   path: string;
 }
 
+/**
+ * srt-slurm's srtctl as the executor of multi-node recipes: `root` is its checkout (`{commit}` in
+ * it stands for the routed toolchain commit), where `recipes/` and `outputs/` are; `command` runs it.
+ */
+export interface SrtctlSettings {
+  root: string;
+  command: string[];
+}
+
 export interface ClusterProfile {
   /** The file's stem: what `--cluster` names. */
   name: string;
@@ -191,6 +209,8 @@ export interface ClusterProfile {
    * `frontier bench` with the same command line. Default: InferenceX's, frontier's on a simulating cluster.
    */
   inferencexClient: 'inferencex' | 'frontier' | undefined;
+  /** Run multi-node recipes with srt-slurm's own srtctl (a Slurm cluster that does not simulate). */
+  srtctl: SrtctlSettings | undefined;
   /** Per-engine options: framework → option → value. */
   engines: Record<string, Record<string, string | number | boolean>>;
   models: ModelLocation[];
@@ -238,6 +258,7 @@ export const LOCAL_PROFILE: ClusterProfile = Object.freeze<ClusterProfile>({
   simulate: false,
   inferencexRunner: undefined,
   inferencexClient: undefined,
+  srtctl: undefined,
   engines: {},
   models: [],
   routing: [],
@@ -349,6 +370,7 @@ function toProfile(name: string, file: string, doc: YamlDocument, v: ProfileFile
     simulate: v.simulate ?? false,
     inferencexRunner: v['inferencex-runner'],
     inferencexClient: v['inferencex-client'],
+    srtctl: v.srtctl && { root: v.srtctl.root, command: v.srtctl.command ?? ['srtctl'] },
     engines: v.engines ?? {},
     models: (v.models ?? []).map((m) => ({ modelPrefix: m['model-prefix'], precision: m.precision, path: m.path })),
     routing: (v.routing ?? []).map((r) => ({

@@ -18,6 +18,8 @@ import { renderJobScript } from './slurm-script.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import { renderScriptJob } from './inferencex/slurm-job.js';
+import { collectSrtctlResults, placeRecipe, srtctlApply, srtctlJobId, srtctlRoot } from './inferencex/srtctl.js';
+import type { SrtctlSettings } from './profile.js';
 import type { RecipePlan } from './inferencex/recipe-plan.js';
 import { realRecipeProblem, recipeLaunch } from './inferencex/recipe-run.js';
 import type { MultiNodeRow } from '../matrix/index.js';
@@ -194,13 +196,14 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     for (let i = 0; i < 60 && (await slurm('squeue', ['-h', '-j', id, '-o', '%T']).catch(() => '')).trim(); i++) await sleep(500);
   };
 
-  /** Submit a job script and follow it until it ends: its id and final state. */
+  /** Submit a job (a job script for sbatch, or a submitter that says the job's id) and follow it until it ends: its id and final state. */
   const follow = async (
     ctx: Parameters<GroupExecutor>[0],
-    scriptFile: string,
+    submit: string | (() => Promise<string>),
   ): Promise<{ id: string; state: string | undefined } | undefined> => {
     const { reporter, signal, record } = ctx;
-    const id = (await slurm('sbatch', ['--parsable', scriptFile])).trim().split(';')[0]!;
+    const id =
+      typeof submit === 'string' ? (await slurm('sbatch', ['--parsable', submit])).trim().split(';')[0]! : await submit();
     record.job = id;
     ctx.save();
     reporter.note?.(`  submitted job ${id}`);
@@ -253,9 +256,51 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     }
   };
 
+  /** A recipe row on a cluster that runs recipes with srtctl: `srtctl apply`, then its job and its outputs. */
+  const srtctlJob = async (ctx: Parameters<GroupExecutor>[0], plan: RecipePlan, srtctl: SrtctlSettings): Promise<void> => {
+    const { group, points, dir } = ctx;
+    const row = group.planned.rows[0] as MultiNodeRow;
+    const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
+    mkdirSync(logDir, { recursive: true });
+    const root = srtctlRoot(srtctl, ctx.cluster, row, plan.configFile);
+    const argv = srtctlApply(plan, row, srtctl);
+    placeRecipe(plan, root);
+    const job = await follow(ctx, async () => {
+      let output: string;
+      try {
+        output = (
+          await run(argv[0]!, argv.slice(1), {
+            cwd: root,
+            env: { ...env, RUNNER_NAME: `frontier-${group.planned.id}` },
+            encoding: 'utf8',
+          })
+        ).stdout;
+      } catch (e) {
+        const err = e as { stdout?: string; stderr?: string; message: string };
+        throw new Error(`${argv.join(' ')} (in ${root}): ${`${err.stdout ?? ''}${err.stderr ?? ''}`.trim() || err.message}`);
+      }
+      writeFileSync(join(logDir, 'srtctl.out'), output);
+      const id = srtctlJobId(output);
+      if (!id) throw new Error(`${argv.join(' ')} printed no job id; its output:\n${output.slice(-LOG_TAIL)}`);
+      return id;
+    });
+    if (!job) return;
+    const outcomes = collectSrtctlResults(join(root, 'outputs', job.id, 'logs'), points, logDir);
+    for (const p of points) {
+      const file = outcomes.get(p.resultFilename);
+      if (file) ctx.finishPoint(p, { status: 'ok', raw: readFileSync(file, 'utf8'), problems: [] });
+      else
+        ctx.finishPoint(p, {
+          status: 'failed',
+          error: `srtctl's job ${job.id} ended ${job.state ?? ''} without a result for conc ${p.conc} in ${join(root, 'outputs', job.id, 'logs')}`,
+        });
+    }
+  };
+
   const executor: GroupExecutor = async (ctx) => {
     const { group, points, dir, cluster } = ctx;
     if (group.script) return scriptJob(ctx, group.script);
+    if (group.recipe && cluster.srtctl && !cluster.simulate) return srtctlJob(ctx, group.recipe, cluster.srtctl);
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
     const { launch, logDir, script, work } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
     // The eval step reads its row from the eval folder (meta_env.json is made from it).

@@ -19,3 +19,4 @@ export {
   servedNameOf,
 } from './recipe-plan.js';
 export type { RecipeBook, RecipePlan } from './recipe-plan.js';
+export { collectSrtctlResults, placeRecipe, srtctlApply, srtctlJobId, srtctlRoot } from './srtctl.js';

@@ -25,6 +25,8 @@ export interface RecipePlan {
   /** The recipe file, relative to the checkout. */
   path: string;
   selector: string | undefined;
+  /** The file as the checkout has it (srtctl, as an executor, is given it). */
+  text: string;
   rendered: RenderedRecipe;
 }
 
@@ -76,7 +78,7 @@ async function planRecipeFile(
   }
   try {
     const rendered = renderRecipe(variant.recipe, { file: path, isFloat: yamlFloats(text, file, variant) });
-    return { configFile, path, selector, rendered };
+    return { configFile, path, selector, text, rendered };
   } catch (e) {
     if (e instanceof RenderError) return { problem: `recipe ${e.message}` };
     return { problem: `recipe ${path}: ${(e as Error).message}` };

@@ -158,8 +158,8 @@ export function recipeLaunch(
 
 /** Running a recipe needs srtctl's infrastructure, which Frontier starts only as stand-ins. */
 export function realRecipeProblem(plan: RecipePlan, cluster: ClusterProfile): string | undefined {
-  if (cluster.simulate) return undefined;
-  return `recipe ${plan.path} runs only on a simulating cluster for now: for real, its processes need what srtctl starts around them (etcd and NATS on the infra node, nginx.conf, TensorRT-LLM's trtllm_config_*.yaml, the model mounted on /model in the recipe's container), which frontier run does not start; run it with srtctl (cluster ${cluster.name} does not simulate)`;
+  if (cluster.simulate || (cluster.scheduler === 'slurm' && cluster.srtctl)) return undefined;
+  return `recipe ${plan.path} runs only on a simulating cluster for now: for real, its processes need what srtctl starts around them (etcd and NATS on the infra node, nginx.conf, TensorRT-LLM's trtllm_config_*.yaml, the model mounted on /model in the recipe's container), which frontier run does not start; give the cluster profile srtctl: { root: <srt-slurm checkout> } to run recipes with srtctl (cluster ${cluster.name} does not simulate)`;
 }
 
 const LOG_TAIL_BYTES = 3000;

@@ -1,0 +1,81 @@
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { MultiNodeRow } from '../../matrix/index.js';
+import type { PlannedPoint } from '../plan.js';
+import { expandPath } from '../profile.js';
+import type { ClusterProfile, SrtctlSettings } from '../profile.js';
+import { routeRecipe } from '../routing.js';
+import { RECIPES_DIR } from './recipe-plan.js';
+import type { RecipePlan } from './recipe-plan.js';
+
+/**
+ * srt-slurm's own `srtctl` as the executor of a recipe row, as InferenceX's multi-node launchers
+ * use it: the recipe goes into the checkout's `recipes/`, `srtctl apply -f recipes/<path>[:selector]`
+ * submits its job and says its id, and when the job has ended each concurrency's result is
+ * `outputs/<job>/logs/<config>_isl…osl…/results_concurrency_<c>_gpus_<g>[_ctx_<p>_gen_<d>].json`.
+ */
+
+/** The checkout srtctl runs in: the profile's root, `{commit}` the recipe's routed toolchain commit. */
+export function srtctlRoot(s: SrtctlSettings, cluster: ClusterProfile, row: MultiNodeRow, recipe: string): string {
+  if (!s.root.includes('{commit}')) return expandPath(s.root);
+  const route = routeRecipe(cluster, {
+    framework: row.framework,
+    modelPrefix: row['model-prefix'],
+    precision: row.precision,
+    recipe,
+  });
+  if (!route)
+    throw new Error(
+      `cluster ${cluster.name} has no routing rule for recipe ${recipe}, so srtctl's root ${s.root} names no commit: add one to its routing:`,
+    );
+  return expandPath(s.root.replaceAll('{commit}', route.rule.toolchain.commit));
+}
+
+const relativeOf = (plan: RecipePlan): string => `recipes/${plan.path.slice(RECIPES_DIR.length + 1)}`;
+
+/** The command that submits the recipe (run in the checkout, once `placeRecipe` has put it there). */
+export function srtctlApply(plan: RecipePlan, row: MultiNodeRow, s: SrtctlSettings): string[] {
+  return [
+    ...s.command,
+    'apply',
+    '--no-preflight',
+    '-f',
+    `${relativeOf(plan)}${plan.selector ? `:${plan.selector}` : ''}`,
+    '--tags',
+    `frontier,${row['model-prefix']},${row.precision},${row.isl}x${row.osl}`,
+  ];
+}
+
+/** Put the recipe where srtctl reads it, as the launchers copy theirs into the checkout's recipes/. */
+export function placeRecipe(plan: RecipePlan, root: string): void {
+  const file = join(root, relativeOf(plan));
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, plan.text);
+}
+
+/** The job id `srtctl apply` prints (`✅ Job 1234 submitted`). */
+export function srtctlJobId(output: string): string | undefined {
+  return (/✅ Job (\d+)/.exec(output) ?? /\bJob (\d+)/.exec(output))?.[1];
+}
+
+const RESULT = /^results_concurrency_(\d+)_(gpus_\d+(?:_ctx_\d+_gen_\d+)?)\.json$/;
+
+/**
+ * Each point's result file among srtctl's outputs (matched on concurrency and GPUs, the suffix
+ * InferenceX names results by); the logs are copied into `logDir`.
+ */
+export function collectSrtctlResults(logs: string, points: readonly PlannedPoint[], logDir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  if (!existsSync(logs)) return found;
+  cpSync(logs, join(logDir, 'srtctl-logs'), { recursive: true });
+  for (const sub of readdirSync(logs, { withFileTypes: true })) {
+    if (!sub.isDirectory() || !/isl.*osl/.test(sub.name)) continue;
+    for (const f of readdirSync(join(logs, sub.name))) {
+      const m = RESULT.exec(f);
+      if (!m) continue;
+      const point = points.find((p) => p.conc === Number(m[1]) && p.multinodeSuffix?.endsWith(`_conc${m[1]}_${m[2]}`));
+      if (point) found.set(point.resultFilename, join(logs, sub.name, f));
+    }
+  }
+  return found;
+}
