@@ -1,4 +1,16 @@
-import type { ClientSettings, Deployment, EngineProcess, Placement, Pool, Probe, WorkerPlacement, WorkerShape } from './types.js';
+import type {
+  ClientSettings,
+  Deployment,
+  EngineProcess,
+  Launch,
+  Placement,
+  Pool,
+  Probe,
+  ProcessRole,
+  ProcessTuning,
+  WorkerPlacement,
+  WorkerShape,
+} from './types.js';
 
 /**
  * What the GPU engine adapters (vllm, sglang, trt, dynamo-*) share: their options (the cluster
@@ -286,7 +298,91 @@ export function onlyWorker(placement: Placement, engine: string): WorkerPlacemen
   return workers[0]!;
 }
 
-/** An engine process with the option env merged in. */
+/** An engine process with the option env merged in, then the deployment's tuning applied. */
 export function engineProcess(d: Deployment, p: EngineProcess): EngineProcess {
-  return { ...p, env: { ...p.env, ...optEnv(d) } };
+  return tuneProcess(d, { ...p, env: { ...p.env, ...optEnv(d) } });
+}
+
+/**
+ * The tuning of a process of `role`: a prefill or decode worker of a deployment tuned per role
+ * gets its role's settings; every other engine process (aggregated workers) the flat settings.
+ */
+export function tuningFor(d: Deployment, role: ProcessRole): ProcessTuning | undefined {
+  const t = d.tuning;
+  if (!t) return undefined;
+  if (role === 'prefill' || role === 'decode') return t.prefill !== undefined || t.decode !== undefined ? t[role] : t;
+  return role === 'server' ? t : undefined;
+}
+
+/** A word that is a flag's value, not a flag: anything not starting with "-", and negative numbers. */
+const isValueWord = (w: string | undefined): boolean => w !== undefined && (!w.startsWith('-') || /^-\d/.test(w));
+
+/** Where `flag` is written in argv: [start, end) of the flag (or `flag=value`) and its value word, if any. */
+export function flagSpans(argv: readonly string[], flag: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === flag) {
+      const end = isValueWord(argv[i + 1]) ? i + 2 : i + 1;
+      spans.push([i, end]);
+      i = end - 1;
+    } else if (w.startsWith(`${flag}=`)) spans.push([i, i + 1]);
+  }
+  return spans;
+}
+
+/** Whether argv has `flag` (as a word or `flag=value`). */
+export const hasFlag = (argv: readonly string[], flag: string): boolean => flagSpans(argv, flag).length > 0;
+
+/**
+ * Apply tuning to an engine command: `remove` drops each flag (with its value) wherever it is
+ * written; each of `args` replaces the first place its flag is written (dropping later ones, so a
+ * flag is never given twice) or, when the command has no such flag, is appended.
+ */
+export function tuneCommand(argv: readonly string[], t: ProcessTuning): string[] {
+  let out = [...argv];
+  const drop = (flag: string, keepFirst: boolean): number | undefined => {
+    const spans = flagSpans(out, flag);
+    if (spans.length === 0) return undefined;
+    for (const [start, end] of spans.slice(keepFirst ? 1 : 0).reverse()) out.splice(start, end - start);
+    return spans[0]![0];
+  };
+  for (const flag of t.remove ?? []) drop(flag, false);
+  for (const [flag, value] of Object.entries(t.args ?? {})) {
+    const words = [flag, ...(value === true ? [] : typeof value === 'string' ? [value] : value)];
+    const at = drop(flag, true);
+    if (at === undefined) {
+      out = [...out, ...words];
+      continue;
+    }
+    const [start, end] = flagSpans(out, flag)[0]!;
+    out.splice(start, end - start, ...words);
+  }
+  return out;
+}
+
+/** A process with its role's tuning applied: command edited, tuning env over the rest. */
+export function tuneProcess(d: Deployment, p: EngineProcess): EngineProcess {
+  const t = tuningFor(d, p.role);
+  if (!t) return p;
+  return { ...p, command: tuneCommand(p.command, t), env: { ...p.env, ...t.env } };
+}
+
+/**
+ * Tuning that does nothing, found by rendering the launch without it: a `remove` of a flag no
+ * process of its role has. Each a sentence with the fix.
+ */
+export function tuningProblems(d: Deployment, untuned: Launch): string[] {
+  const problems: string[] = [];
+  for (const role of ['server', 'prefill', 'decode'] as const) {
+    const t = tuningFor(d, role);
+    const processes = untuned.processes.filter((p) => p.role === role);
+    if (!t || processes.length === 0) continue;
+    for (const flag of t.remove ?? [])
+      if (!processes.some((p) => hasFlag(p.command, flag)))
+        problems.push(
+          `engine-tuning removes ${flag}, which the ${d.framework} adapter does not render for ${role === 'server' ? 'this deployment' : `its ${role} workers`}: drop it from remove (the flags rendered are in frontier run --dry-run)`,
+        );
+  }
+  return problems;
 }

@@ -10,6 +10,7 @@ import type { EngineAdapter } from './types.js';
 
 export { commandLine, renderLaunchScript, shellQuote } from './script.js';
 export { gpusPerWorker } from './types.js';
+export { flagSpans, hasFlag, tuneCommand, tuneProcess, tuningFor, tuningProblems } from './common.js';
 export type {
   ClientSettings,
   Deployment,
@@ -21,7 +22,9 @@ export type {
   Pool,
   Ports,
   Probe,
+  EngineTuning,
   ProcessRole,
+  ProcessTuning,
   WorkerPlacement,
   WorkerShape,
 } from './types.js';

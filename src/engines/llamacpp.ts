@@ -1,3 +1,4 @@
+import { tuneProcess } from './common.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './types.js';
 
 /**
@@ -57,7 +58,7 @@ export const llamaCpp: EngineAdapter = {
     ];
     return {
       processes: [
-        {
+        tuneProcess(d, {
           name: 'server',
           role: 'server',
           host,
@@ -67,7 +68,7 @@ export const llamaCpp: EngineAdapter = {
           threads: Number(threads),
           port,
           ready: [{ path: '/health' }],
-        },
+        }),
       ],
       endpoint: { host, port },
       ready: [{ path: '/health' }, { path: '/v1/models', contains: d.servedModelName }],

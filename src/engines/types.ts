@@ -21,6 +21,23 @@ export interface Pool extends WorkerShape {
 
 export type Layout = { kind: 'aggregated'; worker: WorkerShape } | { kind: 'disaggregated'; prefill: Pool; decode: Pool };
 
+/** One engine process's tuning: flags to set (replacing rendered ones), variables to set, flags to drop. */
+export interface ProcessTuning {
+  /** Flag → value: one word, `true` for the bare flag, or several words. */
+  args?: Readonly<Record<string, string | true | readonly string[]>>;
+  env?: Readonly<Record<string, string>>;
+  remove?: readonly string[];
+}
+
+/**
+ * A deployment's tuning (the catalog's `engine-tuning`, resolved for its rows): the flat
+ * settings for aggregated workers, `prefill` and `decode` for a disaggregated deployment's roles.
+ */
+export interface EngineTuning extends ProcessTuning {
+  prefill?: ProcessTuning;
+  decode?: ProcessTuning;
+}
+
 /** What to serve and how, in engine terms (no matrix rows, no clusters). */
 export interface Deployment {
   /** The catalog's `framework`: vllm, sglang, trt, dynamo-vllm, dynamo-sglang, dynamo-trt, llama.cpp, sim. */
@@ -47,6 +64,8 @@ export interface Deployment {
   kvTransfer?: string;
   /** Engine options from the cluster profile (`engines.<framework>`). */
   options: Readonly<Record<string, string | number | boolean>>;
+  /** Per-configuration tuning from the catalog (`engine-tuning`), applied over what the adapter renders. */
+  tuning?: EngineTuning;
   /** How to run Frontier itself on the nodes, for the engines it implements (sim and its router). */
   frontierCommand?: string[];
   /** The launch runs GSM8K: its test split (JSONL), for the sim's answer book. */

@@ -6,7 +6,8 @@ import { resultFilenameOf } from '../results/index.js';
 /**
  * A run's plan: the matrix rows grouped into engine launches ("groups"), each benched at one or
  * more concurrencies ("points"). Single-node rows that differ only in `conc` share one launch:
- * the engine starts once and is benched at each concurrency in turn. A multinode row is one
+ * the engine starts once and is benched at each concurrency in turn. Rows whose `engine-tuning`
+ * differs (tuning by conc) are different launches. A multinode row is one
  * launch with its `conc` list. Pure: no clusters, no processes.
  */
 
@@ -194,6 +195,8 @@ export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deploy
     layout: layoutOf(row),
     ...(row['kv-p2p-transfer'] ? { kvTransfer: row['kv-p2p-transfer'] } : {}),
     options: s.options,
+    // Rows of a group share their tuning: it is part of what groups them.
+    ...(row['engine-tuning'] ? { tuning: row['engine-tuning'] } : {}),
     ...(s.frontierCommand ? { frontierCommand: s.frontierCommand } : {}),
   };
 }
