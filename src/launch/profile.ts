@@ -24,7 +24,7 @@ const bool = z.boolean(expect('true or false'));
 export const SCHEDULERS = ['local', 'slurm'] as const;
 export const CONTAINER_RUNTIMES = ['none', 'enroot', 'apptainer', 'docker'] as const;
 /** Keys that only mean something to Slurm (errors on a `local` cluster). */
-export const SLURM_ONLY_KEYS = ['partition', 'account', 'qos', 'reservation', 'sbatch-directives'] as const;
+export const SLURM_ONLY_KEYS = ['partition', 'account', 'qos', 'reservation', 'sbatch-directives', 'srtctl'] as const;
 
 export const DEFAULT_TIME_LIMIT_MINUTES = 60;
 export const DEFAULT_HEALTH_CHECK = { attempts: 120, interval: 5 } as const;

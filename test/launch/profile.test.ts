@@ -111,6 +111,27 @@ describe('cluster profile schema: every problem located, with a fix', () => {
     ]);
   });
 
+  it('srtctl runs recipes under Slurm only; inferencex-client is inferencex or frontier', async () => {
+    const local = `scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\nsrtctl: { root: /srv/srt-slurm } # <-\n`;
+    await expectOne(local, {
+      path: 'srtctl',
+      message: /Slurm setting/,
+      hint: /remove srtctl, or set scheduler: slurm/,
+      rule: 'slurm-only',
+    });
+    const client = `scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\ninferencex-client: bench # <-\n`;
+    await expectOne(client, { path: 'inferencex-client', message: /"inferencex" or "frontier"/, hint: /./ });
+    const read = await parseClusterProfile(
+      'clusters/test.yaml',
+      'scheduler: slurm\nnodes: 2\ngpus-per-node: 4\ngpu: gb200\ntime-limit: 240\nhealth-check: { attempts: 10, interval: 10 }\nsrtctl: { root: \"/srv/srt-slurm/{commit}\" }\ninferencex-runner: gb200-nv_0\n',
+    );
+    expect(read.problems).toEqual([]);
+    expect(read.profile).toMatchObject({
+      srtctl: { root: '/srv/srt-slurm/{commit}', command: ['srtctl'] },
+      inferencexRunner: 'gb200-nv_0',
+    });
+  });
+
   it('a short Slurm time limit without a health check (the reviewer’s "one hour, no health check")', async () => {
     const text = `scheduler: slurm\nnodes: 2\ngpus-per-node: 8\ngpu: b200\ntime-limit: 60 # <-\n`;
     await expectOne(text, {
