@@ -123,7 +123,7 @@ describe('cluster profile schema: every problem located, with a fix', () => {
     await expectOne(client, { path: 'inferencex-client', message: /"inferencex" or "frontier"/, hint: /./ });
     const read = await parseClusterProfile(
       'clusters/test.yaml',
-      'scheduler: slurm\nnodes: 2\ngpus-per-node: 4\ngpu: gb200\ntime-limit: 240\nhealth-check: { attempts: 10, interval: 10 }\nsrtctl: { root: \"/srv/srt-slurm/{commit}\" }\ninferencex-runner: gb200-nv_0\n',
+      'scheduler: slurm\nnodes: 2\ngpus-per-node: 4\ngpu: gb200\ntime-limit: 240\nhealth-check: { attempts: 10, interval: 10 }\nsrtctl: { root: "/srv/srt-slurm/{commit}" }\ninferencex-runner: gb200-nv_0\n',
     );
     expect(read.problems).toEqual([]);
     expect(read.profile).toMatchObject({
