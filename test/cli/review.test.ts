@@ -139,7 +139,7 @@ describe('frontier rules', () => {
     ]) {
       expect(out).toMatch(new RegExp(`^${id}\\s+(error|warning)\\s+(lint|review)`, 'm'));
     }
-    expect(out).toMatch(/^32 rules;/m);
+    expect(out).toMatch(/^33 rules;/m);
   });
 
   it('explains one rule, and refuses an unknown id', () => {

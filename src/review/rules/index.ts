@@ -12,6 +12,7 @@ import { configRunnerLabel, configValid } from './config.js';
 import { clusterValid } from './cluster-valid.js';
 import { danglingReference } from './dangling-reference.js';
 import { dynamoInstallDisabled } from './dynamo-install.js';
+import { engineTuningRemove } from './engine-tuning.js';
 import {
   concurrencyMismatch,
   dynamoVersionMismatch,
@@ -34,6 +35,7 @@ import { unpinnedToolchain } from './unpinned-toolchain.js';
 export const RULES: readonly Rule[] = [
   configValid,
   configRunnerLabel,
+  engineTuningRemove,
   changelogFile,
   changelogEntry,
   changelogHistory,

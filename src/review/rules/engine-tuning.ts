@@ -1,0 +1,91 @@
+import { gpuOfRunner, searchSpaceEntries } from '../../catalog/index.js';
+import type { MasterConfigEntry, PathSegment, TuningRule } from '../../catalog/index.js';
+import { adapterFor, tuningProblems } from '../../engines/index.js';
+import type { Deployment } from '../../engines/index.js';
+import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../launch/index.js';
+import { generateTestConfig } from '../../matrix/index.js';
+import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
+import type { Finding, Rule } from '../rule.js';
+import { subject } from '../rule.js';
+import { configLocation } from './shared.js';
+
+/** GPUs per node the rule renders launches on (the adapters' flags do not depend on it). */
+const GPUS_PER_NODE = 8;
+
+/** Every `remove` entry of a config's tuning rules, with its path (entry rules, then each search-space entry's). */
+function removes(config: MasterConfigEntry): { flag: string; path: PathSegment[] }[] {
+  const out: { flag: string; path: PathSegment[] }[] = [];
+  const collect = (rules: TuningRule[] | undefined, base: PathSegment[]): void =>
+    rules?.forEach((rule, i) => {
+      for (const part of [undefined, 'prefill', 'decode'] as const) {
+        const settings = part === undefined ? rule : rule[part];
+        settings?.remove?.forEach((flag, k) =>
+          out.push({ flag, path: [...base, 'engine-tuning', i, ...(part ? [part] : []), 'remove', k] }),
+        );
+      }
+    });
+  collect(config['engine-tuning'], []);
+  for (const { entry, path } of searchSpaceEntries(config))
+    collect((entry as { 'engine-tuning'?: TuningRule[] })['engine-tuning'], path);
+  return out;
+}
+
+export const engineTuningRemove: Rule = {
+  id: 'config/engine-tuning-remove',
+  severity: 'warning',
+  scope: 'tree',
+  description: "an engine-tuning remove names a flag the framework's adapter renders for the rows it applies to",
+  explanation:
+    "`remove` drops a flag the engine adapter renders by default (e.g. --kv-cache-dtype). A flag the adapter never renders for those rows is a typo or a leftover: removing it does nothing, and the engine keeps the setting the configuration meant to drop. Each tuned launch of the config is rendered as `frontier run --dry-run` would render it on a cluster with no engine options; fix the flag's spelling (frontier run --dry-run shows the flags rendered) or drop it from remove. Frameworks without an adapter (and the sim) are not checked.",
+  check({ head }) {
+    const findings: Finding[] = [];
+    for (const [key, config] of head.catalog.entries) {
+      const written = removes(config);
+      if (written.length === 0) continue;
+      const adapter = adapterFor(config.framework);
+      if (!adapter || config.framework === 'sim') continue;
+      let rows;
+      try {
+        rows = generateTestConfig(new Map([[key, config]]), head.runners ?? { labels: {} }, { configKeys: [key] });
+      } catch {
+        continue;
+      }
+      const reported = new Set<string>();
+      for (const group of planRun(rows, 'review')) {
+        const row = group.rows[0] as SingleNodeRow | MultiNodeRow;
+        if (group.skip || row['engine-tuning'] === undefined) continue;
+        const d: Deployment = deploymentOf(group, {
+          framework: config.framework,
+          modelPath: row.model,
+          gpu: gpuOfRunner(row.runner),
+          options: {},
+        });
+        const { tuning: _tuning, ...untuned } = d;
+        let problems: string[];
+        try {
+          // A launch the adapter cannot render is another rule's (and frontier run's) concern.
+          if (adapter.check(untuned).length > 0) continue;
+          const hosts = Array.from({ length: nodesNeeded(d.layout, GPUS_PER_NODE) }, (_, i) => `node${i}`);
+          let port = 8000;
+          const launch = adapter.launch(untuned, placeWorkers(d.layout, GPUS_PER_NODE, hosts), { next: () => port++ });
+          problems = tuningProblems(d, launch);
+        } catch {
+          continue;
+        }
+        for (const problem of problems) {
+          const where = written.find((w) => problem.startsWith(`engine-tuning removes ${w.flag},`));
+          const id = `${where?.path.join('.')} ${problem}`;
+          if (!where || reported.has(id)) continue;
+          reported.add(id);
+          findings.push({
+            ...configLocation(head, key, where.path),
+            message: problem.slice(0, problem.indexOf(':')),
+            hint: `fix the flag's spelling or drop it from remove (launch ${group.label}; frontier run --dry-run shows the flags rendered)`,
+            subjects: [subject.config(key)],
+          });
+        }
+      }
+    }
+    return findings;
+  },
+};
