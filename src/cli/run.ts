@@ -180,10 +180,11 @@ interface DryRunLaunch {
   /** A multi-node row of an InferenceX checkout: its srt-slurm recipe, every process as srtctl starts it. */
   recipe?: {
     configFile: string;
-    path: string;
+    /** The recipe in the checkout (absent: srtctl's checkout has it). */
+    path?: string;
     selector?: string;
-    name: string;
-    nodes: number;
+    name?: string;
+    nodes?: number;
     processes: DryRunRecipeProcess[];
     /** On a cluster that runs recipes with srtctl: the command that submits it. */
     submit?: string[];
@@ -299,27 +300,36 @@ async function dryRun(
         }
         continue;
       }
-      if (prepared.recipe) {
-        const plan = prepared.recipe;
-        launch.engine = `${plan.configFile}${cluster.simulate ? ' (stand-ins: sim)' : ''}`;
-        const processes = recipeProcesses(plan, cluster, new RunDir(out).serverLogs(logsKeyOf(g)));
+      if (prepared.recipe || prepared.srtctl) {
+        const plan = prepared.recipe ?? prepared.srtctl!.recipe;
+        const configFile = prepared.recipe?.configFile ?? prepared.srtctl!.configFile;
+        launch.engine = prepared.srtctl
+          ? `srtctl apply -f ${configFile}`
+          : `${configFile}${cluster.simulate ? ' (stand-ins: sim)' : ''}`;
+        const processes = plan ? recipeProcesses(plan, cluster, new RunDir(out).serverLogs(logsKeyOf(g))) : [];
         launch.recipe = {
-          configFile: plan.configFile,
-          path: plan.path,
-          ...(plan.selector !== undefined ? { selector: plan.selector } : {}),
-          name: plan.rendered.name,
-          nodes: plan.rendered.nodes,
+          configFile,
+          ...(plan
+            ? {
+                path: plan.path,
+                ...(plan.selector !== undefined ? { selector: plan.selector } : {}),
+                name: plan.rendered.name,
+                nodes: plan.rendered.nodes,
+              }
+            : {}),
           processes,
         };
         lines.push(
-          `  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); recipe ${plan.path}${plan.selector ? `:${plan.selector}` : ''} (${plan.rendered.name}), as srtctl renders it`,
+          plan
+            ? `  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); recipe ${plan.path}${plan.selector ? `:${plan.selector}` : ''} (${plan.rendered.name}), as srtctl renders it`
+            : `  ${prepared.gpus} GPUs; recipe ${configFile}, from srtctl's checkout (not in this one: its processes are srtctl's to render)`,
         );
-        if (cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate) {
-          const submit = srtctlApply(plan, g.rows[0] as MultiNodeRow, cluster.srtctl);
+        if (prepared.srtctl) {
+          const submit = srtctlApply(configFile, g.rows[0] as MultiNodeRow, cluster.srtctl!);
           launch.recipe.submit = submit;
-          lines.push(`  submitted by srtctl, in ${cluster.srtctl.root}: ${submit.join(' ')}`);
+          lines.push(`  submitted by srtctl, in ${cluster.srtctl!.root}: ${submit.join(' ')}`);
         }
-        const lead = leaders(plan.rendered);
+        const lead = plan ? leaders(plan.rendered) : [];
         processes.forEach((x, i) => {
           lines.push(
             `  ${x.name} (${x.role}${lead[i] ? '' : ', joins its endpoint'}) on node${x.nodes.length > 1 ? 's' : ''} ${x.nodes.join(',')}${x.gpus.length > 0 ? `, GPUs ${x.gpus.join(',')}` : ''}:`,

@@ -78,6 +78,7 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
   const { group, points, dir, cluster, reporter, signal } = ctx;
   if (group.script) return runScriptPoints(ctx, group.script, group.deployment.frontierCommand ?? ['frontier'], freePort);
   if (group.recipe) return runRecipeLocally(ctx, group.recipe, group.deployment.frontierCommand ?? ['frontier'], freePort);
+  if (group.srtctl) throw new Error('srtctl runs recipes on a Slurm cluster only');
   const g = group.planned;
   const d = group.deployment;
   const placement = placeWorkers(d.layout, cluster.gpusPerNode, Array<string>(cluster.nodes).fill('127.0.0.1'));

@@ -48,10 +48,21 @@ interface PreparedBase {
  */
 export type PreparedGroup = PreparedBase &
   (
-    | { adapter: EngineAdapter; script?: undefined; recipe?: undefined }
-    | { script: ScriptPlan; adapter?: undefined; recipe?: undefined }
-    | { recipe: RecipePlan; adapter?: undefined; script?: undefined }
+    | { adapter: EngineAdapter; script?: undefined; recipe?: undefined; srtctl?: undefined }
+    | { script: ScriptPlan; adapter?: undefined; recipe?: undefined; srtctl?: undefined }
+    | { recipe: RecipePlan; adapter?: undefined; script?: undefined; srtctl?: undefined }
+    | { srtctl: SrtctlPlan; adapter?: undefined; script?: undefined; recipe?: undefined }
   );
+
+/**
+ * A recipe row on a cluster that runs recipes with srtctl: its CONFIG_FILE, and the recipe when
+ * the checkout has it (put into srtctl's checkout, its processes shown by a dry run); otherwise
+ * the routed srt-slurm checkout has it, as InferenceX's launchers expect.
+ */
+export interface SrtctlPlan {
+  configFile: string;
+  recipe: RecipePlan | undefined;
+}
 
 /** What an executor reports back about a point. */
 export type PointOutcome = { status: 'ok' | 'invalid'; raw: string; problems: string[] } | { status: 'failed'; error: string };
@@ -145,6 +156,26 @@ export function prepareGroup(
   if (tree && recipes && isMultiNodeRow(row) && !isAgenticRow(row)) {
     const config = recipeOf(row);
     const plan = config === undefined ? undefined : recipes.get(config);
+    if (config !== undefined && cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate) {
+      const deployment = deploymentOf(g, {
+        framework: row.framework,
+        modelPath: row.model,
+        gpu: cluster.gpu,
+        options: {},
+        frontierCommand,
+      });
+      const recipe = plan && !('problem' in plan) ? plan : undefined;
+      return {
+        prepared: {
+          planned: g,
+          deployment,
+          gpus: recipe ? recipeGpus(recipe.rendered) : layoutGpus(deployment.layout),
+          nodes: recipe ? recipe.rendered.nodes : nodesNeeded(deployment.layout, cluster.gpusPerNode),
+          srtctl: { configFile: config, recipe },
+        },
+        problems: [],
+      };
+    }
     if (plan) return prepareRecipe(g, plan, cluster, frontierCommand);
     if (config !== undefined) {
       // Not in the checkout: the adapter renders the row, and says so if it cannot.
@@ -370,9 +401,11 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       ? `${ready.script.script}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
       : ready.recipe
         ? `${ready.recipe.configFile}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
-        : ready.adapter === sim && g.rows[0]!.framework !== 'sim'
-          ? `sim (for ${g.rows[0]!.framework})`
-          : ready.deployment.framework;
+        : ready.srtctl
+          ? `srtctl apply -f ${ready.srtctl.configFile}`
+          : ready.adapter === sim && g.rows[0]!.framework !== 'sim'
+            ? `sim (for ${g.rows[0]!.framework})`
+            : ready.deployment.framework;
     return { g, record, ready };
   });
   save();

@@ -13,7 +13,7 @@ import type { ClusterProfile } from './profile.js';
 import type { RunDir } from './run-dir.js';
 import { benchArgsOf } from './point-bench.js';
 import { routeRecipe } from './routing.js';
-import type { EvalSettings, GroupExecutor, PreparedGroup } from './run.js';
+import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import { renderJobScript } from './slurm-script.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
@@ -257,14 +257,14 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
   };
 
   /** A recipe row on a cluster that runs recipes with srtctl: `srtctl apply`, then its job and its outputs. */
-  const srtctlJob = async (ctx: Parameters<GroupExecutor>[0], plan: RecipePlan, srtctl: SrtctlSettings): Promise<void> => {
+  const srtctlJob = async (ctx: Parameters<GroupExecutor>[0], plan: SrtctlPlan, srtctl: SrtctlSettings): Promise<void> => {
     const { group, points, dir } = ctx;
     const row = group.planned.rows[0] as MultiNodeRow;
     const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
     mkdirSync(logDir, { recursive: true });
     const root = srtctlRoot(srtctl, ctx.cluster, row, plan.configFile);
-    const argv = srtctlApply(plan, row, srtctl);
-    placeRecipe(plan, root);
+    const argv = srtctlApply(plan.configFile, row, srtctl);
+    if (plan.recipe) placeRecipe(plan.recipe, root);
     const job = await follow(ctx, async () => {
       let output: string;
       try {
@@ -300,7 +300,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
   const executor: GroupExecutor = async (ctx) => {
     const { group, points, dir, cluster } = ctx;
     if (group.script) return scriptJob(ctx, group.script);
-    if (group.recipe && cluster.srtctl && !cluster.simulate) return srtctlJob(ctx, group.recipe, cluster.srtctl);
+    if (group.srtctl) return srtctlJob(ctx, group.srtctl, cluster.srtctl!);
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
     const { launch, logDir, script, work } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
     // The eval step reads its row from the eval folder (meta_env.json is made from it).

@@ -21,6 +21,7 @@ const RECIPE = 'recipes/sglang/qwen3.5/gb200-fp8/8k1k/disagg/mtp/8k1k_mtp_lowlat
 let slurm: LocalSlurm;
 let root: string;
 let row: MultiNodeRow;
+let rows: MultiNodeRow[];
 
 beforeAll(async () => {
   slurm = await startSlurm({ nodes: 2, cpusPerNode: 2, gpusPerNode: 4 });
@@ -30,10 +31,10 @@ beforeAll(async () => {
   writeFileSync(join(root, 'benchmarks/benchmark_lib.sh'), '');
   const configs = await loadMasterConfigs([join(root, 'configs/nvidia-master.yaml'), join(root, 'configs/amd-master.yaml')]);
   const runners = await loadRunners(join(root, 'configs/runners.yaml'));
-  const rows = generateFullSweep(configs.value.entries, runners.value!, {});
-  row = rows.find(
-    (r): r is MultiNodeRow => isMultiNodeRow(r) && !isAgenticRow(r) && recipeOf(r) === RECIPE && r.runner === 'gb200',
-  )!;
+  rows = generateFullSweep(configs.value.entries, runners.value!, {}).filter(
+    (r): r is MultiNodeRow => isMultiNodeRow(r) && !isAgenticRow(r),
+  );
+  row = rows.find((r) => recipeOf(r) === RECIPE && r.runner === 'gb200')!;
   row = { ...row, conc: [1, 2] };
 }, 120_000);
 
@@ -141,6 +142,64 @@ describe('srtctl as the executor of recipe rows', () => {
       const ingest = await runCliAsync(['ingest', out, '--run-id', 'srtctl-1', '--db', db]);
       expect(ingest.stderr).toBe('');
       expect(ingest.stdout).toContain('points: 2 (2 new)');
+    },
+  );
+
+  it(
+    'dry run: every recipe row is submitted by srtctl, also one whose recipe only the srtctl checkout has',
+    { timeout: 120_000 },
+    async () => {
+      const dir = tempFiles({
+        'clusters/srt.yaml': [
+          'scheduler: slurm',
+          'nodes: 64',
+          'gpus-per-node: 4',
+          'gpu: gb200',
+          'time-limit: 240',
+          'health-check: { attempts: 100, interval: 10 }',
+          'srtctl: { root: "/srv/srt-slurm/{commit}", command: [srtctl] }',
+          'routing:',
+          '  - match: {}',
+          '    toolchain: { repo: https://github.com/NVIDIA/srt-slurm.git, commit: c1b6b5c97f323baefad577d70c4e8392b6f537d9 }',
+          '',
+        ].join('\n'),
+        'rows.json': JSON.stringify(rows),
+      });
+      const dry = await runCliAsync([
+        'run',
+        '--matrix',
+        join(dir, 'rows.json'),
+        '--cluster',
+        'srt',
+        '--clusters',
+        join(dir, 'clusters'),
+        '--inferencex',
+        root,
+        '--dry-run',
+        '--format',
+        'json',
+      ]);
+      expect(dry.stderr).toBe('');
+      const launches = (
+        JSON.parse(dry.stdout) as {
+          launches: {
+            status: string;
+            reasons?: string[];
+            recipe?: { configFile: string; path?: string; processes: unknown[]; submit?: string[] };
+          }[];
+        }
+      ).launches;
+      const withRecipe = launches.filter((l) => l.recipe);
+      const fromSrtctl = withRecipe.filter((l) => l.recipe!.path === undefined);
+      const inCheckout = withRecipe.filter((l) => l.recipe!.path !== undefined);
+      expect(fromSrtctl.length).toBeGreaterThan(100);
+      expect(inCheckout.length).toBeGreaterThan(50);
+      for (const l of withRecipe) {
+        expect(l.status).toBe('ready');
+        expect(l.recipe!.submit!.slice(0, 5)).toEqual(['srtctl', 'apply', '--no-preflight', '-f', l.recipe!.configFile]);
+      }
+      // The checkout's recipes also show the processes srtctl will start.
+      expect(inCheckout.every((l) => l.recipe!.processes.length > 0)).toBe(true);
     },
   );
 });

@@ -33,14 +33,17 @@ export function srtctlRoot(s: SrtctlSettings, cluster: ClusterProfile, row: Mult
 
 const relativeOf = (plan: RecipePlan): string => `recipes/${plan.path.slice(RECIPES_DIR.length + 1)}`;
 
-/** The command that submits the recipe (run in the checkout, once `placeRecipe` has put it there). */
-export function srtctlApply(plan: RecipePlan, row: MultiNodeRow, s: SrtctlSettings): string[] {
+/**
+ * The command that submits a row's recipe (in srtctl's checkout, where `placeRecipe` puts the
+ * checkout's copy, or where the routed checkout has it): CONFIG_FILE is already `recipes/<path>[:selector]`.
+ */
+export function srtctlApply(configFile: string, row: MultiNodeRow, s: SrtctlSettings): string[] {
   return [
     ...s.command,
     'apply',
     '--no-preflight',
     '-f',
-    `${relativeOf(plan)}${plan.selector ? `:${plan.selector}` : ''}`,
+    configFile,
     '--tags',
     `frontier,${row['model-prefix']},${row.precision},${row.isl}x${row.osl}`,
   ];
