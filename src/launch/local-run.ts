@@ -17,7 +17,7 @@ import { placeWorkers } from './placement.js';
 import { benchOptionsOf } from './point-bench.js';
 import { waitReady } from './ready.js';
 import type { ReadyTarget } from './ready.js';
-import type { GroupExecutor } from './run.js';
+import type { GroupContext, GroupExecutor } from './run.js';
 
 /**
  * The local executor: a launch's processes on this machine (every node of the cluster profile
@@ -75,18 +75,49 @@ function sharedCoresOf(launch: Launch, framework: string): SharedCores {
 }
 
 export const runGroupLocally: GroupExecutor = async (ctx) => {
-  const { group, points, dir, cluster, reporter, signal } = ctx;
+  const { group, points, dir, cluster } = ctx;
   if (group.script) return runScriptPoints(ctx, group.script, group.deployment.frontierCommand ?? ['frontier'], freePort);
   if (group.recipe) return runRecipeLocally(ctx, group.recipe, group.deployment.frontierCommand ?? ['frontier'], freePort);
   if (group.srtctl) throw new Error('srtctl runs recipes on a Slurm cluster only');
-  const g = group.planned;
   const d = group.deployment;
   const placement = placeWorkers(d.layout, cluster.gpusPerNode, Array<string>(cluster.nodes).fill('127.0.0.1'));
   const launch = group.adapter.launch(d, placement, await freePorts(64));
   const logDir = dir.serverLogs(points[0]!.resultFilename);
+  await serveAndBench(ctx, launch, logDir, {
+    model: d.servedModelName,
+    isl: d.isl,
+    osl: d.osl,
+    what: 'engine',
+    sharedCores: sharedCoresOf(launch, d.framework),
+    written: { 'launch.sh': renderLaunchScript(launch, group.planned.label) },
+  });
+};
+
+/**
+ * Start a launch's processes on this host, wait until they and its endpoint are ready, bench each
+ * point in this process, run the launch's evals, and stop every process. A process that exits
+ * fails the points it could not serve, with its log's tail.
+ */
+export async function serveAndBench(
+  ctx: GroupContext,
+  launch: Launch,
+  logDir: string,
+  o: {
+    model: string;
+    isl: number;
+    osl: number;
+    /** What failed to start, in the error: the engine, the recipe. */
+    what: string;
+    sharedCores?: SharedCores;
+    /** Files written beside the logs (the launch, rendered). */
+    written?: Record<string, string>;
+  },
+): Promise<void> {
+  const { points, dir, reporter, signal, cluster } = ctx;
+  const g = ctx.group.planned;
   const running = startProcesses(launch.processes, logDir);
   recordEngines(dir.enginesFile, logDir, running.pids);
-  writeFileSync(join(logDir, 'launch.sh'), renderLaunchScript(launch, g.label));
+  for (const [name, text] of Object.entries(o.written ?? {})) writeFileSync(join(logDir, name), text);
   const stop = (): void => void running.stop();
   signal.addEventListener('abort', stop);
   const dead = (when: string): string | undefined => {
@@ -112,12 +143,11 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
       const message = (e as Error).message;
       throw new Error(
         message.includes('the end of its log')
-          ? `engine failed to start: ${message}`
-          : `engine failed to start: ${message}\n${tails}`,
+          ? `${o.what} failed to start: ${message}`
+          : `${o.what} failed to start: ${message}\n${tails}`,
       );
     }
     const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
-    const sharedCores = sharedCoresOf(launch, d.framework);
     for (const p of points) {
       if (signal.aborted) return;
       const before = dead('before this point');
@@ -127,8 +157,8 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
       }
       reporter.pointStart?.(g, p);
       const report = await runBench({
-        ...benchOptionsOf({ baseUrl, model: d.servedModelName, isl: d.isl, osl: d.osl, conc: p.conc, client: launch.client }),
-        sharedCores,
+        ...benchOptionsOf({ baseUrl, model: o.model, isl: o.isl, osl: o.osl, conc: p.conc, client: launch.client }),
+        ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
         onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
       });
       if (signal.aborted) return;
@@ -153,4 +183,4 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
     await running.stop();
     clearEngines(dir.enginesFile);
   }
-};
+}

@@ -1,18 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { runBench } from '../../bench/index.js';
 import type { ClientSettings, EngineProcess } from '../../engines/index.js';
-import { clearEngines, recordEngines } from '../leftovers.js';
-import { startProcesses } from '../local.js';
-import type { RunningProcesses } from '../local.js';
-import { benchOptionsOf } from '../point-bench.js';
-import { waitReady } from '../ready.js';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import { layoutOf, logsKeyOf } from '../plan.js';
 import type { ClusterProfile } from '../profile.js';
 import type { RunDir } from '../run-dir.js';
 import type { GroupContext } from '../run.js';
+import { serveAndBench } from '../local-run.js';
 import { simulationVariables } from './point.js';
 import { PUBLIC_PORT, endpointOf, leaders, remapPorts, resolveRoles, roleNames, servedNameOf } from './recipe-plan.js';
 import type { RecipePlan } from './recipe-plan.js';
@@ -162,19 +156,6 @@ export function realRecipeProblem(plan: RecipePlan, cluster: ClusterProfile): st
   return `recipe ${plan.path} runs only on a simulating cluster for now: for real, its processes need what srtctl starts around them (etcd and NATS on the infra node, nginx.conf, TensorRT-LLM's trtllm_config_*.yaml, the model mounted on /model in the recipe's container), which frontier run does not start; give the cluster profile srtctl: { root: <srt-slurm checkout> } to run recipes with srtctl (cluster ${cluster.name} does not simulate)`;
 }
 
-const LOG_TAIL_BYTES = 3000;
-
-function exitOf(running: RunningProcesses, processes: readonly EngineProcess[], when: string): string | undefined {
-  for (const p of processes) {
-    const e = running.exitOf(p.name);
-    if (!e) continue;
-    const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
-    const log = running.logTail(p.name, LOG_TAIL_BYTES).trimEnd();
-    return `${p.name} exited (${how}) ${when}${log ? `; the end of its log:\n${log}` : ' (its log is empty)'}`;
-  }
-  return undefined;
-}
-
 /**
  * The local executor for a recipe: every process on this host (each node of the allocation is
  * 127.0.0.1, so srtctl's per-node ports are moved to free ones, consistently), the readiness
@@ -187,7 +168,7 @@ export async function runRecipeLocally(
   frontier: string[],
   freePort: () => Promise<number>,
 ): Promise<void> {
-  const { group, points, dir, cluster, reporter, signal } = ctx;
+  const { group, points, dir, cluster } = ctx;
   const problem = realRecipeProblem(plan, cluster);
   if (problem) throw new Error(problem);
   const g = group.planned;
@@ -201,61 +182,15 @@ export async function runRecipeLocally(
     nextPort: () => ports.shift() ?? 0,
     frontier,
   });
-  const running = startProcesses(launch.processes, launch.logDir);
-  recordEngines(dir.enginesFile, launch.logDir, running.pids);
-  const stop = (): void => void running.stop();
-  signal.addEventListener('abort', stop);
-  const dead = (when: string): string | undefined => exitOf(running, launch.processes, when);
-  const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
+  const ready = [{ path: '/health' }, { path: '/v1/models', contains: launch.servedName }];
   try {
-    try {
-      await waitReady([{ url: `${baseUrl}/health` }, { url: `${baseUrl}/v1/models`, contains: launch.servedName }], {
-        attempts: cluster.healthCheck.attempts,
-        intervalMs: cluster.healthCheck.intervalSeconds * 1000,
-        failed: () => (signal.aborted ? 'interrupted' : dead('before the recipe was ready')),
-        onWait: (attempt, pending) => reporter.waiting?.(g, attempt, pending),
-      });
-    } catch (e) {
-      if (signal.aborted) return;
-      const message = (e as Error).message;
-      if (message.includes('the end of its log')) throw new Error(`recipe failed to start: ${message}`);
-      const tails = launch.processes
-        .map((p) => `--- ${p.name}.log ---\n${running.logTail(p.name, LOG_TAIL_BYTES).trimEnd()}`)
-        .join('\n');
-      throw new Error(`recipe failed to start: ${message}\n${tails}`);
-    }
-    for (const p of points) {
-      if (signal.aborted) return;
-      const before = dead('before this point');
-      if (before) {
-        ctx.finishPoint(p, { status: 'failed', error: before });
-        continue;
-      }
-      reporter.pointStart?.(g, p);
-      const report = await runBench({
-        ...benchOptionsOf({ baseUrl, model: launch.servedName, isl: row.isl, osl: row.osl, conc: p.conc, client: launch.client }),
-        onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
-      });
-      if (signal.aborted) return;
-      if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
-      const during = dead('during the benchmark');
-      if (during) ctx.finishPoint(p, { status: 'failed', error: during });
-      else
-        ctx.finishPoint(p, {
-          status: report.valid ? 'ok' : 'invalid',
-          raw: JSON.stringify(report.result),
-          problems: report.problems,
-        });
-    }
-    if (ctx.evaluate && !signal.aborted) {
-      const before = dead('before the eval');
-      if (before) throw new Error(before);
-      await ctx.evaluate(baseUrl);
-    }
+    await serveAndBench(
+      ctx,
+      { processes: launch.processes, endpoint: launch.endpoint, ready, metricsPath: '/metrics', client: launch.client },
+      launch.logDir,
+      { model: launch.servedName, isl: row.isl, osl: row.osl, what: 'recipe' },
+    );
   } finally {
-    signal.removeEventListener('abort', stop);
-    await running.stop();
-    clearEngines(dir.enginesFile);
     rmSync(launch.work, { recursive: true, force: true });
   }
 }
