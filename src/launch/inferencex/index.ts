@@ -1,22 +1,10 @@
-export { workflowEnv } from './contract.js';
-export { LAUNCHERS, launcherOf, scriptFor } from './launchers.js';
-export { contractOf, planScript, recordPoint } from './script-plan.js';
+// Rows of an InferenceX checkout run through its own launch material: single-node rows its
+// benchmark scripts (script-plan, point, run-local, slurm-job), multi-node rows their srt-slurm
+// recipes (recipe-plan, recipe-run), or srtctl itself (srtctl); standins.ts drives the sim.
+export { planScript, recordPoint } from './script-plan.js';
 export type { RecordedScript, ScriptPlan, ScriptProcess } from './script-plan.js';
-export { STANDIN_TOOLS, writeStandins } from './standins.js';
 export { TreeError, isInferencexTree, openTree } from './tree.js';
 export type { InferencexTree } from './tree.js';
-export { WORKSPACE, readCalls, scriptCommand } from './workspace.js';
-export type { RecordedCall } from './workspace.js';
-export {
-  RECIPES_DIR,
-  endpointOf,
-  leaders,
-  loadRecipeBook,
-  recipeLocation,
-  remapPorts,
-  resolveRoles,
-  roleNames,
-  servedNameOf,
-} from './recipe-plan.js';
+export { leaders, loadRecipeBook, resolveRoles, roleNames } from './recipe-plan.js';
 export type { RecipeBook, RecipePlan } from './recipe-plan.js';
-export { collectSrtctlResults, placeRecipe, srtctlApply, srtctlJobId, srtctlRoot } from './srtctl.js';
+export { srtctlApply } from './srtctl.js';

@@ -13,8 +13,8 @@ import { join } from 'node:path';
  * They are bash, not node: a dry run of a whole sweep calls thousands of them.
  */
 
-export const ENGINE_TOOLS = ['vllm', 'trtllm-serve', 'sglang'] as const;
-export const STANDIN_TOOLS = [
+const ENGINE_TOOLS = ['vllm', 'trtllm-serve', 'sglang'] as const;
+const STANDIN_TOOLS = [
   ...ENGINE_TOOLS,
   'python3',
   'python',
@@ -36,7 +36,7 @@ export const STANDIN_TOOLS = [
 ] as const;
 
 /** `python3 -m <module>` entry points that start an inference server. */
-export const ENGINE_MODULES = [
+const ENGINE_MODULES = [
   'sglang.launch_server',
   'sglang_router.launch_server',
   'atom.entrypoints.openai_server',
