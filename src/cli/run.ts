@@ -33,6 +33,7 @@ import {
   logsKeyOf,
   placeWorkers,
   planRun,
+  engineLabel,
   prepareGroup,
   run,
   runGroupLocally,
@@ -271,10 +272,9 @@ async function dryRun(
         lines.push(...problems.map((p) => `  cannot run: ${p}`));
         continue;
       }
-      Object.assign(launch, { gpus: prepared.gpus, nodes: prepared.nodes });
+      Object.assign(launch, { gpus: prepared.gpus, nodes: prepared.nodes, engine: engineLabel(prepared, cluster) });
       if (prepared.script) {
         const plan = prepared.script;
-        launch.engine = plan.script;
         launch.script = { path: plan.script, runner: plan.runnerName, points: [] };
         lines.push(
           `  ${prepared.gpus} GPUs on 1 node; ${plan.script} (as runners/launch_${plan.launcher}.sh runs it on ${plan.runnerName})`,
@@ -303,9 +303,6 @@ async function dryRun(
       if (prepared.recipe || prepared.srtctl) {
         const plan = prepared.recipe ?? prepared.srtctl!.recipe;
         const configFile = prepared.recipe?.configFile ?? prepared.srtctl!.configFile;
-        launch.engine = prepared.srtctl
-          ? `srtctl apply -f ${configFile}`
-          : `${configFile}${cluster.simulate ? ' (stand-ins: sim)' : ''}`;
         const processes = plan ? recipeProcesses(plan, cluster, new RunDir(out).serverLogs(logsKeyOf(g))) : [];
         launch.recipe = {
           configFile,
@@ -338,7 +335,6 @@ async function dryRun(
         });
         continue;
       }
-      launch.engine = prepared.deployment.framework;
       lines.push(`  ${prepared.gpus} GPUs on ${prepared.nodes} node(s); engine ${prepared.deployment.framework}`);
       const rendered = adapterProcesses(prepared, cluster, basePort);
       launch.processes = rendered.processes;

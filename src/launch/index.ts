@@ -12,7 +12,7 @@ export { NotReadyError, waitReady } from './ready.js';
 export type { ReadyOptions, ReadyTarget } from './ready.js';
 export { RunDir, sha256, writeFileAtomic } from './run-dir.js';
 export type { EvalRecord, GroupRecord, PointRecord, PointStatus, RunManifest, RunStatus } from './run-dir.js';
-export { RunError, prepareGroup, run } from './run.js';
+export { RunError, engineLabel, prepareGroup, run } from './run.js';
 export type { EvalSettings, GroupContext, GroupExecutor, PointOutcome, PreparedGroup, Reporter, RunOptions } from './run.js';
 export { jobFor, slurmExecutor } from './slurm-run.js';
 export type { SlurmExecutorOptions } from './slurm-run.js';

@@ -1,7 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as z from 'zod';
-import { ProblemsError, closest, isPlainMapping, parseYaml, problemAt, readYamlFile, schemaProblems } from '../catalog/index.js';
+import {
+  ProblemsError,
+  closest,
+  gpuOfRunner,
+  isPlainMapping,
+  parseYaml,
+  problemAt,
+  readYamlFile,
+  schemaProblems,
+} from '../catalog/index.js';
 import type { LoadOptions, PathSegment, Problem, Subject, YamlDocument } from '../catalog/index.js';
 import { globProblem } from './routing.js';
 import type { RoutingRule } from './routing.js';
@@ -268,6 +277,9 @@ export const LOCAL_PROFILE: ClusterProfile = Object.freeze<ClusterProfile>({
 // Reading.
 
 /** One profile file as read: the profile (when its shape is valid) and every problem in it. */
+/** The GPU a row runs on: the cluster's, or on a simulating cluster the row's own (its runner label: h200, h200-multinode → h200). */
+export const gpuFor = (cluster: ClusterProfile, runner: string): string => (cluster.simulate ? gpuOfRunner(runner) : cluster.gpu);
+
 export interface ClusterProfileRead {
   file: string;
   name: string;

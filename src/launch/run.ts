@@ -14,7 +14,7 @@ import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
 import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
-import { modelPath } from './profile.js';
+import { gpuFor, modelPath } from './profile.js';
 import type { ClusterProfile } from './profile.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from './plan.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
@@ -143,7 +143,13 @@ export interface EvalSettings {
 
 export { RunError };
 
-/** Resolve a group's engine and deployment; the problems that keep it from running, if any. */
+type Prepared = { prepared?: PreparedGroup; problems: string[] };
+
+/**
+ * Resolve a group's engine and deployment; the problems that keep it from running, if any. Rows of
+ * an InferenceX checkout run its own material: a single-node row its script, a multi-node row its
+ * recipe (or srtctl, where the cluster runs recipes with it); any other row an engine adapter.
+ */
 export function prepareGroup(
   g: PlannedGroup,
   cluster: ClusterProfile,
@@ -151,75 +157,94 @@ export function prepareGroup(
   evalAnswers?: string,
   tree?: InferencexTree,
   recipes?: RecipeBook,
-): { prepared?: PreparedGroup; problems: string[] } {
+): Prepared {
   const row = g.rows[0]!;
   if (tree && recipes && isMultiNodeRow(row) && !isAgenticRow(row)) {
     const config = recipeOf(row);
     const plan = config === undefined ? undefined : recipes.get(config);
-    if (config !== undefined && cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate) {
-      const deployment = deploymentOf(g, {
-        framework: row.framework,
-        modelPath: row.model,
-        gpu: cluster.gpu,
-        options: {},
-        frontierCommand,
-      });
-      const recipe = plan && !('problem' in plan) ? plan : undefined;
-      return {
-        prepared: {
-          planned: g,
-          deployment,
-          gpus: recipe ? recipeGpus(recipe.rendered) : layoutGpus(deployment.layout),
-          nodes: recipe ? recipe.rendered.nodes : nodesNeeded(deployment.layout, cluster.gpusPerNode),
-          srtctl: { configFile: config, recipe },
-        },
-        problems: [],
-      };
-    }
+    if (config !== undefined && cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate)
+      return prepareSrtctl(g, config, plan, cluster, frontierCommand);
     if (plan) return prepareRecipe(g, plan, cluster, frontierCommand);
     if (config !== undefined) {
       // Not in the checkout: the adapter renders the row, and says so if it cannot.
-      const viaAdapter = prepareGroup(g, cluster, frontierCommand, evalAnswers);
+      const viaAdapter = prepareAdapter(g, cluster, frontierCommand, evalAnswers);
       if (viaAdapter.prepared) return viaAdapter;
       const note = `(its recipe ${config} is not in the checkout's ${RECIPES_DIR}: InferenceX takes it from the srt-slurm checkout its launcher clones, which frontier run does not fetch)`;
       return { problems: viaAdapter.problems.map((p, i) => (i === 0 ? `${p} ${note}` : p)) };
     }
   }
-  if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) {
-    const plan = planScript(tree, row as SingleNodeRow, cluster);
-    if ('problem' in plan) return { problems: [plan.problem] };
-    if (!cluster.simulate && clientOf(cluster) === 'frontier' && cluster.container.runtime !== 'none')
-      return {
-        problems: [
-          `cluster ${cluster.name}: inferencex-client frontier swaps the client on the host's PATH, which a ${cluster.container.runtime} container does not see; use container runtime none, or inferencex-client inferencex`,
-        ],
-      };
-    const deployment = deploymentOf(g, {
-      framework: row.framework,
-      modelPath: row.model,
-      gpu: plan.rule.gpu,
-      options: {},
-      frontierCommand,
-    });
-    const gpus = layoutGpus(deployment.layout);
-    if (gpus > cluster.gpusPerNode)
-      return { problems: [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`] };
-    // On a simulating cluster the script's engine becomes the sim, which must know the model and GPU.
-    if (cluster.simulate) {
-      const gpu = row.runner.replace(/^cluster:/, '').split('-')[0]!;
-      const problems = sim.check({ ...deployment, gpu, options: cluster.engines.sim ?? {} });
-      if (problems.length > 0) return { problems };
-    }
-    return { prepared: { planned: g, deployment, gpus, nodes: 1, script: plan }, problems: [] };
+  if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) return prepareScript(g, tree, cluster, frontierCommand);
+  return prepareAdapter(g, cluster, frontierCommand, evalAnswers);
+}
+
+/** A single-node row of an InferenceX checkout: the benchmark script its launcher runs. */
+function prepareScript(g: PlannedGroup, tree: InferencexTree, cluster: ClusterProfile, frontierCommand: string[]): Prepared {
+  const row = g.rows[0] as SingleNodeRow;
+  const plan = planScript(tree, row, cluster);
+  if ('problem' in plan) return { problems: [plan.problem] };
+  if (!cluster.simulate && clientOf(cluster) === 'frontier' && cluster.container.runtime !== 'none')
+    return {
+      problems: [
+        `cluster ${cluster.name}: inferencex-client frontier swaps the client on the host's PATH, which a ${cluster.container.runtime} container does not see; use container runtime none, or inferencex-client inferencex`,
+      ],
+    };
+  const deployment = deploymentOf(g, {
+    framework: row.framework,
+    modelPath: row.model,
+    gpu: plan.rule.gpu,
+    options: {},
+    frontierCommand,
+  });
+  const gpus = layoutGpus(deployment.layout);
+  if (gpus > cluster.gpusPerNode)
+    return { problems: [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`] };
+  // On a simulating cluster the script's engine becomes the sim, which must know the model and GPU.
+  if (cluster.simulate) {
+    const problems = sim.check({ ...deployment, gpu: gpuFor(cluster, row.runner), options: cluster.engines.sim ?? {} });
+    if (problems.length > 0) return { problems };
   }
+  return { prepared: { planned: g, deployment, gpus, nodes: 1, script: plan }, problems: [] };
+}
+
+/** A recipe row on a cluster that runs recipes with srtctl: submitted by srtctl, whether or not the checkout has the recipe. */
+function prepareSrtctl(
+  g: PlannedGroup,
+  configFile: string,
+  plan: RecipePlan | { problem: string } | undefined,
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+): Prepared {
+  const row = g.rows[0]!;
+  const deployment = deploymentOf(g, {
+    framework: row.framework,
+    modelPath: row.model,
+    gpu: cluster.gpu,
+    options: {},
+    frontierCommand,
+  });
+  const recipe = plan && !('problem' in plan) ? plan : undefined;
+  return {
+    prepared: {
+      planned: g,
+      deployment,
+      gpus: recipe ? recipeGpus(recipe.rendered) : layoutGpus(deployment.layout),
+      nodes: recipe ? recipe.rendered.nodes : nodesNeeded(deployment.layout, cluster.gpusPerNode),
+      srtctl: { configFile, recipe },
+    },
+    problems: [],
+  };
+}
+
+/** Any other row: the engine adapter of its framework (the sim's on a simulating cluster). */
+function prepareAdapter(g: PlannedGroup, cluster: ClusterProfile, frontierCommand: string[], evalAnswers?: string): Prepared {
+  const row = g.rows[0]!;
   const framework = cluster.simulate && !RUNS_ANYWHERE.has(row.framework) ? 'sim' : row.framework;
   const adapter = framework === 'sim' ? sim : adapterFor(framework);
   if (!adapter) return { problems: [noAdapter(row.framework)] };
   const deployment = deploymentOf(g, {
     framework,
     modelPath: modelPath(cluster, row['model-prefix'], row.precision) ?? row.model,
-    // A simulated cluster models each row's own GPU, as its runner label names it (h200, h100-multinode).
-    gpu: cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu,
+    gpu: gpuFor(cluster, row.runner),
     options: cluster.engines[framework] ?? {},
     frontierCommand,
   });
@@ -283,7 +308,7 @@ function prepareRecipe(
   plan: RecipePlan | { problem: string },
   cluster: ClusterProfile,
   frontierCommand: string[],
-): { prepared?: PreparedGroup; problems: string[] } {
+): Prepared {
   const row = g.rows[0]!;
   if ('problem' in plan) return { problems: [`${row.framework}: ${plan.problem}`] };
   const r = plan.rendered;
@@ -298,11 +323,26 @@ function prepareRecipe(
     problems.push(
       `${row.framework}: recipe ${plan.path} uses ${perNode} GPUs per node; cluster ${cluster.name} has ${cluster.gpusPerNode}`,
     );
-  const gpu = cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu;
-  const deployment = deploymentOf(g, { framework: row.framework, modelPath: row.model, gpu, options: {}, frontierCommand });
+  const deployment = deploymentOf(g, {
+    framework: row.framework,
+    modelPath: row.model,
+    gpu: gpuFor(cluster, row.runner),
+    options: {},
+    frontierCommand,
+  });
   if (cluster.simulate) problems.push(...sim.check({ ...deployment, options: cluster.engines.sim ?? {} }));
   if (problems.length > 0) return { problems };
   return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
+}
+
+/** What runs a launch, for people: the script, the recipe, srtctl, or the engine. */
+export function engineLabel(ready: PreparedGroup, cluster: ClusterProfile): string {
+  const simulated = cluster.simulate ? ' (stand-ins: sim)' : '';
+  if (ready.script) return `${ready.script.script}${simulated}`;
+  if (ready.recipe) return `${ready.recipe.configFile}${simulated}`;
+  if (ready.srtctl) return `srtctl apply -f ${ready.srtctl.configFile}`;
+  const framework = ready.planned.rows[0]!.framework;
+  return ready.adapter === sim && framework !== 'sim' ? `sim (for ${framework})` : ready.deployment.framework;
 }
 
 const now = (): string => new Date().toISOString();
@@ -397,15 +437,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       for (const p of g.points) Object.assign(pointRecords.get(p.resultFilename)!, { status: 'failed', error: record.error });
       return { g, record };
     }
-    record.engine = ready.script
-      ? `${ready.script.script}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
-      : ready.recipe
-        ? `${ready.recipe.configFile}${o.cluster.simulate ? ' (stand-ins: sim)' : ''}`
-        : ready.srtctl
-          ? `srtctl apply -f ${ready.srtctl.configFile}`
-          : ready.adapter === sim && g.rows[0]!.framework !== 'sim'
-            ? `sim (for ${g.rows[0]!.framework})`
-            : ready.deployment.framework;
+    record.engine = engineLabel(ready, o.cluster);
     return { g, record, ready };
   });
   save();

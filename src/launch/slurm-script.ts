@@ -38,16 +38,42 @@ export interface JobSpec {
 
 const q = shellQuote;
 
+/** The cluster's container mounts, as srun, apptainer and docker take them (`src:dst[:ro]`). */
+export const containerMounts = (cluster: ClusterProfile): string[] =>
+  cluster.container.mounts.map((m) => `${expandPath(m.source)}:${expandPath(m.target)}${m.readOnly ? ':ro' : ''}`);
+
+/** pyxis' image: a squash file imported once into squash-dir, else the image itself. */
+export const pyxisImage = (cluster: ClusterProfile, image: string): string =>
+  cluster.container.squashDir ? `${expandPath(cluster.container.squashDir)}/${image.replace(/[/:@#]/g, '_')}.sqsh` : image;
+
+/** A batch job's `#SBATCH` lines: its name, nodes, one task per node, GPUs, and the cluster's settings. */
+export function sbatchHeader(
+  cluster: ClusterProfile,
+  o: { jobName: string; nodes: number; logDir: string; gpus: boolean },
+): string[] {
+  const directives = [
+    `--job-name=${o.jobName}`,
+    `--nodes=${o.nodes}`,
+    '--ntasks-per-node=1',
+    ...(o.gpus && cluster.gpusPerNode > 0 ? [`--gpus-per-node=${cluster.gpusPerNode}`] : []),
+    `--time=${cluster.timeLimitMinutes}`,
+    ...(cluster.partition ? [`--partition=${cluster.partition}`] : []),
+    ...(cluster.account ? [`--account=${cluster.account}`] : []),
+    ...(cluster.qos ? [`--qos=${cluster.qos}`] : []),
+    ...(cluster.reservation ? [`--reservation=${cluster.reservation}`] : []),
+    `--output=${o.logDir}/slurm-%j.out`,
+    ...cluster.sbatchDirectives,
+  ];
+  return directives.map((d) => `#SBATCH ${d}`);
+}
+
 function containerPrefix(cluster: ClusterProfile, image: string, p: EngineProcess): string[] {
-  const mounts = cluster.container.mounts.map((m) => `${expandPath(m.source)}:${expandPath(m.target)}${m.readOnly ? ':ro' : ''}`);
+  const mounts = containerMounts(cluster);
   switch (cluster.container.runtime) {
     case 'enroot': {
       // pyxis: srun imports the image (or runs a squash file imported once into squash-dir).
-      const squash = cluster.container.squashDir
-        ? `${expandPath(cluster.container.squashDir)}/${image.replace(/[/:@#]/g, '_')}.sqsh`
-        : image;
       return [
-        `--container-image=${squash}`,
+        `--container-image=${pyxisImage(cluster, image)}`,
         ...(mounts.length > 0 ? [`--container-mounts=${mounts.join(',')}`] : []),
         '--no-container-mount-home',
         '--no-container-entrypoint',
@@ -108,22 +134,9 @@ const nodeIndex = (host: string): number => {
 };
 
 export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string {
-  const directives = [
-    `--job-name=${spec.jobName}`,
-    `--nodes=${spec.nodes}`,
-    '--ntasks-per-node=1',
-    ...(cluster.gpusPerNode > 0 ? [`--gpus-per-node=${cluster.gpusPerNode}`] : []),
-    `--time=${cluster.timeLimitMinutes}`,
-    ...(cluster.partition ? [`--partition=${cluster.partition}`] : []),
-    ...(cluster.account ? [`--account=${cluster.account}`] : []),
-    ...(cluster.qos ? [`--qos=${cluster.qos}`] : []),
-    ...(cluster.reservation ? [`--reservation=${cluster.reservation}`] : []),
-    `--output=${spec.logDir}/slurm-%j.out`,
-    ...cluster.sbatchDirectives,
-  ];
   const out: string[] = [
     '#!/bin/bash',
-    ...directives.map((d) => `#SBATCH ${d}`),
+    ...sbatchHeader(cluster, { jobName: spec.jobName, nodes: spec.nodes, logDir: spec.logDir, gpus: true }),
     `# ${spec.title}`,
     '# Rendered by frontier run: engine steps, readiness barrier, one benchmark per concurrency.',
     ...spec.notes.map((n) => `# ${n}`),

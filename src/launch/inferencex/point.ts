@@ -4,6 +4,7 @@ import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { tail } from '../local.js';
 import type { PlannedPoint } from '../plan.js';
+import { gpuFor } from '../profile.js';
 import type { ClusterProfile } from '../profile.js';
 import type { RunDir } from '../run-dir.js';
 import type { PointOutcome } from '../run.js';
@@ -42,7 +43,7 @@ export function simulationVariables(cluster: ClusterProfile, row: { runner: stri
   ];
   return {
     FRONTIER_SIM_MODEL: simulatedModel(row.model, o),
-    FRONTIER_SIM_GPU: cluster.simulate ? row.runner.replace(/^cluster:/, '').split('-')[0]! : cluster.gpu,
+    FRONTIER_SIM_GPU: gpuFor(cluster, row.runner),
     FRONTIER_SIM_ARGS: simArgs.join(' '),
     FRONTIER_BENCH_ARGS: ['--tokenizer', 'gpt2', ...(speed !== 1 ? ['--time-scale', String(speed)] : [])].join(' '),
   };

@@ -1,5 +1,5 @@
 import { shellQuote as q } from '../../engines/index.js';
-import { expandPath } from '../profile.js';
+import { containerMounts, pyxisImage, sbatchHeader } from '../slurm-script.js';
 import type { ClusterProfile } from '../profile.js';
 import type { ScriptPoint } from './point.js';
 import { WORKSPACE, scriptCommand } from './workspace.js';
@@ -17,24 +17,16 @@ const REAP = 'sh -c \'"$@"; rc=$?; trap "" TERM; kill -TERM 0; exit $rc\' reap';
 
 function stepFor(cluster: ClusterProfile, image: string, script: string, s: ScriptPoint): string {
   const srun = ['srun', '--nodes=1', '--ntasks=1', `--output=${s.logDir}/script.log`];
-  if (cluster.container.runtime === 'enroot') {
-    const mounts = [
-      `${s.work}:${WORKSPACE}`,
-      ...cluster.container.mounts.map((m) => `${expandPath(m.source)}:${expandPath(m.target)}${m.readOnly ? ':ro' : ''}`),
-    ];
-    const squash = cluster.container.squashDir
-      ? `${expandPath(cluster.container.squashDir)}/${image.replace(/[/:@#]/g, '_')}.sqsh`
-      : image;
+  const pyxis = cluster.container.runtime === 'enroot';
+  if (pyxis)
     srun.push(
-      `--container-image=${squash}`,
-      `--container-mounts=${mounts.join(',')}`,
+      `--container-image=${pyxisImage(cluster, image)}`,
+      `--container-mounts=${[`${s.work}:${WORKSPACE}`, ...containerMounts(cluster)].join(',')}`,
       `--container-workdir=${WORKSPACE}`,
       '--no-container-entrypoint',
       '--export=ALL',
     );
-    return [...srun.map(q), 'env', ...Object.entries(s.env).map(([k, v]) => `${k}=${q(v)}`), REAP, 'bash', q(script)].join(' ');
-  }
-  const command = scriptCommand(cluster, image, s.work, script, Object.keys(s.contract));
+  const command = pyxis ? ['bash', script] : scriptCommand(cluster, image, s.work, script, Object.keys(s.contract));
   return [...srun.map(q), 'env', ...Object.entries(s.env).map(([k, v]) => `${k}=${q(v)}`), REAP, ...command.map(q)].join(' ');
 }
 
@@ -42,22 +34,9 @@ export function renderScriptJob(
   cluster: ClusterProfile,
   o: { jobName: string; title: string; logDir: string; gpus: number; image: string; script: string; points: ScriptPoint[] },
 ): string {
-  const directives = [
-    `--job-name=${o.jobName}`,
-    '--nodes=1',
-    '--ntasks-per-node=1',
-    ...(o.gpus > 0 ? [`--gpus-per-node=${cluster.gpusPerNode}`] : []),
-    `--time=${cluster.timeLimitMinutes}`,
-    ...(cluster.partition ? [`--partition=${cluster.partition}`] : []),
-    ...(cluster.account ? [`--account=${cluster.account}`] : []),
-    ...(cluster.qos ? [`--qos=${cluster.qos}`] : []),
-    ...(cluster.reservation ? [`--reservation=${cluster.reservation}`] : []),
-    `--output=${o.logDir}/slurm-%j.out`,
-    ...cluster.sbatchDirectives,
-  ];
   const out = [
     '#!/bin/bash',
-    ...directives.map((d) => `#SBATCH ${d}`),
+    ...sbatchHeader(cluster, { jobName: o.jobName, nodes: 1, logDir: o.logDir, gpus: o.gpus > 0 }),
     `# ${o.title}`,
     `# Rendered by frontier run: InferenceX's ${o.script}, once per concurrency.`,
     'set -uo pipefail',

@@ -26,10 +26,8 @@ export function makeWorkspace(dir: string, tree: InferencexTree): void {
 /** Outputs a script left in its workspace: what is not a link to the checkout. */
 export function workspaceOutputs(dir: string, tree: InferencexTree): string[] {
   const linked = new Set(readdirSync(tree.root));
-  return readdirSync(dir).filter((f) => !linked.has(f) || !existsSync(join(tree.root, f)));
+  return readdirSync(dir).filter((f) => !linked.has(f));
 }
-
-export class WorkspaceError extends Error {}
 
 /** The command that runs `script` (relative to the checkout) with `workspace` on /workspace. */
 export function scriptCommand(
@@ -65,12 +63,12 @@ export function scriptCommand(
     case 'apptainer':
       // Under Slurm these become srun --container-* options (slurm-script.ts); on a local cluster
       // the runtime is docker or none.
-      throw new WorkspaceError(
+      throw new Error(
         `cluster ${cluster.name}: container runtime ${cluster.container.runtime} runs InferenceX scripts only under Slurm`,
       );
     case 'none':
       if (process.getuid?.() !== 0)
-        throw new WorkspaceError(
+        throw new Error(
           `cluster ${cluster.name} has no container runtime, so InferenceX scripts run on this host with their workspace mounted on ${WORKSPACE} in a private mount namespace, which needs root; set container.runtime (docker) or run as root`,
         );
       return [
@@ -123,7 +121,7 @@ export function readCalls(standinDir: string): RecordedCall[] {
 }
 
 /** Variables of a recorded environment that are the shell's bookkeeping, not settings. */
-const SHELL_VARS = new Set(['_', 'SHLVL', 'PWD', 'OLDPWD', 'BASH_FUNC_', 'RUN_MARKER']);
+const SHELL_VARS = new Set(['_', 'SHLVL', 'PWD', 'OLDPWD']);
 
 /**
  * What a call's environment sets: the script's contract and whatever differs from the environment
