@@ -74,6 +74,7 @@ export async function openStore(location = storeLocation()): Promise<Store> {
   let db: Kysely<Database>;
   let dialect: Dialect;
   let shown = location;
+  let sqliteLock: BetterSqlite3.Database | undefined;
   if (isPostgres(location)) {
     const { Pool } = load<typeof Pg>('pg');
     const url = new URL(location);
@@ -102,10 +103,16 @@ export async function openStore(location = storeLocation()): Promise<Store> {
     database.pragma('foreign_keys = ON');
     db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
     dialect = 'sqlite';
+    // Kysely's migration lock is a no-op on SQLite (one connection per process), so two processes
+    // opening a new store would both create its tables: the migration runs holding the write lock.
+    sqliteLock = database;
   }
   try {
+    sqliteLock?.exec('begin immediate');
     await migrate(db as unknown as Kysely<unknown>, dialect);
+    sqliteLock?.exec('commit');
   } catch (e) {
+    if (sqliteLock?.inTransaction) sqliteLock.exec('rollback');
     await db.destroy();
     throw new Error(`cannot prepare the store at ${shown}: ${(e as Error).message}`, { cause: e });
   }
