@@ -1,5 +1,5 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { DEFAULT_REQUEST_DEADLINE_MS, DatasetError, METRICS, TokenizerError, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
@@ -369,7 +369,9 @@ export async function benchOptions(
   const name =
     (a.result_filename as string | undefined) ??
     `${options.backend}-${Number.isFinite(options.requestRate) ? options.requestRate : 'inf'}qps-concurrency${concurrency ?? 'none'}-${model.split('/').pop()}.json`;
-  const out = save ? (resultFile ?? join((a.result_dir as string | undefined) ?? '.', name)) : undefined;
+  // As Python's os.path.join (the reference client's): an absolute file name ignores --result-dir.
+  const dir = (a.result_dir as string | undefined) ?? '.';
+  const out = save ? (resultFile ?? (isAbsolute(name) ? name : join(dir, name))) : undefined;
   return { options, out, metadata };
 }
 

@@ -14,14 +14,16 @@ import {
   leaders,
   loadRecipeBook,
   openTree,
+  recordJobScript,
   recordPoint,
   resolveRoles,
   roleNames,
   srtctlApply,
 } from '../launch/inferencex/index.js';
-import type { InferencexTree, RecipeBook, RecipePlan, RecordedScript } from '../launch/inferencex/index.js';
+import type { InferencexTree, RecipeBook, RecipePlan, RecordedJobScript, RecordedScript } from '../launch/inferencex/index.js';
 import type { PreparedGroup } from '../launch/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
+import { resultFilenameOf } from '../results/index.js';
 import {
   NotReadyError,
   RunDir,
@@ -178,6 +180,14 @@ interface DryRunLaunch {
     points: { conc: number; resultFilename: string; env: Record<string, string>; processes: DryRunProcess[]; problem?: string }[];
   };
   processes?: DryRunProcess[];
+  /** A multi-node row of an InferenceX checkout run by its job script: the job it submits (sbatch's argv and environment). */
+  jobScript?: {
+    path: string;
+    runner: string;
+    env: Record<string, string>;
+    jobs: { argv: string[]; env: Record<string, string> }[];
+    problem?: string;
+  };
   /** A multi-node row of an InferenceX checkout: its srt-slurm recipe, every process as srtctl starts it. */
   recipe?: {
     configFile: string;
@@ -256,6 +266,24 @@ async function dryRun(
           ),
         );
   }
+  const jobRecordings = new Map<string, Promise<RecordedJobScript>>();
+  for (const { g, prepared } of groups) {
+    const plan = prepared?.jobScript;
+    if (plan)
+      jobRecordings.set(
+        g.id,
+        pool(() =>
+          recordJobScript(
+            plan,
+            g.rows[0] as MultiNodeRow,
+            resultFilenameOf(g.rows[0] as MultiNodeRow, cluster.name),
+            cluster,
+            join(work, g.id),
+            selfCommand(),
+          ),
+        ),
+      );
+  }
   try {
     for (const { g, prepared, problems } of groups) {
       const concs = g.points.map((p) => p.conc);
@@ -298,6 +326,29 @@ async function dryRun(
             lines.push(`    | ${commandLine({ name: '', role: 'server', host: '', gpus: [], command: x.argv, env: own })}`);
           }
         }
+        continue;
+      }
+      if (prepared.jobScript) {
+        const plan = prepared.jobScript;
+        const recorded = await jobRecordings.get(g.id)!;
+        launch.jobScript = {
+          path: plan.script,
+          runner: plan.runnerName,
+          env: recorded.contract,
+          jobs: recorded.jobs,
+          ...(recorded.problem ? { problem: recorded.problem } : {}),
+        };
+        lines.push(
+          `  ${prepared.gpus} GPUs on ${prepared.nodes} nodes; ${plan.script} (as runners/launch_${plan.launcher}.sh runs it on ${plan.runnerName}), which submits its own Slurm job:`,
+        );
+        if (recorded.problem) lines.push(...recorded.problem.split('\n').map((l) => `    ! ${l}`));
+        for (const j of recorded.jobs) {
+          const own = Object.fromEntries(
+            Object.entries(j.env).filter(([k]) => !(k in recorded.contract) || recorded.contract[k] !== j.env[k]),
+          );
+          lines.push(`    | ${commandLine({ name: '', role: 'server', host: '', gpus: [], command: j.argv, env: own })}`);
+        }
+        lines.push('  (the job starts its processes on its nodes; a run records them in processes.json)');
         continue;
       }
       if (prepared.recipe || prepared.srtctl) {
@@ -345,7 +396,7 @@ async function dryRun(
       lines.push(...script.split('\n').map((l) => `  | ${l}`));
     }
   } finally {
-    await Promise.allSettled(recordings.values());
+    await Promise.allSettled([...recordings.values(), ...jobRecordings.values()]);
     rmSync(work, { recursive: true, force: true });
   }
   return { launches, text: `${lines.join('\n')}\n` };

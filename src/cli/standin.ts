@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 
 import { createServer, request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
@@ -41,6 +41,11 @@ function flagValue(args: readonly string[], ...names: string[]): string | undefi
   return value;
 }
 
+/** Every value of `--name VALUE`. */
+function flagValues(args: readonly string[], name: string): string[] {
+  return args.flatMap((a, i) => (a === name && i + 1 < args.length ? [args[i + 1]!] : []));
+}
+
 /** The model argument of an engine command line: a flag, else the first positional argument. */
 function modelArg(tool: string, args: readonly string[]): string | undefined {
   const flagged = flagValue(args, '--model-path', '--model', '--model_path');
@@ -69,12 +74,14 @@ function freePort(host: string): Promise<number> {
   });
 }
 
-/** A recipe worker's role: its disaggregation flags, else what the executor says. */
+/** A worker's role: its disaggregation flags or KV-transfer role, else what the executor says. */
 function recipeRole(args: readonly string[]): 'prefill' | 'decode' | 'both' {
   const mode = flagValue(args, '--disaggregation-mode');
   if (mode === 'prefill' || mode === 'decode') return mode;
   if (args.includes('--is-prefill-worker')) return 'prefill';
   if (args.includes('--is-decode-worker')) return 'decode';
+  const kv = /"kv_role"\s*:\s*"kv_(producer|consumer)"/.exec(flagValue(args, '--kv-transfer-config') ?? '');
+  if (kv) return kv[1] === 'producer' ? 'prefill' : 'decode';
   const role = process.env.FRONTIER_RECIPE_ROLE;
   return role === 'prefill' || role === 'decode' ? role : 'both';
 }
@@ -151,6 +158,11 @@ async function simServe(
   model?: string,
 ): Promise<void> {
   const served = flagValue(args, '--served-model-name', '--served_model_name') ?? model ?? need('MODEL');
+  // The shape: the workflow's variables, else (a multi-node script's server, whose container gets
+  // no TP) the engine's own flags.
+  const tp = process.env.TP || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || need('TP');
+  const ep = process.env.EP_SIZE || flagValue(args, '--ep-size', '--ep', '--expert-parallel-size') || '1';
+  const dpAttn = process.env.DP_ATTENTION ? process.env.DP_ATTENTION === 'true' : args.includes('--enable-dp-attention');
   const sim = [
     'serve',
     '--model',
@@ -160,12 +172,12 @@ async function simServe(
     '--precision',
     need('PRECISION'),
     '--tp',
-    need('TP'),
+    tp,
     '--ep',
-    process.env.EP_SIZE || '1',
+    ep,
     '--pp',
     process.env.PP_SIZE || '1',
-    ...(process.env.DP_ATTENTION === 'true' ? ['--dp-attn'] : []),
+    ...(dpAttn ? ['--dp-attn'] : []),
     '--served-model-name',
     served,
     ...(role === 'both' ? [] : ['--role', role]),
@@ -206,6 +218,12 @@ export function standinCommand(): Command {
         renameSync(`${file}.part`, `${file}.json`);
         return;
       }
+      // A rank of a server spanning nodes other than its first joins the first, which serves.
+      const rank = flagValue(args, '--node-rank');
+      if (rank !== undefined && rank !== '0') {
+        idle(`${tool} ${args.slice(0, 2).join(' ')} is rank ${rank} of a server whose rank 0 serves it`);
+        return;
+      }
       const port =
         flagValue(args, '--port', '--server-port') ??
         String(
@@ -216,7 +234,8 @@ export function standinCommand(): Command {
             : (DEFAULT_PORTS[tool] ?? 8000),
         );
       const model = modelArg(tool, args) ?? need('MODEL');
-      await simServe(args, 'both', '127.0.0.1', port, model);
+      // Nodes sharing this host each have a loopback address of their own (frontier-node-addr).
+      await simServe(args, recipeRole(args), process.env.FRONTIER_NODE_ADDR || '127.0.0.1', port, model);
     });
   standin
     .command('frontend')
@@ -226,9 +245,29 @@ export function standinCommand(): Command {
     .helpOption(false)
     .action(async (tool: string, args: string[]) => {
       const registry = process.env.FRONTIER_STANDIN_REGISTRY;
-      if (!registry) throw new CliError(`stand-in: ${tool} fronts a recipe's workers; FRONTIER_STANDIN_REGISTRY is not set`);
-      const host = process.env.FRONTIER_RECIPE_HOST || '127.0.0.1';
+      const host = process.env.FRONTIER_NODE_ADDR || process.env.FRONTIER_RECIPE_HOST || '127.0.0.1';
       const port = flagValue(args, '--http-port', '--port') ?? process.env.FRONTIER_RECIPE_PORT ?? '8000';
+      if (!registry) {
+        // A router given its workers on its command line (the SGLang router in PD mode).
+        const [prefill, decode] = [flagValues(args, '--prefill'), flagValues(args, '--decode')];
+        if (prefill.length === 0 || decode.length === 0)
+          throw new CliError(
+            `stand-in: ${tool} names no --prefill and --decode workers, and FRONTIER_STANDIN_REGISTRY is not set`,
+          );
+        await simCommand().parseAsync(
+          [
+            'router',
+            ...prefill.flatMap((u) => ['--prefill', u]),
+            ...decode.flatMap((u) => ['--decode', u]),
+            '--host',
+            host,
+            '--port',
+            port,
+          ],
+          { from: 'user' },
+        );
+        return;
+      }
       const want = expected(process.env.FRONTIER_RECIPE_EXPECT ?? '');
       let workers = registered(registry);
       const count = (role: string): number => workers.filter((w) => w.role === role).length;
@@ -268,8 +307,12 @@ export function standinCommand(): Command {
       const report = await runBenchCommand([...flags, ...extra]);
       const dir = process.env.FRONTIER_STANDIN_DIR;
       const name = flagValue(flags, '--result-filename');
+      // Named by the result's file name (a multi-node script gives a path).
       if (dir && report && name)
-        writeFileSync(join(dir, `${name}.validity.json`), JSON.stringify({ valid: report.valid, problems: report.problems }));
+        writeFileSync(
+          join(dir, `${basename(name)}.validity.json`),
+          JSON.stringify({ valid: report.valid, problems: report.problems }),
+        );
     });
   return standin;
 }

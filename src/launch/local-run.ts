@@ -79,6 +79,7 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
   if (group.script) return runScriptPoints(ctx, group.script, group.deployment.frontierCommand ?? ['frontier'], freePort);
   if (group.recipe) return runRecipeLocally(ctx, group.recipe, group.deployment.frontierCommand ?? ['frontier'], freePort);
   if (group.srtctl) throw new Error('srtctl runs recipes on a Slurm cluster only');
+  if (group.jobScript) throw new Error(`${group.jobScript.script} submits its own Slurm job: it runs on a Slurm cluster only`);
   const d = group.deployment;
   const placement = placeWorkers(d.layout, cluster.gpusPerNode, Array<string>(cluster.nodes).fill('127.0.0.1'));
   const launch = group.adapter.launch(d, placement, await freePorts(64));

@@ -6,9 +6,11 @@ import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf }
 import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
-import type { MatrixRow, SingleNodeRow } from '../matrix/index.js';
+import type { MatrixRow, MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { clientOf } from './inferencex/point.js';
 import { planScript } from './inferencex/script-plan.js';
+import { jobScriptProblems, planJobScript, runsJobScript } from './inferencex/job-script.js';
+import type { JobScriptPlan } from './inferencex/job-script.js';
 import { RECIPES_DIR, recipeGpus, workerRoles } from './inferencex/recipe-plan.js';
 import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
@@ -44,14 +46,16 @@ interface PreparedBase {
 /**
  * A launch ready to run: rendered by an engine adapter, or (a single-node row of an InferenceX
  * checkout) by the checkout's own benchmark script, or (a multi-node row of one) by the
- * srt-slurm recipe its CONFIG_FILE names, as srtctl renders it.
+ * srt-slurm recipe its CONFIG_FILE names, as srtctl renders it, or by the checkout's job script
+ * that submits its own Slurm job (frameworks without recipes).
  */
 export type PreparedGroup = PreparedBase &
   (
-    | { adapter: EngineAdapter; script?: undefined; recipe?: undefined; srtctl?: undefined }
-    | { script: ScriptPlan; adapter?: undefined; recipe?: undefined; srtctl?: undefined }
-    | { recipe: RecipePlan; adapter?: undefined; script?: undefined; srtctl?: undefined }
-    | { srtctl: SrtctlPlan; adapter?: undefined; script?: undefined; recipe?: undefined }
+    | { adapter: EngineAdapter; script?: undefined; recipe?: undefined; srtctl?: undefined; jobScript?: undefined }
+    | { script: ScriptPlan; adapter?: undefined; recipe?: undefined; srtctl?: undefined; jobScript?: undefined }
+    | { recipe: RecipePlan; adapter?: undefined; script?: undefined; srtctl?: undefined; jobScript?: undefined }
+    | { srtctl: SrtctlPlan; adapter?: undefined; script?: undefined; recipe?: undefined; jobScript?: undefined }
+    | { jobScript: JobScriptPlan; adapter?: undefined; script?: undefined; recipe?: undefined; srtctl?: undefined }
   );
 
 /**
@@ -173,6 +177,8 @@ export function prepareGroup(
       return { problems: viaAdapter.problems.map((p, i) => (i === 0 ? `${p} ${note}` : p)) };
     }
   }
+  if (tree && isMultiNodeRow(row) && !isAgenticRow(row) && recipeOf(row) === undefined && runsJobScript(row))
+    return prepareJobScript(g, tree, cluster, frontierCommand);
   if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) return prepareScript(g, tree, cluster, frontierCommand);
   return prepareAdapter(g, cluster, frontierCommand, evalAnswers);
 }
@@ -204,6 +210,27 @@ function prepareScript(g: PlannedGroup, tree: InferencexTree, cluster: ClusterPr
     if (problems.length > 0) return { problems };
   }
   return { prepared: { planned: g, deployment, gpus, nodes: 1, script: plan }, problems: [] };
+}
+
+/** A multi-node row whose framework InferenceX runs with a job script: the checkout's script, on a Slurm cluster. */
+function prepareJobScript(g: PlannedGroup, tree: InferencexTree, cluster: ClusterProfile, frontierCommand: string[]): Prepared {
+  const row = g.rows[0] as MultiNodeRow;
+  const plan = planJobScript(tree, row, cluster);
+  if ('problem' in plan) return { problems: [plan.problem] };
+  const problems = jobScriptProblems(plan, row, cluster);
+  const deployment = deploymentOf(g, {
+    framework: row.framework,
+    modelPath: row.model,
+    gpu: gpuFor(cluster, row.runner),
+    options: {},
+    frontierCommand,
+  });
+  if (cluster.simulate) problems.push(...sim.check({ ...deployment, options: cluster.engines.sim ?? {} }));
+  if (problems.length > 0) return { problems };
+  return {
+    prepared: { planned: g, deployment, gpus: layoutGpus(deployment.layout), nodes: plan.nodes, jobScript: plan },
+    problems,
+  };
 }
 
 /** A recipe row on a cluster that runs recipes with srtctl: submitted by srtctl, whether or not the checkout has the recipe. */
@@ -284,11 +311,12 @@ function prepareAdapter(g: PlannedGroup, cluster: ClusterProfile, frontierComman
  * How InferenceX runs the multi-node frameworks Frontier has no adapter for: each launcher runs a
  * script of the checkout that submits a Slurm job of its own.
  */
+const JOB_SCRIPT_NOTE =
+  'InferenceX runs it with runners/launch_mi355x-amds.sh, which runs benchmarks/multi_node/<model>_<precision>_mi355x_<framework>.sh, a script that submits its own Slurm job; frontier run does the same for the rows of an InferenceX checkout (--inferencex DIR) on a Slurm cluster';
 const OWN_JOB: Record<string, string> = {
-  'sglang-disagg':
-    'InferenceX runs it with runners/launch_mi355x-amds.sh, which runs benchmarks/multi_node/<model>_<precision>_mi355x_sglang-disagg.sh: a script that submits its own Slurm job (job.slurm: SGLang prefill and decode servers with MoRI/RDMA KV transfer and a router). Running it needs an executor for multi-node scripts that submit their own jobs (and stand-ins for sbatch), or an sglang-disagg adapter',
-  'atom-disagg':
-    'InferenceX runs it with runners/launch_mi355x-amds.sh, which runs benchmarks/multi_node/<model>_<precision>_mi355x_atom-disagg.sh: a script that submits its own Slurm job (ATOM prefill and decode servers and a proxy). Running it needs an executor for multi-node scripts that submit their own jobs (and stand-ins for sbatch), or an atom-disagg adapter',
+  'sglang-disagg': JOB_SCRIPT_NOTE,
+  'atom-disagg': JOB_SCRIPT_NOTE,
+  'vllm-disagg': JOB_SCRIPT_NOTE,
   'llmd-vllm':
     'InferenceX runs it with runners/launch_gb200-nv.sh, which runs benchmarks/multi_node/<model>_<precision>_gb200_llmd-vllm-disagg.sh: an llm-d wrapper that submits its own Slurm job (pyxis) from an llm-d config (its CONFIG_FILE is that config, not an srt-slurm recipe). Running it needs an llm-d renderer or an executor for scripts that submit their own jobs',
   tilert:
@@ -341,6 +369,7 @@ export function engineLabel(ready: PreparedGroup, cluster: ClusterProfile): stri
   if (ready.script) return `${ready.script.script}${simulated}`;
   if (ready.recipe) return `${ready.recipe.configFile}${simulated}`;
   if (ready.srtctl) return `srtctl apply -f ${ready.srtctl.configFile}`;
+  if (ready.jobScript) return `${ready.jobScript.script} (submits its own Slurm job)${simulated}`;
   const framework = ready.planned.rows[0]!.framework;
   return ready.adapter === sim && framework !== 'sim' ? `sim (for ${framework})` : ready.deployment.framework;
 }

@@ -21,6 +21,9 @@ import { renderScriptJob } from './inferencex/slurm-job.js';
 import { collectSrtctlResults, placeRecipe, srtctlApply, srtctlJobId, srtctlRoot } from './inferencex/srtctl.js';
 import type { SrtctlSettings } from './profile.js';
 import type { RecipePlan } from './inferencex/recipe-plan.js';
+import { keepJobScriptLogs, printedJobId, jobScriptResults, setUpJobScript, validityOf } from './inferencex/job-script.js';
+import type { JobScriptPlan } from './inferencex/job-script.js';
+import { resultFilenameOf } from '../results/index.js';
 import { realRecipeProblem, recipeLaunch } from './inferencex/recipe-run.js';
 import type { MultiNodeRow } from '../matrix/index.js';
 
@@ -297,9 +300,64 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     }
   };
 
+  /**
+   * A multi-node row of an InferenceX checkout that its launcher runs with a job script: the script
+   * (which submits the job and prints its id), then the job, then its results.
+   */
+  const jobScriptJob = async (ctx: Parameters<GroupExecutor>[0], plan: JobScriptPlan): Promise<void> => {
+    const { group, points, dir, cluster } = ctx;
+    const row = group.planned.rows[0] as MultiNodeRow;
+    const base = resultFilenameOf(row, cluster.name);
+    const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
+    mkdirSync(logDir, { recursive: true });
+    const setUp = setUpJobScript(plan, row, base, cluster, join(dir.root, 'work', group.planned.id), o.frontierCommand);
+    const job = await follow(ctx, async () => {
+      let out: { stdout: string; stderr: string };
+      try {
+        out = await run('bash', [plan.script], { cwd: setUp.work, env: { ...env, ...setUp.env }, encoding: 'utf8' });
+      } catch (e) {
+        const err = e as { stdout?: string; stderr?: string; message: string };
+        keepJobScriptLogs(setUp, logDir);
+        throw new Error(`${plan.script}: ${`${err.stdout ?? ''}${err.stderr ?? ''}`.trim().slice(-LOG_TAIL) || err.message}`);
+      }
+      writeFileSync(join(logDir, 'job-script.log'), `${out.stderr}${out.stdout}`);
+      const id = printedJobId(out.stdout);
+      if (!id) {
+        keepJobScriptLogs(setUp, logDir);
+        throw new Error(`${plan.script} printed no job id; the end of its output:\n${out.stdout.slice(-LOG_TAIL)}`);
+      }
+      return id;
+    });
+    if (!job) return keepJobScriptLogs(setUp, logDir);
+    const results = jobScriptResults(setUp, plan, row, points);
+    const ends = ['out', 'err']
+      .map(
+        (x) => `--- slurm_job-${job.id}.${x} ---\n${tail(join(setUp.logs, `slurm_job-${job.id}.${x}`), LOG_TAIL / 2).trimEnd()}`,
+      )
+      .join('\n');
+    for (const p of points) {
+      const file = results.get(p.resultFilename);
+      if (!file) {
+        ctx.finishPoint(p, {
+          status: 'failed',
+          error: `job ${job.id} of ${plan.script} ended ${job.state ?? ''} without a result for conc ${p.conc}; the end of its logs:\n${ends}`,
+        });
+        continue;
+      }
+      const v = validityOf(setUp, file);
+      ctx.finishPoint(p, {
+        status: v && !v.valid ? 'invalid' : 'ok',
+        raw: readFileSync(file, 'utf8'),
+        problems: v?.problems ?? [],
+      });
+    }
+    keepJobScriptLogs(setUp, logDir);
+  };
+
   const executor: GroupExecutor = async (ctx) => {
     const { group, points, dir, cluster } = ctx;
     if (group.script) return scriptJob(ctx, group.script);
+    if (group.jobScript) return jobScriptJob(ctx, group.jobScript);
     if (group.srtctl) return srtctlJob(ctx, group.srtctl, cluster.srtctl!);
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
     const { launch, logDir, script, work } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);

@@ -375,7 +375,9 @@ export async function startSimRouter(options: SimRouterOptions): Promise<SimRout
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = (req.url ?? '/').split('?')[0]!;
     if (req.method === 'POST' && (url === '/v1/completions' || url === '/v1/chat/completions')) return generate(req, res, url);
-    if (req.method === 'GET' && url === '/health') {
+    // SGLang's router answers /readiness (its workers are up) and /liveness (it is) besides /health.
+    if (req.method === 'GET' && url === '/liveness') return sendJson(res, 200, { status: 'ok' });
+    if (req.method === 'GET' && (url === '/health' || url === '/readiness')) {
       const results = await Promise.all(backends.map(probe));
       const notReady = results.filter((r) => r.status !== 200);
       if (notReady.length === 0) return sendJson(res, 200, { status: 'ok' });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBench, settleOutcome, gpt2Tokenizer } from '../../src/bench/index.js';
 import type { BenchOptions, RequestResult } from '../../src/bench/index.js';
+import { benchOptions } from '../../src/cli/bench.js';
 import { CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startLlamaServer } from '../support/llama-server.js';
 
@@ -240,6 +241,15 @@ describe('frontier bench against frontier sim', () => {
     expect(frontier.from_schedule.mean_e2el_ms).toBeGreaterThanOrEqual(report.result.mean_e2el_ms as number);
     // Sent on schedule: 60 requests at 200/s take about 0.3 s to send.
     expect(report.result.duration as number).toBeGreaterThan(0.25);
+  });
+});
+
+describe('result file', () => {
+  it('an absolute --result-filename ignores --result-dir, as the reference client’s os.path.join does', async () => {
+    const args = ['--model', 'm', '--save-result', '--result-dir', '/workspace/'];
+    // AMD's multi-node bench.sh names its results by absolute path under the job's log folder.
+    expect((await benchOptions([...args, '--result-filename', '/run_logs/job/c1.json']))!.out).toBe('/run_logs/job/c1.json');
+    expect((await benchOptions([...args, '--result-filename', 'c1.json']))!.out).toBe('/workspace/c1.json');
   });
 });
 

@@ -1,4 +1,4 @@
-import type { SingleNodeRow } from '../../matrix/index.js';
+import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 
 /**
  * The environment InferenceX's benchmark workflow (`.github/workflows/benchmark-tmpl.yml`: its
@@ -76,5 +76,77 @@ export function workflowEnv(row: SingleNodeRow, s: ContractSettings): Record<str
     GITHUB_STEP_SUMMARY: '',
     // The launcher (`srun --export=ALL,PORT=…`).
     PORT: str(s.port),
+  };
+}
+
+/**
+ * The environment InferenceX's multi-node workflow (`benchmark-multinode-tmpl.yml`: its `env:`
+ * block and the "Launch multi-node job script" step, which also exports each role's
+ * additional-settings and IS_MULTINODE) gives the launcher of a multi-node row. `resultFilename`
+ * is RESULT_FILENAME: the row's, without a point's suffix.
+ */
+export function multiNodeWorkflowEnv(
+  row: MultiNodeRow,
+  s: { resultFilename: string; runnerName: string },
+): Record<string, string> {
+  const r = row as MultiNodeRow & Record<string, unknown>;
+  const agentic = r['scenario-type'] === 'agentic-coding';
+  const role = (prefix: string, w: MultiNodeRow['prefill']): Record<string, string> => ({
+    [`${prefix}_NUM_WORKERS`]: str(w['num-worker']),
+    [`${prefix}_TP`]: str(w.tp),
+    [`${prefix}_PP_SIZE`]: str(w.pp),
+    [`${prefix}_DCP_SIZE`]: str(w['dcp-size']),
+    [`${prefix}_PCP_SIZE`]: str(w['pcp-size']),
+    [`${prefix}_EP`]: str(w.ep),
+    [`${prefix}_DP_ATTN`]: str(w['dp-attn']),
+  });
+  const settings = [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])];
+  return {
+    RANDOM_RANGE_RATIO: '0.8',
+    EXP_NAME: row['exp-name'],
+    RECIPE_FINGERPRINT: str(r['recipe-fingerprint']),
+    IMAGE: row.image,
+    MODEL_PREFIX: row['model-prefix'],
+    MODEL: row.model,
+    FRAMEWORK: row.framework,
+    PRECISION: row.precision,
+    ISL: str(row.isl),
+    OSL: str(row.osl),
+    MAX_MODEL_LEN: str(row['max-model-len']),
+    CONC_LIST: row.conc.join(' '),
+    SPEC_DECODING: row['spec-decoding'],
+    DISAGG: str(row.disagg),
+    PREFILL_HARDWARE: str((row.prefill as Record<string, unknown>).hardware),
+    DECODE_HARDWARE: str((row.decode as Record<string, unknown>).hardware),
+    RUN_EVAL: str(row['run-eval'] ?? false),
+    EVAL_ONLY: str(r['eval-only'] ?? false),
+    EVAL_CONC: str(r['eval-conc']),
+    EVAL_LIMIT: '',
+    SWEBENCH_GEN_MODE: '',
+    SWEBENCH_USE_MODAL: 'true',
+    REQUIRE_POWER: '0',
+    POWER_PRODUCER_SHA: '',
+    SCENARIO_TYPE: str(r['scenario-type']),
+    SCENARIO_SUBDIR: agentic ? 'agentic/' : 'fixed_seq_len/',
+    IS_AGENTIC: agentic ? '1' : '0',
+    CONC: '',
+    DURATION: str(r.duration),
+    AIPERF_EXPERIMENTAL_FAST: '0',
+    KV_OFFLOADING: str(r['kv-offloading']),
+    KV_OFFLOAD_BACKEND: str(r['kv-offload-backend']),
+    KV_OFFLOAD_BACKEND_METADATA: str(r['kv-offload-backend-metadata']),
+    ROUTER_METADATA: str(r.router),
+    KV_P2P_TRANSFER: str(r['kv-p2p-transfer']),
+    TOTAL_CPU_DRAM_GB: str(r['total-cpu-dram-gb'] ?? 600),
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONPYCACHEPREFIX: '/tmp/inferencex-pycache',
+    ...role('PREFILL', row.prefill),
+    ...role('DECODE', row.decode),
+    // The launch step.
+    RUNNER_NAME: s.runnerName,
+    RUNNER_TYPE: row.runner,
+    RESULT_FILENAME: s.resultFilename,
+    ...Object.fromEntries(settings.map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)])),
+    IS_MULTINODE: 'true',
   };
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SingleNodeRow } from '../../matrix/index.js';
+import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 import type { InferencexTree } from './tree.js';
 
 /**
@@ -202,3 +202,59 @@ export function scriptFor(tree: InferencexTree, row: SingleNodeRow, runnerName: 
     return { problem: `runners/launch_${launcher}.sh would run ${script}, which the InferenceX checkout does not have` };
   return { script, launcher, rule: r };
 }
+
+/** The site's part of what a launcher exports for a job script: the cluster profile's. */
+export interface JobSite {
+  account: string;
+  partition: string;
+  /** The folder holding the models, by their Hugging Face names (the launcher's MODEL_PATH). */
+  modelDir: string;
+  /** $GITHUB_WORKSPACE: the checkout the script runs in. */
+  workspace: string;
+}
+
+/**
+ * How a launcher runs a multi-node row of a framework that has no srt-slurm recipe: a script of
+ * the checkout that submits a Slurm job of its own and prints its id (AMD's
+ * `benchmarks/multi_node/amd_utils/submit.sh` → `sbatch job.slurm`), after the launcher's exports.
+ * The launcher then follows the job and takes each concurrency's result from the job's logs.
+ */
+export interface JobScriptRule {
+  gpu: string;
+  frameworks: readonly string[];
+  /** The script, relative to the checkout. */
+  script: (row: MultiNodeRow) => string;
+  /** The launcher's exports before it runs the script. */
+  exports: (row: MultiNodeRow, site: JobSite) => Record<string, string>;
+  /** Where the job leaves a concurrency's result, under BENCHMARK_LOGS_DIR: `logs/<job>/<dir>/<file>`. */
+  results: { dir: (row: MultiNodeRow) => string; file: RegExp };
+}
+
+export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
+  // runners/launch_mi355x-amds.sh, its IS_MULTINODE branch.
+  'mi355x-amds': {
+    gpu: 'mi355x',
+    frameworks: ['sglang-disagg', 'vllm-disagg', 'atom-disagg'],
+    script: (row) =>
+      `benchmarks/multi_node/${(row as { 'scenario-type'?: string })['scenario-type'] === 'agentic-coding' ? 'agentic/' : ''}${row['exp-name'].split('_')[0]}_${row.precision}_mi355x_${row.framework}.sh`,
+    exports: (row, site) => ({
+      SLURM_ACCOUNT: site.account,
+      SLURM_PARTITION: site.partition,
+      SLURM_JOB_NAME: 'benchmark-sglang-disagg.job',
+      MODEL_NAME: row.model.split('/').pop()!,
+      MODEL_PATH: site.modelDir,
+      IBDEVICES: 'rdma0,rdma1,rdma2,rdma3,rdma4,rdma5,rdma6,rdma7',
+      MORI_RDMA_TC: '104',
+      MODEL_DIR: site.modelDir,
+      GPUS_PER_NODE: '8',
+      ISL: String(row.isl),
+      OSL: String(row.osl),
+      BENCHMARK_LOGS_DIR: `${site.workspace}/benchmark_logs`,
+    }),
+    // amd_utils/bench.sh: <ENGINE>_isl_<ISL>_osl_<OSL>/concurrency_<c>_req_rate_<r>_gpus_<n>_ctx_<p>_gen_<d>.json
+    results: {
+      dir: (row) => `${row.framework}_isl_${row.isl}_osl_${row.osl}`,
+      file: /^concurrency_(\d+)_req_rate_[^_]+_(gpus_\d+_ctx_\d+_gen_\d+)\.json$/,
+    },
+  },
+};

@@ -46,6 +46,7 @@ export function simulationVariables(cluster: ClusterProfile, row: { runner: stri
     FRONTIER_SIM_GPU: gpuFor(cluster, row.runner),
     FRONTIER_SIM_ARGS: simArgs.join(' '),
     FRONTIER_BENCH_ARGS: ['--tokenizer', 'gpt2', ...(speed !== 1 ? ['--time-scale', String(speed)] : [])].join(' '),
+    FRONTIER_TIME_SCALE: String(speed),
   };
 }
 

@@ -48,7 +48,7 @@ export function contractOf(plan: ScriptPlan, row: SingleNodeRow, resultFilename:
 
 /** What a dry run starts a script with besides its contract: the host's basics, nothing of the caller's shell. */
 const BASICS = ['PATH', 'HOME', 'USER', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR'];
-const basics = (): Record<string, string> =>
+export const basics = (): Record<string, string> =>
   Object.fromEntries(BASICS.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!]])));
 
 /**

@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * Stand-ins for the GPU-only tools InferenceX's benchmark scripts call (engines, GPU monitors,
@@ -33,7 +33,21 @@ const STANDIN_TOOLS = [
   'numactl',
   'trtllm-llmapi-launch',
   'nginx',
+  // What InferenceX's multi-node scripts that submit their own Slurm job start on each node
+  // (benchmarks/multi_node/amd_utils/job.slurm): a container per node, found by its address.
+  'docker',
+  'ip',
+  'hostname',
+  'ibv_devinfo',
+  // A job script's submission: recorded, and in a dry run not made.
+  'sbatch',
 ] as const;
+
+/**
+ * Tools a container image ships that scripts call by absolute path (`/usr/local/bin/atomesh`, AMD
+ * ATOM's router): in a stand-in container their stand-in is there (frontier-container).
+ */
+const IMAGE_TOOLS = ['/usr/local/bin/atomesh'] as const;
 
 /** `python3 -m <module>` entry points that start an inference server. */
 const ENGINE_MODULES = [
@@ -58,6 +72,10 @@ const SCRIPT = `#!/usr/bin/env bash
 tool=\${0##*/}
 real() {
   local IFS=: d
+  # A simulating cluster runs faster than real time: so do Python's sleeps (sitecustomize.py).
+  if [[ "$FRONTIER_STANDIN_MODE" == run && ( "$tool" == python3 || "$tool" == python ) ]]; then
+    export PYTHONPATH="$FRONTIER_STANDIN_BIN/python-site\${PYTHONPATH:+:$PYTHONPATH}"
+  fi
   for d in $FRONTIER_STANDIN_PATH; do
     if [[ -x "$d/$tool" && "$d" != "$FRONTIER_STANDIN_BIN" ]]; then exec "$d/$tool" "$@"; fi
   done
@@ -89,9 +107,45 @@ case "$tool" in
   nvidia-smi | amd-smi | rocm-smi) kind=gpu ;;
   mpirun | numactl | trtllm-llmapi-launch) kind=launcher ;;
   nginx) kind=frontend ;;
+  docker)
+    case "$1" in
+      run) kind=container ;;
+      # No containers outlive their command here: nothing to list, stop, remove or pull.
+      *) exit 0 ;;
+    esac
+    ;;
+  ip)
+    # A node's address: on a simulating cluster the nodes share this host, so each has its own
+    # loopback address (frontier-node-addr), which the scripts read with \`ip route get\`.
+    if [[ "$1 $2" == "route get" ]]; then
+      addr=$("$FRONTIER_STANDIN_BIN/frontier-node-addr")
+      echo "$3 via $addr dev lo src $addr uid $(id -u)"
+      exit 0
+    fi
+    real "$@"
+    ;;
+  sbatch) kind=job ;;
+  atomesh) if [[ "$1" == launch ]]; then kind=frontend; fi ;;
+  ibv_devinfo)
+    # A node's RDMA NICs (eight, as on InferenceX's MI355X nodes), for scripts that look them up.
+    for i in {0..7}; do printf 'hca_id:\trdma%d\n' "$i"; done
+    exit 0
+    ;;
+  hostname)
+    # Each node's own name (the nodes of a simulating cluster share this host's).
+    if [[ -n "$FRONTIER_NODE_NAME$SLURMD_NODENAME" && "$1" != -* || "$1" == -s ]]; then
+      echo "\${FRONTIER_NODE_NAME:-$SLURMD_NODENAME}"
+      exit 0
+    fi
+    real "$@"
+    ;;
   sleep)
     # A dry run only records: the script's waits need not wait.
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then real 0.01; fi
+    # A simulating cluster runs its scripts' waits at the sim's speed ($FRONTIER_TIME_SCALE).
+    if [[ "$FRONTIER_STANDIN_MODE" == run && "$#" == 1 && "$1" =~ ^[0-9.]+$ && -n "$FRONTIER_TIME_SCALE" ]]; then
+      real "$(awk -v s="$1" -v k="$FRONTIER_TIME_SCALE" 'BEGIN { printf "%.3f", s / k }')"
+    fi
     real "$@"
     ;;
   curl)
@@ -151,11 +205,128 @@ case "$kind" in
     done
     exec "$@"
     ;;
+  job)
+    # A dry run submits nothing: the job's id is 0.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then echo 0; exit 0; fi
+    real "$@"
+    ;;
+  container)
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    exec "$FRONTIER_STANDIN_BIN/frontier-container" "$@"
+    ;;
   engine | client | frontend)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "$@"
     ;;
 esac
+`;
+
+/**
+ * This node's loopback address: 127.0.0.1 for the first node of the job (where clients reach what
+ * listens on 0.0.0.0), 127.0.0.2 for the next… Outside a job, or in a container that was given
+ * it, $FRONTIER_NODE_ADDR, else 127.0.0.1.
+ */
+const NODE_ADDR = `#!/usr/bin/env bash
+if [[ -n "$FRONTIER_NODE_ADDR" ]]; then echo "$FRONTIER_NODE_ADDR"; exit 0; fi
+i=1
+for n in $(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null); do
+  if [[ "$n" == "$SLURMD_NODENAME" ]]; then echo "127.0.0.$i"; exit 0; fi
+  i=$((i + 1))
+done
+echo 127.0.0.1
+`;
+
+/**
+ * \`docker run\` on a simulating cluster: the command runs on this host in private mount and PID
+ * namespaces, as a container's does: its root is assembled from the host's top-level folders with
+ * the container's volumes (-v) mounted over them, so its paths are the container's (/workspace,
+ * /models…) and the host's root is left as it was, and what it leaves running ends when it does.
+ * Its environment is what -e gives it, plus the stand-ins' own settings and the node's name and
+ * address. Needs root (unshare).
+ */
+const CONTAINER = `#!/usr/bin/env bash
+set -euo pipefail
+shift # run
+volumes=() envs=() workdir=/ detach=0
+while [[ $# -gt 0 && "$1" == -* ]]; do
+  opt=$1 value=
+  if [[ "$opt" == --*=* ]]; then value=\${opt#*=} opt=\${opt%%=*}; fi
+  case "$opt" in
+    -d | --detach) detach=1; shift; continue ;;
+    --init | --privileged | --rm | -i | -t | -it | --interactive | --tty | --no-healthcheck) shift; continue ;;
+  esac
+  if [[ -z "$value" ]]; then value=$2; shift; fi
+  shift
+  case "$opt" in
+    -v | --volume) volumes+=("$value") ;;
+    -e | --env) envs+=("$value") ;;
+    -w | --workdir) workdir=$value ;;
+  esac
+done
+[[ $# -gt 0 ]] || { echo "docker run: no image" >&2; exit 125; }
+shift # the image: the host's tools stand in for it
+[[ $# -gt 0 ]] || { echo "docker run: the image's default command cannot run here; give one" >&2; exit 125; }
+node=$(hostname)
+addr=$("$FRONTIER_STANDIN_BIN/frontier-node-addr")
+environment=(
+  "PATH=$FRONTIER_STANDIN_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+  "HOME=$FRONTIER_STANDIN_HOME" "FRONTIER_NODE_NAME=$node" "FRONTIER_NODE_ADDR=$addr"
+)
+while IFS= read -r name; do environment+=("$name=\${!name}"); done < <(compgen -e | grep -E '^FRONTIER_(STANDIN|SIM|BENCH|TIME)_' || true)
+for e in "\${envs[@]}"; do
+  if [[ "$e" == *=* ]]; then environment+=("$e"); elif [[ -v "$e" ]]; then environment+=("$e=\${!e}"); fi
+done
+root=$(mktemp -d "$FRONTIER_STANDIN_DIR/root.XXXXXX")
+setup='
+set -e
+root=$1 workdir=$2 n=$3
+shift 3
+for e in /*; do
+  name=\${e#/}
+  if [[ -L "$e" ]]; then ln -s "$(readlink "$e")" "$root/$name"
+  elif [[ -d "$e" ]]; then mkdir "$root/$name"; mount --rbind "$e" "$root/$name"
+  fi
+done
+for ((i = 0; i < n; i++)); do
+  IFS=: read -r source target mode <<<"$1"
+  shift
+  [[ -e "$source" ]] || mkdir -p "$source"
+  if [[ -d "$source" ]]; then mkdir -p "$root$target"; else mkdir -p "$(dirname "$root$target")"; touch "$root$target"; fi
+  mount --rbind "$source" "$root$target"
+  if [[ "$mode" == ro ]]; then mount -o remount,bind,ro "$root$target"; fi
+done
+# Tools of the image that scripts call by path: an overlay of their stand-ins.
+for d in "$FRONTIER_STANDIN_BIN"/image/*; do
+  mount -t overlay overlay -o "lowerdir=$d:/\${d##*/}" "$root/\${d##*/}"
+done
+mount -t proc proc "$root/proc"
+cd "$root$workdir"
+# As the init of the container: what the command leaves running ends with it.
+chroot "$root" env -i "$@" &
+child=$!
+trap "kill -TERM $child 2>/dev/null" TERM INT HUP
+while :; do
+  wait "$child"
+  rc=$?
+  kill -0 "$child" 2>/dev/null || exit "$rc"
+done
+'
+run=(unshare --mount --propagation private --pid --fork -- bash -c "$setup" setup "$root" "$workdir" "\${#volumes[@]}" "\${volumes[@]}" "\${environment[@]}" sh -c 'cd "$0" && exec "$@"' "$workdir" "$@")
+if [[ $detach == 1 ]]; then
+  "\${run[@]}" >/dev/null 2>&1 &
+  echo "standin-$!"
+else
+  exec "\${run[@]}"
+fi
+`;
+
+/** Python's sleeps at the simulated cluster's speed, for the scripts' own Python (sync barriers…). */
+const SITECUSTOMIZE = `import os, time
+
+_scale = float(os.environ.get("FRONTIER_TIME_SCALE") or 1)
+if _scale > 1:
+    _sleep = time.sleep
+    time.sleep = lambda seconds: _sleep(seconds / _scale)
 `;
 
 /** Write the stand-ins into `bin` (idempotent): one script, a link per tool name. */
@@ -164,5 +335,19 @@ export function writeStandins(bin: string): void {
   const script = join(bin, 'frontier-standin');
   writeFileSync(script, SCRIPT);
   chmodSync(script, 0o755);
+  for (const [name, text] of [
+    ['frontier-node-addr', NODE_ADDR],
+    ['frontier-container', CONTAINER],
+  ] as const) {
+    writeFileSync(join(bin, name), text);
+    chmodSync(join(bin, name), 0o755);
+  }
+  for (const path of IMAGE_TOOLS) {
+    const link = join(bin, 'image', path);
+    mkdirSync(dirname(link), { recursive: true });
+    if (!existsSync(link)) symlinkSync(script, link);
+  }
+  mkdirSync(join(bin, 'python-site'), { recursive: true });
+  writeFileSync(join(bin, 'python-site', 'sitecustomize.py'), SITECUSTOMIZE);
   for (const tool of STANDIN_TOOLS) if (!existsSync(join(bin, tool))) symlinkSync('frontier-standin', join(bin, tool));
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterProfile } from '../profile.js';
 import { writeStandins } from './standins.js';
@@ -88,7 +88,7 @@ export function scriptCommand(
 
 /** One call a stand-in recorded. */
 export interface RecordedCall {
-  kind: 'engine' | 'client' | 'launcher' | 'gpu' | 'noop' | 'other';
+  kind: 'engine' | 'client' | 'frontend' | 'container' | 'job' | 'launcher' | 'gpu' | 'noop' | 'other';
   tool: string;
   cwd: string;
   /** As the script wrote it, the tool's name first. */
@@ -154,11 +154,16 @@ export interface StandinEnv {
 export function standinVariables(s: StandinEnv, path = process.env.PATH ?? ''): Record<string, string> {
   writeStandins(s.bin);
   mkdirSync(join(s.dir, 'calls'), { recursive: true });
+  // The home of login shells (`bash -l`, whose /etc/profile resets PATH): it puts the stand-ins back.
+  const home = join(s.dir, 'home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, '.bash_profile'), 'export PATH="$FRONTIER_STANDIN_BIN:$PATH"\n');
   return {
     PATH: `${s.bin}:${path}`,
     FRONTIER_STANDIN_PATH: path,
     FRONTIER_STANDIN_BIN: s.bin,
     FRONTIER_STANDIN_DIR: s.dir,
+    FRONTIER_STANDIN_HOME: home,
     FRONTIER_STANDIN_MODE: s.mode,
     FRONTIER_STANDIN_NODE: s.frontier[0] ?? 'frontier',
     FRONTIER_STANDIN_CLI: s.frontier[1] ?? '',
@@ -174,9 +179,10 @@ export async function recordScript(
   command: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
+  cwd?: string,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command[0]!, command.slice(1), { env, cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const keep = (b: Buffer): void => {
       output = (output + b.toString('utf8')).slice(-8000);

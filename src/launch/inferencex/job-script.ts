@@ -1,0 +1,268 @@
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { MultiNodeRow } from '../../matrix/index.js';
+import type { PlannedPoint } from '../plan.js';
+import { modelPath } from '../profile.js';
+import type { ClusterProfile } from '../profile.js';
+import { multiNodeWorkflowEnv } from './contract.js';
+import { JOB_SCRIPT_LAUNCHERS, launcherOf, runnerFor } from './launchers.js';
+import type { JobScriptRule } from './launchers.js';
+import { simulationVariables } from './point.js';
+import { basics } from './script-plan.js';
+import type { InferencexTree } from './tree.js';
+import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables } from './workspace.js';
+
+/**
+ * A multi-node row whose launcher runs a script of the checkout that submits its own Slurm job
+ * (the AMD disaggregated frameworks: `benchmarks/multi_node/<model>_<precision>_mi355x_<fw>.sh`
+ * → `amd_utils/submit.sh` → `sbatch job.slurm`, which starts a container per node and in it the
+ * prefill and decode servers, the router and the benchmark). Frontier does what the launcher does:
+ * runs the script in a copy of the checkout with the workflow's environment and the launcher's
+ * exports, follows the job it prints, and takes each concurrency's result from the job's logs.
+ * On a simulating cluster the stand-ins play the containers (a private mount namespace per node),
+ * the servers and the client, each node on a loopback address of its own.
+ */
+
+export interface JobScriptPlan {
+  tree: InferencexTree;
+  /** Relative to the checkout, as the launcher names it. */
+  script: string;
+  runnerName: string;
+  launcher: string;
+  rule: JobScriptRule;
+  /** The nodes the job asks for: PREFILL_NODES + DECODE_NODES. */
+  nodes: number;
+}
+
+const FRAMEWORKS = new Set(Object.values(JOB_SCRIPT_LAUNCHERS).flatMap((r) => r.frameworks));
+
+/** Whether InferenceX runs a row's framework with a job script (on some launcher). */
+export const runsJobScript = (row: MultiNodeRow): boolean => FRAMEWORKS.has(row.framework);
+
+const setting = (row: MultiNodeRow, name: string): string | undefined =>
+  [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])]
+    .find((s) => s.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
+
+export function planJobScript(
+  tree: InferencexTree,
+  row: MultiNodeRow,
+  cluster: ClusterProfile,
+): JobScriptPlan | { problem: string } {
+  const runnerName = runnerFor(tree, row.runner, cluster.inferencexRunner);
+  if (!runnerName)
+    return {
+      problem: `runner label ${row.runner} is neither in the checkout's configs/runners.yaml nor the name of a launcher in runners/: name the runner the cluster stands for with inferencex-runner in its profile`,
+    };
+  const launcher = launcherOf(runnerName);
+  const rule = JOB_SCRIPT_LAUNCHERS[launcher];
+  if (!rule?.frameworks.includes(row.framework))
+    return {
+      problem: `${row.framework}: runners/launch_${launcher}.sh (runner ${runnerName}) runs no job script for it that frontier knows; InferenceX runs it on ${Object.entries(
+        JOB_SCRIPT_LAUNCHERS,
+      )
+        .filter(([, r]) => r.frameworks.includes(row.framework))
+        .map(([l]) => l)
+        .join(', ')}`,
+    };
+  const script = rule.script(row);
+  if (!existsSync(join(tree.root, script)))
+    return { problem: `runners/launch_${launcher}.sh would run ${script}, which the InferenceX checkout does not have` };
+  const nodes = ['PREFILL_NODES', 'DECODE_NODES'].reduce((n, k) => n + Number(setting(row, k) ?? 0), 0);
+  if (!(nodes > 0))
+    return {
+      problem: `${row.framework}: the row sets no PREFILL_NODES and DECODE_NODES (additional-settings), which ${script} needs`,
+    };
+  return { tree, script, runnerName, launcher, rule, nodes };
+}
+
+/** Problems of a cluster for a job script: a Slurm cluster with the nodes, its partition, the model's folder. */
+export function jobScriptProblems(plan: JobScriptPlan, row: MultiNodeRow, cluster: ClusterProfile): string[] {
+  const problems: string[] = [];
+  if (cluster.scheduler !== 'slurm')
+    problems.push(
+      `${plan.script} submits its own Slurm job (sbatch): it runs on a Slurm cluster, and ${cluster.name} is ${cluster.scheduler}`,
+    );
+  if (plan.nodes > cluster.nodes)
+    problems.push(`${plan.script} asks for ${plan.nodes} nodes; cluster ${cluster.name} has ${cluster.nodes}`);
+  if (!cluster.partition)
+    problems.push(
+      `cluster ${cluster.name} names no partition, which ${plan.script} submits its job to (partition: in its profile)`,
+    );
+  if (!cluster.simulate && !modelPath(cluster, row['model-prefix'], row.precision))
+    problems.push(
+      `cluster ${cluster.name} names no folder for ${row['model-prefix']} ${row.precision}, where ${plan.script} looks for ${row.model.split('/').pop()} (models: in its profile)`,
+    );
+  return problems;
+}
+
+/** A launch's job script, set up to run: its workspace (a copy of the checkout) and environment. */
+export interface JobScriptRun {
+  work: string;
+  standin: string;
+  /** The workflow's variables and the launcher's exports. */
+  contract: Record<string, string>;
+  /** Everything the script's environment adds to its executor's. */
+  env: Record<string, string>;
+  /** BENCHMARK_LOGS_DIR: where the job writes its logs and results. */
+  logs: string;
+}
+
+/**
+ * Set the launch up in `work`. To run, the checkout is copied, not linked: the job's nodes mount
+ * it in their containers, where links into the checkout would lead nowhere; a dry run, which
+ * submits nothing, links it.
+ */
+export function setUpJobScript(
+  plan: JobScriptPlan,
+  row: MultiNodeRow,
+  resultFilename: string,
+  cluster: ClusterProfile,
+  work: string,
+  frontier: string[],
+  mode: 'run' | 'record' = 'run',
+): JobScriptRun {
+  if (mode === 'record') makeWorkspace(work, plan.tree);
+  else {
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    for (const entry of readdirSync(plan.tree.root))
+      if (entry !== '.git') cpSync(join(plan.tree.root, entry), join(work, entry), { recursive: true });
+  }
+  const standin = join(work, '.frontier');
+  const modelName = row.model.split('/').pop()!;
+  let modelDir = join(work, '.models');
+  if (cluster.simulate || mode === 'record') mkdirSync(join(modelDir, modelName), { recursive: true });
+  else modelDir = dirname(modelPath(cluster, row['model-prefix'], row.precision)!);
+  const site = {
+    account: cluster.account ?? process.env.USER ?? 'root',
+    partition: cluster.partition ?? '',
+    modelDir,
+    workspace: work,
+  };
+  const contract: Record<string, string> = {
+    ...multiNodeWorkflowEnv(row, { resultFilename, runnerName: plan.runnerName }),
+    // The sweep runs evals apart; lm-eval inside the job is not run here.
+    RUN_EVAL: 'false',
+    EVAL_ONLY: 'false',
+    ...plan.rule.exports(row, site),
+    GITHUB_WORKSPACE: work,
+  };
+  const stand = cluster.simulate || mode === 'record';
+  const variables = stand ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode, frontier }) : {};
+  const env = {
+    ...contract,
+    ...(cluster.simulate ? simulationVariables(cluster, row) : {}),
+    ...variables,
+    // Login shells (the job's `bash -lc`) reset PATH: the stand-ins' home puts them back.
+    ...(stand ? { HOME: variables.FRONTIER_STANDIN_HOME! } : {}),
+  };
+  return { work, standin, contract, env, logs: contract.BENCHMARK_LOGS_DIR ?? join(work, 'benchmark_logs') };
+}
+
+/** The job id the script printed: its last line of output, a number. */
+export function printedJobId(stdout: string): string | undefined {
+  const last = stdout.trim().split('\n').pop()?.trim() ?? '';
+  return /^\d+$/.test(last) ? last : undefined;
+}
+
+/**
+ * Each point's result among the job's logs (`logs/<job>/<dir>/<file>`, the newest job first, as the
+ * launcher takes them), matched on concurrency and, where the file names them, GPUs.
+ */
+export function jobScriptResults(
+  run: JobScriptRun,
+  plan: JobScriptPlan,
+  row: MultiNodeRow,
+  points: readonly PlannedPoint[],
+): Map<string, string> {
+  const found = new Map<string, string>();
+  const root = join(run.logs, 'logs');
+  if (!existsSync(root)) return found;
+  const dirs = readdirSync(root)
+    .map((job) => join(root, job, plan.rule.results.dir(row)))
+    .filter((d) => existsSync(d))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  for (const dir of dirs)
+    for (const f of readdirSync(dir)) {
+      const m = plan.rule.results.file.exec(f);
+      if (!m) continue;
+      const conc = Number(m[1]);
+      const candidates = points.filter((p) => p.conc === conc && !found.has(p.resultFilename));
+      const point = candidates.find((p) => p.multinodeSuffix?.endsWith(`_conc${conc}_${m[2]}`)) ?? candidates[0];
+      if (point) found.set(point.resultFilename, join(dir, f));
+    }
+  return found;
+}
+
+/** What the client's stand-in said of a result's validity, if it ran. */
+export function validityOf(run: JobScriptRun, resultFile: string): { valid: boolean; problems: string[] } | undefined {
+  const file = join(
+    run.standin,
+    `${resultFile
+      .split('/')
+      .pop()!
+      .replace(/\.json$/, '')}.validity.json`,
+  );
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { valid: boolean; problems: string[] }) : undefined;
+}
+
+/** The processes the stand-ins saw start (a simulating cluster), with the node each ran on. */
+export function jobScriptProcesses(
+  run: JobScriptRun,
+): { node: string; kind: string; argv: string[]; env: Record<string, string> }[] {
+  const given = { ...process.env, ...run.env };
+  return readCalls(run.standin)
+    .filter((c) => !['noop', 'other', 'gpu'].includes(c.kind))
+    .map((c) => ({
+      node: c.env.FRONTIER_NODE_NAME ?? c.env.SLURMD_NODENAME ?? 'submit host',
+      kind: c.kind,
+      argv: c.argv,
+      env: settingsOf(c.env, given, run.contract),
+    }));
+}
+
+/** Keep the job's logs and what started in `logDir`, then remove the workspace. */
+export function keepJobScriptLogs(run: JobScriptRun, logDir: string): void {
+  mkdirSync(logDir, { recursive: true });
+  if (existsSync(run.logs)) cpSync(run.logs, join(logDir, 'benchmark_logs'), { recursive: true });
+  if (existsSync(run.standin))
+    writeFileSync(join(logDir, 'processes.json'), `${JSON.stringify({ processes: jobScriptProcesses(run) }, null, 2)}\n`);
+  rmSync(run.work, { recursive: true, force: true });
+}
+
+/** What a dry run shows of a job script: the job it submits, recorded by running it against stand-ins. */
+export interface RecordedJobScript {
+  script: string;
+  runner: string;
+  contract: Record<string, string>;
+  /** The submission (`sbatch …` and the environment the job gets). */
+  jobs: { argv: string[]; env: Record<string, string> }[];
+  problem?: string;
+}
+
+export async function recordJobScript(
+  plan: JobScriptPlan,
+  row: MultiNodeRow,
+  resultFilename: string,
+  cluster: ClusterProfile,
+  work: string,
+  frontier: string[],
+): Promise<RecordedJobScript> {
+  const run = setUpJobScript(plan, row, resultFilename, cluster, work, frontier, 'record');
+  const env = { ...basics(), ...run.env };
+  const { output } = await recordScript(['bash', plan.script], env, 30_000, work);
+  const jobs = readCalls(run.standin)
+    .filter((c) => c.kind === 'job')
+    .map((c) => ({ argv: c.argv, env: settingsOf(c.env, env, run.contract) }));
+  rmSync(work, { recursive: true, force: true });
+  return {
+    script: plan.script,
+    runner: plan.runnerName,
+    contract: run.contract,
+    jobs,
+    ...(jobs.length === 0
+      ? { problem: `the script submitted no job; the end of its output:\n${output.trimEnd().split('\n').slice(-15).join('\n')}` }
+      : {}),
+  };
+}
