@@ -339,7 +339,7 @@ async function dryRun(
           ...(recorded.problem ? { problem: recorded.problem } : {}),
         };
         lines.push(
-          `  ${prepared.gpus} GPUs on ${prepared.nodes} nodes; ${plan.script} (as runners/launch_${plan.launcher}.sh runs it on ${plan.runnerName}), which submits its own Slurm job:`,
+          `  ${prepared.gpus} GPUs on ${prepared.nodes} nodes; ${plan.script} (as runners/launch_${plan.launcher}.sh runs it on ${plan.runnerName}), which ${plan.rule.job === 'printed' ? 'submits its own Slurm job' : 'allocates its nodes and runs its steps itself'}:`,
         );
         if (recorded.problem) lines.push(...recorded.problem.split('\n').map((l) => `    ! ${l}`));
         for (const j of recorded.jobs) {

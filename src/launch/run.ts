@@ -9,7 +9,7 @@ import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { clientOf } from './inferencex/point.js';
 import { planScript } from './inferencex/script-plan.js';
-import { jobScriptProblems, planJobScript, runsJobScript } from './inferencex/job-script.js';
+import { JOB_SCRIPT_FRAMEWORKS, jobScriptProblems, planJobScript, runsJobScript } from './inferencex/job-script.js';
 import type { JobScriptPlan } from './inferencex/job-script.js';
 import { RECIPES_DIR, recipeGpus, workerRoles } from './inferencex/recipe-plan.js';
 import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
@@ -163,6 +163,9 @@ export function prepareGroup(
   recipes?: RecipeBook,
 ): Prepared {
   const row = g.rows[0]!;
+  // Frameworks InferenceX runs with a job script (whose CONFIG_FILE, if any, is the script's own).
+  if (tree && isMultiNodeRow(row) && !isAgenticRow(row) && runsJobScript(row))
+    return prepareJobScript(g, tree, cluster, frontierCommand);
   if (tree && recipes && isMultiNodeRow(row) && !isAgenticRow(row)) {
     const config = recipeOf(row);
     const plan = config === undefined ? undefined : recipes.get(config);
@@ -177,8 +180,6 @@ export function prepareGroup(
       return { problems: viaAdapter.problems.map((p, i) => (i === 0 ? `${p} ${note}` : p)) };
     }
   }
-  if (tree && isMultiNodeRow(row) && !isAgenticRow(row) && recipeOf(row) === undefined && runsJobScript(row))
-    return prepareJobScript(g, tree, cluster, frontierCommand);
   if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) return prepareScript(g, tree, cluster, frontierCommand);
   return prepareAdapter(g, cluster, frontierCommand, evalAnswers);
 }
@@ -307,26 +308,9 @@ function prepareAdapter(g: PlannedGroup, cluster: ClusterProfile, frontierComman
   return { prepared: { planned: g, adapter, deployment, gpus: layoutGpus(deployment.layout), nodes }, problems };
 }
 
-/**
- * How InferenceX runs the multi-node frameworks Frontier has no adapter for: each launcher runs a
- * script of the checkout that submits a Slurm job of its own.
- */
-const JOB_SCRIPT_NOTE =
-  'InferenceX runs it with runners/launch_mi355x-amds.sh, which runs benchmarks/multi_node/<model>_<precision>_mi355x_<framework>.sh, a script that submits its own Slurm job; frontier run does the same for the rows of an InferenceX checkout (--inferencex DIR) on a Slurm cluster';
-const OWN_JOB: Record<string, string> = {
-  'sglang-disagg': JOB_SCRIPT_NOTE,
-  'atom-disagg': JOB_SCRIPT_NOTE,
-  'vllm-disagg': JOB_SCRIPT_NOTE,
-  'llmd-vllm':
-    'InferenceX runs it with runners/launch_gb200-nv.sh, which runs benchmarks/multi_node/<model>_<precision>_gb200_llmd-vllm-disagg.sh: an llm-d wrapper that submits its own Slurm job (pyxis) from an llm-d config (its CONFIG_FILE is that config, not an srt-slurm recipe). Running it needs an llm-d renderer or an executor for scripts that submit their own jobs',
-  tilert:
-    'InferenceX runs it with runners/launch_b200-dgxc.sh, which execs benchmarks/multi_node/<model>_<precision>_b200_tilert-disagg.sh: a script that allocates its own nodes and serves TileRT-sharded weights (TILERT_WEIGHTS_DIR) behind a vLLM prefill. Running it needs a TileRT adapter (the sim does not model TileRT) or an executor for scripts that submit their own jobs',
-};
-
 function noAdapter(framework: string): string {
-  const how = OWN_JOB[framework];
-  return how
-    ? `no engine adapter and no srt-slurm recipe for framework "${framework}": ${how}`
+  return JOB_SCRIPT_FRAMEWORKS.has(framework)
+    ? `no engine adapter for framework "${framework}": InferenceX runs it with a job script of its checkout (benchmarks/multi_node/<model>_<precision>_<gpu>_${framework}*.sh, which submits its own Slurm job); frontier run does the same for the rows of an InferenceX checkout (--inferencex DIR) on a Slurm cluster`
     : `no engine adapter for framework "${framework}"`;
 }
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { tail } from './local.js';
@@ -302,45 +302,78 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
 
   /**
    * A multi-node row of an InferenceX checkout that its launcher runs with a job script: the script
-   * (which submits the job and prints its id), then the job, then its results.
+   * submits the job and prints its id, which is then followed, or runs its allocation's steps
+   * itself until done (its allocation, which outlives it, is then cancelled); then the results.
    */
   const jobScriptJob = async (ctx: Parameters<GroupExecutor>[0], plan: JobScriptPlan): Promise<void> => {
-    const { group, points, dir, cluster } = ctx;
+    const { group, points, dir, cluster, signal } = ctx;
     const row = group.planned.rows[0] as MultiNodeRow;
-    const base = resultFilenameOf(row, cluster.name);
     const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
     mkdirSync(logDir, { recursive: true });
-    const setUp = setUpJobScript(plan, row, base, cluster, join(dir.root, 'work', group.planned.id), o.frontierCommand);
-    const job = await follow(ctx, async () => {
-      let out: { stdout: string; stderr: string };
+    const setUp = setUpJobScript(
+      plan,
+      row,
+      resultFilenameOf(row, cluster.name),
+      cluster,
+      join(dir.root, 'work', group.planned.id),
+      o.frontierCommand,
+    );
+    const runScript = async (): Promise<string> => {
       try {
-        out = await run('bash', [plan.script], { cwd: setUp.work, env: { ...env, ...setUp.env }, encoding: 'utf8' });
+        const out = await run('bash', [plan.script], {
+          cwd: setUp.work,
+          env: { ...env, ...setUp.env },
+          encoding: 'utf8',
+          maxBuffer: 64 << 20,
+          ...(plan.rule.job === 'foreground' ? { signal } : {}),
+        });
+        writeFileSync(join(logDir, 'job-script.log'), `${out.stderr}${out.stdout}`);
+        return out.stdout;
       } catch (e) {
         const err = e as { stdout?: string; stderr?: string; message: string };
-        keepJobScriptLogs(setUp, logDir);
+        writeFileSync(join(logDir, 'job-script.log'), `${err.stderr ?? ''}${err.stdout ?? ''}`);
         throw new Error(`${plan.script}: ${`${err.stdout ?? ''}${err.stderr ?? ''}`.trim().slice(-LOG_TAIL) || err.message}`);
       }
-      writeFileSync(join(logDir, 'job-script.log'), `${out.stderr}${out.stdout}`);
-      const id = printedJobId(out.stdout);
-      if (!id) {
-        keepJobScriptLogs(setUp, logDir);
-        throw new Error(`${plan.script} printed no job id; the end of its output:\n${out.stdout.slice(-LOG_TAIL)}`);
+    };
+    let job: { id: string; state: string | undefined } | undefined;
+    try {
+      if (plan.rule.job === 'printed')
+        job = await follow(ctx, async () => {
+          const stdout = await runScript();
+          const id = printedJobId(stdout);
+          if (!id) throw new Error(`${plan.script} printed no job id; the end of its output:\n${stdout.slice(-LOG_TAIL)}`);
+          return id;
+        });
+      else {
+        let failure: unknown;
+        await runScript().catch((e: unknown) => (failure = e));
+        // The allocation is named after the runner (RUNNER_NAME); it stays until cancelled.
+        const name = setUp.contract.RUNNER_NAME!;
+        const ids = (await slurm('squeue', ['-h', '--name', name, '-o', '%A']).catch(() => '')).split('\n').filter(Boolean);
+        for (const id of ids) await cancel(id);
+        if (failure && !signal.aborted) throw failure;
+        job = signal.aborted ? undefined : { id: ids[0] ?? '?', state: 'ended' };
+        if (job) {
+          ctx.record.job = job.id;
+          ctx.save();
+        }
       }
-      return id;
-    });
-    if (!job) return keepJobScriptLogs(setUp, logDir);
+    } finally {
+      if (!job) keepJobScriptLogs(setUp, logDir);
+    }
+    if (!job) return;
     const results = jobScriptResults(setUp, plan, row, points);
     const ends = ['out', 'err']
-      .map(
-        (x) => `--- slurm_job-${job.id}.${x} ---\n${tail(join(setUp.logs, `slurm_job-${job.id}.${x}`), LOG_TAIL / 2).trimEnd()}`,
-      )
+      .map((x) => join(setUp.logs, `slurm_job-${job.id}.${x}`))
+      .filter((f) => existsSync(f))
+      .map((f) => `--- ${basename(f)} ---\n${tail(f, LOG_TAIL / 2).trimEnd()}`)
       .join('\n');
     for (const p of points) {
       const file = results.get(p.resultFilename);
       if (!file) {
         ctx.finishPoint(p, {
           status: 'failed',
-          error: `job ${job.id} of ${plan.script} ended ${job.state ?? ''} without a result for conc ${p.conc}; the end of its logs:\n${ends}`,
+          error: `job ${job.id} of ${plan.script} ended ${job.state ?? ''} without a result for conc ${p.conc}${ends ? `; the end of its logs:\n${ends}` : ''}`,
         });
         continue;
       }

@@ -1,5 +1,5 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../plan.js';
 import { modelPath } from '../profile.js';
@@ -34,10 +34,12 @@ export interface JobScriptPlan {
   nodes: number;
 }
 
-const FRAMEWORKS = new Set(Object.values(JOB_SCRIPT_LAUNCHERS).flatMap((r) => r.frameworks));
+/** The frameworks InferenceX runs with a job script (on some launcher). */
+export const JOB_SCRIPT_FRAMEWORKS: ReadonlySet<string> = new Set(
+  Object.values(JOB_SCRIPT_LAUNCHERS).flatMap((r) => r.frameworks),
+);
 
-/** Whether InferenceX runs a row's framework with a job script (on some launcher). */
-export const runsJobScript = (row: MultiNodeRow): boolean => FRAMEWORKS.has(row.framework);
+export const runsJobScript = (row: MultiNodeRow): boolean => JOB_SCRIPT_FRAMEWORKS.has(row.framework);
 
 const setting = (row: MultiNodeRow, name: string): string | undefined =>
   [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])]
@@ -130,15 +132,21 @@ export function setUpJobScript(
       if (entry !== '.git') cpSync(join(plan.tree.root, entry), join(work, entry), { recursive: true });
   }
   const standin = join(work, '.frontier');
-  const modelName = row.model.split('/').pop()!;
-  let modelDir = join(work, '.models');
-  if (cluster.simulate || mode === 'record') mkdirSync(join(modelDir, modelName), { recursive: true });
-  else modelDir = dirname(modelPath(cluster, row['model-prefix'], row.precision)!);
+  const stand = cluster.simulate || mode === 'record';
+  // On a simulating cluster the model's folder is a stand-in too: its tokenizer files, no weights.
+  const model = stand
+    ? join(work, '.models', row.model.split('/').pop()!)
+    : modelPath(cluster, row['model-prefix'], row.precision)!;
+  if (stand) {
+    mkdirSync(model, { recursive: true });
+    for (const f of ['tokenizer_config.json', 'chat_template.jinja']) writeFileSync(join(model, f), '');
+  }
   const site = {
     account: cluster.account ?? process.env.USER ?? 'root',
     partition: cluster.partition ?? '',
-    modelDir,
+    modelPath: model,
     workspace: work,
+    squashDir: cluster.container.squashDir ?? join(work, '.squash'),
   };
   const contract: Record<string, string> = {
     ...multiNodeWorkflowEnv(row, { resultFilename, runnerName: plan.runnerName }),
@@ -148,7 +156,6 @@ export function setUpJobScript(
     ...plan.rule.exports(row, site),
     GITHUB_WORKSPACE: work,
   };
-  const stand = cluster.simulate || mode === 'record';
   const variables = stand ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode, frontier }) : {};
   const env = {
     ...contract,
@@ -167,8 +174,8 @@ export function printedJobId(stdout: string): string | undefined {
 }
 
 /**
- * Each point's result among the job's logs (`logs/<job>/<dir>/<file>`, the newest job first, as the
- * launcher takes them), matched on concurrency and, where the file names them, GPUs.
+ * Each point's result among what the job wrote (the newest job's first, as the launcher takes
+ * them), matched on concurrency and, where the file names them, GPUs.
  */
 export function jobScriptResults(
   run: JobScriptRun,
@@ -177,13 +184,7 @@ export function jobScriptResults(
   points: readonly PlannedPoint[],
 ): Map<string, string> {
   const found = new Map<string, string>();
-  const root = join(run.logs, 'logs');
-  if (!existsSync(root)) return found;
-  const dirs = readdirSync(root)
-    .map((job) => join(root, job, plan.rule.results.dir(row)))
-    .filter((d) => existsSync(d))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  for (const dir of dirs)
+  for (const dir of plan.rule.results.dirs(row, { logs: run.logs, workspace: run.work }))
     for (const f of readdirSync(dir)) {
       const m = plan.rule.results.file.exec(f);
       if (!m) continue;

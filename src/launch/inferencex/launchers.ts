@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 import type { InferencexTree } from './tree.js';
 
@@ -207,34 +207,82 @@ export function scriptFor(tree: InferencexTree, row: SingleNodeRow, runnerName: 
 export interface JobSite {
   account: string;
   partition: string;
-  /** The folder holding the models, by their Hugging Face names (the launcher's MODEL_PATH). */
-  modelDir: string;
+  /** The row's model: its folder (the name of which is the model's Hugging Face name's last part). */
+  modelPath: string;
   /** $GITHUB_WORKSPACE: the checkout the script runs in. */
   workspace: string;
+  /** Where the site keeps enroot squash files of images. */
+  squashDir: string;
 }
 
 /**
  * How a launcher runs a multi-node row of a framework that has no srt-slurm recipe: a script of
- * the checkout that submits a Slurm job of its own and prints its id (AMD's
- * `benchmarks/multi_node/amd_utils/submit.sh` → `sbatch job.slurm`), after the launcher's exports.
- * The launcher then follows the job and takes each concurrency's result from the job's logs.
+ * the checkout, after the launcher's exports, that either submits a Slurm job of its own and
+ * prints its id (`printed`: AMD's `amd_utils/submit.sh` → `sbatch job.slurm`; the launcher then
+ * follows the job), or allocates nodes and runs its steps itself until the benchmark is done
+ * (`foreground`: `tilert_utils/submit.sh` → `salloc --no-shell`, `srun --jobid …`). Either way
+ * each concurrency's result is then a file the job wrote.
  */
 export interface JobScriptRule {
   gpu: string;
   frameworks: readonly string[];
+  job: 'printed' | 'foreground';
   /** The script, relative to the checkout. */
   script: (row: MultiNodeRow) => string;
   /** The launcher's exports before it runs the script. */
   exports: (row: MultiNodeRow, site: JobSite) => Record<string, string>;
-  /** Where the job leaves a concurrency's result, under BENCHMARK_LOGS_DIR: `logs/<job>/<dir>/<file>`. */
-  results: { dir: (row: MultiNodeRow) => string; file: RegExp };
+  /**
+   * Where the job leaves results: folders to look in, newest job first (`logs` is
+   * BENCHMARK_LOGS_DIR, `workspace` the checkout), and a result's file name, whose groups are its
+   * concurrency and `gpus_<n>_ctx_<p>_gen_<d>`.
+   */
+  results: { dirs: (row: MultiNodeRow, at: { logs: string; workspace: string }) => string[]; file: RegExp };
 }
+
+/** `root/<job>/<sub>` for each job folder under root that has it, the newest first. */
+function jobDirs(root: string, sub: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .map((job) => join(root, job, sub))
+    .filter((d) => existsSync(d))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+}
+
+/** Folders under root (itself included), `depth` levels down. */
+function foldersUnder(root: string, depth: number): string[] {
+  if (!existsSync(root)) return [];
+  const below = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory());
+  return [root, ...(depth > 0 ? below.flatMap((e) => foldersUnder(join(root, e.name), depth - 1)) : [])];
+}
+
+/** A result named `<RESULT_FILENAME>_c<conc>_gpus_<n>_ctx_<p>_gen_<d>.json` (tilert's and llm-d's benchmark). */
+const STEM_RESULT = /_c(\d+)_(gpus_\d+_ctx_\d+_gen_\d+)\.json$/;
+
+const B200_DGXC: JobScriptRule = {
+  gpu: 'b200',
+  frameworks: ['tilert'],
+  job: 'foreground',
+  script: (row) => `benchmarks/multi_node/${row['exp-name'].split('_')[0]}_${row.precision}_b200_${row.framework}-disagg.sh`,
+  exports: (row, site) => ({
+    SLURM_PARTITION: site.partition,
+    SLURM_ACCOUNT: site.account,
+    MODEL_PATH: site.modelPath,
+    AIPERF_MMAP_CACHE_HOST_PATH: `${site.workspace}/.aiperf-cache`,
+    TILERT_WEIGHTS_DIR: join(dirname(site.modelPath), `${row['model-prefix']}-${row.precision}-tilert-8shard`),
+    UCX_NET_DEVICES: 'mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1',
+    UCX_MEMTYPE_CACHE: 'n',
+    UCX_MEMTYPE_REG_WHOLE: 'n',
+  }),
+  // tilert_utils/run_node.sh: --result-dir /workspace, --result-filename <RESULT_FILENAME>_c<c>_gpus_<n>_ctx_<p>_gen_<d>
+  results: { dirs: (_, at) => [at.workspace], file: STEM_RESULT },
+};
 
 export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
   // runners/launch_mi355x-amds.sh, its IS_MULTINODE branch.
   'mi355x-amds': {
     gpu: 'mi355x',
     frameworks: ['sglang-disagg', 'vllm-disagg', 'atom-disagg'],
+    job: 'printed',
     script: (row) =>
       `benchmarks/multi_node/${(row as { 'scenario-type'?: string })['scenario-type'] === 'agentic-coding' ? 'agentic/' : ''}${row['exp-name'].split('_')[0]}_${row.precision}_mi355x_${row.framework}.sh`,
     exports: (row, site) => ({
@@ -242,19 +290,42 @@ export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
       SLURM_PARTITION: site.partition,
       SLURM_JOB_NAME: 'benchmark-sglang-disagg.job',
       MODEL_NAME: row.model.split('/').pop()!,
-      MODEL_PATH: site.modelDir,
+      MODEL_PATH: dirname(site.modelPath),
       IBDEVICES: 'rdma0,rdma1,rdma2,rdma3,rdma4,rdma5,rdma6,rdma7',
       MORI_RDMA_TC: '104',
-      MODEL_DIR: site.modelDir,
+      MODEL_DIR: dirname(site.modelPath),
       GPUS_PER_NODE: '8',
       ISL: String(row.isl),
       OSL: String(row.osl),
       BENCHMARK_LOGS_DIR: `${site.workspace}/benchmark_logs`,
     }),
-    // amd_utils/bench.sh: <ENGINE>_isl_<ISL>_osl_<OSL>/concurrency_<c>_req_rate_<r>_gpus_<n>_ctx_<p>_gen_<d>.json
+    // amd_utils/bench.sh: logs/<job>/<ENGINE>_isl_<ISL>_osl_<OSL>/concurrency_<c>_req_rate_<r>_gpus_<n>_ctx_<p>_gen_<d>.json
     results: {
-      dir: (row) => `${row.framework}_isl_${row.isl}_osl_${row.osl}`,
+      dirs: (row, at) => jobDirs(join(at.logs, 'logs'), `${row.framework}_isl_${row.isl}_osl_${row.osl}`),
       file: /^concurrency_(\d+)_req_rate_[^_]+_(gpus_\d+_ctx_\d+_gen_\d+)\.json$/,
     },
   },
+  // runners/launch_gb200-nv.sh, its llmd-vllm branch: the llm-d wrapper submits
+  // benchmarks/multi_node/llm-d/job.slurm (pyxis), configured by the row's CONFIG_FILE
+  // (benchmarks/multi_node/llm-d-recipes/), and prints the job's id.
+  'gb200-nv': {
+    gpu: 'gb200',
+    frameworks: ['llmd-vllm'],
+    job: 'printed',
+    script: (row) => `benchmarks/multi_node/${row['exp-name'].split('_')[0]}_${row.precision}_gb200_llmd-vllm-disagg.sh`,
+    exports: (row, site) => ({
+      SLURM_PARTITION: site.partition,
+      SLURM_ACCOUNT: site.account,
+      MODEL_PATH: site.modelPath,
+      MODEL_NAME: row.model,
+      LLMD_CONTAINER_ENGINE: 'pyxis',
+      LLMD_SQUASH_FILE: `${site.squashDir}/${row.image.replace(/[/:@#]/g, '_')}.sqsh`,
+      BENCHMARK_LOGS_DIR: `${site.workspace}/benchmark_logs`,
+    }),
+    // llm-d/server.sh: --result-dir $BENCHMARK_LOGS_DIR/ (the launcher finds them anywhere below it)
+    results: { dirs: (_, at) => foldersUnder(at.logs, 3), file: STEM_RESULT },
+  },
+  // runners/launch_b200-dgxc.sh (launch_b200-dgxc-slurm.sh links to it), its tilert branch.
+  'b200-dgxc': B200_DGXC,
+  'b200-dgxc-slurm': B200_DGXC,
 };

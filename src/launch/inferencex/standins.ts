@@ -39,8 +39,9 @@ const STANDIN_TOOLS = [
   'ip',
   'hostname',
   'ibv_devinfo',
-  // A job script's submission: recorded, and in a dry run not made.
+  // A job script's submission or allocation: recorded, and in a dry run not made.
   'sbatch',
+  'salloc',
 ] as const;
 
 /**
@@ -124,7 +125,7 @@ case "$tool" in
     fi
     real "$@"
     ;;
-  sbatch) kind=job ;;
+  sbatch | salloc) kind=job ;;
   atomesh) if [[ "$1" == launch ]]; then kind=frontend; fi ;;
   ibv_devinfo)
     # A node's RDMA NICs (eight, as on InferenceX's MI355X nodes), for scripts that look them up.
@@ -206,8 +207,13 @@ case "$kind" in
     exec "$@"
     ;;
   job)
-    # A dry run submits nothing: the job's id is 0.
-    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then echo 0; exit 0; fi
+    # A dry run submits nothing: sbatch's job is 0; an allocation, which the script would go on
+    # to use, ends the script here.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then
+      if [[ $tool == salloc ]]; then kill -KILL 0; fi
+      echo 0
+      exit 0
+    fi
     real "$@"
     ;;
   container)
