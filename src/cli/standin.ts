@@ -82,8 +82,14 @@ function recipeRole(args: readonly string[]): 'prefill' | 'decode' | 'both' {
   if (args.includes('--is-decode-worker')) return 'decode';
   const kv = /"kv_role"\s*:\s*"kv_(producer|consumer)"/.exec(flagValue(args, '--kv-transfer-config') ?? '');
   if (kv) return kv[1] === 'producer' ? 'prefill' : 'decode';
+  if (args[1] === 'tilert.pd_vllm.decode_server') return 'decode';
   const role = process.env.FRONTIER_RECIPE_ROLE;
   return role === 'prefill' || role === 'decode' ? role : 'both';
+}
+
+/** A TCP port that accepts connections and closes them (a control channel nothing speaks on here). */
+function listenAndClose(host: string, port: number): void {
+  createNetServer((socket) => socket.end()).listen(port, host);
 }
 
 /** Stay up, doing nothing, until stopped (a worker rank that joins its endpoint's leader). */
@@ -158,9 +164,10 @@ async function simServe(
   model?: string,
 ): Promise<void> {
   const served = flagValue(args, '--served-model-name', '--served_model_name') ?? model ?? need('MODEL');
-  // The shape: the workflow's variables, else (a multi-node script's server, whose container gets
-  // no TP) the engine's own flags.
-  const tp = process.env.TP || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || need('TP');
+  // The shape: the workflow's variables, else (a multi-node script's server) the engine's own
+  // flags, else its role's.
+  const roleTp = role === 'prefill' ? process.env.PREFILL_TP : role === 'decode' ? process.env.DECODE_TP : undefined;
+  const tp = process.env.TP || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || roleTp || need('TP');
   const ep = process.env.EP_SIZE || flagValue(args, '--ep-size', '--ep', '--expert-parallel-size') || '1';
   const dpAttn = process.env.DP_ATTENTION ? process.env.DP_ATTENTION === 'true' : args.includes('--enable-dp-attention');
   const sim = [
@@ -224,8 +231,11 @@ export function standinCommand(): Command {
         idle(`${tool} ${args.slice(0, 2).join(' ')} is rank ${rank} of a server whose rank 0 serves it`);
         return;
       }
+      // TileRT's decode server also listens on a control port, where its prefill connects first.
+      const ctrl = flagValue(args, '--ctrl-port');
+      if (ctrl) listenAndClose(process.env.FRONTIER_NODE_ADDR || '127.0.0.1', Number(ctrl));
       const port =
-        flagValue(args, '--port', '--server-port') ??
+        flagValue(args, '--port', '--server-port', '--http-port') ??
         String(
           tool === 'python3' || tool === 'python'
             ? args[1]?.startsWith('sglang')
@@ -248,8 +258,12 @@ export function standinCommand(): Command {
       const host = process.env.FRONTIER_NODE_ADDR || process.env.FRONTIER_RECIPE_HOST || '127.0.0.1';
       const port = flagValue(args, '--http-port', '--port') ?? process.env.FRONTIER_RECIPE_PORT ?? '8000';
       if (!registry) {
-        // A router given its workers on its command line (the SGLang router in PD mode).
-        const [prefill, decode] = [flagValues(args, '--prefill'), flagValues(args, '--decode')];
+        // A router given its workers on its command line: the SGLang and ATOM routers (--prefill
+        // URL, --decode URL), TileRT's (--vllm-url URL, --decode host:ctrl-port:http-port).
+        const prefill = [...flagValues(args, '--prefill'), ...flagValues(args, '--vllm-url')];
+        const decode = flagValues(args, '--decode').map((d) =>
+          /^https?:/.test(d) ? d : `http://${d.split(':')[0]}:${d.split(':').at(-1)}`,
+        );
         if (prefill.length === 0 || decode.length === 0)
           throw new CliError(
             `stand-in: ${tool} names no --prefill and --decode workers, and FRONTIER_STANDIN_REGISTRY is not set`,

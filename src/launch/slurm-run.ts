@@ -345,21 +345,34 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
           return id;
         });
       else {
+        // The script's allocation is named after the runner (RUNNER_NAME) and outlives the script:
+        // the one that appears while it runs is this launch's, kept in the manifest (so --resume
+        // can cancel it after a kill) and cancelled when the script is done.
+        const allocations = async (): Promise<string[]> =>
+          (await slurm('squeue', ['-h', '--name', setUp.contract.RUNNER_NAME!, '-o', '%A']).catch(() => ''))
+            .split('\n')
+            .filter(Boolean);
+        const before = new Set(await allocations());
+        delete ctx.record.job; // a resumed launch's earlier one is not this one
+        const watch = async (): Promise<void> => {
+          const id = (await allocations()).find((x) => !before.has(x));
+          if (id && !ctx.record.job) {
+            ctx.record.job = id;
+            ctx.save();
+          }
+        };
+        const watching = setInterval(() => void watch(), pollMs);
         let failure: unknown;
-        await runScript().catch((e: unknown) => (failure = e));
-        // The allocation is named after the runner (RUNNER_NAME); it stays until cancelled.
-        const name = setUp.contract.RUNNER_NAME!;
-        const ids = (await slurm('squeue', ['-h', '--name', name, '-o', '%A']).catch(() => '')).split('\n').filter(Boolean);
-        for (const id of ids) await cancel(id);
+        await runScript()
+          .catch((e: unknown) => (failure = e))
+          .finally(() => clearInterval(watching));
+        await watch();
+        if (ctx.record.job) await cancel(ctx.record.job);
         if (failure && !signal.aborted) throw failure;
-        job = signal.aborted ? undefined : { id: ids[0] ?? '?', state: 'ended' };
-        if (job) {
-          ctx.record.job = job.id;
-          ctx.save();
-        }
+        job = signal.aborted ? undefined : { id: ctx.record.job ?? '?', state: 'ended' };
       }
     } finally {
-      if (!job) keepJobScriptLogs(setUp, logDir);
+      if (!job) keepJobScriptLogs(setUp, plan, logDir);
     }
     if (!job) return;
     const results = jobScriptResults(setUp, plan, row, points);
@@ -384,7 +397,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
         problems: v?.problems ?? [],
       });
     }
-    keepJobScriptLogs(setUp, logDir);
+    keepJobScriptLogs(setUp, plan, logDir);
   };
 
   const executor: GroupExecutor = async (ctx) => {

@@ -3,11 +3,14 @@
 // which submits its own Slurm job: amd_utils/submit.sh → sbatch job.slurm), llm-d on GB200 (the
 // same, through llm-d/submit.sh) and TileRT on B200 (tilert_utils/submit.sh allocates its nodes
 // with salloc and runs its steps itself). The dry run records the submission for every such row of
-// the fixture sweep; `frontier run` runs the AMD rows end to end on the test Slurm cluster
-// (slurmctld and two slurmd on this host): the checkout's job.slurm starts a container per node
-// (the docker stand-in), the prefill and decode servers, the router and bench.sh in them (the sim
-// and frontier bench), and the run ingests.
+// the fixture sweep; `frontier run` runs the AMD rows
+// and the TileRT row end to end on the test Slurm cluster (slurmctld and two slurmd on this host):
+// the checkout's job.slurm starts a container per node (the docker stand-in), TileRT's script one
+// per role (srun with pyxis's options, a stand-in too), then the prefill and decode servers, the
+// router and the benchmark in them (the sim and frontier bench), and the run ingests.
+import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMatrix } from '../../src/cli/matrix.js';
@@ -21,6 +24,7 @@ import type { LocalSlurm } from '../support/slurm.js';
 import { simCluster } from './fixtures.js';
 
 const TREE = join(BUNDLED_INFERENCEX, 'tree');
+const execFileAsync = promisify(execFile);
 const FRONTIER = [process.execPath, CLI];
 const AMD = ['sglang-disagg', 'atom-disagg'];
 const FRAMEWORKS = [...AMD, 'llmd-vllm', 'tilert'];
@@ -193,19 +197,20 @@ describe('frontier run on job-script rows, on the test Slurm cluster', () => {
   });
 
   it(
-    'each script submits its job, whose containers serve the row on the sim; every point ingests',
+    'each script runs its job, whose containers serve the row on the sim, as the script places them; every point ingests',
     { timeout: 300_000 },
     async () => {
-      const picked = AMD.map((framework) => {
+      const one = (framework: string, model: RegExp): MultiNodeRow => {
         const row = rows.find(
           (r) =>
             r.framework === framework &&
             setting(r, 'PREFILL_NODES') === '1' &&
             setting(r, 'DECODE_NODES') === '1' &&
-            r.model.includes('R1') === (framework === 'sglang-disagg'),
+            model.test(r.model),
         )!;
         return { ...row, conc: [Math.min(...row.conc)], 'run-eval': false };
-      });
+      };
+      const picked = [one('sglang-disagg', /R1/), one('atom-disagg', /V4/), one('tilert', /GLM/)];
       const cluster: ClusterProfile = simCluster({
         name: 'test-slurm',
         scheduler: 'slurm',
@@ -216,50 +221,77 @@ describe('frontier run on job-script rows, on the test Slurm cluster', () => {
         engines: { sim: { speed: 50, 'stand-in-model': 'deepseek-r1' } },
       });
       const out = join(tempFiles({}), 'run');
+      const env = { ...process.env, ...slurm.env };
       const { manifest, dir } = await run({
         rows: picked,
         matrix: { file: 'matrix.json', text: JSON.stringify(picked) },
         cluster,
         out,
-        executor: slurmExecutor({ env: { ...process.env, ...slurm.env }, frontierCommand: FRONTIER, pollMs: 200 }),
+        executor: slurmExecutor({ env, frontierCommand: FRONTIER, pollMs: 200 }),
         frontierVersion: 'test',
         frontierCommand: FRONTIER,
         commit: null,
         inferencex: openTree(TREE),
       });
-      expect(manifest.points.map((p) => `${p.status} ${p.error ?? ''}`.trim())).toEqual(['ok', 'ok']);
+      expect(manifest.points.map((p) => `${p.status} ${p.error ?? ''}`.trim())).toEqual(['ok', 'ok', 'ok']);
+      // What started where, as each script places it: AMD's job runs a container per node (docker),
+      // prefill server, router and benchmark on the first, decode server on the second; TileRT's
+      // script allocates the nodes and starts a container per role (pyxis), the decode server on
+      // the first node, the prefill server, router and benchmark on the second.
+      const amd = {
+        job: /^sbatch .*job\.slurm$/,
+        containers: [/^docker run /, ['n1', 'n2']],
+        prefill: [/kv_producer|--disaggregation-mode prefill/, 'n1'],
+        decode: [/kv_consumer|--disaggregation-mode decode/, 'n2'],
+        router: 'n1',
+        logs: /^benchmark_logs$/,
+      } as const;
+      const expected = [
+        amd,
+        amd,
+        {
+          job: /^salloc .*--no-shell/,
+          containers: [/^srun --jobid=\d+ .*--container-image=/, ['submit host', 'submit host']],
+          prefill: [/^vllm serve .*kv_producer/, 'n2'],
+          decode: [/tilert\.pd_vllm\.decode_server/, 'n1'],
+          router: 'n2',
+          logs: /^tilert_decode\.log$/,
+        },
+      ] as const;
       for (const [i, g] of manifest.groups.entries()) {
         const row = picked[i]!;
+        const want = expected[i]!;
         const p = manifest.points[i]!;
         const raw = JSON.parse(readFileSync(dir.rawFile(p.resultFilename), 'utf8')) as {
           max_concurrency: number;
           completed: number;
         };
-        // bench.sh's client command line drove frontier bench: its concurrency, ten prompts per (at least 16).
+        // The script's client command line drove frontier bench: its concurrency, ten prompts per (at least 16).
         expect(raw.max_concurrency).toBe(row.conc[0]);
         expect(raw.completed).toBe(Math.max(16, 10 * row.conc[0]!));
-        // What started where: each container on its node, the prefill server and the router on the
-        // first, the decode server on the second, as the script's roles place them.
         const started = JSON.parse(readFileSync(join(out, g.logs!, 'processes.json'), 'utf8')) as {
           processes: { node: string; kind: string; argv: string[] }[];
         };
         const where = (kind: string, match: RegExp) =>
           started.processes.filter((x) => x.kind === kind && match.test(x.argv.join(' '))).map((x) => x.node);
-        expect(where('job', /^sbatch .*job\.slurm$/)).toEqual(['submit host']);
-        expect(where('container', /^docker run /).sort()).toEqual(['n1', 'n2']);
-        expect(where('engine', /kv_producer|--disaggregation-mode prefill/)).toEqual(['n1']);
-        expect(where('engine', /kv_consumer|--disaggregation-mode decode/)).toEqual(['n2']);
-        expect(where('frontend', /--pd-disaggregation/)).toEqual(['n1']);
-        expect(where('client', /benchmark_serving\.py/)).toEqual(['n1']);
-        expect(readdirSync(join(out, g.logs!, 'benchmark_logs'))).toEqual(
-          expect.arrayContaining([expect.stringMatching(/^slurm_job-\d+\.out$/)]),
+        expect(where('job', want.job), row.framework).toEqual(['submit host']);
+        expect(where('container', want.containers[0]).sort(), row.framework).toEqual(want.containers[1]);
+        expect(where('engine', want.prefill[0]), row.framework).toEqual([want.prefill[1]]);
+        expect(where('engine', want.decode[0]), row.framework).toEqual([want.decode[1]]);
+        expect(where('frontend', /./), row.framework).toEqual([want.router]);
+        expect(where('client', /benchmark_serving\.py/), row.framework).toEqual([want.router]);
+        // The job's logs are kept; its allocation is over (TileRT's script leaves it: it is cancelled).
+        expect(readdirSync(join(out, g.logs!)), row.framework).toEqual(
+          expect.arrayContaining([expect.stringMatching(want.logs)]),
         );
+        const { stdout } = await execFileAsync('scontrol', ['show', 'job', g.job!, '-o'], { env });
+        expect(/JobState=(\S+)/.exec(stdout)?.[1], row.framework).toMatch(/^(COMPLETED|CANCELLED)$/);
       }
       expect(leftovers(out)).toEqual([]);
       const db = join(tempFiles({}), 'store.db');
       const ingest = await runCliAsync(['ingest', out, '--run-id', 'ix-job-script', '--db', db]);
       expect(ingest.stderr).toBe('');
-      expect(ingest.stdout).toContain('points: 2 (2 new)');
+      expect(ingest.stdout).toContain('points: 3 (3 new)');
     },
   );
 });

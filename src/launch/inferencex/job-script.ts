@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import { basename, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../plan.js';
 import { modelPath } from '../profile.js';
@@ -10,17 +11,18 @@ import type { JobScriptRule } from './launchers.js';
 import { simulationVariables } from './point.js';
 import { basics } from './script-plan.js';
 import type { InferencexTree } from './tree.js';
-import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables } from './workspace.js';
+import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
 
 /**
  * A multi-node row whose launcher runs a script of the checkout that submits its own Slurm job
- * (the AMD disaggregated frameworks: `benchmarks/multi_node/<model>_<precision>_mi355x_<fw>.sh`
- * → `amd_utils/submit.sh` → `sbatch job.slurm`, which starts a container per node and in it the
- * prefill and decode servers, the router and the benchmark). Frontier does what the launcher does:
- * runs the script in a copy of the checkout with the workflow's environment and the launcher's
- * exports, follows the job it prints, and takes each concurrency's result from the job's logs.
- * On a simulating cluster the stand-ins play the containers (a private mount namespace per node),
- * the servers and the client, each node on a loopback address of its own.
+ * (frameworks without srt-slurm recipes; each launcher's rule is in launchers.ts): AMD's
+ * `<model>_<precision>_mi355x_<fw>.sh` → `amd_utils/submit.sh` → `sbatch job.slurm` (a container per
+ * node with the prefill and decode servers, the router and the benchmark), the llm-d wrapper on
+ * GB200 (likewise), TileRT on B200 (`salloc`, then its steps in the foreground). Frontier does what
+ * the launcher does: runs the script in a copy of the checkout with the multi-node workflow's
+ * environment and the launcher's exports, follows the job, and takes each concurrency's result
+ * from what the job wrote. On a simulating cluster the stand-ins play the containers, the servers
+ * and the client, each node on a loopback address of its own (standins.ts).
  */
 
 export interface JobScriptPlan {
@@ -158,6 +160,8 @@ export function setUpJobScript(
   };
   const variables = stand ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode, frontier }) : {};
   const env = {
+    // A runner's shell has USER, which the scripts use (squeue -u "$USER").
+    USER: process.env.USER ?? userInfo().username,
     ...contract,
     ...(cluster.simulate ? simulationVariables(cluster, row) : {}),
     ...variables,
@@ -198,13 +202,7 @@ export function jobScriptResults(
 
 /** What the client's stand-in said of a result's validity, if it ran. */
 export function validityOf(run: JobScriptRun, resultFile: string): { valid: boolean; problems: string[] } | undefined {
-  const file = join(
-    run.standin,
-    `${resultFile
-      .split('/')
-      .pop()!
-      .replace(/\.json$/, '')}.validity.json`,
-  );
+  const file = join(run.standin, `${basename(resultFile, '.json')}.validity.json`);
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { valid: boolean; problems: string[] }) : undefined;
 }
 
@@ -223,10 +221,14 @@ export function jobScriptProcesses(
     }));
 }
 
-/** Keep the job's logs and what started in `logDir`, then remove the workspace. */
-export function keepJobScriptLogs(run: JobScriptRun, logDir: string): void {
+/**
+ * Keep what the job wrote in its workspace (its logs: `benchmark_logs/`, TileRT's `tilert_*.log`…)
+ * and what started in `logDir`, then remove the workspace.
+ */
+export function keepJobScriptLogs(run: JobScriptRun, plan: JobScriptPlan, logDir: string): void {
   mkdirSync(logDir, { recursive: true });
-  if (existsSync(run.logs)) cpSync(run.logs, join(logDir, 'benchmark_logs'), { recursive: true });
+  for (const f of workspaceOutputs(run.work, plan.tree))
+    if (!f.startsWith('.')) cpSync(join(run.work, f), join(logDir, f), { recursive: true });
   if (existsSync(run.standin))
     writeFileSync(join(logDir, 'processes.json'), `${JSON.stringify({ processes: jobScriptProcesses(run) }, null, 2)}\n`);
   rmSync(run.work, { recursive: true, force: true });

@@ -272,6 +272,8 @@ const B200_DGXC: JobScriptRule = {
     UCX_NET_DEVICES: 'mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1',
     UCX_MEMTYPE_CACHE: 'n',
     UCX_MEMTYPE_REG_WHOLE: 'n',
+    // Not the launcher's: tilert_utils/submit.sh reads it, with the site's folder as its default.
+    B200_SQUASH_DIR: site.squashDir,
   }),
   // tilert_utils/run_node.sh: --result-dir /workspace, --result-filename <RESULT_FILENAME>_c<c>_gpus_<n>_ctx_<p>_gen_<d>
   results: { dirs: (_, at) => [at.workspace], file: STEM_RESULT },

@@ -39,9 +39,13 @@ const STANDIN_TOOLS = [
   'ip',
   'hostname',
   'ibv_devinfo',
-  // A job script's submission or allocation: recorded, and in a dry run not made.
+  // A job script's submission or allocation: recorded, and in a dry run not made; srun with
+  // pyxis's container options (the test cluster has no pyxis), enroot's image import.
   'sbatch',
   'salloc',
+  'srun',
+  'enroot',
+  'unsquashfs',
 ] as const;
 
 /**
@@ -62,10 +66,12 @@ const ENGINE_MODULES = [
   'dynamo.sglang',
   'dynamo.vllm',
   'dynamo.trtllm',
+  // TileRT's decode server (its prefill is vllm serve).
+  'tilert.pd_vllm.decode_server',
 ];
 
 /** `python3 -m <module>` entry points that front workers: each becomes `frontier sim router` over the registered ones. */
-export const FRONTEND_MODULES = ['dynamo.frontend', 'sglang_router.launch_router'];
+export const FRONTEND_MODULES = ['dynamo.frontend', 'sglang_router.launch_router', 'tilert.pd_vllm.pd_router'];
 
 /** The stand-in itself; `\${` is bash's `${`. */
 const SCRIPT = `#!/usr/bin/env bash
@@ -83,6 +89,19 @@ real() {
   echo "$tool: command not found" >&2
   exit 127
 }
+# A client on a node of a simulating cluster means the node itself by 0.0.0.0 or localhost: its
+# own loopback address (frontier-node-addr), where its servers listen. (127.0.0.1 is the first
+# node's address: scripts use it by name.)
+on_this_node() {
+  local a=$FRONTIER_NODE_ADDR x h
+  args=()
+  for x in "$@"; do
+    if [[ -n "$a" ]]; then
+      for h in 0.0.0.0 localhost; do x=\${x//"//$h:"/"//$a:"}; done
+    fi
+    args+=("$x")
+  done
+}
 kind=other
 case "$tool" in
   vllm) if [[ "$1" == serve ]]; then kind=engine; else kind=noop; fi ;;
@@ -94,7 +113,13 @@ case "$tool" in
         *)
           case " ${FRONTEND_MODULES.join(' ')} " in
             *" $2 "*) kind=frontend ;;
-            *) if [[ "$2" == pip ]]; then kind=noop; else real "$@"; fi ;;
+            *)
+              case "$2" in
+                pip) kind=pip ;;
+                tilert.models.preprocess.weight_converter) kind=convert ;;
+                *) real "$@" ;;
+              esac
+              ;;
           esac
           ;;
       esac
@@ -104,7 +129,8 @@ case "$tool" in
       real "$@"
     fi
     ;;
-  pip | pip3 | hf | huggingface-cli) kind=noop ;;
+  pip | pip3) kind=pip ;;
+  hf | huggingface-cli | enroot | unsquashfs) kind=noop ;;
   nvidia-smi | amd-smi | rocm-smi) kind=gpu ;;
   mpirun | numactl | trtllm-llmapi-launch) kind=launcher ;;
   nginx) kind=frontend ;;
@@ -126,6 +152,12 @@ case "$tool" in
     real "$@"
     ;;
   sbatch | salloc) kind=job ;;
+  srun)
+    case " $* " in
+      *" --container-image"*) kind=container ;;
+      *) real "$@" ;;
+    esac
+    ;;
   atomesh) if [[ "$1" == launch ]]; then kind=frontend; fi ;;
   ibv_devinfo)
     # A node's RDMA NICs (eight, as on InferenceX's MI355X nodes), for scripts that look them up.
@@ -150,6 +182,10 @@ case "$tool" in
     real "$@"
     ;;
   curl)
+    if [[ "$FRONTIER_STANDIN_MODE" == run ]]; then
+      on_this_node "$@"
+      real "\${args[@]}"
+    fi
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then
       # The first readiness check: once an engine has recorded and every stand-in the script
       # started in the background has finished recording (each .argv has its .env), the script
@@ -218,11 +254,45 @@ case "$kind" in
     ;;
   container)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
-    exec "$FRONTIER_STANDIN_BIN/frontier-container" "$@"
+    exec "$FRONTIER_STANDIN_BIN/frontier-container" "$tool" "$@"
+    ;;
+  pip)
+    # What it is asked to install counts as installed: each requirement's metadata (its pinned
+    # version) in the stand-ins' Python path, where its modules import as empty ones.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    site="$FRONTIER_STANDIN_BIN/python-site" skip=0
+    for a in "$@"; do
+      if [[ $skip == 1 ]]; then skip=0; continue; fi
+      case "$a" in
+        -m | pip | install) ;;
+        -i | --index-url | --extra-index-url | -r | -c | -t | --target) skip=1 ;;
+        -*) ;;
+        *)
+          name=\${a%%[<>=!~]*} version=0+frontier.standin
+          if [[ "$a" == *==* ]]; then version=\${a#*==}; fi
+          name=\${name,,} name=\${name//-/_}
+          rm -rf "$site/$name"-*.dist-info
+          mkdir -p "$site/$name-$version.dist-info"
+          printf 'Metadata-Version: 2.1\\nName: %s\\nVersion: %s\\n' "$name" "$version" >"$site/$name-$version.dist-info/METADATA"
+          echo "$name" >>"$site/installed.txt"
+          ;;
+      esac
+    done
+    exit 0
+    ;;
+  convert)
+    # A checkpoint conversion: its output's index, no weights.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    while [[ $# -gt 0 ]]; do
+      if [[ "$1" == --save_dir || "$1" == --save-dir ]]; then mkdir -p "$2" && echo '{}' >"$2/model.safetensors.index.json"; fi
+      shift
+    done
+    exit 0
     ;;
   engine | client | frontend)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
-    exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "$@"
+    on_this_node "$@"
+    exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "\${args[@]}"
     ;;
 esac
 `;
@@ -230,16 +300,20 @@ esac
 /**
  * This node's loopback address: 127.0.0.1 for the first node of the job (where clients reach what
  * listens on 0.0.0.0), 127.0.0.2 for the next… Outside a job, or in a container that was given
- * it, $FRONTIER_NODE_ADDR, else 127.0.0.1.
+ * it, $FRONTIER_NODE_ADDR, else 127.0.0.1. With --hosts: every node's, as /etc/hosts lines (the
+ * cluster's name resolution, which containers get).
  */
 const NODE_ADDR = `#!/usr/bin/env bash
-if [[ -n "$FRONTIER_NODE_ADDR" ]]; then echo "$FRONTIER_NODE_ADDR"; exit 0; fi
+if [[ "$1" != --hosts && -n "$FRONTIER_NODE_ADDR" ]]; then echo "$FRONTIER_NODE_ADDR"; exit 0; fi
+# The allocation's nodes (a step's own SLURM_JOB_NODELIST may name only the step's).
+nodes=$(squeue -h -j "$SLURM_JOB_ID" -o %N 2>/dev/null || true)
 i=1
-for n in $(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null); do
-  if [[ "$n" == "$SLURMD_NODENAME" ]]; then echo "127.0.0.$i"; exit 0; fi
+for n in $(scontrol show hostnames "\${nodes:-$SLURM_JOB_NODELIST}" 2>/dev/null); do
+  if [[ "$1" == --hosts ]]; then echo "127.0.0.$i $n"
+  elif [[ "$n" == "$SLURMD_NODENAME" ]]; then echo "127.0.0.$i"; exit 0; fi
   i=$((i + 1))
 done
-echo 127.0.0.1
+if [[ "$1" != --hosts ]]; then echo 127.0.0.1; fi
 `;
 
 /**
@@ -252,12 +326,40 @@ echo 127.0.0.1
  */
 const CONTAINER = `#!/usr/bin/env bash
 set -euo pipefail
+if [[ "$1" == srun ]]; then
+  # pyxis: srun's container options become this container, on the node srun runs it on; the
+  # container keeps the task's whole environment, as pyxis does.
+  shift
+  opts=() here=(docker run --env-all)
+  while [[ $# -gt 0 && "$1" == -* ]]; do
+    o=$1
+    shift
+    case "$o" in
+      --container-mounts=*) IFS=, read -ra m <<<"\${o#*=}"; for x in "\${m[@]}"; do here+=(-v "$x"); done ;;
+      --container-workdir=*) here+=(-w "\${o#*=}") ;;
+      --container-mounts) IFS=, read -ra m <<<"$1"; shift; for x in "\${m[@]}"; do here+=(-v "$x"); done ;;
+      --container-workdir) here+=(-w "$1"); shift ;;
+      --container-image | --container-name | --container-env) shift ;;
+      --container-* | --no-container-*) ;;
+      --*=*) opts+=("$o") ;;
+      -N | -n | -c | -w | -p | -A | -t | -J | -o | -e | -D | --jobid | --nodelist | --nodes | --ntasks | --partition | --account | --time | --job-name | --output | --error | --chdir | --export | --gres | --gpus | --mem | --cpus-per-task | --ntasks-per-node) opts+=("$o" "$1"); shift ;;
+      *) opts+=("$o") ;;
+    esac
+  done
+  for d in \${FRONTIER_STANDIN_PATH//:/ }; do
+    if [[ -x "$d/srun" ]]; then exec "$d/srun" "\${opts[@]}" "$0" "\${here[@]}" pyxis-image "$@"; fi
+  done
+  echo "srun: command not found" >&2
+  exit 127
+fi
+shift # docker
 shift # run
-volumes=() envs=() workdir=/ detach=0
+volumes=() envs=() workdir=/ detach=0 all=0
 while [[ $# -gt 0 && "$1" == -* ]]; do
   opt=$1 value=
   if [[ "$opt" == --*=* ]]; then value=\${opt#*=} opt=\${opt%%=*}; fi
   case "$opt" in
+    --env-all) all=1; shift; continue ;;
     -d | --detach) detach=1; shift; continue ;;
     --init | --privileged | --rm | -i | -t | -it | --interactive | --tty | --no-healthcheck) shift; continue ;;
   esac
@@ -274,19 +376,24 @@ shift # the image: the host's tools stand in for it
 [[ $# -gt 0 ]] || { echo "docker run: the image's default command cannot run here; give one" >&2; exit 125; }
 node=$(hostname)
 addr=$("$FRONTIER_STANDIN_BIN/frontier-node-addr")
-environment=(
-  "PATH=$FRONTIER_STANDIN_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-  "HOME=$FRONTIER_STANDIN_HOME" "FRONTIER_NODE_NAME=$node" "FRONTIER_NODE_ADDR=$addr"
-)
-while IFS= read -r name; do environment+=("$name=\${!name}"); done < <(compgen -e | grep -E '^FRONTIER_(STANDIN|SIM|BENCH|TIME)_' || true)
+environment=()
+if [[ $all == 1 ]]; then
+  while IFS= read -r name; do environment+=("$name=\${!name}"); done < <(compgen -e)
+else
+  environment+=("PATH=$FRONTIER_STANDIN_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "HOME=$FRONTIER_STANDIN_HOME")
+  while IFS= read -r name; do environment+=("$name=\${!name}"); done < <(compgen -e | grep -E '^FRONTIER_(STANDIN|SIM|BENCH|TIME)_' || true)
+fi
+environment+=("FRONTIER_NODE_NAME=$node" "FRONTIER_NODE_ADDR=$addr")
 for e in "\${envs[@]}"; do
   if [[ "$e" == *=* ]]; then environment+=("$e"); elif [[ -v "$e" ]]; then environment+=("$e=\${!e}"); fi
 done
 root=$(mktemp -d "$FRONTIER_STANDIN_DIR/root.XXXXXX")
+hosts=$(mktemp "$FRONTIER_STANDIN_DIR/hosts.XXXXXX")
+{ cat /etc/hosts; "$FRONTIER_STANDIN_BIN/frontier-node-addr" --hosts; } >"$hosts"
 setup='
 set -e
-root=$1 workdir=$2 n=$3
-shift 3
+root=$1 workdir=$2 hosts=$3 n=$4
+shift 4
 for e in /*; do
   name=\${e#/}
   if [[ -L "$e" ]]; then ln -s "$(readlink "$e")" "$root/$name"
@@ -305,6 +412,7 @@ done
 for d in "$FRONTIER_STANDIN_BIN"/image/*; do
   mount -t overlay overlay -o "lowerdir=$d:/\${d##*/}" "$root/\${d##*/}"
 done
+mount --bind "$hosts" "$root/etc/hosts"
 mount -t proc proc "$root/proc"
 cd "$root$workdir"
 # As the init of the container: what the command leaves running ends with it.
@@ -317,7 +425,7 @@ while :; do
   kill -0 "$child" 2>/dev/null || exit "$rc"
 done
 '
-run=(unshare --mount --propagation private --pid --fork -- bash -c "$setup" setup "$root" "$workdir" "\${#volumes[@]}" "\${volumes[@]}" "\${environment[@]}" sh -c 'cd "$0" && exec "$@"' "$workdir" "$@")
+run=(unshare --mount --propagation private --pid --fork -- bash -c "$setup" setup "$root" "$workdir" "$hosts" "\${#volumes[@]}" "\${volumes[@]}" "\${environment[@]}" sh -c 'cd "$0" && exec "$@"' "$workdir" "$@")
 if [[ $detach == 1 ]]; then
   "\${run[@]}" >/dev/null 2>&1 &
   echo "standin-$!"
@@ -327,13 +435,37 @@ fi
 `;
 
 /** Python's sleeps at the simulated cluster's speed, for the scripts' own Python (sync barriers…). */
-const SITECUSTOMIZE = `import os, time
+const SITECUSTOMIZE = `import importlib.abc, importlib.machinery, os, sys, time
 
 _scale = float(os.environ.get("FRONTIER_TIME_SCALE") or 1)
 if _scale > 1:
     _sleep = time.sleep
     time.sleep = lambda seconds: _sleep(seconds / _scale)
+
+
+class _Installed(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """What the stand-in pip installed imports, as empty modules (after every real one)."""
+
+    def find_spec(self, name, path=None, target=None):
+        try:
+            with open(os.path.join(os.path.dirname(__file__), "installed.txt")) as f:
+                installed = f.read().split()
+        except OSError:
+            return None
+        return importlib.machinery.ModuleSpec(name, self, is_package=True) if name.split(".")[0] in installed else None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module.__path__ = []
+
+
+sys.meta_path.append(_Installed())
 `;
+
+/** Python packages the engines' images have (by their metadata), for scripts that check: vLLM's. */
+const IMAGE_PACKAGES = ['vllm'] as const;
 
 /** Write the stand-ins into `bin` (idempotent): one script, a link per tool name. */
 export function writeStandins(bin: string): void {
@@ -353,7 +485,13 @@ export function writeStandins(bin: string): void {
     mkdirSync(dirname(link), { recursive: true });
     if (!existsSync(link)) symlinkSync(script, link);
   }
-  mkdirSync(join(bin, 'python-site'), { recursive: true });
-  writeFileSync(join(bin, 'python-site', 'sitecustomize.py'), SITECUSTOMIZE);
+  const site = join(bin, 'python-site');
+  mkdirSync(site, { recursive: true });
+  writeFileSync(join(site, 'sitecustomize.py'), SITECUSTOMIZE);
+  for (const name of IMAGE_PACKAGES) {
+    const dist = join(site, `${name}-0+frontier.standin.dist-info`);
+    mkdirSync(dist, { recursive: true });
+    writeFileSync(join(dist, 'METADATA'), `Metadata-Version: 2.1\nName: ${name}\nVersion: 0+frontier.standin\n`);
+  }
   for (const tool of STANDIN_TOOLS) if (!existsSync(join(bin, tool))) symlinkSync('frontier-standin', join(bin, tool));
 }
