@@ -87,6 +87,12 @@ function recipeRole(args: readonly string[]): 'prefill' | 'decode' | 'both' {
   return role === 'prefill' || role === 'decode' ? role : 'both';
 }
 
+/** `frontier sim router` over prefill and decode workers. */
+async function simRouter(prefill: string[], decode: string[], host: string, port: string): Promise<void> {
+  const workers = [...prefill.flatMap((u) => ['--prefill', u]), ...decode.flatMap((u) => ['--decode', u])];
+  await simCommand().parseAsync(['router', ...workers, '--host', host, '--port', port], { from: 'user' });
+}
+
 /** A TCP port that accepts connections and closes them (a control channel nothing speaks on here). */
 function listenAndClose(host: string, port: number): void {
   createNetServer((socket) => socket.end()).listen(port, host);
@@ -268,18 +274,7 @@ export function standinCommand(): Command {
           throw new CliError(
             `stand-in: ${tool} names no --prefill and --decode workers, and FRONTIER_STANDIN_REGISTRY is not set`,
           );
-        await simCommand().parseAsync(
-          [
-            'router',
-            ...prefill.flatMap((u) => ['--prefill', u]),
-            ...decode.flatMap((u) => ['--decode', u]),
-            '--host',
-            host,
-            '--port',
-            port,
-          ],
-          { from: 'user' },
-        );
+        await simRouter(prefill, decode, host, port);
         return;
       }
       const want = expected(process.env.FRONTIER_RECIPE_EXPECT ?? '');
@@ -291,18 +286,7 @@ export function standinCommand(): Command {
       }
       const urls = (role: string): string[] => workers.filter((w) => w.role === role).map((w) => w.url);
       if (urls('prefill').length > 0 && urls('decode').length > 0) {
-        await simCommand().parseAsync(
-          [
-            'router',
-            ...urls('prefill').flatMap((u) => ['--prefill', u]),
-            ...urls('decode').flatMap((u) => ['--decode', u]),
-            '--host',
-            host,
-            '--port',
-            port,
-          ],
-          { from: 'user' },
-        );
+        await simRouter(urls('prefill'), urls('decode'), host, port);
         return;
       }
       if (urls('both').length === 0) throw new CliError(`stand-in: ${tool} has no workers to front (${JSON.stringify(workers)})`);

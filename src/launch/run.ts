@@ -218,15 +218,8 @@ function prepareJobScript(g: PlannedGroup, tree: InferencexTree, cluster: Cluste
   const row = g.rows[0] as MultiNodeRow;
   const plan = planJobScript(tree, row, cluster);
   if ('problem' in plan) return { problems: [plan.problem] };
-  const problems = jobScriptProblems(plan, row, cluster);
-  const deployment = deploymentOf(g, {
-    framework: row.framework,
-    modelPath: row.model,
-    gpu: gpuFor(cluster, row.runner),
-    options: {},
-    frontierCommand,
-  });
-  if (cluster.simulate) problems.push(...sim.check({ ...deployment, options: cluster.engines.sim ?? {} }));
+  const { deployment, problems } = multiNodeDeployment(g, cluster, frontierCommand);
+  problems.unshift(...jobScriptProblems(plan, row, cluster));
   if (problems.length > 0) return { problems };
   return {
     prepared: { planned: g, deployment, gpus: layoutGpus(deployment.layout), nodes: plan.nodes, jobScript: plan },
@@ -335,6 +328,22 @@ function prepareRecipe(
     problems.push(
       `${row.framework}: recipe ${plan.path} uses ${perNode} GPUs per node; cluster ${cluster.name} has ${cluster.gpusPerNode}`,
     );
+  const { deployment, problems: simProblems } = multiNodeDeployment(g, cluster, frontierCommand);
+  problems.push(...simProblems);
+  if (problems.length > 0) return { problems };
+  return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
+}
+
+/**
+ * The deployment of a multi-node row that InferenceX's own material runs (a recipe, a job script),
+ * and, on a simulating cluster, what keeps the sim from standing in for its engines.
+ */
+function multiNodeDeployment(
+  g: PlannedGroup,
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+): { deployment: Deployment; problems: string[] } {
+  const row = g.rows[0]!;
   const deployment = deploymentOf(g, {
     framework: row.framework,
     modelPath: row.model,
@@ -342,9 +351,8 @@ function prepareRecipe(
     options: {},
     frontierCommand,
   });
-  if (cluster.simulate) problems.push(...sim.check({ ...deployment, options: cluster.engines.sim ?? {} }));
-  if (problems.length > 0) return { problems };
-  return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
+  const problems = cluster.simulate ? sim.check({ ...deployment, options: cluster.engines.sim ?? {} }) : [];
+  return { deployment, problems };
 }
 
 /** What runs a launch, for people: the script, the recipe, srtctl, or the engine. */
