@@ -12,6 +12,7 @@ PACKAGES=(
   slurm-wlm # slurmctld + slurmd + sbatch/squeue/scontrol/scancel for the throw-away cluster (test/support/slurm.ts)
   munge # the authentication daemon (munged) and mungekey that Slurm's auth/munge needs
   shellcheck # lints the generated sbatch/launch shell scripts
+  util-linux # unshare, mount and flock: InferenceX scripts run with /workspace mounted, job scripts' stand-in containers (namespaces over an assembled root)
   curl # HTTP probes from shell scripts (health checks in generated launch scripts)
   postgresql # initdb + postgres for the throw-away PostgreSQL server the store tests run against (test/support/postgres.ts)
   chromium # the headless browser the dashboard tests and perf drive with playwright-core (/usr/bin/chromium)

@@ -23,7 +23,6 @@ import {
 import type { InferencexTree, RecipeBook, RecipePlan, RecordedJobScript, RecordedScript } from '../launch/inferencex/index.js';
 import type { PreparedGroup } from '../launch/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
-import { resultFilenameOf } from '../results/index.js';
 import {
   NotReadyError,
   RunDir,
@@ -272,16 +271,7 @@ async function dryRun(
     if (plan)
       jobRecordings.set(
         g.id,
-        pool(() =>
-          recordJobScript(
-            plan,
-            g.rows[0] as MultiNodeRow,
-            resultFilenameOf(g.rows[0] as MultiNodeRow, cluster.name),
-            cluster,
-            join(work, g.id),
-            selfCommand(),
-          ),
-        ),
+        pool(() => recordJobScript(plan, g.rows[0] as MultiNodeRow, cluster, join(work, g.id), selfCommand())),
       );
   }
   try {

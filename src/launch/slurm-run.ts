@@ -23,7 +23,6 @@ import type { SrtctlSettings } from './profile.js';
 import type { RecipePlan } from './inferencex/recipe-plan.js';
 import { keepJobScriptLogs, printedJobId, jobScriptResults, setUpJobScript, validityOf } from './inferencex/job-script.js';
 import type { JobScriptPlan } from './inferencex/job-script.js';
-import { resultFilenameOf } from '../results/index.js';
 import { realRecipeProblem, recipeLaunch } from './inferencex/recipe-run.js';
 import type { MultiNodeRow } from '../matrix/index.js';
 
@@ -310,14 +309,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     const row = group.planned.rows[0] as MultiNodeRow;
     const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
     mkdirSync(logDir, { recursive: true });
-    const setUp = setUpJobScript(
-      plan,
-      row,
-      resultFilenameOf(row, cluster.name),
-      cluster,
-      join(dir.root, 'work', group.planned.id),
-      o.frontierCommand,
-    );
+    const setUp = setUpJobScript(plan, row, cluster, join(dir.root, 'work', group.planned.id), o.frontierCommand);
     const runScript = async (): Promise<string> => {
       try {
         const out = await run('bash', [plan.script], {

@@ -4,7 +4,9 @@ import { LOCAL_PROFILE } from '../../src/launch/index.js';
 import type { ClusterProfile, EvalSettings } from '../../src/launch/index.js';
 import { loadGsm8k } from '../../src/evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
-import { REPO } from '../helpers.js';
+import { runMatrix } from '../../src/cli/matrix.js';
+import type { MatrixRow } from '../../src/matrix/index.js';
+import { BUNDLED_INFERENCEX, REPO } from '../helpers.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
 
@@ -93,4 +95,18 @@ export function gsm8kEvals(limit = 60): EvalSettings {
   const dir = join(REPO, 'test/fixtures/gsm8k');
   const data = loadGsm8k(dir);
   return { test: data.test, train: data.train, datasetDir: dir, answersFile: join(dir, 'test.jsonl.gz'), limit, backoffMs: 10 };
+}
+
+/** The fixture InferenceX checkout: its launch material and the fixtures' catalog. */
+export const FIXTURE_TREE = join(BUNDLED_INFERENCEX, 'tree');
+
+/** The fixture checkout's full sweep, as `frontier matrix full-sweep` prints it there. */
+export async function fixtureSweep(): Promise<MatrixRow[]> {
+  return JSON.parse(
+    await runMatrix(
+      'full-sweep',
+      ['--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml', '--runner-config', 'configs/runners.yaml'],
+      FIXTURE_TREE,
+    ),
+  ) as MatrixRow[];
 }

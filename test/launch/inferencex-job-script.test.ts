@@ -13,17 +13,16 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMatrix } from '../../src/cli/matrix.js';
 import { openTree } from '../../src/launch/inferencex/index.js';
 import { prepareGroup, run, slurmExecutor, planRun } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/launch/index.js';
-import type { MatrixRow, MultiNodeRow } from '../../src/matrix/index.js';
-import { BUNDLED_INFERENCEX, CLI, runCliAsync, tempFiles } from '../helpers.js';
+import type { MultiNodeRow } from '../../src/matrix/index.js';
+import { CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { simCluster } from './fixtures.js';
+import { FIXTURE_TREE, fixtureSweep, simCluster } from './fixtures.js';
 
-const TREE = join(BUNDLED_INFERENCEX, 'tree');
+const TREE = FIXTURE_TREE;
 const execFileAsync = promisify(execFile);
 const FRONTIER = [process.execPath, CLI];
 const AMD = ['sglang-disagg', 'atom-disagg'];
@@ -32,13 +31,7 @@ const FRAMEWORKS = [...AMD, 'llmd-vllm', 'tilert'];
 let rows: MultiNodeRow[];
 
 beforeAll(async () => {
-  const all = JSON.parse(
-    await runMatrix(
-      'full-sweep',
-      ['--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml', '--runner-config', 'configs/runners.yaml'],
-      TREE,
-    ),
-  ) as MatrixRow[];
+  const all = await fixtureSweep();
   rows = all.filter(
     (r): r is MultiNodeRow =>
       'prefill' in r && FRAMEWORKS.includes(r.framework) && (r as { 'scenario-type'?: string })['scenario-type'] === undefined,

@@ -5,17 +5,16 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMatrix } from '../../src/cli/matrix.js';
 import { openTree, planScript, recordPoint } from '../../src/launch/inferencex/index.js';
 import { run, runGroupLocally, slurmExecutor } from '../../src/launch/index.js';
 import type { ClusterProfile, GroupExecutor } from '../../src/launch/index.js';
-import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
-import { BUNDLED_INFERENCEX, CLI, runCliAsync, tempFiles } from '../helpers.js';
+import type { SingleNodeRow } from '../../src/matrix/index.js';
+import { CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { simCluster, strays } from './fixtures.js';
+import { FIXTURE_TREE, fixtureSweep, simCluster, strays } from './fixtures.js';
 
-const TREE = join(BUNDLED_INFERENCEX, 'tree');
+const TREE = FIXTURE_TREE;
 const FRONTIER = [process.execPath, CLI];
 
 let rows: SingleNodeRow[];
@@ -30,13 +29,7 @@ const KINDS: [string, string, string][] = [
 ];
 
 beforeAll(async () => {
-  const all = JSON.parse(
-    await runMatrix(
-      'full-sweep',
-      ['--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml', '--runner-config', 'configs/runners.yaml'],
-      TREE,
-    ),
-  ) as MatrixRow[];
+  const all = await fixtureSweep();
   rows = KINDS.map(([runner, framework, model]) => {
     const matching = all.filter(
       (r): r is SingleNodeRow =>

@@ -13,21 +13,15 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, sy
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { runMatrix } from '../../src/cli/matrix.js';
-import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
+import type { SingleNodeRow } from '../../src/matrix/index.js';
 import { resultFilenameOf } from '../../src/results/index.js';
-import { BUNDLED_INFERENCEX, runCliAsync, tempFiles } from '../helpers.js';
+import { runCliAsync, tempFiles } from '../helpers.js';
+import { FIXTURE_TREE, fixtureSweep } from './fixtures.js';
 
-const TREE = join(BUNDLED_INFERENCEX, 'tree');
+const TREE = FIXTURE_TREE;
 
 async function singleNodeRows(): Promise<SingleNodeRow[]> {
-  const rows = JSON.parse(
-    await runMatrix(
-      'full-sweep',
-      ['--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml', '--runner-config', 'configs/runners.yaml'],
-      TREE,
-    ),
-  ) as MatrixRow[];
+  const rows = await fixtureSweep();
   return rows.filter(
     (r): r is SingleNodeRow => !('prefill' in r) && (r as { 'scenario-type'?: string })['scenario-type'] !== 'agentic-coding',
   );

@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { basename, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../plan.js';
+import { resultFilenameOf } from '../../results/index.js';
 import { modelPath } from '../profile.js';
 import type { ClusterProfile } from '../profile.js';
 import { multiNodeWorkflowEnv } from './contract.js';
@@ -120,7 +121,6 @@ export interface JobScriptRun {
 export function setUpJobScript(
   plan: JobScriptPlan,
   row: MultiNodeRow,
-  resultFilename: string,
   cluster: ClusterProfile,
   work: string,
   frontier: string[],
@@ -151,7 +151,8 @@ export function setUpJobScript(
     squashDir: cluster.container.squashDir ?? join(work, '.squash'),
   };
   const contract: Record<string, string> = {
-    ...multiNodeWorkflowEnv(row, { resultFilename, runnerName: plan.runnerName }),
+    // RESULT_FILENAME: the row's, as the run names its points (planRun's runner is the cluster).
+    ...multiNodeWorkflowEnv(row, { resultFilename: resultFilenameOf(row, cluster.name), runnerName: plan.runnerName }),
     // The sweep runs evals apart; lm-eval inside the job is not run here.
     RUN_EVAL: 'false',
     EVAL_ONLY: 'false',
@@ -247,12 +248,11 @@ export interface RecordedJobScript {
 export async function recordJobScript(
   plan: JobScriptPlan,
   row: MultiNodeRow,
-  resultFilename: string,
   cluster: ClusterProfile,
   work: string,
   frontier: string[],
 ): Promise<RecordedJobScript> {
-  const run = setUpJobScript(plan, row, resultFilename, cluster, work, frontier, 'record');
+  const run = setUpJobScript(plan, row, cluster, work, frontier, 'record');
   const env = { ...basics(), ...run.env };
   const { output } = await recordScript(['bash', plan.script], env, 30_000, work);
   const jobs = readCalls(run.standin)
