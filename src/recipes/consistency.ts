@@ -28,6 +28,11 @@ export interface EntryView {
   seq?: { isl: number; osl: number } | undefined;
   /** Path of the search-space entry inside the config key. */
   path: (string | number)[];
+  /** What the config states about the entry outside its schema (in InferenceX, in a comment). */
+  intent?: {
+    /** conc-list deliberately holds only the largest of the recipe's concurrencies. */
+    tracksMaxConcurrency?: boolean;
+  };
 }
 
 type Obj = Record<string, unknown>;
@@ -78,13 +83,19 @@ export function compareEntryWithRecipe(view: EntryView, recipe: Obj): Mismatch[]
   const concs = recipeConcurrencies(benchmark);
   if (concs && (entry['conc-list'] || entry['conc-start'] !== undefined)) {
     const mine = entryConcurrencies(entry);
-    if (!sameSet(mine, concs)) {
+    const tracksMax = view.intent?.tracksMaxConcurrency === true;
+    const max = Math.max(...concs);
+    if (!sameSet(mine, tracksMax ? [max] : concs)) {
       out.push({
         rule: 'recipe/concurrency-mismatch',
         configPath: [...view.path, entry['conc-list'] ? 'conc-list' : 'conc-start'],
         recipePath: 'benchmark.concurrencies',
-        message: `the entry sweeps concurrencies [${mine.join(', ')}] but the recipe runs [${concs.join(', ')}]`,
-        hint: 'the recipe runs its own list: make conc-list and benchmark.concurrencies the same',
+        message: tracksMax
+          ? `the entry's comment says it tracks the recipe's maximum concurrency (${max}) but it sweeps [${mine.join(', ')}]`
+          : `the entry sweeps concurrencies [${mine.join(', ')}] but the recipe runs [${concs.join(', ')}]`,
+        hint: tracksMax
+          ? `set conc-list to [${max}], or drop the comment and list every concurrency the recipe runs`
+          : 'the recipe runs its own list: make conc-list and benchmark.concurrencies the same',
       });
     }
   }

@@ -19,7 +19,8 @@ export class YamlDocument {
 
   constructor(
     readonly file: string,
-    private readonly text: string,
+    /** The source text, for what the value drops (comments). */
+    readonly text: string,
     readonly value: unknown,
     readonly problems: Problem[],
     /** Which parser produced the value: the fast block-subset parser or the full one. */

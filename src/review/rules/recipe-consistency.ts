@@ -14,7 +14,7 @@ const consistency = (id: string, description: string, explanation: string): Rule
 export const concurrencyMismatch = consistency(
   'recipe/concurrency-mismatch',
   "an entry's concurrencies are the ones its recipe runs",
-  "The job runs benchmark.concurrencies of the recipe; the matrix publishes the entry's conc-list. When they differ, points are run that nobody asked for, or published points were never run. Make the two lists equal.",
+  'The job runs benchmark.concurrencies of the recipe; the matrix publishes the entry\'s conc-list. When they differ, points are run that nobody asked for, or published points were never run. Make the two lists equal, or, to publish only the recipe\'s largest concurrency, set conc-list to [that maximum] and say so in a comment on the entry ("matrix tracks the max", above its `- ` line or after conc-list).',
 );
 export const workerCountMismatch = consistency(
   'recipe/worker-count-mismatch',

@@ -70,12 +70,39 @@ export function entryMismatches(tree: Tree): Promise<EntryMismatch[]> {
     const out: EntryMismatch[] = [];
     for (const { reference, recipe } of await resolvedReferences(tree)) {
       if (reference.setting !== 'CONFIG_FILE' || recipe.status !== 'found') continue;
-      const view = { config: reference.config, entry: reference.entry as never, seq: reference.seq, path: reference.entryPath };
+      const view = {
+        config: reference.config,
+        entry: reference.entry as never,
+        seq: reference.seq,
+        path: reference.entryPath,
+        intent: { tracksMaxConcurrency: TRACKS_MAX.test(entryComments(tree, reference)) },
+      };
       for (const mismatch of compareEntryWithRecipe(view, recipe.variant.recipe))
         out.push({ reference, recipePath: recipe.path, mismatch });
     }
     return out;
   });
+}
+
+/** InferenceX's wording for a conc-list that holds only the recipe's largest concurrency ("matrix tracks the max"). */
+const TRACKS_MAX = /\btracks\s+(?:only\s+)?the\s+max(?:imum)?\b(?!-)/i;
+
+/**
+ * The comments of a search-space entry: the comment lines directly above its `- ` line, and a
+ * trailing comment on its conc-list line. InferenceX's master-config schema is strict, so what
+ * an entry means beyond its fields can only be said there.
+ */
+function entryComments(tree: Tree, reference: RecipeReference): string {
+  const doc = tree.catalog.origin.get(reference.key)!;
+  const lines = once(doc, 'lines', () => doc.text.split(/\r?\n/));
+  const comments: string[] = [];
+  const path = [reference.key, ...reference.entryPath];
+  for (let n = doc.locate(path).line - 2; n >= 0 && /^\s*#/.test(lines[n]!); n--) comments.push(lines[n]!);
+  if ('conc-list' in reference.entry) {
+    const trailing = /\s#.*$/.exec(lines[doc.locate([...path, 'conc-list']).line - 1] ?? '');
+    if (trailing) comments.push(trailing[0]);
+  }
+  return comments.join('\n');
 }
 
 /**
