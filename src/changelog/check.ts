@@ -1,8 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ProblemsError, isPlainMapping, parseYaml } from '../catalog/index.js';
 import type { Problem, YamlDocument } from '../catalog/index.js';
-import { MatrixError } from '../matrix/index.js';
+import { MatrixError, generateTestConfig, isAgenticRow } from '../matrix/index.js';
+import type { MatrixRow } from '../matrix/index.js';
+import { findRecipesDir, recipeInTree } from '../recipes/index.js';
 import { AppendOnlyError } from './append-only.js';
+import type { ScenarioName } from './append-only.js';
 import { prLink } from './entry.js';
 import { checkHistory } from './history.js';
 import { parseChangelog } from './parse.js';
@@ -11,11 +14,17 @@ import { ChangelogError, buildPlan, resolveEntryKeys } from './plan.js';
 import type { Revision } from './plan.js';
 import { DEFAULT_CHANGELOG, addedEntries, loadRevision, readChange } from './process.js';
 import type { ChangeOptions } from './process.js';
+import { measuredFingerprint } from './rows.js';
+import type { NoSweep } from './opt-out.js';
 import type { Snapshot } from './snapshot.js';
 
 export interface CheckOptions extends ChangeOptions {
   /** The pull request this change belongs to; without it the change is judged as on main. */
   pr?: number | undefined;
+  /** The recipes folder (default: the first of RECIPE_DIRS the tree has). */
+  recipesDir?: string | undefined;
+  /** The change says it runs no sweep, and why: pairing is reported, not enforced. */
+  noSweep?: NoSweep | undefined;
 }
 
 export interface CheckReport {
@@ -53,10 +62,10 @@ export async function checkChangelog(base: Snapshot, head: Snapshot, options: Ch
 
   const headRevision = await loadRevision(head, options);
   let added: Record<string, unknown>[] = [];
-  // A change that only corrects pr-links triggers no sweep (the reference runs the processor only
-  // for appended entries).
-  const onlyCorrections = report.corrections > 0 && report.additions === 0;
-  if (changelogChanged && headLog.problems.length === 0 && !onlyCorrections) {
+  // Only appended entries trigger a sweep (the reference runs the processor only for those): a
+  // change that corrects pr-links or cleans up blank lines of history runs none.
+  const appends = report.additions > 0 || baseLog.problems.length > 0;
+  if (changelogChanged && headLog.problems.length === 0 && appends) {
     try {
       added = await addedEntries(change);
     } catch (e) {
@@ -67,7 +76,7 @@ export async function checkChangelog(base: Snapshot, head: Snapshot, options: Ch
   }
   if (added.length > 0) problems.push(...(await sweepProblems(added, headLog, headRevision, base, options)));
 
-  const pairing = await checkPairing(base, head, added, options);
+  const pairing = await checkPairing(base, head, added, headRevision.revision, options);
   report.changedConfigs = pairing.changed;
   problems.push(...pairing.problems);
   // Grouped by file (in the order files first come up), then by position.
@@ -168,18 +177,122 @@ async function rawConfigs(
   return out;
 }
 
+/** Every CONFIG_FILE / EVAL_CONFIG_FILE value written anywhere in a config's value. */
+function configFileValues(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') {
+    const m = /^(?:EVAL_)?CONFIG_FILE=(.+)$/.exec(value);
+    if (m) out.push(m[1]!);
+  } else if (Array.isArray(value)) for (const v of value) configFileValues(v, out);
+  else if (isPlainMapping(value)) for (const v of Object.values(value)) configFileValues(v, out);
+  return out;
+}
+
+/** The recipe files a side's configs name, as bytes by CONFIG_FILE value (undefined: not in the tree). */
+async function recipeReader(
+  snapshot: Snapshot,
+  values: readonly string[],
+  options: CheckOptions,
+): Promise<(value: string) => Buffer | undefined> {
+  const dir = await findRecipesDir((d) => snapshot.list(d), options.recipesDir);
+  const paths = new Map(values.map((v) => [v, recipeInTree(v, dir).inTree]));
+  const bytes = await snapshot.readMany([...new Set(paths.values())]);
+  return (value) => bytes.get(paths.get(value) ?? recipeInTree(value, dir).inTree);
+}
+
+/** A key's rows, or undefined when they do not generate (the sweep and config rules say why). */
+function keyRows(revision: Revision, key: string): MatrixRow[] | undefined {
+  try {
+    return generateTestConfig(revision.configs, revision.runners, { configKeys: [key] });
+  } catch (e) {
+    if (e instanceof MatrixError) return undefined;
+    throw e;
+  }
+}
+
+const scenarioOf = (row: MatrixRow): ScenarioName => (isAgenticRow(row) ? 'agentic-coding' : 'fixed-seq-len');
+
+/** What needs a sweep: per key, its rows the change added or changed (their scenarios). */
+interface Unswept {
+  key: string;
+  /** The key is new. */
+  added: boolean;
+  /** Its value is the same: a recipe it runs changed. */
+  recipeOnly: boolean;
+  /** Its rows (0: they do not generate) and how many of them are new or changed. */
+  rows: number;
+  changed: number;
+  scenarios: ScenarioName[];
+}
+
 /**
- * Pairing: a master-config key whose definition differs between base and head (new keys
- * included; removed keys cannot be benchmarked) must be covered by an added entry.
+ * The keys whose matrix rows the change added or changed, compared by what the rows measure
+ * (the row without its names, with the bytes of its recipes). Removed rows and rows that are the
+ * same as before (metadata-only edits, rows moved between keys the change edited or removed)
+ * need no sweep. Where rows cannot be generated, any change of the key's value counts.
+ */
+async function rowsNeedingSweep(
+  base: Snapshot,
+  head: Snapshot,
+  headRevision: Revision | undefined,
+  options: CheckOptions,
+): Promise<{ unswept: Unswept[]; after: Map<string, { value: unknown; doc: YamlDocument }> }> {
+  const [before, after] = await Promise.all([rawConfigs(base, options), rawConfigs(head, options)]);
+  const references = new Map([...after].map(([key, { value }]) => [key, configFileValues(value)]));
+  const values = [...new Set([...references.values()].flat())];
+  const [readBefore, readAfter] = await Promise.all([recipeReader(base, values, options), recipeReader(head, values, options)]);
+  const recipeChanged = (v: string): boolean => {
+    const [a, b] = [readBefore(v), readAfter(v)];
+    return a && b ? !a.equals(b) : a !== b;
+  };
+  const edited = (k: string): boolean => !isDeepStrictEqual(before.get(k)?.value, after.get(k)!.value);
+  const candidates = [...after.keys()].filter((k) => edited(k) || references.get(k)!.some(recipeChanged));
+  if (candidates.length === 0) return { unswept: [], after };
+  const baseRevision = (await loadRevision(base, options)).revision;
+  const byValue = (k: string): Unswept => ({
+    key: k,
+    added: !before.has(k),
+    recipeOnly: !edited(k),
+    rows: 0,
+    changed: 0,
+    scenarios: [],
+  });
+  if (!headRevision || !baseRevision) return { unswept: candidates.map(byValue), after };
+
+  // Rows could come from the key itself or from any key the change edited or removed (a move or split).
+  const origins = [...before.keys()].filter((k) => candidates.includes(k) || !after.has(k));
+  const known = new Set<string>();
+  for (const key of origins) for (const row of keyRows(baseRevision, key) ?? []) known.add(measuredFingerprint(row, readBefore));
+  const unswept: Unswept[] = [];
+  for (const key of candidates) {
+    const rows = keyRows(headRevision, key);
+    if (!rows) {
+      unswept.push(byValue(key));
+      continue;
+    }
+    const changed = rows.filter((row) => !known.has(measuredFingerprint(row, readAfter)));
+    if (changed.length > 0)
+      unswept.push({
+        ...byValue(key),
+        rows: rows.length,
+        changed: changed.length,
+        scenarios: [...new Set(changed.map(scenarioOf))],
+      });
+  }
+  return { unswept, after };
+}
+
+/**
+ * Pairing: a master-config key whose rows the change added or changed must be covered by an
+ * added entry — unless the change opts out of its sweep (`noSweep`), which the report shows.
  */
 async function checkPairing(
   base: Snapshot,
   head: Snapshot,
   added: Record<string, unknown>[],
+  headRevision: Revision | undefined,
   options: CheckOptions,
 ): Promise<{ changed: string[]; problems: Problem[] }> {
-  const [before, after] = await Promise.all([rawConfigs(base, options), rawConfigs(head, options)]);
-  const changed = [...after.keys()].filter((k) => !isDeepStrictEqual(before.get(k)?.value, after.get(k)!.value));
+  const { unswept, after } = await rowsNeedingSweep(base, head, headRevision, options);
   const available = [...after.keys()];
   const covered = new Set<string>();
   for (const entry of added) {
@@ -191,30 +304,43 @@ async function checkPairing(
       }
     }
   }
-  const uncovered = changed.filter((k) => !covered.has(k));
-  const suggestion = (keys: string[]): string =>
-    [
-      'append an entry to perf-changelog.yaml (after one blank line):',
-      '- config-keys:',
-      ...keys.map((k) => `    - ${k}`),
-      '  description:',
-      '    - "<what changed and why>"',
-      `  pr-link: ${options.pr === undefined ? 'XXX' : prLink(options.pr)}`,
-    ].join('\n      ');
-  const problems = uncovered.map((key): Problem => {
-    const { doc } = after.get(key)!;
-    const pos = doc.locate([key]);
-    const what = before.has(key) ? 'changed' : 'was added';
+  const uncovered = unswept.filter((u) => !covered.has(u.key));
+  const scenarios = [...new Set(uncovered.flatMap((u) => u.scenarios))];
+  const suggestion = [
+    'append an entry to perf-changelog.yaml (after one blank line):',
+    '- config-keys:',
+    ...uncovered.map((u) => `    - ${u.key}`),
+    ...(scenarios.length === 1 ? ['  scenario-type:', `    - ${scenarios[0]}`] : []),
+    '  description:',
+    '    - "<what changed and why>"',
+    `  pr-link: ${options.pr === undefined ? 'XXX' : prLink(options.pr)}`,
+  ].join('\n      ');
+  const problems = uncovered.map((u): Problem => {
+    const { doc } = after.get(u.key)!;
+    const pos = doc.locate([u.key]);
+    const rows = `${u.rows} matrix row${u.rows === 1 ? '' : 's'}`;
+    const what = u.added
+      ? `config was added${u.rows > 0 ? ` (${rows})` : ''} but no appended perf-changelog.yaml entry covers it`
+      : u.rows === 0
+        ? 'config changed but no appended perf-changelog.yaml entry covers it'
+        : `${u.recipeOnly ? 'a recipe of this config changed' : 'config changed'}: ${u.changed === u.rows ? `all ${rows}` : `${u.changed} of its ${rows}`} measure something new, and no appended perf-changelog.yaml entry covers it`;
+    const located = { file: doc.file, line: pos.line, col: pos.col, key: u.key };
+    if (options.noSweep) {
+      return {
+        ...located,
+        severity: 'warning',
+        rule: 'changelog-no-sweep',
+        message: `${what}: no sweep, as the change says (${options.noSweep.source}: ${options.noSweep.reason})`,
+        hint: 'results keep describing the configuration before this change until a later entry sweeps it',
+      };
+    }
     return {
+      ...located,
       severity: 'error',
       rule: 'changelog-pairing',
-      file: doc.file,
-      line: pos.line,
-      col: pos.col,
-      key,
-      message: `config ${what} but no appended perf-changelog.yaml entry covers it, so no sweep will run it`,
-      hint: suggestion(uncovered),
+      message: `${what}, so no sweep will run ${u.changed > 1 ? 'them' : 'it'}`,
+      hint: `${suggestion}\n      (or, to keep the old results on purpose, say why: a "no-sweep: <reason>" line in the pull request description, or [skip-sweep] in the commit message)`,
     };
   });
-  return { changed, problems };
+  return { changed: unswept.map((u) => u.key), problems };
 }

@@ -9,6 +9,12 @@ import type { ParsedChangelog } from './parse.js';
  * separated from the previous one by exactly one blank line (the merge tooling depends on it).
  * Reference: `compare_entries` and `validate_raw_change` in validate_perf_changelog.py, here
  * reporting every violation with its line and the fix.
+ *
+ * Two departures from the reference, both for changes that do not affect any sweep: emptying a
+ * blank line of history that holds spaces (or dropping blank lines at its end) is allowed, and
+ * layout problems (`changelog-layout`: whitespace, extra blank lines, an entry inserted before
+ * older ones) are warnings that `frontier changelog check --fix` repairs. A new entry glued to the
+ * previous one with no blank line stays an error (`changelog-separator`).
  */
 
 export interface HistoryResult {
@@ -17,8 +23,10 @@ export interface HistoryResult {
   additions: number;
   /** Historical entries whose pr-link was corrected. */
   corrections: number;
-  /** The head file with the mechanical separator problems repaired, when there were any. */
+  /** The head file with the separator and layout problems repaired, when there were any. */
   fixed?: Buffer;
+  /** Head lines of history that were blank with spaces and are now empty (allowed). */
+  normalised: number[];
 }
 
 const ENTRY_LINE = /^- config-keys:[^\r\n]*$/;
@@ -26,28 +34,30 @@ const ENTRY_LINE = /^- config-keys:[^\r\n]*$/;
 export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: number | undefined): HistoryResult {
   const problems: Problem[] = [];
   const report = (line: number, message: string, hint: string, rule = 'changelog-history'): void => {
-    problems.push({ severity: 'error', rule, file: head.file, line, col: 1, message, hint });
+    problems.push({ severity: severityOf(rule), rule, file: head.file, line, col: 1, message, hint });
   };
   const entryLine = (i: number): number => head.doc?.locate([i]).line ?? 1;
   const baseEntries = base.entries;
   const headEntries = head.entries;
 
-  // New entries inserted between historical ones (the history itself intact): say so, and
-  // offer to move them to the end.
+  // New entries inserted between historical ones (the history itself intact): the sweep still
+  // runs exactly the added lines, so this is layout; the fix moves them to the end.
   const inserted = insertedEntries(baseEntries, headEntries);
   if (inserted && inserted.some((i) => i < baseEntries.length)) {
+    const blocks = entryBlocks(head);
     for (const i of inserted.filter((k) => k < baseEntries.length)) {
+      const lines = blocks[i]!.split('\n').length - 1;
       report(
         entryLine(i),
-        `entry ${i + 1} is inserted between historical entries; new entries go at the end of the file`,
-        'move it after the last entry (frontier changelog check --fix does)',
+        `new entry ${i + 1} (lines ${entryLine(i)}–${entryLine(i) + lines - 1}) is inserted before older entries; new entries go at the end of the file`,
+        '`frontier changelog check --fix` moves it to the end (the sweep stays the same: it runs the lines a change adds)',
+        'changelog-layout',
       );
     }
     checkNewLinks(head, inserted, pr, report);
-    const blocks = entryBlocks(head).filter((_, i) => inserted.includes(i));
-    const separator = base.raw.length === 0 || base.raw.subarray(-2).equals(Buffer.from('\n\n')) ? '' : '\n';
-    const fixed = Buffer.concat([base.raw, Buffer.from(separator + blocks.join('\n'))]);
-    return { problems, additions: inserted.length, corrections: 0, fixed };
+    const history = historyText(base.raw.toString('utf8'));
+    const fixed = Buffer.from([history, ...blocks.filter((_, i) => inserted.includes(i))].filter(Boolean).join('\n'));
+    return { problems, additions: inserted.length, corrections: 0, fixed, normalised: [] };
   }
 
   let corrections = 0;
@@ -103,8 +113,11 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
   if (additions > 0 && byteHistory.length > 0) problems.push(...raw.problems);
   else if (entryProblems.length > 0) problems.push(...entryProblems, ...raw.problems.filter((p) => !byteHistory.includes(p)));
   else problems.push(...raw.problems);
-  return { problems, additions, corrections, fixed: raw.fixed };
+  return { problems, additions, corrections, fixed: raw.fixed, normalised: raw.normalised };
 }
+
+/** Layout problems change no sweep: reported as warnings, repaired by --fix. */
+const severityOf = (rule: string): Problem['severity'] => (rule === 'changelog-layout' ? 'warning' : 'error');
 
 const PR_URL = 'https://github.com/SemiAnalysisAI/InferenceX/pull/<number>';
 
@@ -172,73 +185,84 @@ function lineOf(parsed: ParsedChangelog, index: number, field: string): number {
   return parsed.doc?.locate([index, field]).line ?? 1;
 }
 
-/** Line number (1-based) of a byte offset. */
-function lineAt(raw: Buffer, offset: number): number {
-  let line = 1;
-  for (let i = raw.indexOf(10); i !== -1 && i < offset; i = raw.indexOf(10, i + 1)) line++;
-  return line;
+const BLANK = /^[ \t]*$/;
+
+/** The history part of a changelog text: up to and including its last non-blank line, with its newline. */
+function historyText(text: string): string {
+  const lines = text.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && BLANK.test(lines[last]!)) last--;
+  return last < 0 ? '' : `${lines.slice(0, last + 1).join('\n')}\n`;
 }
 
-function checkBytes(
-  base: Buffer,
-  head: Buffer,
-  additions: number,
-  corrections: number,
-  file: string,
-): { problems: Problem[]; fixed?: Buffer } {
+/**
+ * Where the base's history ends in head (a character offset), when head keeps it: line for line,
+ * except that a run of blank lines between entries may be cleaned up (spaces emptied, extra
+ * blank lines dropped, at least one kept). Blank lines after the last entry belong to what
+ * follows (the separator before appended entries, or the end of the file).
+ */
+function keptHistory(base: string, head: string): { end: number; normalised: number[] } | { line: number; was: string } {
+  const baseLines = historyText(base).split('\n').slice(0, -1);
+  const headLines = head.split('\n');
+  const blankRun = (lines: string[], from: number, limit = lines.length): number => {
+    let n = 0;
+    while (from + n < limit && BLANK.test(lines[from + n]!)) n++;
+    return n;
+  };
+  const normalised: number[] = [];
+  let end = 0;
+  let j = 0;
+  for (let i = 0; i < baseLines.length;) {
+    const was = baseLines[i]!;
+    if (BLANK.test(was)) {
+      const k = blankRun(baseLines, i);
+      const m = blankRun(headLines, j, j + k);
+      if (m === 0) return { line: j + 1, was };
+      for (let n = 0; n < m; n++) {
+        const now = headLines[j + n]!;
+        if (now !== baseLines[i + n] && now !== '') return { line: j + n + 1, was: baseLines[i + n]! };
+        if (now !== baseLines[i + n]) normalised.push(j + n + 1);
+        end += now.length + 1;
+      }
+      if (m < k) normalised.push(j + m);
+      i += k;
+      j += m;
+      continue;
+    }
+    const now = headLines[j];
+    if (now !== was) return { line: j + 1, was };
+    end += now.length + 1;
+    i++;
+    j++;
+  }
+  return { end: Math.min(end, head.length), normalised: [...new Set(normalised)] };
+}
+
+interface ByteCheck {
+  problems: Problem[];
+  fixed?: Buffer;
+  normalised: number[];
+}
+
+function checkBytes(base: Buffer, head: Buffer, additions: number, corrections: number, file: string): ByteCheck {
   const problems: Problem[] = [];
   const report = (line: number, message: string, hint: string, rule = 'changelog-history'): void => {
-    problems.push({ severity: 'error', rule, file, line, col: 1, message, hint });
+    problems.push({ severity: severityOf(rule), rule, file, line, col: 1, message, hint });
   };
+  const baseText = base.toString('utf8');
+  const headText = head.toString('utf8');
 
-  if (additions > 0) {
-    if (!head.subarray(0, base.length).equals(base)) {
-      const line = firstDifferentLine(base, head);
-      const was = base.toString('utf8').split('\n')[line - 1];
-      report(
-        line,
-        `line ${line} differs from the base revision: appended entries must leave history byte-for-byte unchanged`,
-        was === undefined
-          ? 'restore the base file and append at the end'
-          : `restore line ${line} as it was: ${JSON.stringify(was)}`,
-      );
-      return { problems };
-    }
-    if (base.length > 0 && base[base.length - 1] !== 10) {
-      report(lineAt(head, base.length), 'the base revision does not end with a newline', 'fix the base file first');
-      return { problems };
-    }
-    // Repair the separators of the appended part; what is left after the repair must be clean.
-    const suffix = head.subarray(base.length).toString('utf8');
-    const baseEndsBlank = base.length === 0 || base.subarray(-2).equals(Buffer.from('\n\n'));
-    const { text: repaired, notes } = normaliseAppended(suffix, baseEndsBlank);
-    const firstAppended = lineAt(head, base.length);
-    for (const note of notes) {
-      const line = firstAppended + note.line;
-      report(line, note.message, note.hint.replace('{line}', String(line)), 'changelog-separator');
-    }
-    if (!repaired.startsWith(baseEndsBlank ? '- config-keys:' : '\n- config-keys:')) {
-      report(
-        firstAppended,
-        'the appended text does not start with a new entry (`- config-keys:`)',
-        'append complete entries at the end of the file',
-      );
-    }
-    const fixed = notes.length > 0 ? Buffer.concat([base, Buffer.from(repaired)]) : undefined;
-    return { problems, fixed };
-  }
-
-  if (corrections > 0) {
-    const baseLines = base.toString('utf8').split('\n');
-    const headLines = head.toString('utf8').split('\n');
+  if (corrections > 0 && additions === 0) {
+    const baseLines = baseText.split('\n');
+    const headLines = headText.split('\n');
     if (baseLines.length !== headLines.length) {
       report(firstDifferentLine(base, head), 'pr-link corrections may not add or delete lines', 'change only the pr-link lines');
-      return { problems };
+      return { problems, normalised: [] };
     }
     let changed = 0;
     baseLines.forEach((before, i) => {
       const after = headLines[i]!;
-      if (before === after) return;
+      if (before === after || (BLANK.test(before) && after === '')) return;
       changed++;
       if (!before.startsWith('  pr-link:') || !after.startsWith('  pr-link:')) {
         report(i + 1, `line ${i + 1} changed outside a pr-link line`, `restore it as it was: ${JSON.stringify(before)}`);
@@ -251,17 +275,64 @@ function checkBytes(
         'change only the pr-link lines of the corrected entries',
       );
     }
-    return { problems };
+    return { problems, normalised: [] };
   }
 
-  if (!base.equals(head)) {
+  const kept = keptHistory(baseText, headText);
+  if ('was' in kept) {
+    const { line, was } = kept;
+    if (additions > 0) {
+      report(
+        line,
+        `line ${line} differs from the base revision: appended entries must leave history byte-for-byte unchanged`,
+        `restore line ${line} as it was: ${JSON.stringify(was)}`,
+      );
+    } else {
+      report(
+        line,
+        'the changelog changed without appending an entry or correcting a pr-link: historical whitespace and formatting are immutable',
+        `restore line ${line} as it was: ${JSON.stringify(was)}`,
+      );
+    }
+    return { problems, normalised: [] };
+  }
+
+  // What follows history: appended entries (or only blank lines), repaired and checked.
+  const history = headText.slice(0, kept.end);
+  const suffix = headText.slice(kept.end);
+  const firstLine = history.split('\n').length;
+  const { text: repaired, notes } = normaliseAppended(suffix, history === '');
+  const baseSuffix = normaliseAppended(baseText.slice(historyText(baseText).length), history === '');
+  for (const note of notes) {
+    // Layout the base already had, untouched by the change, is not the change's finding.
+    if (additions === 0 && baseSuffix.notes.some((n) => n.kind === note.kind)) continue;
+    const line = String(firstLine + note.line);
+    report(firstLine + note.line, note.message.replace('{line}', line), note.hint.replace('{line}', line), note.rule);
+  }
+  if (additions > 0 && !repaired.startsWith(history === '' ? '- config-keys:' : '\n- config-keys:')) {
     report(
-      firstDifferentLine(base, head),
+      firstLine,
+      'the appended text does not start with a new entry (`- config-keys:`)',
+      'append complete entries at the end of the file',
+    );
+  }
+  if (additions === 0 && repaired.trim() !== '') {
+    report(
+      firstLine,
       'the changelog changed without appending an entry or correcting a pr-link: historical whitespace and formatting are immutable',
       'restore the base file byte-for-byte',
     );
   }
-  return { problems };
+  const repairable = problems.some((p) => p.rule === 'changelog-separator' || p.rule === 'changelog-layout');
+  const fixed = repairable ? Buffer.from(history + repaired) : undefined;
+  return { problems, fixed, normalised: kept.normalised };
+}
+
+/** Line number (1-based) of a byte offset. */
+function lineAt(raw: Buffer, offset: number): number {
+  let line = 1;
+  for (let i = raw.indexOf(10); i !== -1 && i < offset; i = raw.indexOf(10, i + 1)) line++;
+  return line;
 }
 
 function firstDifferentLine(a: Buffer, b: Buffer): number {
@@ -274,79 +345,80 @@ function firstDifferentLine(a: Buffer, b: Buffer): number {
 interface Note {
   /** Line within the appended text (0-based), where the fix applies. */
   line: number;
+  rule: 'changelog-separator' | 'changelog-layout';
+  kind: 'final-newline' | 'blank-spaces' | 'trailing-spaces' | 'glued' | 'extra-blanks' | 'trailing-blanks';
   message: string;
+  /** What `--fix` does about it ({line}: the line, numbered in the file). */
   hint: string;
 }
 
 /**
- * The appended text with exactly one blank line before each new entry, no trailing whitespace,
- * and one final newline; and a note for every repair made.
+ * The text after history with exactly one blank line before each entry, no trailing whitespace,
+ * and one final newline; and a note for every repair made. `atStart`: there is no history, so
+ * the first entry needs no blank line before it.
  */
-export function normaliseAppended(suffix: string, baseEndsBlank: boolean): { text: string; notes: Note[] } {
+export function normaliseAppended(suffix: string, atStart: boolean): { text: string; notes: Note[] } {
   const notes: Note[] = [];
+  const layout = (line: number, kind: Note['kind'], message: string, hint: string): void => {
+    notes.push({ line, rule: 'changelog-layout', kind, message, hint });
+  };
   const lines = suffix.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  else
-    notes.push({
-      line: lines.length - 1,
-      message: 'the file does not end with a newline',
-      hint: 'add a newline after the last line',
-    });
+  else if (suffix !== '')
+    layout(
+      lines.length - 1,
+      'final-newline',
+      'the file does not end with a newline',
+      '`frontier changelog check --fix` adds one',
+    );
 
   const out: string[] = [];
-  let inputLine = 0;
-  // Blank lines before the first entry: the base's own trailing newline counts.
-  const wanted = (first: boolean): number => (first ? (baseEndsBlank ? 0 : 1) : 1);
   let first = true;
   let blanks = 0;
-  for (const line of lines) {
-    const trimmed = line.replace(/[ ]+$/, '');
+  lines.forEach((line, inputLine) => {
+    const trimmed = line.replace(/[ \t]+$/, '');
     if (trimmed !== line) {
-      notes.push(
-        trimmed === ''
-          ? { line: inputLine, message: 'a blank line holds spaces', hint: 'leave the blank line empty' }
-          : {
-              line: inputLine,
-              message: 'trailing whitespace on an appended line',
-              hint: 'remove the spaces at the end of the line',
-            },
-      );
+      if (trimmed === '')
+        layout(inputLine, 'blank-spaces', 'a blank line holds spaces', '`frontier changelog check --fix` empties line {line}');
+      else layout(inputLine, 'trailing-spaces', 'line {line} ends with spaces', '`frontier changelog check --fix` removes them');
     }
     if (trimmed === '') {
       blanks++;
-    } else {
-      if (ENTRY_LINE.test(trimmed)) {
-        const need = wanted(first);
-        if (blanks < need) {
-          const after = first ? 'the previous entry' : 'the entry above';
-          notes.push({
-            line: inputLine,
-            message: `a new entry starts right after ${after}'s last line, with no blank line between them`,
-            hint: `insert one blank line before line {line}`,
-          });
-        } else if (blanks > need) {
-          notes.push({
-            line: inputLine,
-            message: `${blanks} blank lines before this entry`,
-            hint: 'keep exactly one blank line between entries',
-          });
-        }
-        for (let k = 0; k < need; k++) out.push('');
-        first = false;
-      } else {
-        for (let k = 0; k < blanks; k++) out.push('');
-      }
-      blanks = 0;
-      out.push(trimmed);
+      return;
     }
-    inputLine++;
-  }
-  if (blanks > 0) {
-    notes.push({
-      line: inputLine - blanks,
-      message: 'blank lines at the end of the file',
-      hint: 'end the last entry with a single newline',
-    });
+    if (ENTRY_LINE.test(trimmed)) {
+      const need = first && atStart ? 0 : 1;
+      if (blanks < need) {
+        notes.push({
+          line: inputLine,
+          rule: 'changelog-separator',
+          kind: 'glued',
+          message: `a new entry starts right after ${first ? "the previous entry's" : "the entry above's"} last line, with no blank line between them`,
+          hint: '`frontier changelog check --fix` inserts one blank line before line {line}',
+        });
+      } else if (blanks > need) {
+        layout(
+          inputLine,
+          'extra-blanks',
+          `${blanks} blank lines before this entry; entries are separated by ${need === 1 ? 'one' : 'none at the start of the file'}`,
+          `\`frontier changelog check --fix\` removes ${blanks - need} of them`,
+        );
+      }
+      for (let k = 0; k < need; k++) out.push('');
+      first = false;
+    } else {
+      for (let k = 0; k < blanks; k++) out.push('');
+    }
+    blanks = 0;
+    out.push(trimmed);
+  });
+  if (blanks > 0 && !(atStart && out.length === 0)) {
+    layout(
+      lines.length - blanks,
+      'trailing-blanks',
+      `${blanks === 1 ? 'a blank line' : `${blanks} blank lines`} at the end of the file`,
+      "`frontier changelog check --fix` removes them: the file ends with the last entry's newline",
+    );
   }
   return { text: out.length > 0 ? `${out.join('\n')}\n` : '', notes };
 }

@@ -9,11 +9,13 @@ export { ChangelogError, SCENARIOS, buildPlan, resolveEntryKeys } from './plan.j
 export type { PlanOptions, Revision } from './plan.js';
 export { DEFAULT_CHANGELOG, addedEntries, changelogMatrix, loadRevision, readChange } from './process.js';
 export type { ChangeOptions, ChangelogChange, MatrixFlags } from './process.js';
-export { recipeFingerprint, trimConc } from './rows.js';
-export { SnapshotError, diffLines, dirSnapshot, gitSnapshot, parseUnifiedDiff } from './snapshot.js';
+export { measuredFingerprint, recipeFingerprint, rowRecipes, trimConc } from './rows.js';
+export { SnapshotError, commitMessage, diffLines, dirSnapshot, gitSnapshot, parseUnifiedDiff } from './snapshot.js';
 export type { DiffLine, Snapshot } from './snapshot.js';
 export { checkChangelog } from './check.js';
 export type { CheckOptions, CheckReport } from './check.js';
 export { checkHistory, normaliseAppended } from './history.js';
 export type { HistoryResult } from './history.js';
 export { appendEntry, formatEntry, mergeChangelog } from './write.js';
+export { sweepOptOut } from './opt-out.js';
+export type { NoSweep } from './opt-out.js';

@@ -11,6 +11,28 @@ export function recipeFingerprint(row: MatrixRow): string {
   return createHash('sha256').update(canonicalJsonWithout(row, POINT_FIELDS)).digest('hex');
 }
 
+/** Names that do not change what a row measures. */
+const NAME_FIELDS = new Set(['exp-name', 'run-eval', 'eval-only']);
+
+/** The CONFIG_FILE and EVAL_CONFIG_FILE values of a multinode row: the recipes it runs. */
+export function rowRecipes(row: MatrixRow): string[] {
+  if (!isMultiNodeRow(row)) return [];
+  return [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])].flatMap((s) => {
+    const m = /^(?:EVAL_)?CONFIG_FILE=(.+)$/.exec(s);
+    return m ? [m[1]!] : [];
+  });
+}
+
+/**
+ * What a row measures: the row without its names, and the bytes of the recipes it runs
+ * (`recipe(value)` reads a CONFIG_FILE value's file; undefined when it is not in the tree).
+ */
+export function measuredFingerprint(row: MatrixRow, recipe: (value: string) => Buffer | undefined): string {
+  const hash = createHash('sha256').update(canonicalJsonWithout(row, NAME_FIELDS));
+  for (const value of rowRecipes(row)) hash.update(recipe(value) ?? '');
+  return hash.digest('hex');
+}
+
 /** Identity of one curve: everything but the concurrency (and the names derived from it). */
 export const curveKey = (row: MatrixRow): string => canonicalJsonWithout(row, POINT_FIELDS);
 

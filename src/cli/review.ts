@@ -2,13 +2,27 @@ import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { formatProblem } from '../catalog/index.js';
 import type { Problem } from '../catalog/index.js';
-import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
+import { DEFAULT_CHANGELOG, commitMessage, dirSnapshot, gitSnapshot, sweepOptOut } from '../changelog/index.js';
+import type { NoSweep } from '../changelog/index.js';
 import { CliError, requireDirectory } from './error.js';
 import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
 import type { Plan, Variant } from '../recipes/index.js';
-import { RULES, formatLint, formatReview, formatRules, lint, review } from '../review/index.js';
-import type { ReportFormat } from '../review/index.js';
+import {
+  BacktestError,
+  RULES,
+  firstParentCommits,
+  formatBacktestLine,
+  formatBacktestMarkdown,
+  formatBacktestSummary,
+  formatLint,
+  formatReview,
+  formatRules,
+  lint,
+  review,
+  reviewEach,
+} from '../review/index.js';
+import type { CommitReview, ReportFormat } from '../review/index.js';
 
 const formatOption = (choices: string[] = ['text', 'markdown', 'json']): Option =>
   new Option('--format <format>', 'output format').choices(choices).default('text');
@@ -132,11 +146,11 @@ export function rulesCommand(): Command {
 export function reviewCommand(): Command {
   return withTreeOptions(new Command('review'))
     .description(
-      'review a change: what it changes, the sweep it runs, and every finding (exit 1 on an error the change introduces)',
+      'review a change: what it changes, the sweep it runs, and every finding (exit 1 on an error the change introduces); or, with --each/--last, every commit of a history',
     )
     .option('--base <ref>', 'base revision: a git ref (read with git, no checkout)')
     .option('--base-dir <dir>', 'base revision: a directory in the InferenceX layout')
-    .option('--head <ref>', 'head revision: a git ref')
+    .option('--head <ref>', 'head revision: a git ref (its commit message may opt out of the sweep: [skip-sweep])')
     .option('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)')
     .option('--since <ref>', 'an earlier reviewed commit of this change: only what changed after it decides')
     .option('--since-dir <dir>', 'the same, as a directory')
@@ -144,6 +158,13 @@ export function reviewCommand(): Command {
       if (!/^\d+$/.test(v) || Number(v) === 0) throw new CliError('--pr expects a pull request number');
       return Number(v);
     })
+    .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
+    .option('--each <range>', 'review every first-parent commit of A..B (a git range) against its parent, one line each')
+    .option('--last <n>', 'review the last n first-parent commits of --head (default HEAD), one line each', (v) => {
+      if (!/^\d+$/.test(v) || Number(v) === 0) throw new CliError('--last expects a number of commits');
+      return Number(v);
+    })
+    .option('--repo <dir>', 'the git checkout --each/--last read', '.')
     .addOption(formatOption())
     .action(
       async (
@@ -155,17 +176,74 @@ export function reviewCommand(): Command {
           since?: string;
           sinceDir?: string;
           pr?: number;
+          prBody?: string;
+          each?: string;
+          last?: number;
+          repo: string;
           format: ReportFormat;
         },
       ) => {
+        if (opts.each !== undefined || opts.last !== undefined) {
+          await backtest(opts);
+          return;
+        }
         const base = side('base', opts.base, opts.baseDir);
         const head = side('head', opts.head, opts.headDir, '.');
         const since = opts.since || opts.sinceDir ? side('since', opts.since, opts.sinceDir) : undefined;
-        const report = await review(base, head, { ...treeOptions(opts), pr: opts.pr, since });
+        const noSweep = await optOut(opts.prBody, opts.head);
+        const report = await review(base, head, { ...treeOptions(opts), pr: opts.pr, since, noSweep });
         process.stdout.write(formatReview(report, opts.format));
         process.exitCode = report.ok ? 0 : 1;
       },
     );
+}
+
+/** The change's opt-out of its sweep: the pull request description first, then the head commit's message. */
+async function optOut(prBody: string | undefined, head: string | undefined): Promise<NoSweep | undefined> {
+  if (prBody !== undefined) {
+    const text =
+      prBody === '-'
+        ? await readStdin()
+        : await readFile(prBody, 'utf8').catch((e: NodeJS.ErrnoException) => {
+            throw new CliError(`--pr-body ${prBody}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+          });
+    const found = sweepOptOut(text, 'pull request description');
+    if (found) return found;
+  }
+  return head === undefined ? undefined : sweepOptOut(await commitMessage(head), `commit ${head}`);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function backtest(
+  opts: TreeFlags & { each?: string; last?: number; head?: string; repo: string; format: ReportFormat },
+): Promise<void> {
+  if (opts.each !== undefined && opts.last !== undefined)
+    throw new CliError('give either --each <range> or --last <n>, not both');
+  const repo = requireDirectory(opts.repo, '--repo');
+  const commits = await firstParentCommits(
+    repo,
+    opts.each !== undefined ? { range: opts.each } : { last: opts.last!, ref: opts.head },
+  ).catch((e: unknown) => {
+    throw e instanceof BacktestError ? new CliError(e.message) : e;
+  });
+  if (commits.length === 0)
+    throw new CliError(
+      `no commits to review in ${opts.each ?? `the last ${opts.last}`} (first-parent, root commits have no base)`,
+    );
+  const reviews: CommitReview[] = [];
+  for await (const r of reviewEach(repo, commits, treeOptions(opts))) {
+    reviews.push(r);
+    if (opts.format === 'text') process.stdout.write(`${formatBacktestLine(r)}\n`);
+  }
+  if (opts.format === 'text') process.stdout.write(`\n${formatBacktestSummary(reviews)}\n`);
+  else if (opts.format === 'markdown') process.stdout.write(formatBacktestMarkdown(reviews));
+  else process.stdout.write(`${JSON.stringify({ summary: formatBacktestSummary(reviews), commits: reviews }, null, 2)}\n`);
+  process.exitCode = reviews.every((r) => r.ok) ? 0 : 1;
 }
 
 export function lintCommand(): Command {

@@ -13,3 +13,4 @@ export { VariantError, deepMerge, fileVariants, isOverrideFile, selectVariant } 
 export type { Variant } from './variants.js';
 export { RenderError, renderRecipe, yamlFloats } from './render.js';
 export type { RenderOptions, RenderedRecipe, RenderedRole, RenderedRoleName } from './render.js';
+export { RECIPE_DIRS, findRecipesDir, recipeInTree } from './paths.js';

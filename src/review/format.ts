@@ -1,4 +1,5 @@
 import { formatProblem } from '../catalog/index.js';
+import type { CommitReview } from './backtest.js';
 import type { Rule, RuleFinding } from './rule.js';
 import type { LintReport, ReviewReport, ReviewedFinding } from './run.js';
 import type { KeySweep } from './sweep.js';
@@ -189,4 +190,39 @@ function wrap(text: string, width: number): string {
   }
   if (line) lines.push(line);
   return lines.join('\n');
+}
+
+/** One line of `review --each`: verdict, commit, time, the rules its own findings come from, subject. */
+export function formatBacktestLine(r: CommitReview): string {
+  const errors = r.findings.filter((f) => f.severity === 'error');
+  const warnings = r.findings.filter((f) => f.severity === 'warning');
+  const rules = [
+    ...byRule(errors),
+    ...(warnings.length > 0 ? [`warnings: ${byRule(warnings).join(', ')}`] : []),
+    ...(r.noSweep ? [`no sweep (${r.noSweep.reason})`] : []),
+  ];
+  const subject = r.subject.length > 72 ? `${r.subject.slice(0, 71)}…` : r.subject;
+  return `${r.ok ? '✓' : '✗'} ${r.commit} ${r.seconds.toFixed(1).padStart(5)}s  ${rules.length > 0 ? `${rules.join('; ')}  ` : ''}${subject}`;
+}
+
+export function formatBacktestSummary(reviews: readonly CommitReview[]): string {
+  const failed = reviews.filter((r) => !r.ok);
+  const rules = byRule(failed.flatMap((r) => r.findings.filter((f) => f.severity === 'error')));
+  const seconds = reviews.reduce((sum, r) => sum + r.seconds, 0);
+  return `${plural(reviews.length, 'commit')} in ${seconds.toFixed(1)} s: ${reviews.length - failed.length} pass, ${failed.length} fail${rules.length > 0 ? ` (${rules.join(', ')})` : ''}`;
+}
+
+export function formatBacktestMarkdown(reviews: readonly CommitReview[]): string {
+  const rows = reviews.map((r) => {
+    const rules = [...new Set(r.findings.map((f) => `\`${f.rule}\``))].join(', ');
+    return `| ${r.ok ? '✓' : '✗'} | \`${r.commit}\` | ${r.seconds.toFixed(1)} s | ${rules} | ${cell(r.subject)} |`;
+  });
+  return [
+    `## Frontier review, commit by commit: ${formatBacktestSummary(reviews)}`,
+    '',
+    '|  | commit | time | rules | subject |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
 }

@@ -1,4 +1,5 @@
 import type { Problem } from '../catalog/index.js';
+import type { NoSweep } from '../changelog/index.js';
 import type { TreeChange } from './change.js';
 import type { Tree } from './tree.js';
 
@@ -38,6 +39,8 @@ export interface RuleContext {
   change?: TreeChange | undefined;
   /** Pull request number, for the changelog rules. */
   pr?: number | undefined;
+  /** The change's opt-out of its sweep, for the pairing rules. */
+  noSweep?: NoSweep | undefined;
 }
 
 /** A finding with its rule's id and severity: what reports show. */

@@ -1,4 +1,4 @@
-import type { Snapshot } from '../changelog/index.js';
+import type { NoSweep, Snapshot } from '../changelog/index.js';
 import { compareTrees, touchedSubjects } from './change.js';
 import type { TreeChange } from './change.js';
 import type { Rule, RuleContext, RuleFinding } from './rule.js';
@@ -7,7 +7,7 @@ import { appendedEntries } from './rules/changelog.js';
 import { changeSweep } from './sweep.js';
 import type { KeySweep } from './sweep.js';
 import { loadTree } from './tree.js';
-import type { TreeOptions } from './tree.js';
+import type { Tree, TreeOptions } from './tree.js';
 
 /** Run rules over one context; findings sorted by file and position (rule order breaks ties). */
 export async function runRules(rules: readonly Rule[], context: RuleContext): Promise<RuleFinding[]> {
@@ -75,36 +75,48 @@ export interface ReviewReport {
 
 export interface ReviewOptions extends LintOptions {
   pr?: number | undefined;
+  /** The change's opt-out of its sweep (`[skip-sweep]`, `no-sweep: <reason>`). */
+  noSweep?: NoSweep | undefined;
   /** An earlier reviewed commit of the same change: only what changed after it decides. */
   since?: Snapshot | undefined;
 }
 
 /** `frontier review`: what a change does, what it would run, and every finding, new ones first. */
 export async function review(base: Snapshot, head: Snapshot, options: ReviewOptions = {}): Promise<ReviewReport> {
-  const { pr, since, ...treeOptions } = options;
+  const { pr, since, noSweep, ...treeOptions } = options;
   const headTree = await loadTree(head, treeOptions);
   const [baseTree, sinceTree] = await Promise.all([
     loadTree(base, { ...treeOptions, reuse: headTree }),
     since ? loadTree(since, { ...treeOptions, reuse: headTree }) : undefined,
   ]);
+  return reviewTrees(baseTree, headTree, { pr, noSweep, since: sinceTree });
+}
+
+/** The review of two loaded trees (a backtest loads each commit's tree once, for two reviews). */
+export async function reviewTrees(
+  baseTree: Tree,
+  headTree: Tree,
+  options: { pr?: number | undefined; noSweep?: NoSweep | undefined; since?: Tree | undefined } = {},
+): Promise<ReviewReport> {
+  const { pr, noSweep, since } = options;
   const change = await compareTrees(baseTree, headTree);
-  const context: RuleContext = { head: headTree, base: baseTree, change, pr };
+  const context: RuleContext = { head: headTree, base: baseTree, change, pr, noSweep };
   const [findings, sweep, appended] = await Promise.all([
     runRules(RULES, context),
     changeSweep(context),
     appendedEntries(context),
   ]);
   const touched = await touchedSubjects(change, headTree);
-  const touchedSince = sinceTree ? await touchedSubjects(await compareTrees(sinceTree, headTree), headTree) : touched;
+  const touchedSince = since ? await touchedSubjects(await compareTrees(since, headTree), headTree) : touched;
   const status = (f: RuleFinding): FindingStatus => {
     if (f.subjects.some((s) => touchedSince.has(s))) return 'new';
     return f.subjects.some((s) => touched.has(s)) ? 'earlier' : 'pre-existing';
   };
   const reviewed = findings.map((f) => ({ ...f, status: status(f) }));
   return {
-    base: base.label,
-    head: head.label,
-    since: since?.label,
+    base: baseTree.snapshot.label,
+    head: headTree.snapshot.label,
+    since: since?.snapshot.label,
     change,
     appendedEntries: appended.length,
     sweep,

@@ -5,7 +5,7 @@ import type { Catalog, MasterConfigEntry, PathSegment, Problem, RunnerConfig } f
 import type { Snapshot } from '../changelog/index.js';
 import { profileFiles, readClusterProfiles } from '../launch/index.js';
 import type { ClusterProfileRead } from '../launch/index.js';
-import { loadRecipe, selectVariant } from '../recipes/index.js';
+import { findRecipesDir, loadRecipe, recipeInTree, selectVariant } from '../recipes/index.js';
 import type { RecipeFile, Variant } from '../recipes/index.js';
 
 /**
@@ -48,8 +48,6 @@ export interface TreeOptions {
   reuse?: Tree | undefined;
 }
 
-export const RECIPE_DIRS = ['benchmarks/multi_node/srt-slurm-recipes', 'srt-slurm-recipes'];
-
 /** Cluster profiles live in clusters/ at the tree root, next to configs/. */
 export const CLUSTERS_DIR = 'clusters';
 
@@ -59,7 +57,7 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
   const [catalog, runners, recipesDir, clusterFiles] = await Promise.all([
     loadMasterConfigs(configFiles, { readFile }),
     loadRunners(options.runnerConfig ?? 'configs/runners.yaml', { readFile }),
-    findRecipesDir(snapshot, options.recipesDir),
+    findRecipesDir((dir) => snapshot.list(dir), options.recipesDir),
     snapshot.list(CLUSTERS_DIR).then((paths) => paths.filter((p) => !p.slice(CLUSTERS_DIR.length + 1).includes('/'))),
   ]);
   const profiles = profileFiles(clusterFiles);
@@ -98,12 +96,6 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
   };
 }
 
-async function findRecipesDir(snapshot: Snapshot, wanted: string | undefined): Promise<string | undefined> {
-  if (wanted) return wanted.replace(/\/+$/, '');
-  for (const dir of RECIPE_DIRS) if ((await snapshot.list(dir)).length > 0) return dir;
-  return undefined;
-}
-
 /** A CONFIG_FILE value resolved: the recipe variant it runs, or why it cannot be checked. */
 export type RecipeRef =
   | { status: 'found'; value: string; path: string; file: RecipeFile; variant: Variant; source: 'tree' | 'toolchain' }
@@ -116,8 +108,6 @@ export type RecipeRef =
     };
 
 const SRT_SLURM_FRAMEWORK = /^dynamo-/;
-
-const IN_TREE_PREFIX = 'benchmarks/multi_node/srt-slurm-recipes/';
 
 /**
  * Resolve `recipes/<fw>/<model>/x.yaml[:selector]` (InferenceX overlays its recipes folder onto
@@ -190,16 +180,8 @@ export async function resolveRecipe(tree: Tree, reference: Pick<RecipeReference,
 }
 
 /** A CONFIG_FILE value split into file and selector, with the path the file would have in the tree. */
-export function recipeTreePath(tree: Tree, value: string): { file: string; selector: string | undefined; inTree: string } {
-  const colon = value.lastIndexOf(':');
-  const [file, selector] = colon > 0 ? [value.slice(0, colon), value.slice(colon + 1)] : [value, undefined];
-  const relative = file.startsWith('recipes/')
-    ? file.slice('recipes/'.length)
-    : file.startsWith(IN_TREE_PREFIX)
-      ? file.slice(IN_TREE_PREFIX.length)
-      : undefined;
-  return { file, selector, inTree: tree.recipesDir && relative !== undefined ? `${tree.recipesDir}/${relative}` : file };
-}
+export const recipeTreePath = (tree: Tree, value: string): ReturnType<typeof recipeInTree> =>
+  recipeInTree(value, tree.recipesDir);
 
 async function toolchainRecipe(tree: Tree, file: string): Promise<RecipeFile | null> {
   if (!tree.toolchainRecipes.has(file)) {

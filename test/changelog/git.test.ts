@@ -93,6 +93,6 @@ describe('base and head as git refs', () => {
     const dir = repository(`\n${NEW}`);
     const result = runCli(['changelog', 'check', '--base', 'no-such-branch', '--head', 'pr'], { cwd: dir });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('frontier: error: cannot read perf-changelog.yaml at no-such-branch');
+    expect(result.stderr).toContain(`frontier: error: cannot read no-such-branch: it is not a revision of ${dir}`);
   });
 });

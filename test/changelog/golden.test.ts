@@ -19,9 +19,22 @@ interface Args {
  * Where Frontier's gate is deliberately stricter than the reference on a change the reference
  * accepted, and why. Anything else the reference accepted must pass.
  */
-const STRICTER: Record<string, string[]> = {
-  // The appended entry ends with a line holding two spaces: git diff --check flags it too.
-  'append-only-pr2647': ['a blank line holds spaces', 'blank lines at the end of the file'],
+const STRICTER: Record<string, string[]> = {};
+
+/**
+ * Where the reference rejects a change that runs exactly the right sweep, and Frontier warns
+ * instead (layout that `--fix` repairs): the warnings it gives.
+ */
+const LAYOUT_ONLY: Record<string, string[]> = {
+  // The appended lines start with a line holding two spaces where the blank separator goes.
+  'pr2184-minimax-b300-8k1k': ['a blank line holds spaces'],
+  // A new entry inserted before the last historical one: the added lines are the same entry.
+  'mn-disagg-fixed-seq-len-pr2507': [
+    'new entry 727 (lines 5929–5939) is inserted before older entries; new entries go at the end of the file',
+  ],
+  'mn-disagg-fixed-seq-len-pr2507-trim-conc': [
+    'new entry 727 (lines 5929–5939) is inserted before older entries; new entries go at the end of the file',
+  ],
 };
 
 const root = changelogGoldenRoot();
@@ -83,6 +96,13 @@ describe('changelog golden cases (reference process_changelog.py and the gate)',
 
     it(`check: ${name}`, async () => {
       const report = await checkChangelog(dirSnapshot(base, 'base'), dirSnapshot(head, 'head'));
+      const warnings = report.problems.filter((p) => p.severity === 'warning').map((p) => p.message);
+      if (LAYOUT_ONLY[name]) {
+        expect(referenceRejects(args.gate)).toBe(true);
+        expect(report.ok).toBe(true);
+        expect(warnings).toEqual(LAYOUT_ONLY[name]);
+        return;
+      }
       if (referenceRejects(args.gate)) {
         expect(report.ok).toBe(false);
         expect(report.problems.every((p) => p.line >= 0 && p.message && p.hint)).toBe(true);
@@ -102,7 +122,7 @@ describe('changelog golden cases (reference process_changelog.py and the gate)',
         file: join(head, 'perf-changelog.yaml'),
         line: 6381,
         message: "a new entry starts right after the previous entry's last line, with no blank line between them",
-        hint: 'insert one blank line before line 6381',
+        hint: '`frontier changelog check --fix` inserts one blank line before line 6381',
       },
     ]);
     const fixed = report.fixed!.toString('utf8');
@@ -113,8 +133,8 @@ describe('changelog golden cases (reference process_changelog.py and the gate)',
   it('an entry inserted mid-file (PR #2507) is found and moved to the end by the fix', async () => {
     const { base, head } = load('mn-disagg-fixed-seq-len-pr2507');
     const report = await checkChangelog(dirSnapshot(base, 'base'), dirSnapshot(head, 'head'));
-    expect(report.problems.map((p) => [p.line, p.message])).toEqual([
-      [5929, 'entry 727 is inserted between historical entries; new entries go at the end of the file'],
+    expect(report.problems.map((p) => [p.line, p.severity, p.message])).toEqual([
+      [5929, 'warning', LAYOUT_ONLY['mn-disagg-fixed-seq-len-pr2507']![0]],
     ]);
     const baseRaw = readFileSync(join(base, 'perf-changelog.yaml'));
     expect(report.fixed!.subarray(0, baseRaw.length).equals(baseRaw)).toBe(true);

@@ -147,7 +147,7 @@ describe('the history rules', () => {
         rule: 'changelog-separator',
         line: 12,
         message: "a new entry starts right after the previous entry's last line, with no blank line between them",
-        hint: 'insert one blank line before line 12',
+        hint: '`frontier changelog check --fix` inserts one blank line before line 12',
       },
     ]);
     expect(report.fixed!.toString()).toBe(`${HISTORY}\n${NEW}`);
@@ -158,10 +158,18 @@ describe('the history rules', () => {
     const head = `${HISTORY}\n${NEW.replace('"Change qwen3-0.6b-q8-cpu-llamacpp"', '"Change qwen3-0.6b-q8-cpu-llamacpp"  ')}  \n\n${second}\n\n`;
     const report = await check({ head });
     expect(findings(report)).toEqual([
-      ['changelog-separator', 16, 'trailing whitespace on an appended line'],
-      ['changelog-separator', 18, 'a blank line holds spaces'],
-      ['changelog-separator', 20, '2 blank lines before this entry'],
-      ['changelog-separator', 25, 'blank lines at the end of the file'],
+      ['changelog-layout', 16, 'line 16 ends with spaces'],
+      ['changelog-layout', 18, 'a blank line holds spaces'],
+      ['changelog-layout', 20, '2 blank lines before this entry; entries are separated by one'],
+      ['changelog-layout', 25, '2 blank lines at the end of the file'],
+    ]);
+    // Layout changes no sweep: warnings, each saying what the fix does.
+    expect(report.ok).toBe(true);
+    expect(report.problems.map((p) => [p.severity, p.hint])).toEqual([
+      ['warning', '`frontier changelog check --fix` removes them'],
+      ['warning', '`frontier changelog check --fix` empties line 18'],
+      ['warning', '`frontier changelog check --fix` removes 1 of them'],
+      ['warning', "`frontier changelog check --fix` removes them: the file ends with the last entry's newline"],
     ]);
     expect(report.fixed!.toString()).toBe(`${HISTORY}\n${NEW}\n${second}`);
   });
@@ -171,8 +179,9 @@ describe('the history rules', () => {
     const head = `${first}\n${NEW}\n- config-keys:${second}`;
     const report = await check({ head });
     expect(findings(report)).toEqual([
-      ['changelog-history', 7, 'entry 2 is inserted between historical entries; new entries go at the end of the file'],
+      ['changelog-layout', 7, 'new entry 2 (lines 7–11) is inserted before older entries; new entries go at the end of the file'],
     ]);
+    expect(report.ok).toBe(true);
     expect(report.fixed!.toString()).toBe(`${HISTORY}\n${NEW}`);
   });
 
@@ -279,7 +288,8 @@ describe('pairing: a changed master config needs an entry', () => {
         rule: 'changelog-pairing',
         key: 'dsr1-fp8-h200-vllm',
         line: 47,
-        message: 'config changed but no appended perf-changelog.yaml entry covers it, so no sweep will run it',
+        message:
+          'config changed: all 6 matrix rows measure something new, and no appended perf-changelog.yaml entry covers it, so no sweep will run them',
       },
     ]);
     expect(report.problems[0]!.file).toMatch(/head\/configs\/example-master\.yaml$/);
@@ -296,7 +306,10 @@ describe('pairing: a changed master config needs an entry', () => {
     const added = `${MASTER}\nnew-key:\n${MASTER.split('\ndsr1-fp8-h200-vllm:\n')[1]!.split('\n\n')[0]}\n`;
     const report = await check({ head: HISTORY, headMaster: added });
     expect(report.problems.map((p) => [p.key, p.message])).toEqual([
-      ['new-key', 'config was added but no appended perf-changelog.yaml entry covers it, so no sweep will run it'],
+      [
+        'new-key',
+        'config was added (6 matrix rows) but no appended perf-changelog.yaml entry covers it, so no sweep will run them',
+      ],
     ]);
   });
 });

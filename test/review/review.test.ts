@@ -55,6 +55,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
     const head = headTree();
     edit(head, B200, '  install: true\n', '  install: false\n');
     edit(head, B200, 'health_check:\n  max_attempts: 240\n', 'slurm:\n  time_limit: "1:00:00"\n');
+    appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
     const report = await run(head);
     expect(report.ok).toBe(false);
     expect(report.change.recipes.changed).toEqual([B200]);
@@ -65,7 +66,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
     ]);
     expect(findings[0]!.file).toBe(join(head, B200));
     expect(findings[0]!.message).toContain(
-      'all 4 other recipes on lmsysorg/sglang:nightly-dev-cu13-20260710-cfc66e05 install Dynamo',
+      'lmsysorg/sglang:nightly-dev-cu13-20260710-cfc66e05 is a lmsysorg/sglang image, which does not ship Dynamo',
     );
     expect(findings[0]!.hint).toContain('dynamo.hash: 92f5b3b8d7dd5ab9179d4b1034bd2c1c0803693e');
     // The real tree's own problems are listed, and do not decide.
@@ -80,12 +81,13 @@ describe('frontier review: the B200 recipe mistakes', () => {
       'health_check:\n  max_attempts: 240\n',
       'health_check:\n  max_attempts: 240\nslurm:\n  time_limit: "1:00:00"\n',
     );
+    appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
     const report = await run(head);
     expect(ownRules(report)).toEqual([]);
     expect(report.ok).toBe(true);
   });
 
-  it('passes dynamo.install: false where no other recipe on the image installs Dynamo', async () => {
+  it('passes dynamo.install: false on an ai-dynamo runtime image, which ships Dynamo', async () => {
     const head = headTree();
     edit(head, B200, '  install: true\n', '  install: false\n');
     edit(head, B200, 'lmsysorg/sglang:nightly-dev-cu13-20260710-cfc66e05', 'nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0.0');
@@ -105,6 +107,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
   it('a 4 h limit without a health check is the cluster default, not a finding', async () => {
     const head = headTree();
     edit(head, B200, 'health_check:\n  max_attempts: 240\n', 'slurm:\n  time_limit: "04:00:00"\n');
+    appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
     expect(ownRules(await run(head))).toEqual([]);
   });
 });
@@ -156,6 +159,7 @@ describe('frontier review: master config ↔ recipe', () => {
   const recipeChange = async (...edits: [string, string][]): Promise<ReviewedFinding[]> => {
     const head = headTree();
     for (const [old, replacement] of edits) edit(head, B200, old, replacement);
+    appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
     return own(await run(head));
   };
 
@@ -375,12 +379,20 @@ describe('frontier review: what decides', () => {
     const head = headTree();
     edit(head, B200, 'concurrencies: "1"', 'concurrencies: "1x2"');
     const findings = own(await run(head));
-    expect(findings.map((f) => [f.rule, f.key])).toEqual([['recipe/concurrency-mismatch', B200_KEY]]);
+    // The recipe is what the key's row runs: its rows measure something new, so it needs an entry too.
+    expect(findings.map((f) => [f.rule, f.key])).toEqual([
+      ['changelog/pairing', B200_KEY],
+      ['recipe/concurrency-mismatch', B200_KEY],
+    ]);
+    expect(findings[0]!.message).toBe(
+      'a recipe of this config changed: 1 of its 5 matrix rows measure something new, and no appended perf-changelog.yaml entry covers it, so no sweep will run it',
+    );
   });
 
   it('--since decides on what changed after the reviewed commit only', async () => {
     const first = headTree();
     edit(first, B200, '  install: true\n', '  install: false\n');
+    appendFileSync(join(first, 'perf-changelog.yaml'), entry([B200_KEY]));
     const second = join(tempFiles({}), 'head');
     cpSync(first, second, { recursive: true });
     write(
@@ -413,8 +425,6 @@ describe('frontier lint over the whole fixture tree', () => {
       'recipe/dynamo-version-mismatch dsv4-fp4-gb200-dynamo-vllm',
       'recipe/image-mismatch dsv4-fp4-gb200-dynamo-vllm-mtp2',
       'recipe/image-mismatch dsv4-fp4-gb200-dynamo-vllm-mtp2-nosynthetic',
-      'recipe/concurrency-mismatch dsv4-fp4-gb200-dynamo-sglang-mtp',
-      'recipe/concurrency-mismatch dsv4-fp4-gb300-dynamo-sglang-mtp',
     ]);
     const warnings = new Map<string, number>();
     for (const f of report.findings.filter((f) => f.severity === 'warning'))
@@ -425,6 +435,6 @@ describe('frontier lint over the whole fixture tree', () => {
   it('finds the recipes in the fixtures layout (srt-slurm-recipes/) as well', async () => {
     const report = await lint(dirSnapshot(inferencexTree('fixtures')));
     expect(report.recipes).toBeGreaterThanOrEqual(469);
-    expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(13);
+    expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(11);
   });
 });

@@ -20,7 +20,7 @@ import { fromProblem, once } from './shared.js';
  */
 function changelogProblems(context: RuleContext): Promise<Problem[]> {
   return once(context, 'changelog', async () => {
-    const { head, base, pr } = context;
+    const { head, base, pr, noSweep } = context;
     const file = head.options.changelogFile ?? DEFAULT_CHANGELOG;
     const raw = await head.snapshot.read(file);
     if (!raw) {
@@ -40,7 +40,14 @@ function changelogProblems(context: RuleContext): Promise<Problem[]> {
     }
     if (!base) return (await parseChangelog(raw, head.snapshot.display(file))).problems;
     const { configFiles, runnerConfig } = head.options;
-    const report = await checkChangelog(base.snapshot, head.snapshot, { pr, changelogFile: file, configFiles, runnerConfig });
+    const report = await checkChangelog(base.snapshot, head.snapshot, {
+      pr,
+      noSweep,
+      changelogFile: file,
+      configFiles,
+      runnerConfig,
+      recipesDir: head.recipesDir,
+    });
     return report.problems;
   });
 }
@@ -78,14 +85,21 @@ export function appendedEntries(context: RuleContext): Promise<AppendedEntry[]> 
 }
 
 function subjectsOf(problem: Problem): string[] {
-  if (problem.rule === 'changelog-pairing') return [subject.config(problem.key!), subject.changelogChange];
+  if (problem.rule === 'changelog-pairing' || problem.rule === 'changelog-no-sweep')
+    return [subject.config(problem.key!), subject.changelogChange];
   if (problem.rule === 'changelog-file' || problem.rule === 'changelog-entry') return [subject.changelogLine(problem.line)];
   return [subject.changelogChange, subject.changelogLine(problem.line)];
 }
 
-const gate = (category: string, scope: Rule['scope'], description: string, explanation: string): Rule => ({
+const gate = (
+  category: string,
+  scope: Rule['scope'],
+  description: string,
+  explanation: string,
+  severity: Rule['severity'] = 'error',
+): Rule => ({
   id: `changelog/${category}`,
-  severity: 'error',
+  severity,
   scope,
   description,
   explanation,
@@ -116,8 +130,15 @@ export const changelogHistory = gate(
 export const changelogSeparator = gate(
   'separator',
   'change',
-  'an appended entry is separated from the previous one by one blank line',
-  'Entries are separated by exactly one blank line; an entry appended without it (or with trailing whitespace) makes a noisy diff and breaks the line-based merge of concurrent changelog edits. `frontier changelog check --fix` repairs it.',
+  'an appended entry is separated from the previous one by a blank line',
+  "An entry glued to the previous one with no blank line between them breaks the line-based merge of concurrent changelog edits (InferenceX's own gate rejects it too). `frontier changelog check --fix` inserts the blank line.",
+);
+export const changelogLayout = gate(
+  'layout',
+  'change',
+  'appended text has no stray whitespace or blank lines, and new entries are at the end',
+  'Spaces on blank lines or at line ends, more than one blank line between entries, blank lines at the end of the file, a missing final newline, and a new entry inserted before older ones change no sweep (the sweep runs the lines a change adds), so they do not block; each finding says what `frontier changelog check --fix` does, and after it the check passes and the sweep is the same. Emptying a blank line of history that holds spaces is allowed.',
+  'warning',
 );
 export const changelogPrLink = gate(
   'pr-link',
@@ -134,6 +155,13 @@ export const changelogSweep = gate(
 export const changelogPairing = gate(
   'pairing',
   'change',
-  'every added or edited master-config key is covered by an appended changelog entry',
-  'A config change without a changelog entry is never benchmarked: results keep describing the old configuration. Append an entry naming the key (the hint has one to paste).',
+  'every config key whose matrix rows the change adds or changes is covered by an appended changelog entry',
+  'A config change without a changelog entry is never benchmarked: results keep describing the old configuration. Pairing compares the matrix rows each key generates before and after (what they measure: the row without its names, with the bytes of its recipes): added or changed rows need an entry; removed rows and unchanged rows (comments, a search space moved between keys) do not. Append an entry naming the key (the hint has one to paste), or opt out on purpose (changelog/no-sweep).',
+);
+export const changelogNoSweep = gate(
+  'no-sweep',
+  'change',
+  'a change that changes matrix rows without a sweep says so, and why',
+  'When maintainers change rows on purpose without re-running them (a label fix, a point dropped because it hangs), they say so: `[skip-sweep]` in the head commit message (as InferenceX does) or a `no-sweep: <reason>` line in the pull request description or commit message. Pairing is then not enforced, and this finding records which keys go unswept and why.',
+  'warning',
 );

@@ -3,6 +3,8 @@ import {
   changelogEntry,
   changelogFile,
   changelogHistory,
+  changelogLayout,
+  changelogNoSweep,
   changelogPairing,
   changelogPrLink,
   changelogSeparator,
@@ -11,7 +13,7 @@ import {
 import { configRunnerLabel, configValid } from './config.js';
 import { clusterValid } from './cluster-valid.js';
 import { danglingReference } from './dangling-reference.js';
-import { dynamoInstallDisabled } from './dynamo-install.js';
+import { dynamoImageUnknown, dynamoInstallDisabled } from './dynamo-install.js';
 import { engineTuningRemove } from './engine-tuning.js';
 import {
   concurrencyMismatch,
@@ -40,9 +42,11 @@ export const RULES: readonly Rule[] = [
   changelogEntry,
   changelogHistory,
   changelogSeparator,
+  changelogLayout,
   changelogPrLink,
   changelogSweep,
   changelogPairing,
+  changelogNoSweep,
   rerunsUntouchedScenario,
   recipeSchema,
   configFileMissing,
@@ -61,6 +65,7 @@ export const RULES: readonly Rule[] = [
   engineGpusMismatch,
   workerDoesNotTileNode,
   dynamoInstallDisabled,
+  dynamoImageUnknown,
   shortTimeLimitWithoutHealthCheck,
   clusterValid,
   unpinnedToolchain,

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
-import { ChangelogError, canonicalJsonWithout, resolveEntryKeys } from '../../changelog/index.js';
-import { MatrixError, applyEvalSelection, generateTestConfig, isMultiNodeRow } from '../../matrix/index.js';
+import { ChangelogError, measuredFingerprint, resolveEntryKeys } from '../../changelog/index.js';
+import { MatrixError, applyEvalSelection, generateTestConfig } from '../../matrix/index.js';
 import type { MatrixRow, ScenarioType } from '../../matrix/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
@@ -9,20 +8,9 @@ import type { Tree } from '../tree.js';
 import { scenarioLabel } from '../sweep.js';
 import { appendedEntries } from './changelog.js';
 
-/** Names that do not change what a row measures. */
-const NAME_FIELDS = new Set(['exp-name', 'run-eval', 'eval-only']);
-
 /** What a row measures, including the bytes of the recipes it runs. */
-function fingerprint(tree: Tree, row: MatrixRow): string {
-  const hash = createHash('sha256').update(canonicalJsonWithout(row, NAME_FIELDS));
-  if (isMultiNodeRow(row)) {
-    for (const setting of [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])]) {
-      const m = /^(?:EVAL_)?CONFIG_FILE=(.+)$/.exec(setting);
-      if (m) hash.update(tree.recipeBytes.get(recipeTreePath(tree, m[1]!).inTree) ?? '');
-    }
-  }
-  return hash.digest('hex');
-}
+const fingerprint = (tree: Tree, row: MatrixRow): string =>
+  measuredFingerprint(row, (value) => tree.recipeBytes.get(recipeTreePath(tree, value).inTree));
 
 /** The benchmark rows of one key; none when it does not generate (changelog/sweep says why). */
 function rowsOf(tree: Tree, key: string, scenarioType?: ScenarioType[]): MatrixRow[] {

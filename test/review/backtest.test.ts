@@ -1,0 +1,181 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { firstParentCommits, reviewEach } from '../../src/review/index.js';
+import type { CommitReview } from '../../src/review/index.js';
+import { inferencexTree, runCli } from '../helpers.js';
+
+/**
+ * A git history built on the fixture InferenceX tree: one commit per class of change the gate
+ * must pass (harmless) or stop (harmful), reviewed commit by commit as `review --each` does.
+ */
+
+const NVIDIA = 'configs/nvidia-master.yaml';
+const LOG = 'perf-changelog.yaml';
+const KEY = 'dsv4-fp4-b200-sglang';
+const LINK = 'https://github.com/SemiAnalysisAI/InferenceX/pull';
+
+const git = (dir: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
+
+function edit(dir: string, path: string, old: string, replacement: string): void {
+  const text = readFileSync(join(dir, path), 'utf8');
+  if (!text.includes(old)) throw new Error(`test setup: ${JSON.stringify(old)} not in ${path}`);
+  writeFileSync(join(dir, path), text.replace(old, replacement));
+}
+
+const entry = (keys: string[], pr: number, tail = ''): string =>
+  `- config-keys:\n${keys.map((k) => `    - ${k}\n`).join('')}  description:\n    - "change ${pr}"\n  pr-link: ${LINK}/${pr}\n${tail}`;
+
+/** The commits, oldest first: what each does, and the verdict and rules the gate must give. */
+const HISTORY: { subject: string; change: (dir: string) => void; ok: boolean; rules: string[] }[] = [
+  {
+    subject: 'a change whose entry leaves a blank line holding spaces (#101)',
+    change: (dir) => {
+      edit(dir, NVIDIA, '{ tp: 8, ep: 1, conc-start: 1, conc-end: 32 }', '{ tp: 8, ep: 1, conc-start: 1, conc-end: 64 }');
+      appendFileSync(join(dir, LOG), `\n${entry([KEY], 101)}  \n`);
+    },
+    ok: true,
+    rules: ['changelog/layout'],
+  },
+  {
+    subject: 'the next change empties that blank line and appends its own entry (#102)',
+    change: (dir) => {
+      edit(dir, LOG, `${LINK}/101\n  \n`, `${LINK}/101\n\n`);
+      edit(
+        dir,
+        NVIDIA,
+        '{ tp: 8, ep: 8, dp-attn: true, conc-start: 64, conc-end: 128 }',
+        '{ tp: 8, ep: 8, dp-attn: true, conc-start: 32, conc-end: 128 }',
+      );
+      appendFileSync(join(dir, LOG), entry([KEY], 102));
+    },
+    ok: true,
+    rules: [],
+  },
+  {
+    subject: 'drop the points that hang: deletion only, no sweep needed (#103)',
+    change: (dir) => edit(dir, NVIDIA, 'conc-start: 256, conc-end: 1024 }', 'conc-start: 256, conc-end: 512 }'),
+    ok: true,
+    rules: [],
+  },
+  {
+    subject: 'move the max-throughput search space into its own key, rows unchanged (#104)',
+    change: (dir) => {
+      edit(
+        dir,
+        NVIDIA,
+        '      # DP-attention (DP_ATTENTION=true) — max-throughput CONC range\n      - { tp: 8, ep: 8, dp-attn: true, conc-start: 256, conc-end: 512 }\n',
+        '',
+      );
+      const text = readFileSync(join(dir, NVIDIA), 'utf8');
+      const block = text.slice(text.indexOf(`${KEY}:\n`), text.indexOf('\n\n', text.indexOf(`${KEY}:\n`)));
+      const split = block
+        .replace(`${KEY}:`, `${KEY}-max-tput:`)
+        .replace(/( {6}search-space:\n)[\s\S]*$/, '$1      - { tp: 8, ep: 8, dp-attn: true, conc-start: 256, conc-end: 512 }');
+      appendFileSync(join(dir, NVIDIA), `\n${split}\n`);
+    },
+    ok: true,
+    rules: [],
+  },
+  {
+    subject: 'spell out a default (ep: 1): the value changes, the rows do not (#105)',
+    change: (dir) => edit(dir, NVIDIA, '{ tp: 8, ep: 1, conc-start: 1, conc-end: 64 }', '{ tp: 8, conc-start: 1, conc-end: 64 }'),
+    ok: true,
+    rules: [],
+  },
+  {
+    subject: 'bump the image without an entry (#106)',
+    change: (dir) =>
+      edit(
+        dir,
+        NVIDIA,
+        'image: lmsysorg/sglang:nightly-dev-cu13-20260628-da802ddc',
+        'image: lmsysorg/sglang:nightly-dev-cu13-20260701-00000000',
+      ),
+    ok: false,
+    rules: ['changelog/pairing'],
+  },
+  {
+    subject: 'split a point range on purpose, without re-running it [skip-sweep] (#107)',
+    change: (dir) =>
+      edit(
+        dir,
+        NVIDIA,
+        '- { tp: 8, ep: 8, dp-attn: true, conc-start: 256, conc-end: 512 }',
+        '- { tp: 8, ep: 8, dp-attn: true, conc-start: 256, conc-end: 384 }\n      - { tp: 8, ep: 4, dp-attn: true, conc-start: 512, conc-end: 512 }',
+      ),
+    ok: true,
+    rules: ['changelog/no-sweep'],
+  },
+  {
+    subject: 'an entry appended with no blank line before it (#108)',
+    change: (dir) => {
+      edit(dir, NVIDIA, 'conc-start: 256, conc-end: 384 }', 'conc-start: 256, conc-end: 256 }');
+      edit(dir, LOG, `${LINK}/102\n`, `${LINK}/102\n${entry([`${KEY}-max-tput`], 108).trimEnd()}\n`);
+    },
+    ok: false,
+    rules: ['changelog/separator'],
+  },
+  {
+    subject: 'a historical entry edited (#109)',
+    change: (dir) => edit(dir, LOG, '"change 101"', '"change 101, reworded"'),
+    ok: false,
+    rules: ['changelog/history'],
+  },
+];
+
+let repo: string;
+let commits: string[];
+let reviews: CommitReview[];
+
+beforeAll(async () => {
+  repo = inferencexTree();
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'the fixture tree');
+  for (const { subject, change } of HISTORY) {
+    change(repo);
+    git(repo, 'commit', '-q', '-a', '-m', subject);
+  }
+  commits = await firstParentCommits(repo, { last: HISTORY.length });
+  reviews = [];
+  for await (const r of reviewEach(repo, commits)) reviews.push(r);
+}, 120_000);
+
+describe('review --each over a history with each class of change', () => {
+  it('lists the first-parent commits oldest first, the root left out', async () => {
+    expect(commits).toHaveLength(HISTORY.length);
+    expect(await firstParentCommits(repo, { range: `${commits[0]}..main` })).toEqual(commits.slice(1));
+    expect(await firstParentCommits(repo, { last: 100 })).toEqual(commits);
+  });
+
+  for (const [i, { subject, ok, rules }] of HISTORY.entries()) {
+    it(`${ok ? 'passes' : 'stops'}: ${subject}`, () => {
+      const r = reviews[i]!;
+      expect(r.subject).toBe(subject);
+      expect([...new Set(r.findings.map((f) => f.rule))]).toEqual(rules);
+      expect(r.ok).toBe(ok);
+      expect(r.pr).toBe(101 + i);
+    });
+  }
+
+  it('records the opt-out with its reason', () => {
+    const optedOut = reviews.find((r) => r.subject.includes('[skip-sweep]'))!;
+    expect(optedOut.noSweep).toEqual({
+      source: `commit ${optedOut.commit}`,
+      reason: '[skip-sweep] split a point range on purpose, without re-running it (#107)',
+    });
+    expect(optedOut.findings[0]!.message).toContain('no sweep, as the change says');
+  });
+
+  it('the CLI prints one line per commit and exits 1 when one fails', () => {
+    const result = runCli(['review', '--repo', repo, '--last', '2']);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}changelog\/separator ×1 {2}an entry appended with no blank line/);
+    expect(lines[1]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}changelog\/history ×1 {2}a historical entry edited/);
+    expect(lines[3]).toMatch(/^2 commits in [\d.]+ s: 0 pass, 2 fail \(changelog\/history ×1, changelog\/separator ×1\)$/);
+    expect(result.status).toBe(1);
+  });
+});
