@@ -5,6 +5,7 @@ import { AppendOnlyError, ChangelogError, SnapshotError } from '../changelog/ind
 import { MatrixError } from '../matrix/index.js';
 import { CatalogError, SimConfigError } from '../sim/index.js';
 import { UsageError } from './argparse.js';
+import { clustersCommand } from './clusters.js';
 import { changelogCommand } from './changelog.js';
 import { CliError, requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
@@ -70,6 +71,7 @@ program.addCommand(changelogCommand());
 program.addCommand(recipeCommand());
 program.addCommand(reviewCommand());
 program.addCommand(lintCommand());
+program.addCommand(clustersCommand());
 program.addCommand(rulesCommand());
 program.addCommand(simCommand());
 program.addCommand(resultsCommand());

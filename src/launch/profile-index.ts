@@ -22,5 +22,14 @@ export {
   readClusterProfiles,
 } from './profile.js';
 export type { ClusterProfile, ClusterProfileRead, ModelLocation, Mount, Pos, ProfileSource } from './profile.js';
-export { globCovers, globMatches, globProblem, globToRegExp, matchCovers, recipeRoutePath, routeRecipe } from './routing.js';
+export {
+  globCovers,
+  globMatches,
+  globProblem,
+  globToRegExp,
+  matchCovers,
+  recipeRoutePath,
+  routeRecipe,
+  rowRouteRequest,
+} from './routing.js';
 export type { Route, RouteFlag, RouteMatch, RouteRequest, RoutingRule, Toolchain } from './routing.js';

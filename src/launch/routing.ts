@@ -1,3 +1,6 @@
+import { isAgenticRow } from '../matrix/index.js';
+import type { MultiNodeAgenticRow, MultiNodeRow } from '../matrix/index.js';
+
 /**
  * Routing rules of a cluster profile: which toolchain (srt-slurm or a fork, at a pinned commit)
  * runs a multi-node recipe. Pure logic: recipe globs, first-match routing, and whether one rule's
@@ -9,6 +12,10 @@ export interface RouteMatch {
   framework?: string | undefined;
   modelPrefix?: string | undefined;
   precision?: string | undefined;
+  /** `fixed-seq-len` or `agentic-coding` (InferenceX's launchers test IS_AGENTIC). */
+  scenario?: string | undefined;
+  /** The row's spec-decoding (`mtp`, `none`, …; the launchers test SPEC_DECODING). */
+  specDecoding?: string | undefined;
   /** A glob over the recipe path relative to the recipes folder, e.g. `sglang/dsr1/**`. */
   recipe?: string | undefined;
 }
@@ -37,6 +44,8 @@ export interface RouteRequest {
   framework: string;
   modelPrefix: string;
   precision: string;
+  scenario: string;
+  specDecoding: string;
   /** The recipe: a CONFIG_FILE value (`recipes/…yaml[:selector]`) or a path relative to the recipes folder. */
   recipe: string;
 }
@@ -61,6 +70,18 @@ export function recipeRoutePath(recipe: string): string {
   return path;
 }
 
+/** What routing sees of a multinode row that runs `recipe`. */
+export function rowRouteRequest(row: MultiNodeRow | MultiNodeAgenticRow, recipe: string): RouteRequest {
+  return {
+    framework: row.framework,
+    modelPrefix: row['model-prefix'],
+    precision: row.precision,
+    scenario: isAgenticRow(row) ? 'agentic-coding' : 'fixed-seq-len',
+    specDecoding: row['spec-decoding'],
+    recipe,
+  };
+}
+
 /** First matching rule wins; undefined when no rule matches. */
 export function routeRecipe(profile: { routing: readonly RoutingRule[] }, request: RouteRequest): Route | undefined {
   const path = recipeRoutePath(request.recipe);
@@ -69,6 +90,8 @@ export function routeRecipe(profile: { routing: readonly RoutingRule[] }, reques
     if (match.framework !== undefined && match.framework !== request.framework) continue;
     if (match.modelPrefix !== undefined && match.modelPrefix !== request.modelPrefix) continue;
     if (match.precision !== undefined && match.precision !== request.precision) continue;
+    if (match.scenario !== undefined && match.scenario !== request.scenario) continue;
+    if (match.specDecoding !== undefined && match.specDecoding !== request.specDecoding) continue;
     if (match.recipe !== undefined && !globMatches(match.recipe, path)) continue;
     return { rule, index };
   }
@@ -80,7 +103,7 @@ export function routeRecipe(profile: { routing: readonly RoutingRule[] }, reques
  * equal to (a glob covering) the same field of `later`.
  */
 export function matchCovers(earlier: RouteMatch, later: RouteMatch): boolean {
-  for (const field of ['framework', 'modelPrefix', 'precision'] as const) {
+  for (const field of ['framework', 'modelPrefix', 'precision', 'scenario', 'specDecoding'] as const) {
     if (earlier[field] !== undefined && earlier[field] !== later[field]) return false;
   }
   if (earlier.recipe === undefined) return true;

@@ -12,7 +12,8 @@ import type { PlannedEval, PlannedPoint } from './plan.js';
 import type { ClusterProfile } from './profile.js';
 import type { RunDir } from './run-dir.js';
 import { benchArgsOf } from './point-bench.js';
-import { routeRecipe } from './routing.js';
+import { isMultiNodeRow } from '../matrix/index.js';
+import { routeRecipe, rowRouteRequest } from './routing.js';
 import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import { renderJobScript } from './slurm-script.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
@@ -70,13 +71,8 @@ export function jobFor(
   const notes: string[] = [];
   const row = g.rows[0]!;
   const recipe = recipeOf(row);
-  if (recipe) {
-    const route = routeRecipe(cluster, {
-      framework: row.framework,
-      modelPrefix: row['model-prefix'],
-      precision: row.precision,
-      recipe,
-    });
+  if (recipe && isMultiNodeRow(row)) {
+    const route = routeRecipe(cluster, rowRouteRequest(row, recipe));
     if (!route) throw new Error(`cluster ${cluster.name} has no routing rule for recipe ${recipe}: add one to its routing:`);
     notes.push(
       `recipe ${recipe}: toolchain ${route.rule.toolchain.repo} @ ${route.rule.toolchain.commit} (routing rule ${route.index + 1})`,

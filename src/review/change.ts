@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CHANGELOG, readChange } from '../changelog/index.js';
 import { subject } from './rule.js';
+import { treeLaunchers } from './launchers.js';
 import { resolvedReferences } from './rules/shared.js';
 import type { Tree } from './tree.js';
 
@@ -14,14 +15,16 @@ export interface TreeChange {
     /** Head line numbers of the lines the change added. */
     addedLines: number[];
   };
-  /** Master-config, runner and cluster-profile files whose bytes differ, as displayed in findings. */
+  /** Master-config, runner, cluster-profile and launcher files whose bytes differ, as displayed in findings. */
   files: string[];
+  /** Launchers (runners/launch_*.sh) whose srt-slurm clones changed, and those clones (route subjects). */
+  launchers: { changed: string[]; routes: string[] };
 }
 
 export function isEmptyChange(change: TreeChange): boolean {
-  const { keys, recipes, changelog, files } = change;
+  const { keys, recipes, changelog, files, launchers } = change;
   return (
-    [keys.added, keys.removed, keys.edited, recipes.added, recipes.removed, recipes.changed, files].every(
+    [keys.added, keys.removed, keys.edited, recipes.added, recipes.removed, recipes.changed, files, launchers.changed].every(
       (l) => l.length === 0,
     ) && !changelog.changed
   );
@@ -55,7 +58,24 @@ export async function compareTrees(base: Tree, head: Tree): Promise<TreeChange> 
     addedLines = diff.lines.filter((l) => l.kind === '+').map((l) => l.line);
   }
   const changelog = { file, changed: !(baseLog && headLog ? baseLog.equals(headLog) : baseLog === headLog), addedLines };
-  return { keys, recipes, changelog, files: await changedCatalogFiles(base, head) };
+  return { keys, recipes, changelog, files: await changedCatalogFiles(base, head), launchers: await changedRoutes(base, head) };
+}
+
+/** The srt-slurm clones of the head's launchers whose text is not in the base's (new or edited). */
+async function changedRoutes(base: Tree, head: Tree): Promise<TreeChange['launchers']> {
+  const [before, after] = await Promise.all([treeLaunchers(base), treeLaunchers(head)]);
+  const known = new Set([...before.values()].flatMap((l) => l.routes.map((r) => subject.route(l.path, r.signature))));
+  const routes = new Set<string>();
+  const changed = new Set<string>();
+  for (const launcher of after.values()) {
+    for (const route of launcher.routes) {
+      const id = subject.route(launcher.path, route.signature);
+      if (known.has(id)) continue;
+      routes.add(id);
+      changed.add(launcher.path);
+    }
+  }
+  return { changed: [...changed].sort(), routes: [...routes].sort() };
 }
 
 async function changedCatalogFiles(base: Tree, head: Tree): Promise<string[]> {
@@ -65,6 +85,7 @@ async function changedCatalogFiles(base: Tree, head: Tree): Promise<string[]> {
     head.options.runnerConfig ?? 'configs/runners.yaml',
     ...head.clusterFiles,
     ...base.clusterFiles,
+    ...[...(await treeLaunchers(head)).values(), ...(await treeLaunchers(base)).values()].map((l) => l.path),
   ]);
   const out: string[] = [];
   for (const path of paths) {
@@ -91,5 +112,6 @@ export async function touchedSubjects(change: TreeChange, head: Tree): Promise<S
   for (const line of change.changelog.addedLines) touched.add(subject.changelogLine(line));
   if (change.changelog.changed) touched.add(subject.changelogChange);
   for (const file of change.files) touched.add(subject.file(file));
+  for (const route of change.launchers.routes) touched.add(route);
   return touched;
 }

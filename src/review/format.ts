@@ -34,7 +34,7 @@ function sweepLine(s: KeySweep): string {
 }
 
 function changeLines(report: ReviewReport): string[] {
-  const { keys, recipes, changelog } = report.change;
+  const { keys, recipes, changelog, launchers } = report.change;
   const list = (sign: string, items: string[]): string[] => items.map((i) => `    ${sign} ${i}`);
   return [
     `config keys: ${keys.added.length} added, ${keys.edited.length} edited, ${keys.removed.length} removed`,
@@ -45,6 +45,9 @@ function changeLines(report: ReviewReport): string[] {
     ...list('+', recipes.added),
     ...list('~', recipes.changed),
     ...list('-', recipes.removed),
+    ...(launchers.changed.length > 0
+      ? [`launchers: ${plural(launchers.routes.length, 'new or edited srt-slurm clone')} in ${launchers.changed.join(', ')}`]
+      : []),
     `${changelog.file}: ${changelog.changed ? plural(report.appendedEntries, 'appended entry', 'appended entries') : 'unchanged'}`,
   ];
 }

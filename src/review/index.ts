@@ -20,3 +20,7 @@ export { changeSweep } from './sweep.js';
 export type { KeySweep } from './sweep.js';
 export { loadTree, recipeReferences, resolveRecipe } from './tree.js';
 export type { RecipeRef, RecipeReference, Tree, TreeOptions } from './tree.js';
+export { importClusters, routeMatches } from './clusters-import.js';
+export type { ImportedProfile, ImportedRule, ImportOptions } from './clusters-import.js';
+export { launcherForLabel, routedRows, treeLaunchers } from './launchers.js';
+export type { Launcher, RoutedRow } from './launchers.js';

@@ -56,6 +56,8 @@ export const subject = {
   changelogLine: (line: number): string => `changelog:${line}`,
   /** The changelog change as a whole (history, sweep and pairing findings). */
   changelogChange: 'changelog:change',
+  /** An srt-slurm clone of a launcher, by its file and the signature of its text. */
+  route: (path: string, signature: string): string => `route:${path}:${signature}`,
   /** A file as findings display it (catalog problems that belong to no key). */
   file: (display: string): string => `file:${display}`,
 };

@@ -8,7 +8,14 @@ const rule = (match: RouteMatch, commit = 'a'.repeat(40)): RoutingRule => ({
   flags: [],
 });
 
-const row = { framework: 'dynamo-sglang', modelPrefix: 'dsr1', precision: 'fp8', recipe: 'recipes/sglang/dsr1/8k1k/disagg.yaml' };
+const row = {
+  framework: 'dynamo-sglang',
+  modelPrefix: 'dsr1',
+  precision: 'fp8',
+  scenario: 'fixed-seq-len',
+  specDecoding: 'none',
+  recipe: 'recipes/sglang/dsr1/8k1k/disagg.yaml',
+};
 
 describe('routeRecipe', () => {
   it('first match wins', () => {
@@ -27,6 +34,19 @@ describe('routeRecipe', () => {
     expect(routeRecipe({ routing: [rule({ modelPrefix: 'dsr1', precision: 'fp4' })] }, row)).toBeUndefined();
     expect(routeRecipe({ routing: [rule({ modelPrefix: 'dsr1', precision: 'fp8' })] }, row)?.index).toBe(0);
     expect(routeRecipe({ routing: [rule({})] }, row)?.index).toBe(0);
+  });
+
+  it('scenario and spec-decoding match as InferenceX launchers test IS_AGENTIC and SPEC_DECODING', () => {
+    const routing = [
+      rule({ scenario: 'agentic-coding' }),
+      rule({ specDecoding: 'mtp' }, 'b'.repeat(40)),
+      rule({}, 'c'.repeat(40)),
+    ];
+    expect(routeRecipe({ routing }, { ...row, scenario: 'agentic-coding' })?.index).toBe(0);
+    expect(routeRecipe({ routing }, { ...row, specDecoding: 'mtp' })?.index).toBe(1);
+    expect(routeRecipe({ routing }, row)?.index).toBe(2);
+    expect(matchCovers({ scenario: 'agentic-coding' }, { scenario: 'agentic-coding', framework: 'x' })).toBe(true);
+    expect(matchCovers({ scenario: 'agentic-coding' }, { framework: 'x' })).toBe(false);
   });
 
   it('no rule, or none matching: undefined', () => {

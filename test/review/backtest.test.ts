@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { firstParentCommits, reviewEach } from '../../src/review/index.js';
 import type { CommitReview } from '../../src/review/index.js';
-import { inferencexTree, runCli } from '../helpers.js';
+import { REPO, inferencexTree, runCli } from '../helpers.js';
 
 /**
  * A git history built on the fixture InferenceX tree: one commit per class of change the gate
@@ -12,6 +12,8 @@ import { inferencexTree, runCli } from '../helpers.js';
  */
 
 const NVIDIA = 'configs/nvidia-master.yaml';
+const LAUNCHER = 'runners/launch_b200-dgxc.sh';
+const RECIPE = 'benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-b200-1p1d-dep8-tp8-mtp.yaml';
 const LOG = 'perf-changelog.yaml';
 const KEY = 'dsv4-fp4-b200-sglang';
 const LINK = 'https://github.com/SemiAnalysisAI/InferenceX/pull';
@@ -124,6 +126,33 @@ const HISTORY: { subject: string; change: (dir: string) => void; ok: boolean; ru
     ok: false,
     rules: ['changelog/history'],
   },
+  {
+    subject: 'a new B200 branch in the launcher that clones srt-slurm with no checkout (#110)',
+    change: (dir) =>
+      edit(
+        dir,
+        LAUNCHER,
+        '    else\n        git clone https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"\n',
+        '    elif [[ $FRAMEWORK == "dynamo-trt" && $MODEL_PREFIX == "dsr1" && $PRECISION == "fp8" ]]; then\n        git clone https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"\n        cd "$SRT_REPO_DIR" || exit 1\n    else\n        git clone https://github.com/NVIDIA/srt-slurm.git "$SRT_REPO_DIR"\n',
+      ),
+    ok: false,
+    rules: ['launcher/unpinned-toolchain'],
+  },
+  {
+    subject: 'reword a message of the launcher (#111)',
+    change: (dir) => edit(dir, LAUNCHER, 'echo "Cloning srt-slurm repository..."', 'echo "Cloning the srt-slurm repository..."'),
+    ok: true,
+    rules: [],
+  },
+  {
+    subject: 'a new family of four recipes on a vLLM image, none installing Dynamo (#112)',
+    change: (dir) => {
+      const text = readFileSync(join(dir, RECIPE), 'utf8').replace('  install: true\n', '  install: false\n');
+      for (const n of [1, 2, 3, 4]) writeFileSync(join(dir, RECIPE.replace('.yaml', `-new${n}.yaml`)), text);
+    },
+    ok: false,
+    rules: ['recipe/dynamo-install-disabled'],
+  },
 ];
 
 let repo: string;
@@ -132,12 +161,17 @@ let reviews: CommitReview[];
 
 beforeAll(async () => {
   repo = inferencexTree();
+  mkdirSync(join(repo, 'runners'));
+  // The B200 launcher, and the name its multinode runners use (a link to it, stored as its name).
+  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh'])
+    writeFileSync(join(repo, f), readFileSync(join(REPO, 'test/fixtures/inferencex/tree', f)));
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'the fixture tree');
   for (const { subject, change } of HISTORY) {
     change(repo);
-    git(repo, 'commit', '-q', '-a', '-m', subject);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', subject);
   }
   commits = await firstParentCommits(repo, { last: HISTORY.length });
   reviews = [];
@@ -173,9 +207,9 @@ describe('review --each over a history with each class of change', () => {
   it('the CLI prints one line per commit and exits 1 when one fails', () => {
     const result = runCli(['review', '--repo', repo, '--last', '2']);
     const lines = result.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}changelog\/separator ×1 {2}an entry appended with no blank line/);
-    expect(lines[1]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}changelog\/history ×1 {2}a historical entry edited/);
-    expect(lines[3]).toMatch(/^2 commits in [\d.]+ s: 0 pass, 2 fail \(changelog\/history ×1, changelog\/separator ×1\)$/);
+    expect(lines[0]).toMatch(/^✓ [0-9a-f]{9} +[\d.]+s {2}reword a message of the launcher/);
+    expect(lines[1]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}recipe\/dynamo-install-disabled ×4 {2}a new family of four recipes/);
+    expect(lines[3]).toMatch(/^2 commits in [\d.]+ s: 1 pass, 1 fail \(recipe\/dynamo-install-disabled ×4\)$/);
     expect(result.status).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../plan.js';
 import { expandPath } from '../profile.js';
 import type { ClusterProfile, SrtctlSettings } from '../profile.js';
-import { routeRecipe } from '../routing.js';
+import { routeRecipe, rowRouteRequest } from '../routing.js';
 import { RECIPES_DIR } from './recipe-plan.js';
 import type { RecipePlan } from './recipe-plan.js';
 
@@ -18,12 +18,7 @@ import type { RecipePlan } from './recipe-plan.js';
 /** The checkout srtctl runs in: the profile's root, `{commit}` the recipe's routed toolchain commit. */
 export function srtctlRoot(s: SrtctlSettings, cluster: ClusterProfile, row: MultiNodeRow, recipe: string): string {
   if (!s.root.includes('{commit}')) return expandPath(s.root);
-  const route = routeRecipe(cluster, {
-    framework: row.framework,
-    modelPrefix: row['model-prefix'],
-    precision: row.precision,
-    recipe,
-  });
+  const route = routeRecipe(cluster, rowRouteRequest(row, recipe));
   if (!route)
     throw new Error(
       `cluster ${cluster.name} has no routing rule for recipe ${recipe}, so srtctl's root ${s.root} names no commit: add one to its routing:`,

@@ -15,6 +15,7 @@ import { clusterValid } from './cluster-valid.js';
 import { danglingReference } from './dangling-reference.js';
 import { dynamoImageUnknown, dynamoInstallDisabled } from './dynamo-install.js';
 import { engineTuningRemove } from './engine-tuning.js';
+import { launcherDeadBranch, launcherUnpinnedToolchain, launcherUnroutedRow } from './launcher.js';
 import {
   concurrencyMismatch,
   dynamoVersionMismatch,
@@ -71,4 +72,7 @@ export const RULES: readonly Rule[] = [
   unpinnedToolchain,
   recipeUnrouted,
   ruleShadowed,
+  launcherUnpinnedToolchain,
+  launcherUnroutedRow,
+  launcherDeadBranch,
 ];

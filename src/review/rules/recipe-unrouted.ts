@@ -46,7 +46,14 @@ export const recipeUnrouted: Rule = {
       if (!clusters) continue;
       const recipe = recipeRoutePath(reference.value);
       for (const profile of clusters) {
-        const request = { framework: config.framework, modelPrefix: config['model-prefix'], precision: config.precision, recipe };
+        const request = {
+          framework: config.framework,
+          modelPrefix: config['model-prefix'],
+          precision: config.precision,
+          scenario: String(reference.entryPath[1]),
+          specDecoding: String(reference.entry['spec-decoding'] ?? 'none'),
+          recipe,
+        };
         if (routeRecipe(profile, request)) continue;
         const file = clusterFile(head, profile);
         out.push({
