@@ -23,13 +23,13 @@ function time(args, cwd, status = 0) {
   return ms;
 }
 
-function report(name, args, cwd, target, status = 0) {
+function report(name, args, cwd, target, status = 0, count = runs) {
   time(args, cwd, status); // warm the OS file cache
-  const samples = Array.from({ length: runs }, () => time(args, cwd, status)).sort((a, b) => a - b);
+  const samples = Array.from({ length: count }, () => time(args, cwd, status)).sort((a, b) => a - b);
   const median = samples[Math.floor(samples.length / 2)];
   const verdict = target ? (median < target ? `  (target < ${target} ms: met)` : `  (target < ${target} ms: MISSED)`) : '';
   console.log(
-    `${name.padEnd(40)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${runs} runs)${verdict}`,
+    `${name.padEnd(40)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${count} runs)${verdict}`,
   );
 }
 
@@ -98,8 +98,35 @@ async function writeTree(dir) {
   const sides = ['--base-dir', `${work}/base`, '--head-dir', `${work}/head`];
   report(`changelog check (${lines} lines, +1 entry)`, ['changelog', 'check', ...sides], repo, 1000);
   report('changelog matrix (same change)', ['changelog', 'matrix', ...sides], repo);
-  report('review (full tree, key + recipe + entry)', ['review', ...sides, '--pr', '9999'], repo, 2000);
+  report('review (full tree, key + recipe + entry)', ['review', ...sides, '--pr', '9999'], repo, 2000, 0, 5);
   report('lint (full tree, every tree rule)', ['lint', `${work}/base`], repo, undefined, 1);
+
+  // review --each over 20 commits of a git history on the full tree, each a pull request that
+  // changes a config's image and appends its entry. Target: < 40 s.
+  const { execFileSync } = await import('node:child_process');
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=perf', '-c', 'user.email=perf@example.com', ...args], { cwd: `${work}/base` });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'the fixture tree');
+  const master = `${work}/base/configs/nvidia-master.yaml`;
+  const image = 'image: lmsysorg/sglang:nightly-dev-cu13-20260628-da802ddc';
+  for (let i = 1; i <= 20; i++) {
+    const text = read(master, 'utf8');
+    write(master, text.replace(i === 1 ? image : `${image}-step${i - 1}`, `${image}-step${i}`));
+    appendFileSync(
+      `${work}/base/perf-changelog.yaml`,
+      `\n- config-keys:\n    - dsv4-fp4-b200-sglang\n  description:\n    - "step ${i}"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/${9000 + i}\n`,
+    );
+    git('commit', '-q', '-am', `step ${i} (#${9000 + i})`);
+  }
+  const start = process.hrtime.bigint();
+  const each = spawnSync(process.execPath, [cli, 'review', '--repo', `${work}/base`, '--last', '20'], { encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (each.status !== 0) throw new Error(`review --each failed: ${each.stdout}${each.stderr}`);
+  console.log(
+    `${'review --last 20 (20 commits, full tree)'.padEnd(40)} ${(ms / 1000).toFixed(1).padStart(6)} s   (${(ms / 20000).toFixed(2)} s per commit)  (target < 40 s: ${ms < 40000 ? 'met' : 'MISSED'})`,
+  );
 }
 
 // Scaling: the catalog repeated k times under new key names. Time per config key should stay

@@ -322,7 +322,7 @@ async function checkPairing(
     const what = u.added
       ? `config was added${u.rows > 0 ? ` (${rows})` : ''} but no appended perf-changelog.yaml entry covers it`
       : u.rows === 0
-        ? 'config changed but no appended perf-changelog.yaml entry covers it'
+        ? `${u.recipeOnly ? 'a recipe of this config changed' : 'config changed'} but no appended perf-changelog.yaml entry covers it`
         : `${u.recipeOnly ? 'a recipe of this config changed' : 'config changed'}: ${u.changed === u.rows ? `all ${rows}` : `${u.changed} of its ${rows}`} measure something new, and no appended perf-changelog.yaml entry covers it`;
     const located = { file: doc.file, line: pos.line, col: pos.col, key: u.key };
     if (options.noSweep) {

@@ -19,6 +19,7 @@ import {
 } from '../changelog/index.js';
 import type { CheckReport, Snapshot } from '../changelog/index.js';
 import { requireDirectory } from './error.js';
+import { changeOptOut } from './opt-out.js';
 import { defaultCatalogFiles } from './validate.js';
 
 interface SideOptions {
@@ -103,10 +104,11 @@ export function changelogCommand(): Command {
     .description('check a change of perf-changelog.yaml (file, history, sweep and pairing rules); exit 1 with findings')
     .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', positiveInt)
     .option('--fix', 'repair blank-line separators, trailing whitespace and misplaced new entries in the head file')
+    .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .action(async (opts: SideOptions & { pr?: number; fix?: boolean; format: 'text' | 'json' | 'markdown' }) => {
+    .action(async (opts: SideOptions & { pr?: number; fix?: boolean; prBody?: string; format: 'text' | 'json' | 'markdown' }) => {
       const { base, head } = sides(opts);
-      const options = { ...opts, changelogFile: opts.changelogFile };
+      const options = { ...opts, changelogFile: opts.changelogFile, noSweep: await changeOptOut(opts.prBody, opts.head) };
       let report = await checkChangelog(base, head, options);
       if (opts.fix && report.fixed) {
         if (opts.head)

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { formatProblem } from '../catalog/index.js';
 import type { Problem } from '../catalog/index.js';
-import { DEFAULT_CHANGELOG, commitMessage, dirSnapshot, gitSnapshot, sweepOptOut } from '../changelog/index.js';
-import type { NoSweep } from '../changelog/index.js';
+import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
+import { changeOptOut } from './opt-out.js';
 import { CliError, requireDirectory } from './error.js';
 import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
@@ -135,8 +135,8 @@ export function rulesCommand(): Command {
   return new Command('rules')
     .description('list the review rules (id, severity, where they run, what they check), or explain one')
     .argument('[id]', 'a rule id, e.g. recipe/dynamo-install-disabled')
-    .addOption(formatOption(['text', 'json']))
-    .action((id: string | undefined, opts: { format: 'text' | 'json' }) => {
+    .addOption(formatOption(['text', 'json', 'markdown']))
+    .action((id: string | undefined, opts: { format: 'text' | 'json' | 'markdown' }) => {
       const rules = id === undefined ? RULES : RULES.filter((r) => r.id === id);
       if (rules.length === 0) throw new CliError(`no rule ${id}; \`frontier rules\` lists them`);
       process.stdout.write(formatRules(rules, opts.format));
@@ -190,33 +190,12 @@ export function reviewCommand(): Command {
         const base = side('base', opts.base, opts.baseDir);
         const head = side('head', opts.head, opts.headDir, '.');
         const since = opts.since || opts.sinceDir ? side('since', opts.since, opts.sinceDir) : undefined;
-        const noSweep = await optOut(opts.prBody, opts.head);
+        const noSweep = await changeOptOut(opts.prBody, opts.head);
         const report = await review(base, head, { ...treeOptions(opts), pr: opts.pr, since, noSweep });
         process.stdout.write(formatReview(report, opts.format));
         process.exitCode = report.ok ? 0 : 1;
       },
     );
-}
-
-/** The change's opt-out of its sweep: the pull request description first, then the head commit's message. */
-async function optOut(prBody: string | undefined, head: string | undefined): Promise<NoSweep | undefined> {
-  if (prBody !== undefined) {
-    const text =
-      prBody === '-'
-        ? await readStdin()
-        : await readFile(prBody, 'utf8').catch((e: NodeJS.ErrnoException) => {
-            throw new CliError(`--pr-body ${prBody}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-          });
-    const found = sweepOptOut(text, 'pull request description');
-    if (found) return found;
-  }
-  return head === undefined ? undefined : sweepOptOut(await commitMessage(head), `commit ${head}`);
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function backtest(

@@ -163,7 +163,14 @@ export function formatLint(report: LintReport, format: ReportFormat): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function formatRules(rules: readonly Rule[], format: 'text' | 'json'): string {
+export function formatRules(rules: readonly Rule[], format: 'text' | 'json' | 'markdown'): string {
+  if (format === 'markdown') {
+    const rows = rules.map(
+      (r) =>
+        `| \`${r.id}\` | ${r.severity} | ${r.scope === 'change' ? 'review' : 'lint, review'} | ${cell(r.description)} | ${cell(r.explanation)} |`,
+    );
+    return `${['| rule | severity | runs in | what it checks | why, and the fix |', '|---|---|---|---|---|', ...rows].join('\n')}\n`;
+  }
   if (format === 'json') {
     return `${JSON.stringify(
       rules.map(({ id, severity, scope, description, explanation }) => ({ id, severity, scope, description, explanation })),
