@@ -25,8 +25,6 @@ export interface HistoryResult {
   corrections: number;
   /** The head file with the separator and layout problems repaired, when there were any. */
   fixed?: Buffer;
-  /** Head lines of history that were blank with spaces and are now empty (allowed). */
-  normalised: number[];
 }
 
 const ENTRY_LINE = /^- config-keys:[^\r\n]*$/;
@@ -57,7 +55,7 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
     checkNewLinks(head, inserted, pr, report);
     const history = historyText(base.raw.toString('utf8'));
     const fixed = Buffer.from([history, ...blocks.filter((_, i) => inserted.includes(i))].filter(Boolean).join('\n'));
-    return { problems, additions: inserted.length, corrections: 0, fixed, normalised: [] };
+    return { problems, additions: inserted.length, corrections: 0, fixed };
   }
 
   let corrections = 0;
@@ -113,7 +111,7 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
   if (additions > 0 && byteHistory.length > 0) problems.push(...raw.problems);
   else if (entryProblems.length > 0) problems.push(...entryProblems, ...raw.problems.filter((p) => !byteHistory.includes(p)));
   else problems.push(...raw.problems);
-  return { problems, additions, corrections, fixed: raw.fixed, normalised: raw.normalised };
+  return { problems, additions, corrections, fixed: raw.fixed };
 }
 
 /** Layout problems change no sweep: reported as warnings, repaired by --fix. */
@@ -201,7 +199,7 @@ function historyText(text: string): string {
  * blank lines dropped, at least one kept). Blank lines after the last entry belong to what
  * follows (the separator before appended entries, or the end of the file).
  */
-function keptHistory(base: string, head: string): { end: number; normalised: number[] } | { line: number; was: string } {
+function keptHistory(base: string, head: string): { end: number } | { line: number; was: string } {
   const baseLines = historyText(base).split('\n').slice(0, -1);
   const headLines = head.split('\n');
   const blankRun = (lines: string[], from: number, limit = lines.length): number => {
@@ -209,7 +207,6 @@ function keptHistory(base: string, head: string): { end: number; normalised: num
     while (from + n < limit && BLANK.test(lines[from + n]!)) n++;
     return n;
   };
-  const normalised: number[] = [];
   let end = 0;
   let j = 0;
   for (let i = 0; i < baseLines.length;) {
@@ -221,10 +218,8 @@ function keptHistory(base: string, head: string): { end: number; normalised: num
       for (let n = 0; n < m; n++) {
         const now = headLines[j + n]!;
         if (now !== baseLines[i + n] && now !== '') return { line: j + n + 1, was: baseLines[i + n]! };
-        if (now !== baseLines[i + n]) normalised.push(j + n + 1);
         end += now.length + 1;
       }
-      if (m < k) normalised.push(j + m);
       i += k;
       j += m;
       continue;
@@ -235,13 +230,12 @@ function keptHistory(base: string, head: string): { end: number; normalised: num
     i++;
     j++;
   }
-  return { end: Math.min(end, head.length), normalised: [...new Set(normalised)] };
+  return { end: Math.min(end, head.length) };
 }
 
 interface ByteCheck {
   problems: Problem[];
   fixed?: Buffer;
-  normalised: number[];
 }
 
 function checkBytes(base: Buffer, head: Buffer, additions: number, corrections: number, file: string): ByteCheck {
@@ -257,7 +251,7 @@ function checkBytes(base: Buffer, head: Buffer, additions: number, corrections: 
     const headLines = headText.split('\n');
     if (baseLines.length !== headLines.length) {
       report(firstDifferentLine(base, head), 'pr-link corrections may not add or delete lines', 'change only the pr-link lines');
-      return { problems, normalised: [] };
+      return { problems };
     }
     let changed = 0;
     baseLines.forEach((before, i) => {
@@ -275,26 +269,18 @@ function checkBytes(base: Buffer, head: Buffer, additions: number, corrections: 
         'change only the pr-link lines of the corrected entries',
       );
     }
-    return { problems, normalised: [] };
+    return { problems };
   }
 
   const kept = keptHistory(baseText, headText);
   if ('was' in kept) {
     const { line, was } = kept;
-    if (additions > 0) {
-      report(
-        line,
-        `line ${line} differs from the base revision: appended entries must leave history byte-for-byte unchanged`,
-        `restore line ${line} as it was: ${JSON.stringify(was)}`,
-      );
-    } else {
-      report(
-        line,
-        'the changelog changed without appending an entry or correcting a pr-link: historical whitespace and formatting are immutable',
-        `restore line ${line} as it was: ${JSON.stringify(was)}`,
-      );
-    }
-    return { problems, normalised: [] };
+    const message =
+      additions > 0
+        ? `line ${line} differs from the base revision: appended entries must leave history byte-for-byte unchanged`
+        : 'the changelog changed without appending an entry or correcting a pr-link: historical whitespace and formatting are immutable';
+    report(line, message, `restore line ${line} as it was: ${JSON.stringify(was)}`);
+    return { problems };
   }
 
   // What follows history: appended entries (or only blank lines), repaired and checked.
@@ -325,7 +311,7 @@ function checkBytes(base: Buffer, head: Buffer, additions: number, corrections: 
   }
   const repairable = problems.some((p) => p.rule === 'changelog-separator' || p.rule === 'changelog-layout');
   const fixed = repairable ? Buffer.from(history + repaired) : undefined;
-  return { problems, fixed, normalised: kept.normalised };
+  return { problems, fixed };
 }
 
 /** Line number (1-based) of a byte offset. */
