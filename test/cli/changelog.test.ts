@@ -13,7 +13,7 @@ describe('frontier changelog check', () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toBe(
       `${join(dir, 'head', 'perf-changelog.yaml')}:6381:1  a new entry starts right after the previous entry's last line, with no blank line between them\n` +
-        '    hint: insert one blank line before line 6381\n' +
+        '    hint: `frontier changelog check --fix` inserts one blank line before line 6381\n' +
         '\n' +
         '✗ 1 problem (1 appended entry, 0 pr-link corrections, 0 changed configs)\n',
     );

@@ -4,6 +4,7 @@ import { routedRows, treeLaunchers } from '../launchers.js';
 import type { Launcher, RoutedRow } from '../launchers.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
+import type { Tree } from '../tree.js';
 import { configLocation } from './shared.js';
 
 /**
@@ -30,7 +31,7 @@ function refText(ref: ToolchainRef): string {
   }
 }
 
-/** "7 rows of 2 keys: a (recipes/x/…), b" and the rows that may reach it. */
+/** "it serves 7 rows: a (recipes/x/…), b (…)", and the rows that may reach it. */
 function served(rows: readonly RoutedRow[], route: CloneRoute): string {
   const certain = rows.filter((r) => r.reached.some((x) => x.route === route && x.certain));
   const maybe = rows.filter((r) => r.reached.some((x) => x.route === route && !x.certain));
@@ -51,16 +52,14 @@ function served(rows: readonly RoutedRow[], route: CloneRoute): string {
   return parts.length > 0 ? parts.join('; ') : 'no current row reaches it';
 }
 
-const location = (head: RuleContextHead, launcher: Launcher, line: number): Pick<Finding, 'file' | 'line' | 'col'> => ({
+const location = (head: Tree, launcher: Launcher, line: number): Pick<Finding, 'file' | 'line' | 'col'> => ({
   file: head.snapshot.display(launcher.path),
   line,
   col: 1,
 });
 
-type RuleContextHead = Parameters<Rule['check']>[0]['head'];
-
 /** Each launcher file once (a linked launcher shares its target's routes). */
-async function launcherFiles(head: RuleContextHead): Promise<Launcher[]> {
+async function launcherFiles(head: Tree): Promise<Launcher[]> {
   const seen = new Map<string, Launcher>();
   for (const l of (await treeLaunchers(head)).values()) if (!seen.has(l.path)) seen.set(l.path, l);
   return [...seen.values()];
@@ -70,9 +69,9 @@ export const launcherUnpinnedToolchain: Rule = {
   id: 'launcher/unpinned-toolchain',
   severity: 'error',
   scope: 'tree',
-  description: "every srt-slurm clone of InferenceX's launchers ends on a full commit, checked out or verified",
+  description: "no srt-slurm clone of InferenceX's launchers ends on a branch or on the default branch",
   explanation:
-    'InferenceX\'s launchers (runners/launch_<cluster>.sh) `git clone` srt-slurm per framework, model and precision, then sometimes `git checkout <commit>`, sometimes a branch or tag, sometimes nothing. A branch (or the default branch, with no checkout) moves, a tag can be moved, a short sha can become ambiguous: the same recipe then runs different code from one day to the next, and results stop being comparable. Check out the full 40-hex commit after the clone (`git ls-remote <repo> <ref>` prints it), or verify a tag with `test "$(git rev-parse HEAD)" = "<commit>"`, as the launchers already do in places. `frontier clusters import runners/` writes the same routing as declarative clusters/*.yaml rules.',
+    'InferenceX\'s launchers (runners/launch_<cluster>.sh) `git clone` srt-slurm per framework, model and precision, then sometimes `git checkout <commit>`, sometimes a branch or tag, sometimes nothing. A branch (or the default branch, with no checkout) moves: the same recipe then runs different code from one day to the next, and results stop being comparable. Check out the full 40-hex commit after the clone (`git ls-remote <repo> <ref>` prints it), or verify a tag with `test "$(git rev-parse HEAD)" = "<commit>"`, as the launchers already do in places. Release tags and short shas are not reported here (Frontier\'s own profiles still ask for the full commit). `frontier clusters import runners/` writes the same routing as declarative clusters/*.yaml rules.',
   check: async ({ head }) => {
     const rows = await routedRows(head);
     const out: Finding[] = [];
