@@ -1,11 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ProblemsError, isPlainMapping, parseYaml } from '../catalog/index.js';
 import type { Problem, YamlDocument } from '../catalog/index.js';
-import { MatrixError, generateTestConfig, isAgenticRow } from '../matrix/index.js';
-import type { MatrixRow } from '../matrix/index.js';
+import { MatrixError, generateTestConfig, rowScenario } from '../matrix/index.js';
+import type { MatrixRow, ScenarioType } from '../matrix/index.js';
 import { findRecipesDir, recipeInTree } from '../recipes/index.js';
 import { AppendOnlyError } from './append-only.js';
-import type { ScenarioName } from './append-only.js';
 import { prLink } from './entry.js';
 import { checkHistory } from './history.js';
 import { parseChangelog } from './parse.js';
@@ -209,8 +208,6 @@ function keyRows(revision: Revision, key: string): MatrixRow[] | undefined {
   }
 }
 
-const scenarioOf = (row: MatrixRow): ScenarioName => (isAgenticRow(row) ? 'agentic-coding' : 'fixed-seq-len');
-
 /** What needs a sweep: per key, its rows the change added or changed (their scenarios). */
 interface Unswept {
   key: string;
@@ -221,7 +218,7 @@ interface Unswept {
   /** Its rows (0: they do not generate) and how many of them are new or changed. */
   rows: number;
   changed: number;
-  scenarios: ScenarioName[];
+  scenarios: ScenarioType[];
 }
 
 /**
@@ -275,7 +272,7 @@ async function rowsNeedingSweep(
         ...byValue(key),
         rows: rows.length,
         changed: changed.length,
-        scenarios: [...new Set(changed.map(scenarioOf))],
+        scenarios: [...new Set(changed.map(rowScenario))],
       });
   }
   return { unswept, after };

@@ -9,7 +9,7 @@ export { ChangelogError, SCENARIOS, buildPlan, resolveEntryKeys } from './plan.j
 export type { PlanOptions, Revision } from './plan.js';
 export { DEFAULT_CHANGELOG, addedEntries, changelogMatrix, loadRevision, readChange } from './process.js';
 export type { ChangeOptions, ChangelogChange, MatrixFlags } from './process.js';
-export { measuredFingerprint, recipeFingerprint, rowRecipes, trimConc } from './rows.js';
+export { measuredFingerprint, recipeFingerprint, trimConc } from './rows.js';
 export { SnapshotError, commitMessage, diffLines, dirSnapshot, gitSnapshot, parseUnifiedDiff } from './snapshot.js';
 export type { DiffLine, Snapshot } from './snapshot.js';
 export { checkChangelog } from './check.js';

@@ -15,7 +15,7 @@ export function recipeFingerprint(row: MatrixRow): string {
 const NAME_FIELDS = new Set(['exp-name', 'run-eval', 'eval-only']);
 
 /** The CONFIG_FILE and EVAL_CONFIG_FILE values of a multinode row: the recipes it runs. */
-export function rowRecipes(row: MatrixRow): string[] {
+function rowRecipes(row: MatrixRow): string[] {
   if (!isMultiNodeRow(row)) return [];
   return [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])].flatMap((s) => {
     const m = /^(?:EVAL_)?CONFIG_FILE=(.+)$/.exec(s);

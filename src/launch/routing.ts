@@ -1,4 +1,4 @@
-import { isAgenticRow } from '../matrix/index.js';
+import { rowScenario } from '../matrix/index.js';
 import type { MultiNodeAgenticRow, MultiNodeRow } from '../matrix/index.js';
 
 /**
@@ -76,7 +76,7 @@ export function rowRouteRequest(row: MultiNodeRow | MultiNodeAgenticRow, recipe:
     framework: row.framework,
     modelPrefix: row['model-prefix'],
     precision: row.precision,
-    scenario: isAgenticRow(row) ? 'agentic-coding' : 'fixed-seq-len',
+    scenario: rowScenario(row),
     specDecoding: row['spec-decoding'],
     recipe,
   };

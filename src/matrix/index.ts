@@ -9,5 +9,5 @@ export { expandConfigKeys, fnmatchRegExp } from './keys.js';
 export { pythonJson } from './pyjson.js';
 export { formatSummary, summarizeMatrix, topologyLabel } from './summary.js';
 export type { MatrixSummary } from './summary.js';
-export { MatrixError, SCENARIO_TYPES, isAgenticRow, isMultiNodeRow } from './types.js';
+export { MatrixError, SCENARIO_TYPES, isAgenticRow, isMultiNodeRow, rowScenario } from './types.js';
 export type * from './types.js';

@@ -100,6 +100,9 @@ export type MatrixRow = SingleNodeRow | MultiNodeRow | SingleNodeAgenticRow | Mu
 export const isAgenticRow = (row: MatrixRow): row is SingleNodeAgenticRow | MultiNodeAgenticRow =>
   (row as Partial<AgenticFields>)['scenario-type'] === 'agentic-coding';
 
+/** The scenario a row belongs to. */
+export const rowScenario = (row: MatrixRow): ScenarioType => (isAgenticRow(row) ? 'agentic-coding' : 'fixed-seq-len');
+
 export const isMultiNodeRow = (row: MatrixRow): row is MultiNodeRow | MultiNodeAgenticRow => 'prefill' in row;
 
 /** A failure the reference generator raises as ValueError: bad filters or an unusable catalog. */

@@ -39,7 +39,7 @@ type Conjunct = RouteMatch | 'impossible';
  * The rule matches a route's own test needs (disjunctions give several), or why it has none.
  * Negations are left out: in a first-match list they are the earlier branches of the chain.
  */
-export function routeMatches(
+function routeMatches(
   cond: Cond,
   recipesWhere: (variable: string, value: string) => string[] | undefined = () => undefined,
 ): { matches: RouteMatch[] } | { unsupported: string } {
@@ -182,12 +182,11 @@ async function importLauncher(
   const disagreements: string[] = [];
   for (const r of rows) {
     const sure = r.reached.find((x) => x.certain)?.route;
-    const recipe = r.row.prefill['additional-settings']?.find((s) => s.startsWith('CONFIG_FILE='))?.slice('CONFIG_FILE='.length);
-    if (!sure || !recipe) continue;
-    const got = routeRecipe(profile, rowRouteRequest(r.row, recipe))?.rule;
+    if (!sure) continue;
+    const got = routeRecipe(profile, rowRouteRequest(r.row, r.recipe))?.rule;
     if (!got || !(ruleOf.get(sure) ?? []).includes(got))
       disagreements.push(
-        `${r.key} ${recipe}: the launcher clones at line ${sure.line}, the profile ${got ? `routes it to rule ${profile.routing.indexOf(got) + 1}` : 'has no rule for it'}`,
+        `${r.key} ${r.recipe}: the launcher clones at line ${sure.line}, the profile ${got ? `routes it to rule ${profile.routing.indexOf(got) + 1}` : 'has no rule for it'}`,
       );
   }
   const name = launcher.path.replace(/^runners\/launch_/, '').replace(/\.sh$/, '');
@@ -302,15 +301,7 @@ function profileText(
   if (labels.length === 0) labels.push(`cluster:${name}`);
   const gpusPerNode = [`cluster:${name}`, ...labels].map((l) => hardware[l]?.['gpus-per-node']).find((n) => n !== undefined);
   const plans = new Map(recipePlans(tree).map((p) => [p.file.path, p.plan]));
-  const nodes = Math.max(
-    0,
-    ...rows.map((r) => {
-      const recipe = r.row.prefill['additional-settings']
-        ?.find((s) => s.startsWith('CONFIG_FILE='))
-        ?.slice('CONFIG_FILE='.length);
-      return recipe ? (plans.get(recipeTreePath(tree, recipe).inTree)?.sbatchNodes ?? 0) : 0;
-    }),
-  );
+  const nodes = Math.max(0, ...rows.map((r) => plans.get(recipeTreePath(tree, r.recipe).inTree)?.sbatchNodes ?? 0));
   const out = [
     `# Imported by \`frontier clusters import\` from ${launcher.path}${date ? ` on ${date}` : ''}: its srt-slurm`,
     "# routing as declarative rules, in the launcher's order (the first rule that matches a row wins,",

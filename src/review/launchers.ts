@@ -12,7 +12,7 @@ import type { Tree } from './tree.js';
  * launcher can reach with the variables the workflow gives it.
  */
 
-export const RUNNERS_DIR = 'runners';
+const RUNNERS_DIR = 'runners';
 const LAUNCHER = /^runners\/launch_(.+)\.sh$/;
 
 export interface Launcher {
@@ -53,7 +53,7 @@ export function treeLaunchers(tree: Tree): Promise<Map<string, Launcher>> {
  * `h200-cw`), else for a label the file does not list (`cluster:h200-dgxc`) the launcher it names,
  * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
  */
-export function launcherForLabel(tree: Tree, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
+function launcherForLabel(tree: Tree, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
   const first = tree.runners?.labels[label]?.[0];
   if (first && launchers.has(launcherOf(first))) return launchers.get(launcherOf(first));
   const bare = label.replace(/^cluster:/, '');
@@ -65,7 +65,7 @@ export function launcherForLabel(tree: Tree, launchers: ReadonlyMap<string, Laun
  * when the recipe in the checkout enables the dcgm-power telemetry lane (launch_gb200-nv.sh and
  * launch_gb300-nv.sh read its top-level `telemetry:` block with awk).
  */
-export const RECIPE_VARIABLES: Readonly<Record<string, (recipe: unknown) => string>> = {
+const RECIPE_VARIABLES: Readonly<Record<string, (recipe: unknown) => string>> = {
   USES_DCGM_POWER: (recipe) => {
     const telemetry = (recipe as { telemetry?: { provider?: unknown; enabled?: unknown } } | undefined)?.telemetry;
     return telemetry?.provider === 'dcgm-power' && telemetry.enabled === true ? '1' : '0';
@@ -90,6 +90,8 @@ export function recipesWhere(tree: Tree, variable: string, value: string): strin
 export interface RoutedRow {
   key: string;
   row: MultiNodeRow;
+  /** Its CONFIG_FILE. */
+  recipe: string;
   launcher: Launcher;
   /** The clones the row reaches: `certain` when its condition holds, else it depends on what the file decides at run time. */
   reached: { route: CloneRoute; certain: boolean }[];
@@ -124,7 +126,7 @@ export function routedRows(tree: Tree): Promise<RoutedRow[]> {
           const value = evaluate(route.condition, env);
           return value === false ? [] : [{ route, certain: value === true }];
         });
-        out.push({ key, row, launcher, reached });
+        out.push({ key, row, recipe: workflow.CONFIG_FILE, launcher, reached });
       }
     }
     return out;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { firstParentCommits, reviewEach } from '../../src/review/index.js';
 import type { CommitReview } from '../../src/review/index.js';
+import { edit } from './edit-tree.js';
 import { REPO, inferencexTree, runCli } from '../helpers.js';
 
 /**
@@ -20,12 +21,6 @@ const LINK = 'https://github.com/SemiAnalysisAI/InferenceX/pull';
 
 const git = (dir: string, ...args: string[]): string =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' });
-
-function edit(dir: string, path: string, old: string, replacement: string): void {
-  const text = readFileSync(join(dir, path), 'utf8');
-  if (!text.includes(old)) throw new Error(`test setup: ${JSON.stringify(old)} not in ${path}`);
-  writeFileSync(join(dir, path), text.replace(old, replacement));
-}
 
 const entry = (keys: string[], pr: number, tail = ''): string =>
   `- config-keys:\n${keys.map((k) => `    - ${k}\n`).join('')}  description:\n    - "change ${pr}"\n  pr-link: ${LINK}/${pr}\n${tail}`;

@@ -1,10 +1,9 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirSnapshot } from '../../src/changelog/index.js';
 import { lint } from '../../src/review/index.js';
 import type { Finding } from '../../src/review/index.js';
-import { inferencexTree, tempFiles } from '../helpers.js';
+import { edit, copyTree } from './edit-tree.js';
+import { inferencexTree } from '../helpers.js';
 
 const NVIDIA = 'configs/nvidia-master.yaml';
 const GB200 = 'dsv4-fp4-gb200-dynamo-sglang-mtp';
@@ -18,22 +17,6 @@ beforeAll(() => {
   base = inferencexTree();
 });
 
-/** A copy of the fixture tree to change. */
-function headTree(): string {
-  const dir = join(tempFiles({}), 'head');
-  cpSync(base, dir, { recursive: true });
-  return dir;
-}
-
-/** Replace the first `old` in a file (after `anchor` when given); the test fails if it is not there. */
-function edit(dir: string, path: string, old: string, replacement: string, anchor = ''): void {
-  const text = readFileSync(join(dir, path), 'utf8');
-  const from = text.indexOf(anchor);
-  const at = text.indexOf(old, from);
-  if (from < 0 || at < 0) throw new Error(`test setup: ${JSON.stringify(old)} not in ${path}`);
-  writeFileSync(join(dir, path), text.slice(0, at) + replacement + text.slice(at + old.length));
-}
-
 async function concurrencyMismatches(dir: string): Promise<Finding[]> {
   const report = await lint(dirSnapshot(dir));
   return report.findings.filter((f) => f.rule === 'recipe/concurrency-mismatch');
@@ -45,7 +28,7 @@ describe('recipe/concurrency-mismatch: a conc-list that deliberately tracks the 
   });
 
   it('reports the entry again once its comment is gone', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, GB300_COMMENT, '');
     const findings = await concurrencyMismatches(head);
     expect(findings.map((f) => [f.key, f.path, f.message])).toEqual([
@@ -58,7 +41,7 @@ describe('recipe/concurrency-mismatch: a conc-list that deliberately tracks the 
   });
 
   it('reports a list that is not the maximum, even with the comment', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, GB300_CONC, '        conc-list: [32]\n', GB300_COMMENT);
     const findings = await concurrencyMismatches(head);
     expect(findings.map((f) => [f.key, f.message])).toEqual([
@@ -68,20 +51,20 @@ describe('recipe/concurrency-mismatch: a conc-list that deliberately tracks the 
   });
 
   it('reports the whole recipe list under the comment: it claims only the maximum', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, GB300_CONC, '        conc-list: [8, 32, 64]\n', GB300_COMMENT);
     expect((await concurrencyMismatches(head)).map((f) => f.key)).toEqual([GB300]);
   });
 
   it('accepts the intent as a trailing comment on the conc-list line', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, GB300_CONC, '        conc-list: [64]  # Tracks the maximum of 8x32x64\n', GB300_COMMENT);
     edit(head, NVIDIA, GB300_COMMENT, '');
     expect(await concurrencyMismatches(head)).toEqual([]);
   });
 
   it('does not take an unrelated comment for the intent', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, GB300_COMMENT, '      # Low-latency, not max throughput: tracks the max-throughput flags.\n');
     edit(head, NVIDIA, 'matrix tracks the max.', 'max throughput.', `${GB200}:`);
     const findings = await concurrencyMismatches(head);
@@ -92,7 +75,7 @@ describe('recipe/concurrency-mismatch: a conc-list that deliberately tracks the 
   });
 
   it('does not take a comment separated from the entry by a blank line', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, GB300_COMMENT, `${GB300_COMMENT}\n`);
     expect((await concurrencyMismatches(head)).map((f) => f.key)).toEqual([GB300]);
   });

@@ -1,11 +1,12 @@
-import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirSnapshot } from '../../src/changelog/index.js';
 import { lint, review } from '../../src/review/index.js';
 import type { RuleFinding } from '../../src/review/index.js';
 import { IMAGE_FAMILIES, imageFamily, parseContainer } from '../../src/review/rules/dynamo-install.js';
-import { inferencexTree, tempFiles } from '../helpers.js';
+import { copyTree, write } from './edit-tree.js';
+import { inferencexTree } from '../helpers.js';
 
 const RECIPES = 'benchmarks/multi_node/srt-slurm-recipes';
 const FAMILY = `${RECIPES}/vllm/new-model/8k1k`;
@@ -16,17 +17,6 @@ let base: string;
 beforeAll(() => {
   base = inferencexTree();
 });
-
-function headTree(): string {
-  const dir = join(tempFiles({}), 'head');
-  cpSync(base, dir, { recursive: true });
-  return dir;
-}
-
-function write(dir: string, path: string, text: string): void {
-  mkdirSync(dirname(join(dir, path)), { recursive: true });
-  writeFileSync(join(dir, path), text);
-}
 
 /** A B200 recipe of the new family; `dynamo.install` is on line 7. */
 const recipe = (name: string, container: string, frontend = 'dynamo'): string =>
@@ -59,7 +49,7 @@ benchmark:
 
 /** The fixture tree plus the four recipes of the new family, all on `container`. */
 function family(container: string, frontend?: string): string {
-  const head = headTree();
+  const head = copyTree(base);
   for (const name of NAMES) write(head, `${FAMILY}/${name}.yaml`, recipe(name, container, frontend));
   return head;
 }
@@ -107,7 +97,7 @@ describe('recipe/dynamo-install-disabled: decided by what the image ships', () =
   });
 
   it('one B200 recipe of the real tree on lmsysorg/sglang: the pin comes from the others on its image', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     const path = join(head, `${RECIPES}/sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml`);
     writeFileSync(path, readFileSync(path, 'utf8').replace('  install: true\n', '  install: false\n'));
     const findings = await lintOurs(head);
@@ -177,7 +167,7 @@ describe('the real fixture tree', () => {
   });
 
   it('the same 46 recipes on the TensorRT-LLM release image (no Dynamo) would be 46 errors', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     let changed = 0;
     for (const [path, text] of Object.entries(recipeTexts(head)))
       if (text.includes('\n  install: false\n') && text.includes('ai-dynamo/tensorrtllm-runtime:')) {

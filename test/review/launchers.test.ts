@@ -6,6 +6,7 @@ import { dirSnapshot } from '../../src/changelog/index.js';
 import { readCloneRoutes } from '../../src/launch/inferencex/index.js';
 import { importClusters, lint, loadTree, review } from '../../src/review/index.js';
 import type { RuleFinding } from '../../src/review/index.js';
+import { edit } from './edit-tree.js';
 import { REPO, inferencexTree, runCli, tempFiles } from '../helpers.js';
 
 /**
@@ -22,12 +23,6 @@ function withLaunchers(): string {
   cpSync(RUNNERS, join(dir, 'runners'), { recursive: true });
   for (const f of readdirSync(join(dir, 'runners'))) chmodSync(join(dir, 'runners', f), 0o644);
   return dir;
-}
-
-function edit(dir: string, path: string, old: string, replacement: string): void {
-  const text = readFileSync(join(dir, path), 'utf8');
-  if (!text.includes(old)) throw new Error(`test setup: ${JSON.stringify(old)} not in ${path}`);
-  writeFileSync(join(dir, path), text.replace(old, replacement));
 }
 
 const of = (findings: RuleFinding[], rule: string): RuleFinding[] => findings.filter((f) => f.rule === rule);

@@ -1,9 +1,10 @@
-import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync, cpSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirSnapshot } from '../../src/changelog/index.js';
 import { lint, review } from '../../src/review/index.js';
 import type { ReviewReport, ReviewedFinding } from '../../src/review/index.js';
+import { edit, copyTree, write } from './edit-tree.js';
 import { inferencexTree, tempFiles } from '../helpers.js';
 
 const RECIPES = 'benchmarks/multi_node/srt-slurm-recipes';
@@ -16,27 +17,6 @@ let base: string;
 beforeAll(() => {
   base = inferencexTree();
 });
-
-/** A copy of the fixture tree to change. */
-function headTree(): string {
-  const dir = join(tempFiles({}), 'head');
-  cpSync(base, dir, { recursive: true });
-  return dir;
-}
-
-/** Replace the first `old` in a file (after `anchor` when given); the test fails if it is not there. */
-function edit(dir: string, path: string, old: string, replacement: string, anchor = ''): void {
-  const text = readFileSync(join(dir, path), 'utf8');
-  const from = text.indexOf(anchor);
-  const at = text.indexOf(old, from);
-  if (from < 0 || at < 0) throw new Error(`test setup: ${JSON.stringify(old)} not in ${path}`);
-  writeFileSync(join(dir, path), text.slice(0, at) + replacement + text.slice(at + old.length));
-}
-
-function write(dir: string, path: string, text: string): void {
-  mkdirSync(dirname(join(dir, path)), { recursive: true });
-  writeFileSync(join(dir, path), text);
-}
 
 const entry = (keys: string[], link = 'XXX'): string =>
   `\n- config-keys:\n${keys.map((k) => `    - ${k}\n`).join('')}  description:\n    - "test change"\n  pr-link: ${link}\n`;
@@ -52,7 +32,7 @@ const ownRules = (report: ReviewReport): string[] => own(report).map((f) => f.ru
 
 describe('frontier review: the B200 recipe mistakes', () => {
   it('reports both errors (dynamo.install: false, and a 1 h limit with no health check) on the changed recipe', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, B200, '  install: true\n', '  install: false\n');
     edit(head, B200, 'health_check:\n  max_attempts: 240\n', 'slurm:\n  time_limit: "1:00:00"\n');
     appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
@@ -74,7 +54,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
   });
 
   it('passes a recipe that installs Dynamo, or sizes a health check for its 1 h limit', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(
       head,
       B200,
@@ -88,7 +68,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
   });
 
   it('passes dynamo.install: false on an ai-dynamo runtime image, which ships Dynamo', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, B200, '  install: true\n', '  install: false\n');
     edit(head, B200, 'lmsysorg/sglang:nightly-dev-cu13-20260710-cfc66e05', 'nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0.0');
     edit(
@@ -105,7 +85,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
   });
 
   it('a 4 h limit without a health check is the cluster default, not a finding', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, B200, 'health_check:\n  max_attempts: 240\n', 'slurm:\n  time_limit: "04:00:00"\n');
     appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
     expect(ownRules(await run(head))).toEqual([]);
@@ -114,7 +94,7 @@ describe('frontier review: the B200 recipe mistakes', () => {
 
 describe('frontier review: the changelog gate', () => {
   it('reports an entry appended without its blank line', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, 'conc-list: [1]', 'conc-list: [1, 2]', `${B200_KEY}:`);
     edit(head, B200, 'concurrencies: "1"', 'concurrencies: "1x2"');
     appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]).slice(1));
@@ -127,7 +107,7 @@ describe('frontier review: the changelog gate', () => {
   });
 
   it('with the blank line, the same change is clean and its sweep is summarised per key', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, 'conc-list: [1]', 'conc-list: [1, 2]', `${B200_KEY}:`);
     edit(head, B200, 'concurrencies: "1"', 'concurrencies: "1x2"');
     appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
@@ -146,7 +126,7 @@ describe('frontier review: the changelog gate', () => {
   });
 
   it('an edited config without an entry is a pairing error on the key', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, NVIDIA, 'conc-list: [1]', 'conc-list: [1, 2]', `${B200_KEY}:`);
     edit(head, B200, 'concurrencies: "1"', 'concurrencies: "1x2"');
     const findings = own(await run(head));
@@ -157,7 +137,7 @@ describe('frontier review: the changelog gate', () => {
 describe('frontier review: master config ↔ recipe', () => {
   /** Apply recipe edits and return the rules of the change's own findings. */
   const recipeChange = async (...edits: [string, string][]): Promise<ReviewedFinding[]> => {
-    const head = headTree();
+    const head = copyTree(base);
     for (const [old, replacement] of edits) edit(head, B200, old, replacement);
     appendFileSync(join(head, 'perf-changelog.yaml'), entry([B200_KEY]));
     return own(await run(head));
@@ -206,7 +186,7 @@ describe('frontier review: master config ↔ recipe', () => {
   });
 
   it('the Dynamo pin matches when config and recipe change together', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     const pin = '0123456789abcdef0123456789abcdef01234567';
     edit(head, B200, 'hash: "92f5b3b8d7dd5ab9179d4b1034bd2c1c0803693e"', `hash: "${pin}"`);
     edit(head, NVIDIA, '92f5b3b8d7dd5ab9179d4b1034bd2c1c0803693e', pin, `${B200_KEY}:`);
@@ -218,7 +198,7 @@ describe('frontier review: master config ↔ recipe', () => {
   });
 
   it('a CONFIG_FILE outside the tree is unverifiable without --toolchain-dir, and missing when the checkout lacks it', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     const ghost = 'recipes/sglang/deepseek-v4/8k1k/ghost.yaml';
     edit(
       head,
@@ -237,7 +217,7 @@ describe('frontier review: master config ↔ recipe', () => {
   });
 
   it('a CONFIG_FILE found in the toolchain checkout is checked like an in-tree recipe', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     const moved = 'recipes/sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml';
     const toolchain = tempFiles({
       [moved]: readFileSync(join(base, B200), 'utf8').replace('concurrencies: "1"', 'concurrencies: "4"'),
@@ -272,7 +252,7 @@ describe('frontier review: topology', () => {
     ].join('\n');
 
   it('8×TP1 + 2×DEP8 colocated on one node fails at resources.decode_nodes', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     write(head, `${RECIPES}/vllm/colocated.yaml`, colocated([8, 1], [2, 8]));
     const report = await run(head);
     expect(report.change.recipes.added).toEqual([`${RECIPES}/vllm/colocated.yaml`]);
@@ -282,7 +262,7 @@ describe('frontier review: topology', () => {
   });
 
   it('1×TP1 + 1×TP4 colocated (5 of 8 GPUs) passes', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     write(head, `${RECIPES}/vllm/colocated.yaml`, colocated([1, 1], [1, 4]));
     expect(ownRules(await run(head))).toEqual([]);
   });
@@ -290,7 +270,7 @@ describe('frontier review: topology', () => {
 
 describe('frontier review: dangling references', () => {
   it('a deleted recipe still named by a CONFIG_FILE and by a launcher script is reported at both', async () => {
-    const withScript = headTree();
+    const withScript = copyTree(base);
     const script = 'runners/launch_b200-nscale.sh';
     const mention = `srtctl apply -f recipes/sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml\n`;
     write(withScript, script, `#!/bin/bash\n${mention}`);
@@ -309,7 +289,7 @@ describe('frontier review: dangling references', () => {
   });
 
   it('deleting a recipe nothing refers to is fine', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     const configs = readFileSync(join(base, NVIDIA), 'utf8') + readFileSync(join(base, 'configs/amd-master.yaml'), 'utf8');
     const recipes = (readdirSync(join(base, RECIPES), { recursive: true }) as string[]).filter((p) => p.endsWith('.yaml')).sort();
     const unused = recipes.find((p) => !configs.includes(p.split('/').pop()!));
@@ -376,7 +356,7 @@ describe('frontier review: what decides', () => {
   });
 
   it('a finding on a key whose recipe changed is the change’s own, even though the key did not change', async () => {
-    const head = headTree();
+    const head = copyTree(base);
     edit(head, B200, 'concurrencies: "1"', 'concurrencies: "1x2"');
     const findings = own(await run(head));
     // The recipe is what the key's row runs: its rows measure something new, so it needs an entry too.
@@ -390,7 +370,7 @@ describe('frontier review: what decides', () => {
   });
 
   it('--since decides on what changed after the reviewed commit only', async () => {
-    const first = headTree();
+    const first = copyTree(base);
     edit(first, B200, '  install: true\n', '  install: false\n');
     appendFileSync(join(first, 'perf-changelog.yaml'), entry([B200_KEY]));
     const second = join(tempFiles({}), 'head');

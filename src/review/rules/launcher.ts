@@ -38,10 +38,9 @@ function served(rows: readonly RoutedRow[], route: CloneRoute): string {
   const keys = (list: readonly RoutedRow[]): string => {
     const byKey = new Map<string, Set<string>>();
     for (const r of list) {
-      const recipe = [...(r.row.prefill['additional-settings'] ?? [])].find((s) => s.startsWith('CONFIG_FILE='));
-      byKey.set(r.key, (byKey.get(r.key) ?? new Set()).add(recipe?.slice('CONFIG_FILE='.length).replace(/\/[^/]+$/, '/…') ?? ''));
+      byKey.set(r.key, (byKey.get(r.key) ?? new Set()).add(r.recipe.replace(/\/[^/]+$/, '/…')));
     }
-    return [...byKey].map(([key, recipes]) => `${key} (${[...recipes].filter(Boolean).join(', ')})`).join(', ');
+    return [...byKey].map(([key, recipes]) => `${key} (${[...recipes].join(', ')})`).join(', ');
   };
   const parts: string[] = [];
   if (certain.length > 0) parts.push(`it serves ${certain.length} row${certain.length === 1 ? '' : 's'}: ${keys(certain)}`);
