@@ -1,3 +1,4 @@
+export { concRange, concValues } from './conc.js';
 export { loadMasterConfigs, loadRunners, readYamlFile } from './load.js';
 export { checkDramBudgets, checkRunnerLabels } from './runner-checks.js';
 export type { Catalog, LoadOptions, Loaded } from './load.js';

@@ -1,4 +1,4 @@
-import { concValues } from '../matrix/conc.js';
+import { concValues } from './conc.js';
 import type { PathSegment } from './problems.js';
 import { gpuOfRunner, whenMatches } from './tuning.js';
 import type { TuningFacts } from './tuning.js';

@@ -8,7 +8,8 @@ import type {
   WorkerConfig,
 } from '../catalog/index.js';
 import { resolveTuning } from '../catalog/tuning.js';
-import { SEQ_LENS, concRange, concValues, seqLenName } from './conc.js';
+import { concRange, concValues } from '../catalog/conc.js';
+import { SEQ_LENS, seqLenName } from './conc.js';
 import type { SeqLenName } from './conc.js';
 import { agenticDramOffloadGb } from './dram.js';
 import { expandConfigKeys } from './keys.js';

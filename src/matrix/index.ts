@@ -1,4 +1,4 @@
-export { SEQ_LENS, SEQ_LEN_NAMES, concRange, concValues, seqLenName } from './conc.js';
+export { SEQ_LENS, SEQ_LEN_NAMES, seqLenName } from './conc.js';
 export type { SeqLenName } from './conc.js';
 export { agenticDramOffloadGb } from './dram.js';
 export { MIN_EVAL_CONC, applyEvalSelection, markAllEvalEntries, markEvalEntries } from './evals.js';

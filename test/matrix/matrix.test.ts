@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { concRange } from '../../src/catalog/index.js';
 import type { AgenticCodingConfig, AgenticSearchSpaceEntry, RunnerConfig } from '../../src/catalog/index.js';
 import {
   MatrixError,
   agenticDramOffloadGb,
   applyEvalSelection,
-  concRange,
   expandConfigKeys,
   fnmatchRegExp,
   formatSummary,
