@@ -7,7 +7,7 @@
 // llama-server is built once from source (scripts/llama-server.mjs, ~8 min on 2 cores, cached in .cache/); where it
 // cannot be built (no cmake/g++), the llama.cpp row is left out with the reason and the rest runs.
 import { spawn, spawnSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ensureLlamaServerAndModel, REPO } from './llama-server.mjs';
 
 const FRONTIER = join(REPO, 'dist', 'frontier.mjs');
@@ -33,7 +33,9 @@ try {
 }
 
 const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
-const out = process.argv[2] ? resolve(process.argv[2]) : join(REPO, 'runs', stamp);
+// Paths as the user would type them from where they started (runs/<date>-<time> from the repository).
+const here = (path) => relative(process.cwd(), path) || '.';
+const out = process.argv[2] ? resolve(process.argv[2]) : here(join(REPO, 'runs', stamp));
 const child = spawn(process.execPath, frontier(['run', '--matrix', '-', '--cluster', 'local-sim', '--out', out]), {
   env,
   stdio: ['pipe', 'inherit', 'inherit'],
@@ -56,7 +58,7 @@ child.on('exit', (code, signal) => {
  * the dashboard over it until Ctrl-C.
  */
 function serveDashboard(runStatus) {
-  const db = process.env.FRONTIER_DB ?? join(REPO, 'runs', 'frontier.db');
+  const db = process.env.FRONTIER_DB ?? here(join(REPO, 'runs', 'frontier.db'));
   const ingest = spawnSync(process.execPath, [FRONTIER, 'ingest', out, '--official', '--db', db], { stdio: 'inherit' });
   if (ingest.status !== 0) process.exit(ingest.status ?? 1);
   const port = process.env.PORT ?? '8080';

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { openApiDocument } from '../api/index.js';
 import { ProblemsError, SCHEMA_KINDS, formatProblem, jsonSchema } from '../catalog/index.js';
 import type { SchemaKind } from '../catalog/index.js';
 import { AppendOnlyError, ChangelogError, SnapshotError } from '../changelog/index.js';
@@ -48,9 +49,10 @@ program
 program
   .command('schema')
   .description('print the JSON Schema of a file kind, for editors (YAML language server)')
-  .addArgument(new Command().createArgument('<kind>', 'master-config or runners').choices(SCHEMA_KINDS))
-  .action((kind: SchemaKind) => {
-    process.stdout.write(`${JSON.stringify(jsonSchema(kind), null, 2)}\n`);
+  .addArgument(new Command().createArgument('<kind>', 'master-config, runners, or openapi (the API)').choices([...SCHEMA_KINDS, 'openapi']))
+  .action(async (kind: SchemaKind | 'openapi') => {
+    const schema = kind === 'openapi' ? await openApiDocument() : jsonSchema(kind);
+    process.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
   });
 
 const matrix = program.command('matrix').description('generate the sweep matrix (the reference generate_sweep_configs.py)');
