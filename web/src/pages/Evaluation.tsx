@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
+import type { Update } from '../navigation.js';
 import { Chart } from '../Chart.js';
 import { Filters } from '../Filters.js';
 import type { Scope } from '../Filters.js';

@@ -1,7 +1,7 @@
 import { useMemo, useRef } from 'react';
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
-import { Link } from '../App.js';
+import type { Update } from '../navigation.js';
+import { Link } from '../navigation.js';
 import { Chart, download } from '../Chart.js';
 import type { ChartHandle } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';

@@ -1,6 +1,6 @@
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
-import { Link } from '../App.js';
+import type { Update } from '../navigation.js';
+import { Link } from '../navigation.js';
 import { configLabel } from '../../../src/results/labels.js';
 import type { EvalRow, PointRow, RunRow } from '../lib/types.js';
 import { DEFAULTS } from '../lib/url-state.js';

@@ -1,5 +1,5 @@
 import { useApi } from '../api.js';
-import type { Update } from '../App.js';
+import type { Update } from '../navigation.js';
 import { DEFAULT_TCO } from '../lib/metrics.js';
 import type { AvailabilityRow } from '../lib/types.js';
 import { tcoOf } from '../lib/url-state.js';
