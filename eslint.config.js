@@ -44,5 +44,32 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The API contract is shared with the browser: nothing from the rest of src/, nothing of Node's.
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              message: "src/contract imports only its own modules: no other src/ folder, nothing of Node's.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The dashboard reads the server's code only through the API contract.
+    files: ['web/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '/src/(?!contract/)', message: 'the dashboard imports from src/ only src/contract/.' }] },
+      ],
+    },
+  },
   prettier,
 );

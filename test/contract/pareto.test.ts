@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goalOf, latestSeries, paretoFront } from '../../src/results/index.js';
+import { goalOf, latestSeries, paretoFront } from '../../src/contract/index.js';
 
 describe('the Pareto frontier', () => {
   // Hand-worked: (15, 70) is beaten by (20, 80); (10, 60) by (10, 100) at the same x.

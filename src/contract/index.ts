@@ -1,0 +1,26 @@
+/**
+ * The API contract: what the API answers and how both sides read it (the store and the API on the
+ * server, the dashboard in the browser). Browser-safe: it imports nothing from the rest of src/
+ * and nothing of Node's.
+ */
+export type {
+  AvailabilityRow,
+  ComparedPoint,
+  Comparison,
+  ConfigRow,
+  EvalRow,
+  MetricDelta,
+  ParetoAnswer,
+  PointRow,
+  RunDetail,
+  RunLog,
+  RunRow,
+} from './api.js';
+export { configLabel, configTopology } from './labels.js';
+export type { ConfigTopologyFields } from './labels.js';
+export { METRICS, THROUGHPUT_METRIC, goalOf, metricDef } from './metrics.js';
+export type { Goal, MetricDef } from './metrics.js';
+export { latestSeries, paretoFront, seriesKey } from './pareto.js';
+export type { SeriesPoint } from './pareto.js';
+export { topologyLabel } from './topology.js';
+export type { RoleShape, TopologyShape } from './topology.js';
