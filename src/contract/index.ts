@@ -17,10 +17,8 @@ export type {
   RunRow,
 } from './api.js';
 export { configLabel, configTopology } from './labels.js';
-export type { ConfigTopologyFields } from './labels.js';
-export { METRICS, THROUGHPUT_METRIC, goalOf, metricDef } from './metrics.js';
+export { METRIC_CATALOG, THROUGHPUT_METRIC, goalOf, metricDef } from './metrics.js';
 export type { Goal, MetricDef } from './metrics.js';
 export { latestSeries, paretoFront, seriesKey } from './pareto.js';
-export type { SeriesPoint } from './pareto.js';
 export { topologyLabel } from './topology.js';
-export type { RoleShape, TopologyShape } from './topology.js';
+export type { TopologyRole, TopologyShape } from './topology.js';

@@ -43,7 +43,7 @@ const LATENCIES: readonly (Omit<MetricDef, 'key'> & { name: string })[] = [
   { name: 'e2el', label: 'End-to-end latency', unit: 's', goal: 'min' },
 ];
 
-export const METRICS: readonly MetricDef[] = [
+export const METRIC_CATALOG: readonly MetricDef[] = [
   ...KINDS.map((k) => ({
     key: THROUGHPUT_METRIC[k],
     label: `${titleOf(k)} throughput per GPU`,
@@ -84,7 +84,7 @@ export const METRICS: readonly MetricDef[] = [
   { key: 'decode_joules_per_output_token', label: 'Decode energy per output token (measured)', unit: 'J/tok', goal: 'min' },
 ];
 
-const BY_KEY = new Map(METRICS.map((m) => [m.key, m]));
+const BY_KEY = new Map(METRIC_CATALOG.map((m) => [m.key, m]));
 
 /** The catalog's entry for a metric; undefined for a key it does not know. */
 export const metricDef = (key: string): MetricDef | undefined => BY_KEY.get(key);

@@ -1,5 +1,5 @@
 /** The parallelism of one role's workers: what its label is written from. */
-export interface RoleShape {
+export interface TopologyRole {
   tp: number;
   ep: number;
   dpAttn: boolean;
@@ -9,11 +9,11 @@ export interface RoleShape {
 
 /** A deployment's topology, normalized: built by a thin adapter from a matrix row, a config row, the sim's or a launch's topology. */
 export type TopologyShape =
-  | { kind: 'aggregated'; workers: number; role: RoleShape }
-  | { kind: 'disaggregated'; prefillWorkers: number; decodeWorkers: number; prefill: RoleShape; decode: RoleShape };
+  | { kind: 'aggregated'; workers: number; role: TopologyRole }
+  | { kind: 'disaggregated'; prefillWorkers: number; decodeWorkers: number; prefill: TopologyRole; decode: TopologyRole };
 
 /** One role: TP8, TEP8, DEP8, EP4, DPATP4, DPAEP4, with PP{pp} after it when pp > 1. */
-function roleLabel({ tp, ep, dpAttn, pp }: RoleShape): string {
+function roleLabel({ tp, ep, dpAttn, pp }: TopologyRole): string {
   let base: string;
   if (ep <= 1) base = dpAttn ? `DPATP${tp}` : `TP${tp}`;
   else if (ep === tp) base = dpAttn ? `DEP${tp}` : `TEP${tp}`;

@@ -1,5 +1,5 @@
 import { topologyLabel } from '../contract/index.js';
-import type { RoleShape, TopologyShape } from '../contract/index.js';
+import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
@@ -89,7 +89,7 @@ export const layoutGpus = (l: Layout): number =>
 
 /** A launch's topology, for its label (an aggregated launch is one worker). */
 function layoutTopology(l: Layout): TopologyShape {
-  const role = (w: WorkerShape): RoleShape => ({ tp: w.tp, ep: w.ep, dpAttn: w.dpAttn, pp: w.pp });
+  const role = (w: WorkerShape): TopologyRole => ({ tp: w.tp, ep: w.ep, dpAttn: w.dpAttn, pp: w.pp });
   if (l.kind === 'aggregated') return { kind: 'aggregated', workers: 1, role: role(l.worker) };
   return {
     kind: 'disaggregated',

@@ -1,5 +1,5 @@
 import { topologyLabel } from '../contract/index.js';
-import type { RoleShape, TopologyShape } from '../contract/index.js';
+import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import { isAgenticRow, isMultiNodeRow } from './types.js';
 import type { MatrixRow, RowWorker } from './types.js';
 
@@ -29,7 +29,7 @@ export interface MatrixSummary {
 /** A matrix row's topology (aggregated multinode rows, decode num-worker 0, count their prefill workers). */
 export function rowTopology(row: MatrixRow): TopologyShape {
   if (isMultiNodeRow(row)) {
-    const role = (w: RowWorker): RoleShape => ({ tp: w.tp, ep: w.ep, dpAttn: w['dp-attn'], pp: w.pp });
+    const role = (w: RowWorker): TopologyRole => ({ tp: w.tp, ep: w.ep, dpAttn: w['dp-attn'], pp: w.pp });
     const p: RowWorker = row.prefill;
     const d: RowWorker = row.decode;
     if (d['num-worker'] === 0) return { kind: 'aggregated', workers: p['num-worker'], role: role(p) };

@@ -1,5 +1,5 @@
 import { topologyLabel } from '../contract/index.js';
-import type { RoleShape, TopologyShape } from '../contract/index.js';
+import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import { findHardware, findModel } from './catalog.js';
 import type { Precision } from './catalog.js';
 import type { PoolSpec, Topology } from './cluster.js';
@@ -71,7 +71,7 @@ export function buildTopology(options: DeploymentOptions): Topology {
 
 /** The simulated deployment's topology, for its label. */
 function shapeOf(t: Topology): TopologyShape {
-  const role = (e: EngineSpec): RoleShape => {
+  const role = (e: EngineSpec): TopologyRole => {
     const { tp, ep, dpAttn, pp } = e.parallelism;
     return { tp, ep, dpAttn, pp };
   };

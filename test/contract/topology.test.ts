@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { configLabel, configTopology, topologyLabel } from '../../src/contract/index.js';
-import type { ConfigRow, RoleShape, TopologyShape } from '../../src/contract/index.js';
+import type { ConfigRow, TopologyRole, TopologyShape } from '../../src/contract/index.js';
 
-const role = (tp: number, ep = 1, dpAttn = false, pp = 1): RoleShape => ({ tp, ep, dpAttn, pp });
-const agg = (r: RoleShape, workers = 1): TopologyShape => ({ kind: 'aggregated', workers, role: r });
-const disagg = (prefillWorkers: number, prefill: RoleShape, decodeWorkers: number, decode: RoleShape): TopologyShape => ({
+const role = (tp: number, ep = 1, dpAttn = false, pp = 1): TopologyRole => ({ tp, ep, dpAttn, pp });
+const agg = (r: TopologyRole, workers = 1): TopologyShape => ({ kind: 'aggregated', workers, role: r });
+const disagg = (prefillWorkers: number, prefill: TopologyRole, decodeWorkers: number, decode: TopologyRole): TopologyShape => ({
   kind: 'disaggregated',
   prefillWorkers,
   decodeWorkers,
