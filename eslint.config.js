@@ -44,5 +44,22 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The API contract is shared with the browser: nothing from the rest of src/, nothing of Node's.
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              message: "src/contract runs in the browser too: it imports only its own modules (no package, nothing of Node's; the folder layering is scripts/check-deps.mjs).",
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -10,7 +10,8 @@ import { extname, join, resolve, sep } from 'node:path';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Readable } from 'node:stream';
-import { configLabel, goalOf, latestSeries, paretoFront } from '../results/index.js';
+import { configLabel, goalOf, latestSeries, paretoFront } from '../contract/index.js';
+import type { ParetoAnswer } from '../contract/index.js';
 import {
   IngestConflict,
   IngestError,
@@ -318,7 +319,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         y: { ...str('y metric (default tput_per_gpu)'), pattern: '^[a-z0-9_.]+$' },
       }),
     },
-    async (q) => {
+    async (q): Promise<ParetoAnswer> => {
       const x = (q.x as string | undefined) ?? 'median_intvty';
       const y = (q.y as string | undefined) ?? 'tput_per_gpu';
       let goals;
@@ -351,8 +352,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
               label: configLabel(p),
               conc: p.conc,
               run_id: p.run_id,
-              x: xs[i],
-              y: ys[i],
+              x: xs[i] ?? null,
+              y: ys[i] ?? null,
             })),
             frontier: paretoFront(xs, ys, goals),
           };

@@ -1,3 +1,5 @@
+import { topologyLabel } from '../contract/index.js';
+import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
@@ -85,11 +87,17 @@ export const layoutGpus = (l: Layout): number =>
     : l.prefill.workers * l.prefill.tp * l.prefill.pp * l.prefill.pcp +
       l.decode.workers * l.decode.tp * l.decode.pp * l.decode.pcp;
 
-export function layoutLabel(l: Layout): string {
-  const shape = (w: WorkerShape): string =>
-    `${w.dpAttn ? 'DEP' : 'TP'}${w.tp}${w.pp > 1 ? `-PP${w.pp}` : ''}${!w.dpAttn && w.ep > 1 ? `-EP${w.ep}` : ''}`;
-  if (l.kind === 'aggregated') return shape(l.worker);
-  return `${l.prefill.workers}P${l.decode.workers}D ${shape(l.prefill)}/${shape(l.decode)}`;
+/** A launch's topology, for its label (an aggregated launch is one worker). */
+function layoutTopology(l: Layout): TopologyShape {
+  const role = (w: WorkerShape): TopologyRole => ({ tp: w.tp, ep: w.ep, dpAttn: w.dpAttn, pp: w.pp });
+  if (l.kind === 'aggregated') return { kind: 'aggregated', workers: 1, role: role(l.worker) };
+  return {
+    kind: 'disaggregated',
+    prefillWorkers: l.prefill.workers,
+    decodeWorkers: l.decode.workers,
+    prefill: role(l.prefill),
+    decode: role(l.decode),
+  };
 }
 
 /** The recipe a multinode row runs (its `CONFIG_FILE=` setting), if any. */
@@ -135,7 +143,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
       const base = resultFilenameOf(r, runner);
       groups.push({
         id: `g${groups.length}`,
-        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${layoutLabel(layoutOf(r))} ${r.isl}/${r.osl}`,
+        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${topologyLabel(layoutTopology(layoutOf(r)))} ${r.isl}/${r.osl}`,
         rows: [r],
         points: r.conc.map((conc) => {
           const suffix = multinodeSuffix(r, conc);
@@ -152,7 +160,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
     if (!group) {
       group = {
         id: `g${groups.length}`,
-        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${layoutLabel(layoutOf(r))} ${r.isl}/${r.osl}`,
+        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${topologyLabel(layoutTopology(layoutOf(r)))} ${r.isl}/${r.osl}`,
         rows: [],
         points: [],
         evals: [],

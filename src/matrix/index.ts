@@ -7,7 +7,7 @@ export { DEFAULT_AGENTIC_DURATION_SECONDS, generateFullSweep, generateTestConfig
 export type { Configs, FullSweepOptions, TestConfigOptions } from './generate.js';
 export { expandConfigKeys, fnmatchRegExp } from './keys.js';
 export { pythonJson } from './pyjson.js';
-export { formatSummary, summarizeMatrix, topologyLabel } from './summary.js';
+export { formatSummary, rowTopology, summarizeMatrix } from './summary.js';
 export type { MatrixSummary } from './summary.js';
 export { MatrixError, SCENARIO_TYPES, isAgenticRow, isMultiNodeRow, rowScenario } from './types.js';
 export type * from './types.js';

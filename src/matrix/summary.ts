@@ -1,3 +1,5 @@
+import { topologyLabel } from '../contract/index.js';
+import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import { isAgenticRow, isMultiNodeRow } from './types.js';
 import type { MatrixRow, RowWorker } from './types.js';
 
@@ -24,21 +26,22 @@ export interface MatrixSummary {
   groups: MatrixGroup[];
 }
 
-/** Parallelism of one role the way people write it: TP4, TEP8 (expert parallel), DEP8 (dp-attention). */
-function roleLabel(tp: number, ep: number, dpAttn: boolean): string {
-  if (dpAttn) return `DEP${tp}`;
-  return ep > 1 ? `TEP${tp}` : `TP${tp}`;
-}
-
-/** "TP8", or for prefill/decode pools "1P2D TP4/DEP8" (aggregated multinode: "2×TP16"). */
-export function topologyLabel(row: MatrixRow): string {
+/** A matrix row's topology (aggregated multinode rows, decode num-worker 0, count their prefill workers). */
+export function rowTopology(row: MatrixRow): TopologyShape {
   if (isMultiNodeRow(row)) {
+    const role = (w: RowWorker): TopologyRole => ({ tp: w.tp, ep: w.ep, dpAttn: w['dp-attn'], pp: w.pp });
     const p: RowWorker = row.prefill;
     const d: RowWorker = row.decode;
-    if (d['num-worker'] === 0) return `${p['num-worker']}×${roleLabel(p.tp, p.ep, p['dp-attn'])}`;
-    return `${p['num-worker']}P${d['num-worker']}D ${roleLabel(p.tp, p.ep, p['dp-attn'])}/${roleLabel(d.tp, d.ep, d['dp-attn'])}`;
+    if (d['num-worker'] === 0) return { kind: 'aggregated', workers: p['num-worker'], role: role(p) };
+    return {
+      kind: 'disaggregated',
+      prefillWorkers: p['num-worker'],
+      decodeWorkers: d['num-worker'],
+      prefill: role(p),
+      decode: role(d),
+    };
   }
-  return roleLabel(row.tp, row.ep, row['dp-attn']);
+  return { kind: 'aggregated', workers: 1, role: { tp: row.tp, ep: row.ep, dpAttn: row['dp-attn'], pp: row.pp } };
 }
 
 export function summarizeMatrix(rows: readonly MatrixRow[]): MatrixSummary {
@@ -78,7 +81,7 @@ export function summarizeMatrix(rows: readonly MatrixRow[]): MatrixSummary {
       };
       groups.set(id, group);
     }
-    const topology = topologyLabel(row);
+    const topology = topologyLabel(rowTopology(row));
     if (!group.topologies.includes(topology)) group.topologies.push(topology);
     group.rows++;
     group.points += concs.length;

@@ -10,7 +10,3 @@ export { PyFloat, PyJsonSyntaxError, floatRepr, formatPythonJson, parsePythonJso
 export type { PyJson } from './pyjson.js';
 export { identityFromRow, parseRow, resultFilenameOf, roleGpus, rowEnv } from './row.js';
 export type { MatrixRowLike, MultiNodeRowLike, RowExtra, RowWorkerLike, SingleNodeRowLike } from './row.js';
-export { goalOf, latestSeries, paretoFront, seriesKey } from './pareto.js';
-export type { Goal, SeriesPoint } from './pareto.js';
-export { configLabel, topologyLabel } from './labels.js';
-export type { TopologyFields } from './labels.js';

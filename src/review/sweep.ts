@@ -1,11 +1,12 @@
 import { ChangelogError, resolveEntryKeys } from '../changelog/index.js';
+import { topologyLabel } from '../contract/index.js';
 import {
   MatrixError,
   applyEvalSelection,
   generateTestConfig,
   isAgenticRow,
   isMultiNodeRow,
-  topologyLabel,
+  rowTopology,
 } from '../matrix/index.js';
 import type { MatrixRow, ScenarioType } from '../matrix/index.js';
 import type { RuleContext } from './rule.js';
@@ -35,7 +36,7 @@ function runLabel(row: MatrixRow): string {
     const config = row.prefill['additional-settings']?.find((s) => s.startsWith('CONFIG_FILE='));
     if (config) return config.slice('CONFIG_FILE='.length);
   }
-  return topologyLabel(row);
+  return topologyLabel(rowTopology(row));
 }
 
 /** The sweep the appended changelog entries trigger, key by key (as `frontier changelog matrix` runs it). */

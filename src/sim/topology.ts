@@ -1,3 +1,5 @@
+import { topologyLabel } from '../contract/index.js';
+import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import { findHardware, findModel } from './catalog.js';
 import type { Precision } from './catalog.js';
 import type { PoolSpec, Topology } from './cluster.js';
@@ -67,15 +69,24 @@ export function buildTopology(options: DeploymentOptions): Topology {
   return { kind: 'disaggregated', prefill: pool(prefillWorkers, options.prefill), decode: pool(decodeWorkers, options.decode) };
 }
 
-const roleLabel = (e: EngineSpec): string => {
-  const { tp, ep, dpAttn } = e.parallelism;
-  return dpAttn ? `DEP${tp}` : ep > 1 ? `TEP${tp}` : `TP${tp}`;
-};
+/** The simulated deployment's topology, for its label. */
+function shapeOf(t: Topology): TopologyShape {
+  const role = (e: EngineSpec): TopologyRole => {
+    const { tp, ep, dpAttn, pp } = e.parallelism;
+    return { tp, ep, dpAttn, pp };
+  };
+  if (t.kind === 'aggregated') return { kind: 'aggregated', workers: t.pool.workers, role: role(t.pool.engine) };
+  return {
+    kind: 'disaggregated',
+    prefillWorkers: t.prefill.workers,
+    decodeWorkers: t.decode.workers,
+    prefill: role(t.prefill.engine),
+    decode: role(t.decode.engine),
+  };
+}
 
-/** "DeepSeek-R1 fp8 on H200: 1 × TP8" or "… 1P2D TP4/DEP8". */
+/** "DeepSeek-R1 fp8 on H200: TP8", "… 2×TP8" or "… 1P2D TP4/DEP8". */
 export function describeTopology(t: Topology): string {
   const e = t.kind === 'aggregated' ? t.pool.engine : t.prefill.engine;
-  const head = `${e.model.name} ${e.precision} on ${e.hardware.name}`;
-  if (t.kind === 'aggregated') return `${head}: ${t.pool.workers} × ${roleLabel(e)}`;
-  return `${head}: ${t.prefill.workers}P${t.decode.workers}D ${roleLabel(t.prefill.engine)}/${roleLabel(t.decode.engine)}`;
+  return `${e.model.name} ${e.precision} on ${e.hardware.name}: ${topologyLabel(shapeOf(t))}`;
 }

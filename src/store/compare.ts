@@ -3,10 +3,10 @@
  * same config at the same isl, osl and conc (from another run), with the change in the figures
  * people judge a change by, and regressions beyond a threshold flagged.
  */
-import { configLabel, goalOf } from '../results/index.js';
+import { configLabel, goalOf } from '../contract/index.js';
+import type { ComparedPoint, Comparison, MetricDelta, PointRow } from '../contract/index.js';
 import type { Store } from './db.js';
 import { benchmarks } from './queries.js';
-import type { BenchmarkRow, ConfigFields } from './queries.js';
 
 export const COMPARED_METRICS = [
   'tput_per_gpu',
@@ -17,39 +17,7 @@ export const COMPARED_METRICS = [
   'median_e2el',
 ] as const;
 
-export interface MetricDelta {
-  run: number | null;
-  baseline: number | null;
-  /** run − baseline. */
-  delta: number | null;
-  /** (run − baseline) / baseline × 100. */
-  delta_pct: number | null;
-  /** Worse than the baseline by more than the threshold (lower throughput, higher latency). */
-  regression: boolean;
-}
-
-export interface ComparedPoint {
-  config: ConfigFields;
-  label: string;
-  isl: number;
-  osl: number;
-  conc: number;
-  baseline_run_id: string | null;
-  baseline_date: string | null;
-  metrics: Record<string, MetricDelta>;
-  regression: boolean;
-}
-
-export interface Comparison {
-  run_id: string;
-  threshold_pct: number;
-  points: ComparedPoint[];
-  /** Points with no official point to compare with. */
-  unmatched: number;
-  regressions: number;
-}
-
-const pointKey = (r: BenchmarkRow): string => `${r.config_id}/${r.isl}/${r.osl}/${r.conc}`;
+const pointKey = (r: PointRow): string => `${r.config_id}/${r.isl}/${r.osl}/${r.conc}`;
 
 export async function compareRun(store: Store, runId: string, thresholdPct = 5): Promise<Comparison | undefined> {
   const points = await benchmarks(store, { run: runId });

@@ -4,103 +4,9 @@
  */
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { AvailabilityRow, ConfigRow, EvalRow, PointRow, RunDetail, RunLog, RunRow } from '../contract/index.js';
 import type { Store } from './db.js';
-
-export interface ConfigFields {
-  config_id: number;
-  hardware: string;
-  framework: string;
-  model: string;
-  model_prefix: string;
-  precision: string;
-  spec_method: string;
-  disagg: boolean;
-  is_multinode: boolean;
-  prefill_tp: number;
-  prefill_pp: number;
-  prefill_dcp: number;
-  prefill_pcp: number;
-  prefill_ep: number;
-  prefill_dp_attention: boolean;
-  prefill_num_workers: number;
-  num_prefill_gpu: number;
-  decode_tp: number;
-  decode_pp: number;
-  decode_dcp: number;
-  decode_pcp: number;
-  decode_ep: number;
-  decode_dp_attention: boolean;
-  decode_num_workers: number;
-  num_decode_gpu: number;
-  image: string;
-  recipe_fingerprint: string;
-}
-
-export interface BenchmarkRow extends ConfigFields {
-  run_id: string;
-  attempt: number;
-  official: boolean;
-  date: string;
-  isl: number;
-  osl: number;
-  conc: number;
-  runner: string;
-  metrics: Record<string, number>;
-}
-
-export interface EvalRow extends ConfigFields {
-  run_id: string;
-  official: boolean;
-  date: string;
-  task: string;
-  isl: number;
-  osl: number;
-  conc: number;
-  score: number;
-  score_se: number | null;
-  score_name: string;
-  n_eff: number | null;
-  threshold: number | null;
-  passed: boolean | null;
-  metrics: Record<string, number>;
-  samples: Record<string, number>;
-}
-
-export interface RunRow {
-  run_id: string;
-  attempt: number;
-  official: boolean;
-  source_run_id: string;
-  merge_run_id: string;
-  origin: string;
-  name: string;
-  url: string;
-  commit_sha: string;
-  branch: string;
-  labels: string[];
-  status: string;
-  date: string;
-  started_at: string;
-  finished_at: string;
-  ingested_at: string;
-  points: number;
-  evals: number;
-  /** Jobs that succeeded over all jobs (run stats), null when the run has none. */
-  success_rate: number | null;
-}
-
-export interface RunDetail extends RunRow {
-  run_stats: { hardware: string; n_success: number; total: number }[];
-  logs: { name: string; size: number; truncated: boolean }[];
-  changelog: {
-    base_ref: string;
-    head_ref: string;
-    config_keys: string[];
-    description: string;
-    pr_link: string;
-    evals_only: boolean;
-  }[];
-}
+import type { BenchmarkResultsTable, ConfigsTable, EvalResultsTable, RunsTable } from './schema.js';
 
 /** Which rows: one run's, or the latest official (or unofficial, or any) point of each config. */
 export interface ResultFilter {
@@ -140,39 +46,105 @@ type Loose = Kysely<Record<string, Record<string, unknown>>>;
 
 type From = 'benchmark_results' | 'eval_results';
 
-const CONFIG_COLUMNS = [
-  'hardware',
-  'framework',
-  'model',
-  'model_prefix',
-  'precision',
-  'spec_method',
-  'disagg',
-  'is_multinode',
-  'prefill_tp',
-  'prefill_pp',
-  'prefill_dcp',
-  'prefill_pcp',
-  'prefill_ep',
-  'prefill_dp_attention',
-  'prefill_num_workers',
-  'num_prefill_gpu',
-  'decode_tp',
-  'decode_pp',
-  'decode_dcp',
-  'decode_pcp',
-  'decode_ep',
-  'decode_dp_attention',
-  'decode_num_workers',
-  'num_decode_gpu',
-  'image',
-  'recipe_fingerprint',
-] as const;
+/**
+ * Where each field of a contract row is read from (a table alias: x the point or eval, r its run,
+ * c its config), in the order the API answers them. Each record names every field of its row once,
+ * so a field the contract gains, loses or renames is a compile error here, not a silent gap.
+ */
+type Sources<Row, Alias extends string> = Record<keyof Row & string, Alias>;
+
+const CONFIG_SOURCES: Sources<Omit<ConfigRow, 'config_id'>, 'c'> = {
+  hardware: 'c',
+  framework: 'c',
+  model: 'c',
+  model_prefix: 'c',
+  precision: 'c',
+  spec_method: 'c',
+  disagg: 'c',
+  is_multinode: 'c',
+  prefill_tp: 'c',
+  prefill_pp: 'c',
+  prefill_dcp: 'c',
+  prefill_pcp: 'c',
+  prefill_ep: 'c',
+  prefill_dp_attention: 'c',
+  prefill_num_workers: 'c',
+  num_prefill_gpu: 'c',
+  decode_tp: 'c',
+  decode_pp: 'c',
+  decode_dcp: 'c',
+  decode_pcp: 'c',
+  decode_ep: 'c',
+  decode_dp_attention: 'c',
+  decode_num_workers: 'c',
+  num_decode_gpu: 'c',
+  image: 'c',
+  recipe_fingerprint: 'c',
+};
+
+const POINT_SOURCES: Sources<PointRow, 'x' | 'r' | 'c'> = {
+  config_id: 'x',
+  ...CONFIG_SOURCES,
+  run_id: 'r',
+  attempt: 'r',
+  official: 'r',
+  date: 'x',
+  isl: 'x',
+  osl: 'x',
+  conc: 'x',
+  runner: 'x',
+  metrics: 'x',
+};
+
+const EVAL_SOURCES: Sources<EvalRow, 'x' | 'r' | 'c'> = {
+  config_id: 'x',
+  ...CONFIG_SOURCES,
+  run_id: 'r',
+  official: 'r',
+  date: 'x',
+  task: 'x',
+  isl: 'x',
+  osl: 'x',
+  conc: 'x',
+  score: 'x',
+  score_se: 'x',
+  score_name: 'x',
+  n_eff: 'x',
+  threshold: 'x',
+  passed: 'x',
+  metrics: 'x',
+  samples: 'x',
+};
+
+const AVAILABILITY_SOURCES: Sources<AvailabilityRow, 'x' | 'c'> = {
+  model_prefix: 'c',
+  model: 'c',
+  isl: 'x',
+  osl: 'x',
+  precision: 'c',
+  hardware: 'c',
+  framework: 'c',
+  spec_method: 'c',
+  disagg: 'c',
+  date: 'x',
+};
+
+// Every field is a column of its tables (a compile error names the one that is not).
+type NoneLeft<T extends never> = T;
+type _ConfigColumns = NoneLeft<Exclude<keyof ConfigRow, keyof ConfigsTable | 'config_id'>>;
+type _PointColumns = NoneLeft<Exclude<keyof PointRow, keyof ConfigsTable | keyof RunsTable | keyof BenchmarkResultsTable>>;
+type _EvalColumns = NoneLeft<Exclude<keyof EvalRow, keyof ConfigsTable | keyof RunsTable | keyof EvalResultsTable>>;
+type _AvailabilityColumns = NoneLeft<Exclude<keyof AvailabilityRow, keyof ConfigsTable | keyof BenchmarkResultsTable>>;
+
+/** The columns of those fields, each as its field's name. */
+const select = (eb: ExpressionBuilder<Record<string, Record<string, unknown>>, string>, sources: Record<string, string>) =>
+  Object.entries(sources).map(([k, alias]) => eb.ref(`${alias}.${k}`).as(k));
+
 const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'decode_dp_attention', 'official'];
 
 /** A benchmark row from the database: its metrics parsed, only `keep` of them when given. */
-function pointRow(raw: Record<string, unknown>, keep: string[] | undefined): BenchmarkRow {
-  const row = toRow<BenchmarkRow>(raw, ['metrics']);
+function pointRow(raw: Record<string, unknown>, keep: string[] | undefined): PointRow {
+  const row = toRow<PointRow>(raw, ['metrics']);
   if (keep) row.metrics = Object.fromEntries(keep.filter((k) => k in row.metrics).map((k) => [k, row.metrics[k]!]));
   return row;
 }
@@ -208,24 +180,11 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
   return q;
 }
 
-const configSelect = (eb: ExpressionBuilder<Record<'c', Record<string, unknown>>, 'c'>) =>
-  CONFIG_COLUMNS.map((k) => eb.ref(`c.${k}`).as(k));
-
-/** The columns of a BenchmarkRow: the point, its config and its run. */
-const pointSelect = (eb: ExpressionBuilder<Record<'x' | 'r' | 'c', Record<string, unknown>>, 'x' | 'r' | 'c'>) => [
-  eb.ref('x.config_id').as('config_id'),
-  ...configSelect(eb as never),
-  eb.ref('r.run_id').as('run_id'),
-  eb.ref('r.attempt').as('attempt'),
-  eb.ref('r.official').as('official'),
-  ...(['date', 'isl', 'osl', 'conc', 'runner', 'metrics'] as const).map((k) => eb.ref(`x.${k}`).as(k)),
-];
-
 /**
  * Benchmark points. With a run: that run's points. Otherwise the latest point of each config at
  * each (isl, osl, conc) among the chosen runs, as of the date when one is given.
  */
-export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): Promise<BenchmarkRow[]> {
+export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): Promise<PointRow[]> {
   const source = f.source ?? 'official';
   // The common question (the latest official or unofficial points, today) is answered from latest_points.
   const kept = f.run === undefined && f.date === undefined && f.excludeRun === undefined && source !== 'all';
@@ -235,7 +194,7 @@ export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): P
     q = q.innerJoin('latest_points as l', 'l.result_id', 'x.id').where('l.official', '=', source === 'official' ? 1 : 0);
   }
   const selected = q.select((eb) => [
-    ...pointSelect(eb as never),
+    ...select(eb as never, POINT_SOURCES),
     ...(latest
       ? [
           sql<number>`row_number() over (partition by x.config_id, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
@@ -266,13 +225,13 @@ export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): P
 export async function history(
   store: Store,
   f: Omit<ResultFilter, 'run' | 'date' | 'exact'> & Paging & { config?: number | undefined; conc?: number | undefined },
-): Promise<BenchmarkRow[]> {
+): Promise<PointRow[]> {
   let q = joined(store, 'benchmark_results', f);
   if (f.config !== undefined) q = q.where('x.config_id', '=', f.config);
   if (f.conc !== undefined) q = q.where('x.conc', '=', f.conc);
   const rows = await paged(
     q
-      .select((eb) => [...pointSelect(eb as never)])
+      .select((eb) => [...select(eb as never, POINT_SOURCES)])
       .orderBy('x.date')
       .orderBy('x.run_pk')
       .orderBy('x.isl')
@@ -293,25 +252,7 @@ export async function evaluations(
   if (f.task !== undefined) q = q.where('x.task', '=', f.task.toLowerCase());
   const latest = f.run === undefined;
   const selected = q.select((eb) => [
-    eb.ref('x.config_id').as('config_id'),
-    ...configSelect(eb as never),
-    eb.ref('r.run_id').as('run_id'),
-    eb.ref('r.official').as('official'),
-    ...[
-      'date',
-      'task',
-      'isl',
-      'osl',
-      'conc',
-      'score',
-      'score_se',
-      'score_name',
-      'n_eff',
-      'threshold',
-      'passed',
-      'metrics',
-      'samples',
-    ].map((k) => eb.ref(`x.${k}`).as(k)),
+    ...select(eb as never, EVAL_SOURCES),
     ...(latest
       ? [
           sql<number>`row_number() over (partition by x.config_id, x.task, x.isl, x.osl, x.conc order by x.date desc, x.run_pk desc)`.as(
@@ -343,20 +284,9 @@ export async function evaluations(
 }
 
 /** What there is to look at: one row per model, sequence, config family and date (official runs). */
-export async function availability(store: Store, page: Paging = {}) {
+export async function availability(store: Store, page: Paging = {}): Promise<AvailabilityRow[]> {
   const q = joined(store, 'benchmark_results', {})
-    .select((eb) => [
-      eb.ref('c.model_prefix').as('model_prefix'),
-      eb.ref('c.model').as('model'),
-      eb.ref('x.isl').as('isl'),
-      eb.ref('x.osl').as('osl'),
-      eb.ref('c.precision').as('precision'),
-      eb.ref('c.hardware').as('hardware'),
-      eb.ref('c.framework').as('framework'),
-      eb.ref('c.spec_method').as('spec_method'),
-      eb.ref('c.disagg').as('disagg'),
-      eb.ref('x.date').as('date'),
-    ])
+    .select((eb) => select(eb as never, AVAILABILITY_SOURCES))
     .distinct()
     .orderBy('model_prefix')
     .orderBy('isl')
@@ -369,27 +299,29 @@ export async function availability(store: Store, page: Paging = {}) {
     .orderBy('spec_method')
     .orderBy('disagg');
   const rows = await paged(q, page).execute();
-  return (rows as Record<string, unknown>[]).map((raw) => toRow<Record<string, unknown>>(raw));
+  return (rows as Record<string, unknown>[]).map((raw) => toRow<AvailabilityRow>(raw));
 }
 
-const runColumns = [
-  'run_id',
-  'attempt',
-  'official',
-  'source_run_id',
-  'merge_run_id',
-  'origin',
-  'name',
-  'url',
-  'commit_sha',
-  'branch',
-  'labels',
-  'status',
-  'date',
-  'started_at',
-  'finished_at',
-  'ingested_at',
-] as const;
+const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'evals' | 'success_rate'>, 'r'> = {
+  run_id: 'r',
+  attempt: 'r',
+  official: 'r',
+  source_run_id: 'r',
+  merge_run_id: 'r',
+  origin: 'r',
+  name: 'r',
+  url: 'r',
+  commit_sha: 'r',
+  branch: 'r',
+  labels: 'r',
+  status: 'r',
+  date: 'r',
+  started_at: 'r',
+  finished_at: 'r',
+  ingested_at: 'r',
+};
+type _RunColumns = NoneLeft<Exclude<keyof typeof RUN_SOURCES, keyof RunsTable>>;
+const runColumns = Object.keys(RUN_SOURCES) as (keyof typeof RUN_SOURCES)[];
 
 /** Runs, newest first, with their point and eval counts and success rate. */
 export async function runs(
@@ -463,7 +395,7 @@ export async function run(store: Store, runId: string): Promise<RunDetail | unde
 }
 
 /** A run's logs: name, size and whether only their end is kept. */
-export async function runLogs(store: Store, runId: string): Promise<{ name: string; size: number; truncated: boolean }[]> {
+export async function runLogs(store: Store, runId: string): Promise<RunLog[]> {
   const rows = await store.db
     .selectFrom('run_logs as l')
     .innerJoin('runs as r', 'r.id', 'l.run_pk')

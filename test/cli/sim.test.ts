@@ -35,7 +35,7 @@ const exited = (child: ChildProcess): Promise<number | null> =>
 describe('frontier sim serve', () => {
   it('starts a default deployment on 127.0.0.1 and stops cleanly on SIGTERM', async () => {
     const { child, url, banner } = await serve(['--speed', '100']);
-    expect(banner).toContain('frontier sim: Llama 3.1 8B Instruct fp8 on NVIDIA H100 SXM5 80GB: 1 × TP1');
+    expect(banner).toContain('frontier sim: Llama 3.1 8B Instruct fp8 on NVIDIA H100 SXM5 80GB: TP1');
     expect(banner).toMatch(/weights 8\.0 GB\/GPU, KV cache \d+\.\d GB\/GPU/);
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ status: 'ok' });
     const res = await fetch(`${url}/v1/completions`, {
@@ -113,9 +113,9 @@ describe('frontier sim serve', () => {
 describe('frontier sim serve --role and frontier sim router: a disaggregated deployment as separate processes', () => {
   it('a prefill server, a decode server and the router in front of them; each stops cleanly', async () => {
     const prefill = await serve(['--role', 'prefill', '--speed', '20']);
-    expect(prefill.banner).toContain('frontier sim: Llama 3.1 8B Instruct fp8 on NVIDIA H100 SXM5 80GB: 1 × TP1, prefill role');
+    expect(prefill.banner).toContain('frontier sim: Llama 3.1 8B Instruct fp8 on NVIDIA H100 SXM5 80GB: TP1, prefill role');
     const decode = await serve(['--role', 'decode', '--speed', '20']);
-    expect(decode.banner).toContain(': 1 × TP1, decode role');
+    expect(decode.banner).toContain(': TP1, decode role');
     const router = await start(['sim', 'router', '--port', '0', '--prefill', prefill.url, '--decode', decode.url]);
     expect(router.banner.split('\n')).toEqual([
       `frontier sim router listening on ${router.url}`,
@@ -183,7 +183,7 @@ describe('frontier sim estimate', () => {
     ]);
     expect(result.status).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toBe('DeepSeek-R1 fp8 on NVIDIA H200 SXM 141GB: 1 × TP8, ISL 8192 / OSL 1024');
+    expect(lines[0]).toBe('DeepSeek-R1 fp8 on NVIDIA H200 SXM 141GB: TP8, ISL 8192 / OSL 1024');
     expect(lines[1]).toBe('  1 × 8 GPUs: weights 83.9 GB/GPU, KV cache 41.0 GB/GPU');
     expect(lines[3]).toBe('  conc  tok/s/GPU  tok/s/user  TTFT ms  TPOT ms  preemptions');
     const [c1, c64] = lines.slice(4).map((l) => l.trim().split(/\s+/).map(Number));

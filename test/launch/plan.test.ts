@@ -27,6 +27,12 @@ describe('planRun', () => {
     expect(groups[1]!.label).toBe('llama3.1-8b fp8 sim TP2 256/32');
   });
 
+  it('labels a launch with its topology in the one notation (TP4PP2, TEP8, not TP4-PP2, TP8-EP8)', () => {
+    const [pp, ep] = planRun([singleRow({ tp: 4, pp: 2, conc: 1 }), singleRow({ tp: 8, ep: 8, conc: 1 })], 'lab');
+    expect(pp!.label).toBe('llama3.1-8b fp8 sim TP4PP2 256/32');
+    expect(ep!.label).toBe('llama3.1-8b fp8 sim TEP8 256/32');
+  });
+
   it('names points exactly as the reference RESULT_FILENAME, the runner standing in for the machine', () => {
     const [g] = planRun([singleRow({ conc: 8 })], 'lab');
     expect(g!.points[0]!.resultFilename).toBe(

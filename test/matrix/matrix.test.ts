@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { concRange } from '../../src/catalog/index.js';
 import type { AgenticCodingConfig, AgenticSearchSpaceEntry, RunnerConfig } from '../../src/catalog/index.js';
+import { topologyLabel } from '../../src/contract/index.js';
 import {
   MatrixError,
   agenticDramOffloadGb,
@@ -9,8 +10,8 @@ import {
   fnmatchRegExp,
   formatSummary,
   pythonJson,
+  rowTopology,
   summarizeMatrix,
-  topologyLabel,
 } from '../../src/matrix/index.js';
 import type { MatrixRow, MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
 
@@ -202,12 +203,16 @@ describe('eval selection', () => {
 
 describe('matrix summary', () => {
   it('labels topologies the way people write them', () => {
-    expect(topologyLabel(sn(1, 8))).toBe('TP8');
-    expect(topologyLabel(sn(1, 8, { ep: 8 }))).toBe('TEP8');
-    expect(topologyLabel(sn(1, 8, { ep: 8, 'dp-attn': true }))).toBe('DEP8');
-    expect(topologyLabel(mn([1], 2))).toBe('1P2D DEP4/DEP8');
-    expect(topologyLabel({ ...mn([1]), prefill: worker(5, 1, 1, false), decode: worker(2, 8, 8, true) })).toBe('5P2D TP1/DEP8');
-    expect(topologyLabel({ ...mn([1]), prefill: worker(2, 16, 32, true), decode: worker(0, 16, 32, true) })).toBe('2×DEP16');
+    const label = (row: MatrixRow) => topologyLabel(rowTopology(row));
+    expect(label(sn(1, 8))).toBe('TP8');
+    expect(label(sn(1, 8, { ep: 8 }))).toBe('TEP8');
+    expect(label(sn(1, 8, { ep: 8, 'dp-attn': true }))).toBe('DEP8');
+    expect(label(sn(1, 4, { pp: 2 }))).toBe('TP4PP2');
+    expect(label(mn([1], 2))).toBe('1P2D DEP4/DEP8');
+    expect(label({ ...mn([1]), prefill: worker(5, 1, 1, false), decode: worker(2, 8, 8, true) })).toBe('5P2D TP1/DEP8');
+    expect(label({ ...mn([1]), prefill: worker(2, 16, 16, true), decode: worker(0, 16, 16, true) })).toBe('2×DEP16');
+    // The catalog's data-parallel worker of 1-GPU ranks (tp 1, ep 4, dp-attn), as InferenceX's dashboard names it.
+    expect(label({ ...mn([1]), prefill: worker(1, 1, 4, true), decode: worker(1, 8, 8, true) })).toBe('1P1D DPAEP4/DEP8');
   });
 
   it('counts rows, points and evals per group', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { PointRow } from '../../src/contract/index.js';
 import { toCsv } from '../../web/src/lib/csv.js';
 import { inferenceView } from '../../web/src/lib/inference.js';
 import { monotoneAt } from '../../web/src/lib/interpolate.js';
 import { DEFAULT_TCO, metricValue } from '../../web/src/lib/metrics.js';
 import { trendSeries } from '../../web/src/lib/trends.js';
-import type { PointRow } from '../../web/src/lib/types.js';
 import { DEFAULTS, parseUrl, tcoOf, toUrl } from '../../web/src/lib/url-state.js';
 
 function point(o: Partial<PointRow> & { x?: number; y?: number } = {}): PointRow {
@@ -20,11 +20,17 @@ function point(o: Partial<PointRow> & { x?: number; y?: number } = {}): PointRow
     disagg: false,
     is_multinode: false,
     prefill_tp: 8,
+    prefill_pp: 1,
+    prefill_dcp: 1,
+    prefill_pcp: 1,
     prefill_ep: 1,
     prefill_dp_attention: false,
     prefill_num_workers: 0,
     num_prefill_gpu: 8,
     decode_tp: 8,
+    decode_pp: 1,
+    decode_dcp: 1,
+    decode_pcp: 1,
     decode_ep: 1,
     decode_dp_attention: false,
     decode_num_workers: 0,
@@ -32,6 +38,7 @@ function point(o: Partial<PointRow> & { x?: number; y?: number } = {}): PointRow
     image: 'vllm:1',
     recipe_fingerprint: '',
     run_id: 'r1',
+    attempt: 1,
     official: true,
     date: '2026-01-01',
     isl: 1024,

@@ -1,14 +1,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { MouseEvent, ReactNode } from 'react';
 import { parseUrl, toUrl } from './lib/url-state.js';
 import type { Page, ViewState } from './lib/url-state.js';
+import { Link } from './navigation.js';
+import type { Update } from './navigation.js';
 import { Evaluation } from './pages/Evaluation.js';
 import { Inference } from './pages/Inference.js';
 import { Run, Runs } from './pages/Runs.js';
 import { TcoPage } from './pages/Tco.js';
 import { Trends } from './pages/Trends.js';
-
-export type Update = (change: Partial<ViewState>, options?: { replace?: boolean }) => void;
 
 /** The view state, read from the URL and written back to it (back and forward restore it). */
 function useView(): [ViewState, Update] {
@@ -40,33 +39,6 @@ const NAV: { page: Page; label: string }[] = [
   { page: 'runs', label: 'Runs' },
   { page: 'tco', label: 'TCO' },
 ];
-
-/** An in-app link: a real href (open in a new tab works), navigation without a reload. */
-export function Link({
-  view,
-  to,
-  update,
-  children,
-  className,
-}: {
-  view: ViewState;
-  to: Partial<ViewState>;
-  update: Update;
-  children: ReactNode;
-  className?: string;
-}) {
-  const href = toUrl({ ...view, ...to });
-  const onClick = (e: MouseEvent) => {
-    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-    e.preventDefault();
-    update(to);
-  };
-  return (
-    <a href={href} onClick={onClick} className={className}>
-      {children}
-    </a>
-  );
-}
 
 export function App() {
   const [view, update] = useView();

@@ -3,9 +3,9 @@
  * what the store holds (availability), and a group of checkboxes per dimension. Native inputs:
  * keyboard and screen readers work without help.
  */
-import type { Update } from './App.js';
-import type { AvailabilityRow } from './lib/types.js';
+import type { AvailabilityRow } from '../../src/contract/index.js';
 import type { ViewState } from './lib/url-state.js';
+import type { Update } from './navigation.js';
 
 export interface Scope {
   models: string[];

@@ -4,12 +4,11 @@
  * newest sweep), each point's x and y (measured or derived), and each series' Pareto frontier in
  * the direction the two metrics call for. Pure, so the chart, the CSV and the tests agree.
  */
-import { latestSeries, paretoFront, seriesKey } from '../../../src/results/pareto.js';
-import { configLabel, topologyLabel } from '../../../src/results/labels.js';
+import { configLabel, configTopology, latestSeries, metricDef, paretoFront, topologyLabel } from '../../../src/contract/index.js';
+import type { PointRow } from '../../../src/contract/index.js';
 import { seriesColor } from './colors.js';
-import { metricDef, metricValue } from './metrics.js';
+import { metricValue } from './metrics.js';
 import type { Tco } from './metrics.js';
-import type { PointRow } from './types.js';
 import type { ViewState } from './url-state.js';
 
 export interface PlottedPoint {
@@ -76,7 +75,7 @@ export function inferenceView(
         missing.set(row.hardware, (missing.get(row.hardware) ?? 0) + 1);
         continue;
       }
-      points.push({ row, x, y, label: configLabel(row), topology: topologyLabel(row), onFrontier: false });
+      points.push({ row, x, y, label: configLabel(row), topology: topologyLabel(configTopology(row)), onFrontier: false });
     }
     if (points.length === 0) continue;
     const front = paretoFront(
@@ -100,5 +99,3 @@ export function inferenceView(
   const visible = series.flatMap((x) => (s.optimal ? x.frontier : x.points));
   return { series, visible, missing: [...missing].map(([hardware, count]) => ({ hardware, count })) };
 }
-
-export { seriesKey };

@@ -1,8 +1,11 @@
 /**
- * The dashboard's metrics: what each axis can show, its unit and which way is better, and the
- * derived ones (cost per million tokens, tokens per second per MW, joules per token) computed
- * from a point's throughput and the TCO figures of its hardware. Pure: tested without a browser.
+ * The dashboard's metrics: what each axis can show (labels, units and directions are the metric
+ * catalog's, src/contract/metrics.ts), and the derived ones (cost per million tokens, tokens per
+ * second per MW, joules per token) computed from a point's throughput and the TCO figures of its
+ * hardware. Pure: tested without a browser.
  */
+import { THROUGHPUT_METRIC, metricDef } from '../../../src/contract/index.js';
+import type { MetricDef } from '../../../src/contract/index.js';
 
 /** $/GPU/hour and all-in kW per GPU for one kind of hardware. */
 export interface Tco {
@@ -27,56 +30,33 @@ export const DEFAULT_TCO: Readonly<Record<string, Tco>> = {
   mi355x: { costPerHour: 2.1, powerKw: 2.65 },
 };
 
-export interface MetricDef {
-  key: string;
-  label: string;
-  unit: string;
-  goal: 'max' | 'min';
+type Kind = 'total' | 'output' | 'input';
+const kinds: Kind[] = ['total', 'output', 'input'];
+const prefix = (k: Kind) => (k === 'total' ? '' : `${k}_`);
+function metric(key: string): MetricDef {
+  const m = metricDef(key);
+  if (!m) throw new Error(`the metric catalog has no "${key}"`);
+  return m;
 }
 
-type Kind = 'total' | 'output' | 'input';
-const THROUGHPUT: Record<Kind, string> = { total: 'tput_per_gpu', output: 'output_tput_per_gpu', input: 'input_tput_per_gpu' };
-const prefix = (k: Kind) => (k === 'total' ? '' : `${k}_`);
-const kinds: Kind[] = ['total', 'output', 'input'];
-
+/** What the y axis can show: throughput per GPU, and the cost, power and energy derived from it. */
 export const Y_METRICS: readonly MetricDef[] = [
-  ...kinds.map((k) => ({
-    key: THROUGHPUT[k],
-    label: `${k === 'total' ? 'Token' : k[0]!.toUpperCase() + k.slice(1)} throughput per GPU`,
-    unit: 'tok/s/GPU',
-    goal: 'max' as const,
-  })),
-  ...kinds.map((k) => ({
-    key: `${prefix(k)}cost_per_mtok`,
-    label: `Cost per million ${k} tokens`,
-    unit: '$/M tok',
-    goal: 'min' as const,
-  })),
-  ...kinds.map((k) => ({
-    key: `${prefix(k)}tput_per_mw`,
-    label: `${k === 'total' ? 'Token' : k[0]!.toUpperCase() + k.slice(1)} throughput per MW (all-in)`,
-    unit: 'tok/s/MW',
-    goal: 'max' as const,
-  })),
-  ...kinds.map((k) => ({
-    key: `${prefix(k)}joules_per_tok`,
-    label: `Energy per ${k} token (all-in)`,
-    unit: 'J/tok',
-    goal: 'min' as const,
-  })),
-];
+  ...kinds.map((k) => THROUGHPUT_METRIC[k]),
+  ...kinds.map((k) => `${prefix(k)}cost_per_mtok`),
+  ...kinds.map((k) => `${prefix(k)}tput_per_mw`),
+  ...kinds.map((k) => `${prefix(k)}joules_per_tok`),
+].map(metric);
 
+/** What the x axis can show: interactivity and latencies. */
 export const X_METRICS: readonly MetricDef[] = [
-  { key: 'median_intvty', label: 'Interactivity, median', unit: 'tok/s/user', goal: 'max' },
-  { key: 'p90_intvty', label: 'Interactivity, p90', unit: 'tok/s/user', goal: 'max' },
-  { key: 'p99_intvty', label: 'Interactivity, p99', unit: 'tok/s/user', goal: 'max' },
-  { key: 'median_ttft', label: 'Time to first token, median', unit: 's', goal: 'min' },
-  { key: 'p99_ttft', label: 'Time to first token, p99', unit: 's', goal: 'min' },
-  { key: 'median_e2el', label: 'End-to-end latency, median', unit: 's', goal: 'min' },
-  { key: 'p99_e2el', label: 'End-to-end latency, p99', unit: 's', goal: 'min' },
-];
-
-export const metricDef = (key: string): MetricDef | undefined => [...Y_METRICS, ...X_METRICS].find((m) => m.key === key);
+  'median_intvty',
+  'p90_intvty',
+  'p99_intvty',
+  'median_ttft',
+  'p99_ttft',
+  'median_e2el',
+  'p99_e2el',
+].map(metric);
 
 /** "Interactivity, median (tok/s/user)". */
 export function axisName(key: string): string {
@@ -110,7 +90,7 @@ export function metricValue(
     const v = metrics[key];
     return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
   }
-  const tput = metrics[THROUGHPUT[derived.kind]];
+  const tput = metrics[THROUGHPUT_METRIC[derived.kind]];
   const t = tco[hardware];
   if (!t || tput === undefined || !(tput > 0)) return undefined;
   if (derived.what === 'cost') return t.costPerHour / ((tput * 3600) / 1e6);

@@ -3,11 +3,11 @@
  * measured, its frontier of throughput per GPU against median interactivity is read at the target
  * with monotone interpolation; a date whose frontier does not reach the target gives no point.
  */
-import { paretoFront, seriesKey } from '../../../src/results/pareto.js';
+import { paretoFront, seriesKey } from '../../../src/contract/index.js';
+import type { PointRow } from '../../../src/contract/index.js';
 import { seriesColor } from './colors.js';
 import { seriesName } from './inference.js';
 import { monotoneAt } from './interpolate.js';
-import type { PointRow } from './types.js';
 
 export interface TrendSeries {
   key: string;

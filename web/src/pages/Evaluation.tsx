@@ -1,13 +1,13 @@
 import { useMemo } from 'react';
+import { configLabel } from '../../../src/contract/index.js';
+import type { EvalRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
 import { Chart } from '../Chart.js';
 import { Filters } from '../Filters.js';
 import type { Scope } from '../Filters.js';
 import { passesFilters } from '../lib/inference.js';
-import { configLabel } from '../../../src/results/labels.js';
-import type { EvalRow } from '../lib/types.js';
 import type { ViewState } from '../lib/url-state.js';
+import type { Update } from '../navigation.js';
 
 const FAIL = '#c0392b';
 const PASS = '#2e7d32';

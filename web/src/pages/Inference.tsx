@@ -1,7 +1,7 @@
 import { useMemo, useRef } from 'react';
+import { metricDef } from '../../../src/contract/index.js';
+import type { AvailabilityRow, Comparison, MetricDelta, PointRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
-import { Link } from '../App.js';
 import { Chart, download } from '../Chart.js';
 import type { ChartHandle } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';
@@ -10,28 +10,11 @@ import type { CsvColumn } from '../lib/csv.js';
 import { inferenceView } from '../lib/inference.js';
 import { pointTooltip } from '../lib/tooltip.js';
 import type { PlottedPoint, Series } from '../lib/inference.js';
-import { X_METRICS, Y_METRICS, axisName, metricDef } from '../lib/metrics.js';
-import type { AvailabilityRow, PointRow } from '../lib/types.js';
+import { X_METRICS, Y_METRICS, axisName } from '../lib/metrics.js';
 import { PRESETS, seqOf, tcoOf, toUrl } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
-
-interface MetricDelta {
-  run: number | null;
-  baseline: number | null;
-  delta_pct: number | null;
-  regression: boolean;
-}
-interface Comparison {
-  regressions: number;
-  unmatched: number;
-  points: {
-    label: string;
-    conc: number;
-    baseline_run_id: string | null;
-    regression: boolean;
-    metrics: Record<string, MetricDelta>;
-  }[];
-}
+import { Link } from '../navigation.js';
+import type { Update } from '../navigation.js';
 
 /** The metrics the page reads (axes, tooltip, CSV): the rest of each row's ~45 stay on the server. */
 const METRICS = [
@@ -99,6 +82,10 @@ function chartOption(series: Series[], view: ViewState) {
   };
 }
 
+/** A CSV header: the metric's key and its unit from the catalog, `median_ttft (s)`. */
+const withUnit = (key: string): string => `${key} (${metricDef(key)?.unit ?? ''})`;
+const measured = (key: string): CsvColumn<PlottedPoint> => ({ header: withUnit(key), value: (p) => p.row.metrics[key] });
+
 const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
   { header: 'series', value: (p) => `${p.row.hardware} ${p.row.framework} ${p.row.precision}` },
   { header: 'config', value: (p) => p.label },
@@ -111,14 +98,9 @@ const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
   { header: 'isl (tokens)', value: (p) => p.row.isl },
   { header: 'osl (tokens)', value: (p) => p.row.osl },
   { header: 'conc', value: (p) => p.row.conc },
-  { header: `${view.x} (${metricDef(view.x)?.unit ?? ''})`, value: (p) => p.x },
-  { header: `${view.y} (${metricDef(view.y)?.unit ?? ''})`, value: (p) => p.y },
-  { header: 'tput_per_gpu (tok/s/GPU)', value: (p) => p.row.metrics.tput_per_gpu },
-  { header: 'output_tput_per_gpu (tok/s/GPU)', value: (p) => p.row.metrics.output_tput_per_gpu },
-  { header: 'median_intvty (tok/s/user)', value: (p) => p.row.metrics.median_intvty },
-  { header: 'median_ttft (s)', value: (p) => p.row.metrics.median_ttft },
-  { header: 'p99_ttft (s)', value: (p) => p.row.metrics.p99_ttft },
-  { header: 'median_e2el (s)', value: (p) => p.row.metrics.median_e2el },
+  { header: withUnit(view.x), value: (p) => p.x },
+  { header: withUnit(view.y), value: (p) => p.y },
+  ...['tput_per_gpu', 'output_tput_per_gpu', 'median_intvty', 'median_ttft', 'p99_ttft', 'median_e2el'].map(measured),
   { header: 'on_frontier', value: (p) => p.onFrontier },
   { header: 'official', value: (p) => p.row.official },
   { header: 'run_id', value: (p) => p.row.run_id },

@@ -1,10 +1,10 @@
+import { configLabel } from '../../../src/contract/index.js';
+import type { EvalRow, PointRow, RunDetail, RunRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
-import { Link } from '../App.js';
-import { configLabel } from '../../../src/results/labels.js';
-import type { EvalRow, PointRow, RunRow } from '../lib/types.js';
 import { DEFAULTS } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
+import { Link } from '../navigation.js';
+import type { Update } from '../navigation.js';
 
 const rate = (r: number | null) => (r === null ? '–' : `${(r * 100).toFixed(0)}%`);
 
@@ -52,14 +52,6 @@ export function Runs({ update }: { update: Update }) {
       </div>
     </section>
   );
-}
-
-interface RunDetail extends RunRow {
-  run_stats: { hardware: string; n_success: number; total: number }[];
-  logs: { name: string; size: number; truncated: boolean }[];
-  changelog: { config_keys: string[]; description: string; pr_link: string }[];
-  source_run_id: string;
-  merge_run_id: string;
 }
 
 export function Run({ view, update }: { view: ViewState; update: Update }) {

@@ -1,9 +1,9 @@
+import type { AvailabilityRow } from '../../../src/contract/index.js';
 import { useApi } from '../api.js';
-import type { Update } from '../App.js';
 import { DEFAULT_TCO } from '../lib/metrics.js';
-import type { AvailabilityRow } from '../lib/types.js';
 import { tcoOf } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
+import type { Update } from '../navigation.js';
 
 /** $/GPU/hour and kW per GPU per hardware: what the cost and power axes are computed from. */
 export function TcoPage({ view, update }: { view: ViewState; update: Update }) {

@@ -1,13 +1,13 @@
 import { useMemo } from 'react';
+import type { AvailabilityRow, PointRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
-import type { Update } from '../App.js';
 import { Chart } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';
 import { passesFilters } from '../lib/inference.js';
 import { trendSeries } from '../lib/trends.js';
-import type { AvailabilityRow, PointRow } from '../lib/types.js';
 import { seqOf } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
+import type { Update } from '../navigation.js';
 
 export function Trends({ view, update }: { view: ViewState; update: Update }) {
   const availability = useApi<AvailabilityRow[]>('/api/v1/availability');

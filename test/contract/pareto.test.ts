@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goalOf, latestSeries, paretoFront } from '../../src/results/index.js';
+import { METRIC_CATALOG, goalOf, latestSeries, paretoFront } from '../../src/contract/index.js';
 
 describe('the Pareto frontier', () => {
   // Hand-worked: (15, 70) is beaten by (20, 80); (10, 60) by (10, 100) at the same x.
@@ -37,6 +37,18 @@ describe('the Pareto frontier', () => {
     ]);
     expect(['median_ttft', 'p99.9_tpot', 'median_e2el', 'p90_itl'].map(goalOf)).toEqual(['min', 'min', 'min', 'min']);
     expect(() => goalOf('vibes')).toThrow('no direction known for metric "vibes"');
+  });
+
+  it('reads directions from one catalog: each metric once, with a label and a unit', () => {
+    const keys = METRIC_CATALOG.map((m) => m.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(METRIC_CATALOG.every((m) => m.label && m.unit)).toBe(true);
+    expect(METRIC_CATALOG.find((m) => m.key === 'p99.9_tpot')).toEqual({
+      key: 'p99.9_tpot',
+      label: 'Time per output token, p99.9',
+      unit: 's',
+      goal: 'min',
+    });
   });
 
   it('series keep their newest sweep only', () => {

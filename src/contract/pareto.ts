@@ -3,15 +3,8 @@
  * rather than by the shape of the curve (the reference's `upper_left` is "maximise x and y").
  * One module for the API and the dashboard, so both draw the same frontier.
  */
-
-export type Goal = 'max' | 'min';
-
-/** Which way is better for each metric of a result row (`agg_*.json` keys, seconds and tok/s). */
-export function goalOf(metric: string): Goal {
-  if (/tput|intvty|throughput|per_mw/.test(metric)) return 'max';
-  if (/ttft|tpot|itl|e2el|cost|joule|^j_/.test(metric)) return 'min';
-  throw new Error(`no direction known for metric "${metric}"`);
-}
+import type { PointRow } from './api.js';
+import type { Goal } from './metrics.js';
 
 /**
  * Indices of the points on the frontier, ordered by x ascending: the points that no other point
@@ -39,16 +32,10 @@ export function paretoFront(xs: readonly number[], ys: readonly number[], goals:
 }
 
 /** What a point needs to be placed in a series. */
-export interface SeriesPoint {
-  hardware: string;
-  framework: string;
-  precision: string;
-  spec_method: string;
-  disagg: boolean;
-  isl: number;
-  osl: number;
-  date: string;
-}
+export type SeriesPoint = Pick<
+  PointRow,
+  'hardware' | 'framework' | 'precision' | 'spec_method' | 'disagg' | 'isl' | 'osl' | 'date'
+>;
 
 /** The series a point belongs to: one line per hardware × framework × precision × spec decoding × disagg, per sequence. */
 export function seriesKey(p: SeriesPoint): string {

@@ -1,0 +1,185 @@
+/**
+ * What the API answers, as JSON: the store's rows (config fields flattened, booleans as booleans,
+ * JSON columns parsed) and the answers built from them. The store's queries are typed with these,
+ * and the dashboard reads its answers with them, so the two cannot drift apart.
+ */
+import type { Goal } from './metrics.js';
+
+/** A config: what was served, and how (one side per role; a single-node config has both sides alike). */
+export interface ConfigRow {
+  config_id: number;
+  hardware: string;
+  framework: string;
+  model: string;
+  model_prefix: string;
+  precision: string;
+  spec_method: string;
+  disagg: boolean;
+  is_multinode: boolean;
+  prefill_tp: number;
+  prefill_pp: number;
+  prefill_dcp: number;
+  prefill_pcp: number;
+  prefill_ep: number;
+  prefill_dp_attention: boolean;
+  prefill_num_workers: number;
+  num_prefill_gpu: number;
+  decode_tp: number;
+  decode_pp: number;
+  decode_dcp: number;
+  decode_pcp: number;
+  decode_ep: number;
+  decode_dp_attention: boolean;
+  decode_num_workers: number;
+  num_decode_gpu: number;
+  image: string;
+  recipe_fingerprint: string;
+}
+
+/** A benchmark point (`/api/v1/benchmarks`, `/api/v1/history`): its config, its run and its metrics. */
+export interface PointRow extends ConfigRow {
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  date: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  runner: string;
+  /** Metric key → value (see the metric catalog); only the asked-for ones when the query names some. */
+  metrics: Record<string, number>;
+}
+
+/** An eval result (`/api/v1/evaluations`). */
+export interface EvalRow extends ConfigRow {
+  run_id: string;
+  official: boolean;
+  date: string;
+  task: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  score: number;
+  score_se: number | null;
+  score_name: string;
+  n_eff: number | null;
+  threshold: number | null;
+  passed: boolean | null;
+  metrics: Record<string, number>;
+  samples: Record<string, number>;
+}
+
+/** A run (`/api/v1/runs`), newest first. */
+export interface RunRow {
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  source_run_id: string;
+  merge_run_id: string;
+  origin: string;
+  name: string;
+  url: string;
+  commit_sha: string;
+  branch: string;
+  labels: string[];
+  status: string;
+  date: string;
+  started_at: string;
+  finished_at: string;
+  ingested_at: string;
+  points: number;
+  evals: number;
+  /** Jobs that succeeded over all jobs (run stats), null when the run has none. */
+  success_rate: number | null;
+}
+
+/** One run (`/api/v1/runs/:id`): its stats, its logs and its changelog entries. */
+export interface RunDetail extends RunRow {
+  run_stats: { hardware: string; n_success: number; total: number }[];
+  logs: RunLog[];
+  changelog: {
+    base_ref: string;
+    head_ref: string;
+    config_keys: string[];
+    description: string;
+    pr_link: string;
+    evals_only: boolean;
+  }[];
+}
+
+/** A run's log: its name, its size and whether only its end is kept. */
+export interface RunLog {
+  name: string;
+  size: number;
+  truncated: boolean;
+}
+
+/** What there is to look at (`/api/v1/availability`): one row per model, sequence, config family and date. */
+export interface AvailabilityRow {
+  model_prefix: string;
+  model: string;
+  isl: number;
+  osl: number;
+  precision: string;
+  hardware: string;
+  framework: string;
+  spec_method: string;
+  disagg: boolean;
+  date: string;
+}
+
+/** One metric of a run's point against the latest official point of the same config, isl, osl and conc. */
+export interface MetricDelta {
+  run: number | null;
+  baseline: number | null;
+  /** run − baseline. */
+  delta: number | null;
+  /** (run − baseline) / baseline × 100. */
+  delta_pct: number | null;
+  /** Worse than the baseline by more than the threshold (lower throughput, higher latency). */
+  regression: boolean;
+}
+
+export interface ComparedPoint {
+  config: ConfigRow;
+  label: string;
+  isl: number;
+  osl: number;
+  conc: number;
+  baseline_run_id: string | null;
+  baseline_date: string | null;
+  metrics: Record<string, MetricDelta>;
+  regression: boolean;
+}
+
+/** A run against the official record (`/api/v1/compare`). */
+export interface Comparison {
+  run_id: string;
+  threshold_pct: number;
+  points: ComparedPoint[];
+  /** Points with no official point to compare with. */
+  unmatched: number;
+  regressions: number;
+}
+
+/** The Pareto frontier of each series (`/api/v1/pareto`). */
+export interface ParetoAnswer {
+  x: string;
+  y: string;
+  goals: { x: Goal; y: Goal };
+  series: {
+    key: string;
+    hardware: string;
+    framework: string;
+    precision: string;
+    spec_method: string;
+    disagg: boolean;
+    isl: number;
+    osl: number;
+    date: string;
+    /** x and y are null where a point lacks the metric. */
+    points: { config_id: number; label: string; conc: number; run_id: string; x: number | null; y: number | null }[];
+    /** Indices into points, x ascending. */
+    frontier: number[];
+  }[];
+}

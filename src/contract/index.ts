@@ -1,0 +1,24 @@
+/**
+ * The API contract: what the API answers and how both sides read it (the store and the API on the
+ * server, the dashboard in the browser). Browser-safe: it imports nothing from the rest of src/
+ * and nothing of Node's.
+ */
+export type {
+  AvailabilityRow,
+  ComparedPoint,
+  Comparison,
+  ConfigRow,
+  EvalRow,
+  MetricDelta,
+  ParetoAnswer,
+  PointRow,
+  RunDetail,
+  RunLog,
+  RunRow,
+} from './api.js';
+export { configLabel, configTopology } from './labels.js';
+export { METRIC_CATALOG, THROUGHPUT_METRIC, goalOf, metricDef } from './metrics.js';
+export type { Goal, MetricDef } from './metrics.js';
+export { latestSeries, paretoFront, seriesKey } from './pareto.js';
+export { topologyLabel } from './topology.js';
+export type { TopologyRole, TopologyShape } from './topology.js';
