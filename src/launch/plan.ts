@@ -1,7 +1,6 @@
 import { topologyLabel } from '../contract/index.js';
-import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
-import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
+import { isAgenticRow, isMultiNodeRow, rowTopology } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
 import { resultFilenameOf } from '../results/index.js';
 
@@ -87,19 +86,6 @@ export const layoutGpus = (l: Layout): number =>
     : l.prefill.workers * l.prefill.tp * l.prefill.pp * l.prefill.pcp +
       l.decode.workers * l.decode.tp * l.decode.pp * l.decode.pcp;
 
-/** A launch's topology, for its label (an aggregated launch is one worker). */
-function layoutTopology(l: Layout): TopologyShape {
-  const role = (w: WorkerShape): TopologyRole => ({ tp: w.tp, ep: w.ep, dpAttn: w.dpAttn, pp: w.pp });
-  if (l.kind === 'aggregated') return { kind: 'aggregated', workers: 1, role: role(l.worker) };
-  return {
-    kind: 'disaggregated',
-    prefillWorkers: l.prefill.workers,
-    decodeWorkers: l.decode.workers,
-    prefill: role(l.prefill),
-    decode: role(l.decode),
-  };
-}
-
 /** The recipe a multinode row runs (its `CONFIG_FILE=` setting), if any. */
 export function recipeOf(row: MatrixRow): string | undefined {
   if (!isMultiNodeRow(row)) return undefined;
@@ -143,7 +129,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
       const base = resultFilenameOf(r, runner);
       groups.push({
         id: `g${groups.length}`,
-        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${topologyLabel(layoutTopology(layoutOf(r)))} ${r.isl}/${r.osl}`,
+        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${topologyLabel(rowTopology(r))} ${r.isl}/${r.osl}`,
         rows: [r],
         points: r.conc.map((conc) => {
           const suffix = multinodeSuffix(r, conc);
@@ -160,7 +146,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
     if (!group) {
       group = {
         id: `g${groups.length}`,
-        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${topologyLabel(layoutTopology(layoutOf(r)))} ${r.isl}/${r.osl}`,
+        label: `${r['model-prefix']} ${r.precision} ${r.framework} ${topologyLabel(rowTopology(r))} ${r.isl}/${r.osl}`,
         rows: [],
         points: [],
         evals: [],
