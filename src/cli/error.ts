@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
+import { UserError } from '../util/user-error.js';
 
 /** A command cannot run as asked (a missing file, conflicting options): printed as one line, exit 1. */
-export class CliError extends Error {}
+export class CliError extends UserError {}
 
 /**
  * A directory the user named must exist: a missing one is an error, never read as an empty tree
