@@ -4,7 +4,7 @@ import { DEFAULT_REQUEST_DEADLINE_MS, DatasetError, METRICS, TokenizerError, run
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 import { firstServedModel } from './served-model.js';
 
 /**
@@ -470,7 +470,7 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
   try {
     parsed = await benchOptions(argv);
   } catch (e) {
-    if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
+    if (e instanceof DatasetError || e instanceof TokenizerError) throw new UserError(e.message);
     throw e;
   }
   if (!parsed) return undefined;
@@ -489,7 +489,7 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
   try {
     report = await runBench(options);
   } catch (e) {
-    if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
+    if (e instanceof DatasetError || e instanceof TokenizerError) throw new UserError(e.message);
     throw e;
   }
   if (tty) process.stderr.write('\n');

@@ -11,7 +11,7 @@ import {
 } from '../evals/index.js';
 import type { EvalRow } from '../evals/index.js';
 import { pyFloat } from '../results/python.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 /** Where the eval report commands read and write; tests pass their own. */
 export interface EvalReportIo {
@@ -42,7 +42,7 @@ function guard<T>(run: () => T): T {
   try {
     return run();
   } catch (e) {
-    if (e instanceof EvalInputError) throw new CliError(e.message);
+    if (e instanceof EvalInputError) throw new UserError(e.message);
     throw e;
   }
 }
@@ -73,7 +73,7 @@ export function evalCheckCommand(io: EvalReportIo = {}): Command {
       try {
         minScore = pyFloat(flags.minScore, '--min-score');
       } catch {
-        throw new CliError(`--min-score ${flags.minScore}: expected a number (e.g. 0.85)`);
+        throw new UserError(`--min-score ${flags.minScore}: expected a number (e.g. 0.85)`);
       }
       const cwd = io.cwd ?? process.cwd();
       const result = guard(() =>
@@ -120,7 +120,7 @@ export function evalCollectCommand(io: EvalReportIo = {}): Command {
         renameSync(temp, target);
       } catch (e) {
         rmSync(temp, { force: true });
-        throw new CliError(`${flags.out}: cannot write the rows: ${(e as Error).message}`);
+        throw new UserError(`${flags.out}: cannot write the rows: ${(e as Error).message}`);
       }
     });
 }

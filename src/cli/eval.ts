@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { DatasetError, EvalDirError, evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
 import type { EvalConcResult } from '../evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 import { firstServedModel } from './served-model.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 
@@ -35,13 +35,13 @@ interface Gsm8kFlags {
 
 const positiveInt = (flag: string, value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} ${value}: expected a positive integer`);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} ${value}: expected a positive integer`);
   return n;
 };
 
 const nonNegative = (flag: string, value: string): number => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new CliError(`${flag} ${value}: expected a number ≥ 0`);
+  if (!Number.isFinite(n) || n < 0) throw new UserError(`${flag} ${value}: expected a number ≥ 0`);
   return n;
 };
 
@@ -50,13 +50,13 @@ function readRow(file: string): SingleNodeRow | MultiNodeRow {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new CliError(`--row ${file}: ${(e as Error).message}; pass a matrix row (what \`frontier matrix\` prints)`);
+    throw new UserError(`--row ${file}: ${(e as Error).message}; pass a matrix row (what \`frontier matrix\` prints)`);
   }
   const row = (Array.isArray(value) ? value[0] : value) as Record<string, unknown> | undefined;
   const missing = ['model', 'model-prefix', 'precision', 'framework', 'runner', 'isl', 'osl'].filter(
     (k) => row?.[k] === undefined,
   );
-  if (missing.length > 0) throw new CliError(`--row ${file}: not a matrix row (missing ${missing.join(', ')})`);
+  if (missing.length > 0) throw new UserError(`--row ${file}: not a matrix row (missing ${missing.join(', ')})`);
   return row as unknown as SingleNodeRow | MultiNodeRow;
 }
 
@@ -129,7 +129,7 @@ function gsm8kCommand(): Command {
       try {
         data = await resolveGsm8k(f.dataset, (line) => process.stderr.write(`${line}\n`));
       } catch (e) {
-        if (e instanceof DatasetError) throw new CliError(e.message);
+        if (e instanceof DatasetError) throw new UserError(e.message);
         throw e;
       }
       const controller = new AbortController();
@@ -163,7 +163,7 @@ function gsm8kCommand(): Command {
           signal: controller.signal,
         });
       } catch (e) {
-        if (e instanceof EvalDirError) throw new CliError(e.message);
+        if (e instanceof EvalDirError) throw new UserError(e.message);
         throw e;
       } finally {
         process.off('SIGINT', onSignal);
