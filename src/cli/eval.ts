@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { DatasetError, EvalDirError, evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
+import { evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
 import type { EvalConcResult } from '../evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { UserError } from '../util/user-error.js';
@@ -125,13 +125,7 @@ function gsm8kCommand(): Command {
         maxLength ??= served.maxModelLen;
       }
       const maxTokens = f.maxTokens ? positiveInt('--max-tokens', f.maxTokens) : maxTokensFor(maxLength ?? 16384);
-      let data;
-      try {
-        data = await resolveGsm8k(f.dataset, (line) => process.stderr.write(`${line}\n`));
-      } catch (e) {
-        if (e instanceof DatasetError) throw new UserError(e.message);
-        throw e;
-      }
+      const data = await resolveGsm8k(f.dataset, (line) => process.stderr.write(`${line}\n`));
       const controller = new AbortController();
       const onSignal = (): void => controller.abort();
       process.on('SIGINT', onSignal);
@@ -162,9 +156,6 @@ function gsm8kCommand(): Command {
           onProgress: tty ? (c, d, t) => process.stderr.write(`\rconc ${c}: ${d}/${t} problems`) : undefined,
           signal: controller.signal,
         });
-      } catch (e) {
-        if (e instanceof EvalDirError) throw new UserError(e.message);
-        throw e;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

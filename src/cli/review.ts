@@ -10,7 +10,6 @@ import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
 import type { Plan, Variant } from '../recipes/index.js';
 import {
-  BacktestError,
   RULES,
   firstParentCommits,
   formatBacktestLine,
@@ -208,9 +207,7 @@ async function backtest(
   const commits = await firstParentCommits(
     repo,
     opts.each !== undefined ? { range: opts.each } : { last: opts.last!, ref: opts.head },
-  ).catch((e: unknown) => {
-    throw e instanceof BacktestError ? new UserError(e.message) : e;
-  });
+  );
   if (commits.length === 0)
     throw new UserError(
       `no commits to review in ${opts.each ?? `the last ${opts.last}`} (first-parent, root commits have no base)`,

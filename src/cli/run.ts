@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { commandLine, renderLaunchScript } from '../engines/index.js';
 import type { EngineAdapter } from '../engines/index.js';
 import {
-  TreeError,
   isInferencexTree,
   leaders,
   loadRecipeBook,
@@ -24,9 +23,7 @@ import type { InferencexTree, RecipeBook, RecipePlan, RecordedJobScript, Recorde
 import type { PreparedGroup } from '../launch/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import {
-  NotReadyError,
   RunDir,
-  RunError,
   consoleReporter,
   findCluster,
   jobFor,
@@ -475,9 +472,6 @@ export function runCommand(): Command {
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
         process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
-      } catch (e) {
-        if (e instanceof RunError) throw new UserError(e.message);
-        throw e;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -533,13 +527,8 @@ function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
 /** The InferenceX checkout whose scripts run single-node rows: --inferencex, else the current directory if it is one. */
 function inferencexTree(flag: string | false | undefined): InferencexTree | undefined {
   if (flag === false) return undefined;
-  try {
-    if (flag === undefined) return isInferencexTree(process.cwd()) ? openTree(process.cwd()) : undefined;
-    return openTree(requireDirectory(flag, '--inferencex'));
-  } catch (e) {
-    if (e instanceof TreeError) throw new UserError(e.message);
-    throw e;
-  }
+  if (flag === undefined) return isInferencexTree(process.cwd()) ? openTree(process.cwd()) : undefined;
+  return openTree(requireDirectory(flag, '--inferencex'));
 }
 
 export function probeCommand(): Command {
@@ -558,25 +547,20 @@ export function probeCommand(): Command {
           return false;
         }
       };
-      try {
-        await waitReady(
-          urls.map((u) => {
-            const at = u.indexOf('@', u.indexOf('//') + 2);
-            return at < 0 ? { url: u } : { url: u.slice(0, at), contains: u.slice(at + 1) };
-          }),
-          {
-            attempts: Number(o.attempts),
-            intervalMs: Number(o.interval) * 1000,
-            failed: () => {
-              const gone = o.watchPid.filter((p) => !alive(p));
-              return gone.length > 0 ? `process ${gone.join(', ')} exited before the engine was ready` : undefined;
-            },
+      await waitReady(
+        urls.map((u) => {
+          const at = u.indexOf('@', u.indexOf('//') + 2);
+          return at < 0 ? { url: u } : { url: u.slice(0, at), contains: u.slice(at + 1) };
+        }),
+        {
+          attempts: Number(o.attempts),
+          intervalMs: Number(o.interval) * 1000,
+          failed: () => {
+            const gone = o.watchPid.filter((p) => !alive(p));
+            return gone.length > 0 ? `process ${gone.join(', ')} exited before the engine was ready` : undefined;
           },
-        );
-        process.stdout.write(`ready: ${urls.join(' ')}\n`);
-      } catch (e) {
-        if (e instanceof NotReadyError) throw new UserError(e.message);
-        throw e;
-      }
+        },
+      );
+      process.stdout.write(`ready: ${urls.join(' ')}\n`);
     });
 }

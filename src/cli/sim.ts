@@ -251,11 +251,7 @@ export function simCommand(): Command {
             throw new UserError(`--answers ${flags.answers}: ${e.message}`);
           });
           const text = (flags.answers.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-          try {
-            answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
-          } catch (e) {
-            throw new UserError((e as Error).message);
-          }
+          answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
         }
         const server = await startSimServer({
           topology,

@@ -73,25 +73,19 @@ function ingestCommand(): Command {
     .option('--json', 'print the summary as JSON')
     .action(async (dir: string, o: Record<string, string | boolean | number | string[] | undefined>) => {
       if (o.official && o.unofficial) throw new UserError('--official and --unofficial: pick one');
-      const { IngestConflict, IngestError, ingestBatch, readArtifacts } = await import('../store/index.js');
-      let batch;
-      try {
-        batch = readArtifacts(resolve(dir), {
-          official: o.official === true,
-          runId: o.runId as string | undefined,
-          attempt: o.attempt as number | undefined,
-          sourceRun: o.sourceRun as string | undefined,
-          date: o.date as string | undefined,
-          branch: o.branch as string | undefined,
-          commit: o.commit as string | undefined,
-          labels: o.label as string[] | undefined,
-          url: o.url as string | undefined,
-          thresholdOf: await referenceThresholdOf(),
-        });
-      } catch (e) {
-        if (e instanceof IngestError) throw new UserError(e.message);
-        throw e;
-      }
+      const { ingestBatch, readArtifacts } = await import('../store/index.js');
+      const batch = readArtifacts(resolve(dir), {
+        official: o.official === true,
+        runId: o.runId as string | undefined,
+        attempt: o.attempt as number | undefined,
+        sourceRun: o.sourceRun as string | undefined,
+        date: o.date as string | undefined,
+        branch: o.branch as string | undefined,
+        commit: o.commit as string | undefined,
+        labels: o.label as string[] | undefined,
+        url: o.url as string | undefined,
+        thresholdOf: await referenceThresholdOf(),
+      });
       const store = await open(o.db as string | undefined);
       try {
         const s = await ingestBatch(store, batch, { dryRun: o.dryRun === true });
@@ -115,9 +109,6 @@ function ingestCommand(): Command {
         if (!s.dry_run && rows === 0 && s.replaced_attempt === undefined && s.run_changes.length === 0)
           lines.push('  (already stored: nothing changed)');
         process.stdout.write(`${lines.join('\n')}\n`);
-      } catch (e) {
-        if (e instanceof IngestConflict) throw new UserError(e.message);
-        throw e;
       } finally {
         await store.close();
       }
@@ -172,14 +163,11 @@ function tokenCommand(): Command {
     .argument('<name>', 'who or what uses it (ci, alice)')
     .addOption(dbOption())
     .action(async (name: string, o: { db?: string }) => {
-      const { TokenError, createToken } = await import('../store/index.js');
+      const { createToken } = await import('../store/index.js');
       const store = await open(o.db);
       try {
         process.stdout.write(`${await createToken(store, name)}\n`);
         process.stderr.write(`token "${name}" created; keep it: it is not stored and cannot be shown again\n`);
-      } catch (e) {
-        if (e instanceof TokenError) throw new UserError(e.message);
-        throw e;
       } finally {
         await store.close();
       }
