@@ -8,8 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { UserError } from '../util/user-error.js';
 
-export class ArchiveError extends Error {}
+export class ArchiveError extends UserError {}
 
 export interface ArchiveLimits {
   /** Most bytes the archive may unpack to (the tar stream, headers included). */

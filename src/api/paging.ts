@@ -7,6 +7,7 @@
  * nothing the page size does not already bound.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { UserError } from '../util/user-error.js';
 
 export interface PageSize {
   default: number;
@@ -36,7 +37,7 @@ export function pageParams(size: PageSize): Record<string, Record<string, unknow
   };
 }
 
-export class PageError extends Error {}
+export class PageError extends UserError {}
 
 const encode = (offset: number): string => Buffer.from(`o${offset}`).toString('base64url');
 

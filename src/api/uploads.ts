@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { UserError } from '../util/user-error.js';
 
 const PREFIX = 'frontier-upload-';
 
@@ -77,7 +78,7 @@ export function removeTree(root: string): void {
   rmdirSync(root);
 }
 
-export class UploadTooLarge extends Error {}
+export class UploadTooLarge extends UserError {}
 
 /**
  * Write the request body to `file`, failing with UploadTooLarge as soon as it passes `limit` bytes.

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Template } from '@huggingface/jinja';
 import { Rng } from '../util/rng.js';
 import type { Tokenizer } from './tokenizer.js';
+import { UserError } from '../util/user-error.js';
 
 /** One request of a run: the prompt as sent, its length in the client's tokenizer, the tokens asked for. */
 export interface BenchRequest {
@@ -10,7 +11,7 @@ export interface BenchRequest {
   outputLen: number;
 }
 
-export class DatasetError extends Error {}
+export class DatasetError extends UserError {}
 
 /** The ChatML template, for tokenizers that carry none (GPT-2). */
 export const CHATML_TEMPLATE =

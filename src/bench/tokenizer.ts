@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { UserError } from '../util/user-error.js';
 
 /**
  * The tokenizers the load generator can count and build prompts with: GPT-2's (built in, via
@@ -18,7 +19,7 @@ export interface Tokenizer {
   decode(ids: readonly number[]): Promise<string>;
 }
 
-export class TokenizerError extends Error {}
+export class TokenizerError extends UserError {}
 
 const require = createRequire(import.meta.url);
 

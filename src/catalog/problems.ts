@@ -1,3 +1,5 @@
+import { UserError } from '../util/user-error.js';
+
 /** A problem found in an input file: where, what, and how to fix it. */
 export interface Problem {
   severity: 'error' | 'warning';
@@ -41,7 +43,7 @@ export function hasErrors(problems: readonly Problem[]): boolean {
 }
 
 /** Thrown when inputs cannot be used; carries every problem found, not just the first. */
-export class ProblemsError extends Error {
+export class ProblemsError extends UserError {
   constructor(readonly problems: Problem[]) {
     super(
       problems
@@ -50,6 +52,11 @@ export class ProblemsError extends Error {
         .join('\n'),
     );
     this.name = 'ProblemsError';
+  }
+
+  /** The error problems as they are, one per line with its hint: each names its file, line and key. */
+  override render(): string {
+    return `${this.message}\n`;
   }
 }
 

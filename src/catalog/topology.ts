@@ -1,7 +1,8 @@
 import type { AgenticSearchSpaceEntry, WorkerConfig } from './schema.js';
+import { UserError } from '../util/user-error.js';
 
 /** A topology that does not fit the runner's nodes; `field` is the offending path suffix. */
-export class TopologyError extends Error {
+export class TopologyError extends UserError {
   constructor(
     message: string,
     readonly field: string[],

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { MatrixRow } from '../matrix/index.js';
 import { curveKey } from './rows.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * Append-only entries add concurrency points (or new recipe variants) to curves already
@@ -8,7 +9,7 @@ import { curveKey } from './rows.js';
  * `append_only_delta`.
  */
 
-export class AppendOnlyError extends Error {}
+export class AppendOnlyError extends UserError {}
 
 /** Scenario names as they appear under `scenarios:`. */
 export type ScenarioName = 'fixed-seq-len' | 'agentic-coding';

@@ -6,6 +6,7 @@ import type { ScenarioName } from './append-only.js';
 import type { ChangelogEntry } from './entry.js';
 import type { ChangelogMatrix } from './output.js';
 import { recipeFingerprint, trimConc } from './rows.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * Turn changelog entries into the sweep they trigger: the reference `process_changelog.py`
@@ -15,7 +16,7 @@ import { recipeFingerprint, trimConc } from './rows.js';
 
 export const SCENARIOS: readonly ScenarioName[] = ['fixed-seq-len', 'agentic-coding'];
 
-export class ChangelogError extends Error {}
+export class ChangelogError extends UserError {}
 
 /** Master configs and runners of one revision. */
 export interface Revision {

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { UserError } from '../util/user-error.js';
 
 const run = promisify(execFile);
 
@@ -26,7 +27,7 @@ export interface Snapshot {
   readMany(paths: readonly string[]): Promise<Map<string, Buffer>>;
 }
 
-export class SnapshotError extends Error {}
+export class SnapshotError extends UserError {}
 
 const MASTER = /^configs\/[^/]*-master\.ya?ml$/;
 

@@ -4,6 +4,7 @@
  * ones the same way: `nargs='+'` lists, negative numbers as values, `--flag=value`, unique
  * prefixes of long options, mutually exclusive groups, exit status 2 on usage errors.
  */
+import { UserError } from '../util/user-error.js';
 
 export interface ArgSpec {
   /** Option strings, e.g. `['--config-files']` or `['-h', '--help']`. */
@@ -27,17 +28,17 @@ export interface ParserSpec {
   exclusive?: string[][];
 }
 
-export class UsageError extends Error {
+export class UsageError extends UserError {
   constructor(
     readonly spec: ParserSpec,
     message: string,
   ) {
-    super(message);
+    super(message, { exitCode: 2 });
     this.name = 'UsageError';
   }
 
   /** What argparse prints on stderr before exiting with status 2. */
-  render(): string {
+  override render(): string {
     return `${formatUsage(this.spec)}\n${this.spec.prog}: error: ${this.message}\n`;
   }
 }

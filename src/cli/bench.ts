@@ -1,10 +1,9 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
-import { DEFAULT_REQUEST_DEADLINE_MS, DatasetError, METRICS, TokenizerError, runBench } from '../bench/index.js';
+import { DEFAULT_REQUEST_DEADLINE_MS, METRICS, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
-import { CliError } from './error.js';
 import { firstServedModel } from './served-model.js';
 
 /**
@@ -466,13 +465,7 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 }
 
 export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {
-  let parsed;
-  try {
-    parsed = await benchOptions(argv);
-  } catch (e) {
-    if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
-    throw e;
-  }
+  const parsed = await benchOptions(argv);
   if (!parsed) return undefined;
   const { options, out, metadata } = parsed;
   const tty = process.stderr.isTTY;
@@ -485,13 +478,7 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
       );
     };
   }
-  let report: BenchReport;
-  try {
-    report = await runBench(options);
-  } catch (e) {
-    if (e instanceof DatasetError || e instanceof TokenizerError) throw new CliError(e.message);
-    throw e;
-  }
+  const report = await runBench(options);
   if (tty) process.stderr.write('\n');
   Object.assign(report.result, metadata);
   // The result first: nothing after the run may lose it.

@@ -4,7 +4,8 @@ import { Command } from 'commander';
 import { dirSnapshot } from '../changelog/index.js';
 import { writeFileAtomic } from '../launch/index.js';
 import { importClusters, loadTree } from '../review/index.js';
-import { CliError, requireDirectory } from './error.js';
+import { UserError } from '../util/user-error.js';
+import { requireDirectory } from './error.js';
 
 export function clustersCommand(): Command {
   const clusters = new Command('clusters').description('cluster profiles (clusters/*.yaml)');
@@ -22,16 +23,16 @@ export function clustersCommand(): Command {
     .option('--force', 'overwrite profiles that exist')
     .action(async (dir: string, opts: { out?: string; resolve?: boolean; force?: boolean }) => {
       const root = requireDirectory(dir.replace(/\/?runners\/?$/, '') || '.', 'the checkout');
-      if (!existsSync(join(root, 'runners'))) throw new CliError(`${root} has no runners/ folder: give the InferenceX checkout`);
+      if (!existsSync(join(root, 'runners'))) throw new UserError(`${root} has no runners/ folder: give the InferenceX checkout`);
       const tree = await loadTree(dirSnapshot(root));
       const profiles = await importClusters(tree, { resolve: opts.resolve, date: new Date().toISOString().slice(0, 10) });
       if (profiles.length === 0)
-        throw new CliError(`no launcher in ${join(root, 'runners')} clones srt-slurm: nothing to import`);
+        throw new UserError(`no launcher in ${join(root, 'runners')} clones srt-slurm: nothing to import`);
       const out = opts.out ?? join(root, 'clusters');
       if (out !== '-') {
         const existing = profiles.filter((p) => existsSync(join(out, p.file)));
         if (existing.length > 0 && !opts.force)
-          throw new CliError(`${existing.map((p) => join(out, p.file)).join(', ')} exist: pass --force to overwrite`);
+          throw new UserError(`${existing.map((p) => join(out, p.file)).join(', ')} exist: pass --force to overwrite`);
         mkdirSync(out, { recursive: true });
       }
       const report: string[] = [];

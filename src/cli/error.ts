@@ -1,7 +1,5 @@
 import { statSync } from 'node:fs';
-
-/** A command cannot run as asked (a missing file, conflicting options): printed as one line, exit 1. */
-export class CliError extends Error {}
+import { UserError } from '../util/user-error.js';
 
 /**
  * A directory the user named must exist: a missing one is an error, never read as an empty tree
@@ -13,12 +11,12 @@ export function requireDirectory(path: string, what: string): string {
     isDirectory = statSync(path).isDirectory();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(
+    throw new UserError(
       code === 'ENOENT' || code === 'ENOTDIR'
         ? `${what} ${path} does not exist: give an existing directory`
         : `${what} ${path} cannot be read: ${(e as Error).message}`,
     );
   }
-  if (!isDirectory) throw new CliError(`${what} ${path} is a file, not a directory: give the directory it is in`);
+  if (!isDirectory) throw new UserError(`${what} ${path} is a file, not a directory: give the directory it is in`);
   return path;
 }

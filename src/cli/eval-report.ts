@@ -1,17 +1,10 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import {
-  EvalInputError,
-  checkEvalDir,
-  collectEvalResults,
-  formatAggJson,
-  formatEvalTables,
-  requireDirectory,
-} from '../evals/index.js';
+import { checkEvalDir, collectEvalResults, formatAggJson, formatEvalTables, requireDirectory } from '../evals/index.js';
 import type { EvalRow } from '../evals/index.js';
 import { pyFloat } from '../results/python.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 /** Where the eval report commands read and write; tests pass their own. */
 export interface EvalReportIo {
@@ -35,16 +28,6 @@ interface CheckFlags {
 interface CollectFlags {
   out: string;
   sortBy: 'model_prefix' | 'hw';
-}
-
-/** An input the library cannot use, as one CLI error line. */
-function guard<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (e) {
-    if (e instanceof EvalInputError) throw new CliError(e.message);
-    throw e;
-  }
 }
 
 const writer = (io: EvalReportIo, stream: 'stdout' | 'stderr'): ((text: string) => void) =>
@@ -73,21 +56,19 @@ export function evalCheckCommand(io: EvalReportIo = {}): Command {
       try {
         minScore = pyFloat(flags.minScore, '--min-score');
       } catch {
-        throw new CliError(`--min-score ${flags.minScore}: expected a number (e.g. 0.85)`);
+        throw new UserError(`--min-score ${flags.minScore}: expected a number (e.g. 0.85)`);
       }
       const cwd = io.cwd ?? process.cwd();
-      const result = guard(() =>
-        checkEvalDir(dir, {
-          cwd,
-          env: io.env ?? process.env,
-          minScore,
-          metricPrefix: flags.metricPrefix,
-          metaEnv: flags.metaEnv,
-          ...(flags.thresholds === undefined ? {} : { thresholdsFile: flags.thresholds }),
-          ...(flags.expectedConcs === undefined ? {} : { expectedConcs: flags.expectedConcs }),
-          ...(flags.modelPrefix === undefined ? {} : { modelPrefix: flags.modelPrefix }),
-        }),
-      );
+      const result = checkEvalDir(dir, {
+        cwd,
+        env: io.env ?? process.env,
+        minScore,
+        metricPrefix: flags.metricPrefix,
+        metaEnv: flags.metaEnv,
+        ...(flags.thresholds === undefined ? {} : { thresholdsFile: flags.thresholds }),
+        ...(flags.expectedConcs === undefined ? {} : { expectedConcs: flags.expectedConcs }),
+        ...(flags.modelPrefix === undefined ? {} : { modelPrefix: flags.modelPrefix }),
+      });
       const out = writer(io, 'stdout');
       const err = writer(io, 'stderr');
       for (const line of result.lines) (line.stream === 'stdout' ? out : err)(`${line.text}\n`);
@@ -109,7 +90,7 @@ export function evalCollectCommand(io: EvalReportIo = {}): Command {
       const cwd = io.cwd ?? process.cwd();
       const rows: EvalRow[] = [];
       for (const dir of dirs) {
-        guard(() => requireDirectory(dir, cwd));
+        requireDirectory(dir, cwd);
         rows.push(...collectEvalResults(dir, { cwd }));
       }
       writer(io, 'stdout')(formatEvalTables(rows, flags.sortBy));
@@ -120,7 +101,7 @@ export function evalCollectCommand(io: EvalReportIo = {}): Command {
         renameSync(temp, target);
       } catch (e) {
         rmSync(temp, { force: true });
-        throw new CliError(`${flags.out}: cannot write the rows: ${(e as Error).message}`);
+        throw new UserError(`${flags.out}: cannot write the rows: ${(e as Error).message}`);
       }
     });
 }

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { DatasetError, EvalDirError, evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
+import { evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
 import type { EvalConcResult } from '../evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 import { firstServedModel } from './served-model.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 
@@ -35,13 +35,13 @@ interface Gsm8kFlags {
 
 const positiveInt = (flag: string, value: string): number => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} ${value}: expected a positive integer`);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} ${value}: expected a positive integer`);
   return n;
 };
 
 const nonNegative = (flag: string, value: string): number => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new CliError(`${flag} ${value}: expected a number ≥ 0`);
+  if (!Number.isFinite(n) || n < 0) throw new UserError(`${flag} ${value}: expected a number ≥ 0`);
   return n;
 };
 
@@ -50,13 +50,13 @@ function readRow(file: string): SingleNodeRow | MultiNodeRow {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new CliError(`--row ${file}: ${(e as Error).message}; pass a matrix row (what \`frontier matrix\` prints)`);
+    throw new UserError(`--row ${file}: ${(e as Error).message}; pass a matrix row (what \`frontier matrix\` prints)`);
   }
   const row = (Array.isArray(value) ? value[0] : value) as Record<string, unknown> | undefined;
   const missing = ['model', 'model-prefix', 'precision', 'framework', 'runner', 'isl', 'osl'].filter(
     (k) => row?.[k] === undefined,
   );
-  if (missing.length > 0) throw new CliError(`--row ${file}: not a matrix row (missing ${missing.join(', ')})`);
+  if (missing.length > 0) throw new UserError(`--row ${file}: not a matrix row (missing ${missing.join(', ')})`);
   return row as unknown as SingleNodeRow | MultiNodeRow;
 }
 
@@ -125,13 +125,7 @@ function gsm8kCommand(): Command {
         maxLength ??= served.maxModelLen;
       }
       const maxTokens = f.maxTokens ? positiveInt('--max-tokens', f.maxTokens) : maxTokensFor(maxLength ?? 16384);
-      let data;
-      try {
-        data = await resolveGsm8k(f.dataset, (line) => process.stderr.write(`${line}\n`));
-      } catch (e) {
-        if (e instanceof DatasetError) throw new CliError(e.message);
-        throw e;
-      }
+      const data = await resolveGsm8k(f.dataset, (line) => process.stderr.write(`${line}\n`));
       const controller = new AbortController();
       const onSignal = (): void => controller.abort();
       process.on('SIGINT', onSignal);
@@ -162,9 +156,6 @@ function gsm8kCommand(): Command {
           onProgress: tty ? (c, d, t) => process.stderr.write(`\rconc ${c}: ${d}/${t} problems`) : undefined,
           signal: controller.signal,
         });
-      } catch (e) {
-        if (e instanceof EvalDirError) throw new CliError(e.message);
-        throw e;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,14 +1,11 @@
 import { Command, Option } from 'commander';
 import { openApiDocument } from '../api/index.js';
-import { ProblemsError, SCHEMA_KINDS, formatProblem, jsonSchema } from '../catalog/index.js';
+import { SCHEMA_KINDS, jsonSchema } from '../catalog/index.js';
 import type { SchemaKind } from '../catalog/index.js';
-import { AppendOnlyError, ChangelogError, SnapshotError } from '../changelog/index.js';
-import { MatrixError } from '../matrix/index.js';
-import { CatalogError, SimConfigError } from '../sim/index.js';
-import { UsageError } from './argparse.js';
+import { UserError } from '../util/user-error.js';
 import { clustersCommand } from './clusters.js';
 import { changelogCommand } from './changelog.js';
-import { CliError, requireDirectory } from './error.js';
+import { requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
 import { lintCommand, recipeCommand, reviewCommand, rulesCommand } from './review.js';
 import { runBenchCommand } from './bench.js';
@@ -16,6 +13,7 @@ import { standinCommand } from './standin.js';
 import { resultsCommand } from './results.js';
 import { evalCommand } from './eval.js';
 import { probeCommand, runCommand } from './run.js';
+import { report } from './report.js';
 import { simCommand } from './sim.js';
 import { storeCommands } from './store.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
@@ -39,7 +37,7 @@ program
   .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
     const targets = files.length > 0 ? files : defaultCatalogFiles();
     if (targets.length === 0) {
-      fail('no files to validate: no configs/*-master.yaml here; pass FILES or use -C <InferenceX checkout>');
+      throw new UserError('no files to validate: no configs/*-master.yaml here; pass FILES or use -C <InferenceX checkout>');
     }
     const report = await validateFiles(targets);
     process.stdout.write(opts.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
@@ -49,7 +47,9 @@ program
 program
   .command('schema')
   .description('print the JSON Schema of a file kind, for editors (YAML language server)')
-  .addArgument(new Command().createArgument('<kind>', 'master-config, runners, or openapi (the API)').choices([...SCHEMA_KINDS, 'openapi']))
+  .addArgument(
+    new Command().createArgument('<kind>', 'master-config, runners, or openapi (the API)').choices([...SCHEMA_KINDS, 'openapi']),
+  )
   .action(async (kind: SchemaKind | 'openapi') => {
     const schema = kind === 'openapi' ? await openApiDocument() : jsonSchema(kind);
     process.stdout.write(`${JSON.stringify(schema, null, 2)}\n`);
@@ -96,44 +96,12 @@ program
     await runBenchCommand(cmd.args);
   });
 
-function fail(message: string, code = 1): never {
-  process.stderr.write(`frontier: error: ${message}\n`);
-  process.exit(code);
-}
-
-/** Print an expected failure the way each kind asks for; anything else is a bug and keeps its stack. */
-function report(e: unknown): void {
-  if (e instanceof UsageError) {
-    process.stderr.write(e.render());
-    process.exitCode = 2;
-  } else if (e instanceof ProblemsError) {
-    process.stderr.write(
-      `${e.problems
-        .filter((p) => p.severity === 'error')
-        .map(formatProblem)
-        .join('\n')}\n`,
-    );
-    process.exitCode = 1;
-  } else if (
-    e instanceof MatrixError ||
-    e instanceof ChangelogError ||
-    e instanceof AppendOnlyError ||
-    e instanceof SnapshotError ||
-    e instanceof CliError ||
-    e instanceof CatalogError ||
-    e instanceof SimConfigError
-  ) {
-    process.stderr.write(`frontier: error: ${e.message}\n`);
-    process.exitCode = 1;
-  } else {
-    throw e;
-  }
-}
-
 // `frontier review | head`: a reader that stops early is not an error.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code !== 'EPIPE') throw e;
   process.exit(process.exitCode ?? 0);
 });
 
-program.parseAsync(process.argv).catch(report);
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.exitCode = report(e);
+});

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { commitMessage, sweepOptOut } from '../changelog/index.js';
 import type { NoSweep } from '../changelog/index.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * A change's opt-out of its sweep (`--pr-body FILE`, `-` for stdin): the pull request description
@@ -13,7 +13,7 @@ export async function changeOptOut(prBody: string | undefined, head: string | un
       prBody === '-'
         ? await readStdin()
         : await readFile(prBody, 'utf8').catch((e: NodeJS.ErrnoException) => {
-            throw new CliError(`--pr-body ${prBody}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+            throw new UserError(`--pr-body ${prBody}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
           });
     const found = sweepOptOut(text, 'pull request description');
     if (found) return found;

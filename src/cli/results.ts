@@ -12,7 +12,7 @@ import {
   processResult,
 } from '../results/index.js';
 import type { Env, PathKind, PointIdentity, TelemetryProbe } from '../results/index.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 /** Where the command reads and writes; tests pass their own. */
 export interface ResultsIo {
@@ -37,7 +37,7 @@ function guard<T>(where: string, run: () => T): T {
   try {
     return run();
   } catch (e) {
-    if (e instanceof ResultsError) throw new CliError(`${where}: ${e.describe()}`);
+    if (e instanceof ResultsError) throw new UserError(`${where}: ${e.describe()}`);
     throw e;
   }
 }
@@ -47,7 +47,7 @@ function readText(path: string, what: string): string {
     return readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(`${path}: cannot read ${what}${code === 'ENOENT' ? ': no such file' : `: ${(e as Error).message}`}`);
+    throw new UserError(`${path}: cannot read ${what}${code === 'ENOENT' ? ': no such file' : `: ${(e as Error).message}`}`);
   }
 }
 
@@ -56,7 +56,7 @@ function readJson(path: string, what: string): unknown {
   try {
     return parsePythonJson(text);
   } catch (e) {
-    throw new CliError(`${path}: ${what} is not valid JSON: ${(e as Error).message}`);
+    throw new UserError(`${path}: ${what} is not valid JSON: ${(e as Error).message}`);
   }
 }
 
@@ -87,7 +87,7 @@ function writeAll(dir: string, files: [name: string, text: string][]): void {
     for (const [tmp, target] of staged) renameSync(tmp, target);
   } catch (e) {
     for (const [tmp] of staged) rmSync(tmp, { force: true });
-    throw new CliError(`${dir}: cannot write the result files: ${(e as Error).message}`);
+    throw new UserError(`${dir}: cannot write the result files: ${(e as Error).message}`);
   }
 }
 
@@ -95,7 +95,7 @@ async function processAction(raw: string | undefined, flags: ProcessFlags, io: R
   const cwd = io.cwd ?? process.cwd();
   const env = io.env ?? process.env;
   if (!flags.env === !flags.row) {
-    throw new CliError('give exactly one of --env (the variables process_result.py reads) or --row ROW.json (a matrix row)');
+    throw new UserError('give exactly one of --env (the variables process_result.py reads) or --row ROW.json (a matrix row)');
   }
   let identity: PointIdentity;
   let rawValue: unknown;
@@ -109,7 +109,7 @@ async function processAction(raw: string | undefined, flags: ProcessFlags, io: R
     identity = guard('environment', () => identityFromEnv(vars));
   } else {
     if (raw === undefined)
-      throw new CliError('--row needs the raw result file: frontier results process RAW.json --row ROW.json');
+      throw new UserError('--row needs the raw result file: frontier results process RAW.json --row ROW.json');
     const rowPath = resolve(cwd, flags.row!);
     const row = guard(rowPath, () => parseRow(readJson(rowPath, 'the matrix row'), rowPath));
     rawPath = resolve(cwd, raw);
@@ -118,7 +118,7 @@ async function processAction(raw: string | undefined, flags: ProcessFlags, io: R
     identity = guard(rowPath, () => identityFromRow(row, { runner: flags.runner, resultFilename }));
   }
   if (/[/\0]/.test(identity.resultFilename)) {
-    throw new CliError(`RESULT_FILENAME ${JSON.stringify(identity.resultFilename)} is not a file name (no "/" allowed)`);
+    throw new UserError(`RESULT_FILENAME ${JSON.stringify(identity.resultFilename)} is not a file name (no "/" allowed)`);
   }
   const point = guard(rawPath, () =>
     processResult(rawValue, identity, { settings: powerSettingsFromEnv(env), probe: fsProbe(cwd) }),

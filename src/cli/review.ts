@@ -4,12 +4,12 @@ import { formatProblem } from '../catalog/index.js';
 import type { Problem } from '../catalog/index.js';
 import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
 import { changeOptOut } from './opt-out.js';
-import { CliError, requireDirectory } from './error.js';
+import { UserError } from '../util/user-error.js';
+import { requireDirectory } from './error.js';
 import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
 import type { Plan, Variant } from '../recipes/index.js';
 import {
-  BacktestError,
   RULES,
   firstParentCommits,
   formatBacktestLine,
@@ -46,11 +46,11 @@ function withTreeOptions(command: Command): Command {
 
 /** A revision given as a git ref or a directory (exactly one of the two). */
 function side(name: string, ref: string | undefined, dir: string | undefined, fallbackDir?: string): Snapshot {
-  if (ref && dir) throw new CliError(`give either --${name} or --${name}-dir, not both`);
+  if (ref && dir) throw new UserError(`give either --${name} or --${name}-dir, not both`);
   if (ref) return gitSnapshot(ref);
   if (dir) return dirSnapshot(requireDirectory(dir, `--${name}-dir`));
   if (fallbackDir) return dirSnapshot(fallbackDir);
-  throw new CliError(`the ${name} revision is missing: give --${name} <ref> (e.g. origin/main) or --${name}-dir <dir>`);
+  throw new UserError(`the ${name} revision is missing: give --${name} <ref> (e.g. origin/main) or --${name}-dir <dir>`);
 }
 
 interface PlannedVariant {
@@ -67,7 +67,7 @@ async function planFiles(args: string[]): Promise<PlannedVariant[]> {
     const colon = arg.lastIndexOf(':');
     const [path, selector] = colon > 0 ? [arg.slice(0, colon), arg.slice(colon + 1)] : [arg, undefined];
     const text = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-      throw new CliError(e.code === 'ENOENT' ? `${path}: no such recipe file` : `${path}: ${e.message}`);
+      throw new UserError(e.code === 'ENOENT' ? `${path}: no such recipe file` : `${path}: ${e.message}`);
     });
     const file = await loadRecipe(path, text);
     const problems = file.problems;
@@ -80,7 +80,7 @@ async function planFiles(args: string[]): Promise<PlannedVariant[]> {
       try {
         variants = [selectVariant(file.doc.value, selector)];
       } catch (e) {
-        if (e instanceof VariantError) throw new CliError(`${path}: ${e.message}`);
+        if (e instanceof VariantError) throw new UserError(`${path}: ${e.message}`);
         throw e;
       }
     }
@@ -138,7 +138,7 @@ export function rulesCommand(): Command {
     .addOption(formatOption(['text', 'json', 'markdown']))
     .action((id: string | undefined, opts: { format: 'text' | 'json' | 'markdown' }) => {
       const rules = id === undefined ? RULES : RULES.filter((r) => r.id === id);
-      if (rules.length === 0) throw new CliError(`no rule ${id}; \`frontier rules\` lists them`);
+      if (rules.length === 0) throw new UserError(`no rule ${id}; \`frontier rules\` lists them`);
       process.stdout.write(formatRules(rules, opts.format));
     });
 }
@@ -155,13 +155,13 @@ export function reviewCommand(): Command {
     .option('--since <ref>', 'an earlier reviewed commit of this change: only what changed after it decides')
     .option('--since-dir <dir>', 'the same, as a directory')
     .option('--pr <number>', 'the pull request number (for the changelog pr-link rule)', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) === 0) throw new CliError('--pr expects a pull request number');
+      if (!/^\d+$/.test(v) || Number(v) === 0) throw new UserError('--pr expects a pull request number');
       return Number(v);
     })
     .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
     .option('--each <range>', 'review every first-parent commit of A..B (a git range) against its parent, one line each')
     .option('--last <n>', 'review the last n first-parent commits of --head (default HEAD), one line each', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) === 0) throw new CliError('--last expects a number of commits');
+      if (!/^\d+$/.test(v) || Number(v) === 0) throw new UserError('--last expects a number of commits');
       return Number(v);
     })
     .option('--repo <dir>', 'the git checkout --each/--last read', '.')
@@ -202,16 +202,14 @@ async function backtest(
   opts: TreeFlags & { each?: string; last?: number; head?: string; repo: string; format: ReportFormat },
 ): Promise<void> {
   if (opts.each !== undefined && opts.last !== undefined)
-    throw new CliError('give either --each <range> or --last <n>, not both');
+    throw new UserError('give either --each <range> or --last <n>, not both');
   const repo = requireDirectory(opts.repo, '--repo');
   const commits = await firstParentCommits(
     repo,
     opts.each !== undefined ? { range: opts.each } : { last: opts.last!, ref: opts.head },
-  ).catch((e: unknown) => {
-    throw e instanceof BacktestError ? new CliError(e.message) : e;
-  });
+  );
   if (commits.length === 0)
-    throw new CliError(
+    throw new UserError(
       `no commits to review in ${opts.each ?? `the last ${opts.last}`} (first-parent, root commits have no base)`,
     );
   const reviews: CommitReview[] = [];

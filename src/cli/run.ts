@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { commandLine, renderLaunchScript } from '../engines/index.js';
 import type { EngineAdapter } from '../engines/index.js';
 import {
-  TreeError,
   isInferencexTree,
   leaders,
   loadRecipeBook,
@@ -24,9 +23,7 @@ import type { InferencexTree, RecipeBook, RecipePlan, RecordedJobScript, Recorde
 import type { PreparedGroup } from '../launch/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import {
-  NotReadyError,
   RunDir,
-  RunError,
   consoleReporter,
   findCluster,
   jobFor,
@@ -46,7 +43,8 @@ import type { ClusterProfile, EvalSettings } from '../launch/index.js';
 import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
-import { CliError, requireDirectory } from './error.js';
+import { UserError } from '../util/user-error.js';
+import { requireDirectory } from './error.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -74,26 +72,26 @@ export function readMatrix(file: string): { rows: MatrixRow[]; text: string } {
   try {
     text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (e) {
-    throw new CliError(`--matrix ${file}: ${(e as Error).message}`);
+    throw new UserError(`--matrix ${file}: ${(e as Error).message}`);
   }
   let rows: unknown;
   try {
     rows = JSON.parse(text);
   } catch (e) {
-    throw new CliError(`--matrix ${file}: not JSON (${(e as Error).message}); pass what \`frontier matrix\` prints`);
+    throw new UserError(`--matrix ${file}: not JSON (${(e as Error).message}); pass what \`frontier matrix\` prints`);
   }
-  if (!Array.isArray(rows)) throw new CliError(`--matrix ${file}: expected a JSON array of matrix rows`);
+  if (!Array.isArray(rows)) throw new UserError(`--matrix ${file}: expected a JSON array of matrix rows`);
   rows.forEach((row, i) => {
     const r = row as Record<string, unknown>;
     const missing = ['image', 'model', 'model-prefix', 'precision', 'framework', 'runner', 'conc'].filter(
       (k) => r?.[k] === undefined,
     );
     if (typeof row !== 'object' || row === null || missing.length > 0)
-      throw new CliError(`--matrix ${file}: row ${i} is not a matrix row (missing ${missing.join(', ') || 'everything'})`);
+      throw new UserError(`--matrix ${file}: row ${i} is not a matrix row (missing ${missing.join(', ') || 'everything'})`);
     // These name the row's files in the run directory (RESULT_FILENAME): a '/' or '..' would write outside it.
     for (const key of ['model-prefix', 'precision', 'framework'])
       if (typeof r[key] !== 'string' || !SAFE_NAME.test(r[key]))
-        throw new CliError(
+        throw new UserError(
           `--matrix ${file}: row ${i}: ${key} ${JSON.stringify(r[key])} cannot be part of a file name: use letters, digits, '.', '_' and '-', starting with a letter or digit`,
         );
   });
@@ -104,7 +102,7 @@ export function readMatrix(file: string): { rows: MatrixRow[]; text: string } {
 export function filterRows(rows: readonly MatrixRow[], filters: readonly string[]): MatrixRow[] {
   const tests = filters.map((f) => {
     const eq = f.indexOf('=');
-    if (eq <= 0) throw new CliError(`--filter ${f}: expected FIELD=GLOB, e.g. framework=sim or conc=4`);
+    if (eq <= 0) throw new UserError(`--filter ${f}: expected FIELD=GLOB, e.g. framework=sim or conc=4`);
     const field = f.slice(0, eq);
     const re = fnmatchRegExp(f.slice(eq + 1));
     return (row: MatrixRow): boolean => {
@@ -421,14 +419,14 @@ export function runCommand(): Command {
       const matrix = readMatrix(flags.matrix);
       const rows = filterRows(matrix.rows, flags.filter);
       if (rows.length === 0)
-        throw new CliError(`--matrix ${flags.matrix}: no rows${flags.filter.length > 0 ? ' match the filters' : ''}`);
+        throw new UserError(`--matrix ${flags.matrix}: no rows${flags.filter.length > 0 ? ' match the filters' : ''}`);
       const profiles = await loadClusterProfiles(flags.clusters);
       const runners = [...new Set(rows.map((r) => r.runner))];
       const cluster =
         flags.cluster !== undefined ? findCluster(profiles, { name: flags.cluster }) : clusterForRunners(profiles, runners);
       const basePort = Number(flags.basePort);
       if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65000)
-        throw new CliError(`--base-port ${flags.basePort}: expected a port number`);
+        throw new UserError(`--base-port ${flags.basePort}: expected a port number`);
       const out = resolve(flags.out ?? `runs/${stamp()}`);
       const tree = inferencexTree(flags.inferencex);
       const recipes = tree ? await loadRecipeBook(tree, rows) : undefined;
@@ -474,9 +472,6 @@ export function runCommand(): Command {
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
         process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
-      } catch (e) {
-        if (e instanceof RunError) throw new CliError(e.message);
-        throw e;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -489,12 +484,12 @@ async function evalSettings(flags: RunFlags): Promise<EvalSettings> {
   try {
     data = await resolveGsm8k(flags.evalDataset, (line) => process.stderr.write(`${line}\n`));
   } catch (e) {
-    if (e instanceof DatasetError) throw new CliError(`${e.message} (or run with --no-evals)`);
+    if (e instanceof DatasetError) throw new UserError(`${e.message} (or run with --no-evals)`);
     throw e;
   }
   const limit = flags.evalLimit === undefined ? undefined : Number(flags.evalLimit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
-    throw new CliError(`--eval-limit ${flags.evalLimit}: expected a positive integer`);
+    throw new UserError(`--eval-limit ${flags.evalLimit}: expected a positive integer`);
   return { test: data.test, train: data.train, datasetDir: data.dir, answersFile: data.testFile, limit };
 }
 
@@ -505,7 +500,7 @@ function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[
     chosen.set(c.name, c);
   }
   if (chosen.size > 1)
-    throw new CliError(
+    throw new UserError(
       `the rows run on ${chosen.size} clusters (${[...chosen.keys()].join(', ')}): run each with --cluster NAME and --filter runner=…`,
     );
   return [...chosen.values()][0]!;
@@ -532,13 +527,8 @@ function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
 /** The InferenceX checkout whose scripts run single-node rows: --inferencex, else the current directory if it is one. */
 function inferencexTree(flag: string | false | undefined): InferencexTree | undefined {
   if (flag === false) return undefined;
-  try {
-    if (flag === undefined) return isInferencexTree(process.cwd()) ? openTree(process.cwd()) : undefined;
-    return openTree(requireDirectory(flag, '--inferencex'));
-  } catch (e) {
-    if (e instanceof TreeError) throw new CliError(e.message);
-    throw e;
-  }
+  if (flag === undefined) return isInferencexTree(process.cwd()) ? openTree(process.cwd()) : undefined;
+  return openTree(requireDirectory(flag, '--inferencex'));
 }
 
 export function probeCommand(): Command {
@@ -557,25 +547,20 @@ export function probeCommand(): Command {
           return false;
         }
       };
-      try {
-        await waitReady(
-          urls.map((u) => {
-            const at = u.indexOf('@', u.indexOf('//') + 2);
-            return at < 0 ? { url: u } : { url: u.slice(0, at), contains: u.slice(at + 1) };
-          }),
-          {
-            attempts: Number(o.attempts),
-            intervalMs: Number(o.interval) * 1000,
-            failed: () => {
-              const gone = o.watchPid.filter((p) => !alive(p));
-              return gone.length > 0 ? `process ${gone.join(', ')} exited before the engine was ready` : undefined;
-            },
+      await waitReady(
+        urls.map((u) => {
+          const at = u.indexOf('@', u.indexOf('//') + 2);
+          return at < 0 ? { url: u } : { url: u.slice(0, at), contains: u.slice(at + 1) };
+        }),
+        {
+          attempts: Number(o.attempts),
+          intervalMs: Number(o.interval) * 1000,
+          failed: () => {
+            const gone = o.watchPid.filter((p) => !alive(p));
+            return gone.length > 0 ? `process ${gone.join(', ')} exited before the engine was ready` : undefined;
           },
-        );
-        process.stdout.write(`ready: ${urls.join(' ')}\n`);
-      } catch (e) {
-        if (e instanceof NotReadyError) throw new CliError(e.message);
-        throw e;
-      }
+        },
+      );
+      process.stdout.write(`ready: ${urls.join(' ')}\n`);
     });
 }

@@ -1,4 +1,4 @@
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 /** The first model a server lists (GET /v1/models), and its context length when it says. */
 export async function firstServedModel(
@@ -12,8 +12,8 @@ export async function firstServedModel(
     const res = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
     first = ((await res.json()) as { data?: { id?: string; max_model_len?: number }[] }).data?.[0];
   } catch (e) {
-    throw new CliError(`cannot reach ${url} (${(e as Error).message}); is the server up? (or ${instead})`);
+    throw new UserError(`cannot reach ${url} (${(e as Error).message}); is the server up? (or ${instead})`);
   }
-  if (!first?.id) throw new CliError(`${url} lists no model; ${instead}`);
+  if (!first?.id) throw new UserError(`${url} lists no model; ${instead}`);
   return { id: first.id, ...(typeof first.max_model_len === 'number' ? { maxModelLen: first.max_model_len } : {}) };
 }

@@ -19,7 +19,7 @@ import {
 } from '../sim/index.js';
 import type { DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 const integer =
   (min: number) =>
@@ -113,14 +113,14 @@ function deployment(flags: DeploymentFlags): DeploymentOptions {
   for (const pair of flags.efficiency ?? []) {
     const [key, value] = pair.split('=');
     if (!key || !(key in DEFAULT_EFFICIENCY) || value === undefined || !Number.isFinite(Number(value))) {
-      throw new CliError(
+      throw new UserError(
         `--efficiency ${pair}: expected <key>=<number> with key one of ${Object.keys(DEFAULT_EFFICIENCY).join(', ')}`,
       );
     }
     efficiency[key as keyof Efficiency] = Number(value);
   }
   if ((flags.specDraftTokens === undefined) !== (flags.specAcceptance === undefined)) {
-    throw new CliError('speculative decoding needs both --spec-draft-tokens and --spec-acceptance');
+    throw new UserError('speculative decoding needs both --spec-draft-tokens and --spec-acceptance');
   }
   return {
     model: flags.model,
@@ -229,7 +229,7 @@ export function simCommand(): Command {
         },
       ) => {
         if (flags.role !== 'both' && (flags.prefillWorkers !== undefined || flags.decodeWorkers !== undefined)) {
-          throw new CliError(
+          throw new UserError(
             `--role ${flags.role} serves one pool of a disaggregated deployment: size it with --workers, not --prefill-workers/--decode-workers`,
           );
         }
@@ -248,14 +248,10 @@ export function simCommand(): Command {
         let answers: AnswerBook | undefined;
         if (flags.answers) {
           const bytes = await readFile(flags.answers).catch((e: Error) => {
-            throw new CliError(`--answers ${flags.answers}: ${e.message}`);
+            throw new UserError(`--answers ${flags.answers}: ${e.message}`);
           });
           const text = (flags.answers.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-          try {
-            answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
-          } catch (e) {
-            throw new CliError((e as Error).message);
-          }
+          answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
         }
         const server = await startSimServer({
           topology,
@@ -276,7 +272,7 @@ export function simCommand(): Command {
           },
         }).catch((e: NodeJS.ErrnoException) => {
           if (e.code === 'EADDRINUSE')
-            throw new CliError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
+            throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
           throw e;
         });
         process.stdout.write(
@@ -306,7 +302,7 @@ export function simCommand(): Command {
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVER_OPTIONS.host)
     .action(async (flags: { prefill?: string[]; decode?: string[]; port: number; host: string }) => {
       if (!flags.prefill?.length || !flags.decode?.length) {
-        throw new CliError('the router needs at least one --prefill URL and one --decode URL');
+        throw new UserError('the router needs at least one --prefill URL and one --decode URL');
       }
       const router = await startSimRouter({
         prefill: flags.prefill,
@@ -315,8 +311,8 @@ export function simCommand(): Command {
         port: flags.port,
       }).catch((e: NodeJS.ErrnoException) => {
         if (e.code === 'EADDRINUSE')
-          throw new CliError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
-        throw new CliError(e.message);
+          throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
+        throw new UserError(e.message);
       });
       // The URL comes after " on ", as in `sim serve`'s banner, so one pattern finds either's.
       process.stdout.write(

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 import { simCommand } from './sim.js';
 
 /**
@@ -58,7 +58,7 @@ const DEFAULT_PORTS: Record<string, number> = { vllm: 8000, 'trtllm-serve': 8000
 
 function need(name: string): string {
   const v = process.env[name];
-  if (v === undefined || v === '') throw new CliError(`stand-in: ${name} is not set (the InferenceX workflow sets it)`);
+  if (v === undefined || v === '') throw new UserError(`stand-in: ${name} is not set (the InferenceX workflow sets it)`);
   return v;
 }
 
@@ -271,7 +271,7 @@ export function standinCommand(): Command {
           /^https?:/.test(d) ? d : `http://${d.split(':')[0]}:${d.split(':').at(-1)}`,
         );
         if (prefill.length === 0 || decode.length === 0)
-          throw new CliError(
+          throw new UserError(
             `stand-in: ${tool} names no --prefill and --decode workers, and FRONTIER_STANDIN_REGISTRY is not set`,
           );
         await simRouter(prefill, decode, host, port);
@@ -289,7 +289,8 @@ export function standinCommand(): Command {
         await simRouter(urls('prefill'), urls('decode'), host, port);
         return;
       }
-      if (urls('both').length === 0) throw new CliError(`stand-in: ${tool} has no workers to front (${JSON.stringify(workers)})`);
+      if (urls('both').length === 0)
+        throw new UserError(`stand-in: ${tool} has no workers to front (${JSON.stringify(workers)})`);
       await proxy(urls('both'), host, Number(port));
     });
   standin

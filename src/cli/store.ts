@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
-import { CliError } from './error.js';
+import { UserError } from '../util/user-error.js';
 
 const dbOption = () =>
   new Option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
@@ -18,7 +18,7 @@ async function open(db: string | undefined) {
   try {
     return await openStore(storeLocation(db));
   } catch (e) {
-    throw new CliError((e as Error).message);
+    throw new UserError((e as Error).message);
   }
 }
 
@@ -38,12 +38,12 @@ function dashboardDir(): string | undefined {
 
 const positiveInt = (flag: string) => (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`${flag} ${value}: expected a positive integer`);
+  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} ${value}: expected a positive integer`);
   return n;
 };
 
 const isoDate = (flag: string) => (value: string) => {
-  if (!isIsoDate(value)) throw new CliError(`${flag} ${value}: expected a date that exists, YYYY-MM-DD`);
+  if (!isIsoDate(value)) throw new UserError(`${flag} ${value}: expected a date that exists, YYYY-MM-DD`);
   return value;
 };
 
@@ -72,26 +72,20 @@ function ingestCommand(): Command {
     .option('--dry-run', 'check everything and print what would change; write nothing')
     .option('--json', 'print the summary as JSON')
     .action(async (dir: string, o: Record<string, string | boolean | number | string[] | undefined>) => {
-      if (o.official && o.unofficial) throw new CliError('--official and --unofficial: pick one');
-      const { IngestConflict, IngestError, ingestBatch, readArtifacts } = await import('../store/index.js');
-      let batch;
-      try {
-        batch = readArtifacts(resolve(dir), {
-          official: o.official === true,
-          runId: o.runId as string | undefined,
-          attempt: o.attempt as number | undefined,
-          sourceRun: o.sourceRun as string | undefined,
-          date: o.date as string | undefined,
-          branch: o.branch as string | undefined,
-          commit: o.commit as string | undefined,
-          labels: o.label as string[] | undefined,
-          url: o.url as string | undefined,
-          thresholdOf: await referenceThresholdOf(),
-        });
-      } catch (e) {
-        if (e instanceof IngestError) throw new CliError(e.message);
-        throw e;
-      }
+      if (o.official && o.unofficial) throw new UserError('--official and --unofficial: pick one');
+      const { ingestBatch, readArtifacts } = await import('../store/index.js');
+      const batch = readArtifacts(resolve(dir), {
+        official: o.official === true,
+        runId: o.runId as string | undefined,
+        attempt: o.attempt as number | undefined,
+        sourceRun: o.sourceRun as string | undefined,
+        date: o.date as string | undefined,
+        branch: o.branch as string | undefined,
+        commit: o.commit as string | undefined,
+        labels: o.label as string[] | undefined,
+        url: o.url as string | undefined,
+        thresholdOf: await referenceThresholdOf(),
+      });
       const store = await open(o.db as string | undefined);
       try {
         const s = await ingestBatch(store, batch, { dryRun: o.dryRun === true });
@@ -115,9 +109,6 @@ function ingestCommand(): Command {
         if (!s.dry_run && rows === 0 && s.replaced_attempt === undefined && s.run_changes.length === 0)
           lines.push('  (already stored: nothing changed)');
         process.stdout.write(`${lines.join('\n')}\n`);
-      } catch (e) {
-        if (e instanceof IngestConflict) throw new CliError(e.message);
-        throw e;
       } finally {
         await store.close();
       }
@@ -134,7 +125,7 @@ function serveCommand(): Command {
     .option('--max-upload-mb <n>', 'largest ingest upload, MiB', positiveInt('--max-upload-mb'), 256)
     .action(async (o: { db?: string; host: string; port: string; private?: boolean; maxUploadMb: number }) => {
       const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port ${o.port}: expected 0–65535`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port ${o.port}: expected 0–65535`);
       const { buildApi } = await import('../api/index.js');
       const store = await open(o.db);
       const app = await buildApi({
@@ -149,7 +140,7 @@ function serveCommand(): Command {
         url = await app.listen({ host: o.host, port });
       } catch (e) {
         await store.close();
-        throw new CliError(`cannot listen on ${o.host}:${port}: ${(e as Error).message}`);
+        throw new UserError(`cannot listen on ${o.host}:${port}: ${(e as Error).message}`);
       }
       process.stdout.write(
         `frontier serve: ${store.location} on ${url} (dashboard ${url}/inference, API ${url}/api/v1, OpenAPI ${url}/api/openapi.json)\n`,
@@ -172,14 +163,11 @@ function tokenCommand(): Command {
     .argument('<name>', 'who or what uses it (ci, alice)')
     .addOption(dbOption())
     .action(async (name: string, o: { db?: string }) => {
-      const { TokenError, createToken } = await import('../store/index.js');
+      const { createToken } = await import('../store/index.js');
       const store = await open(o.db);
       try {
         process.stdout.write(`${await createToken(store, name)}\n`);
         process.stderr.write(`token "${name}" created; keep it: it is not stored and cannot be shown again\n`);
-      } catch (e) {
-        if (e instanceof TokenError) throw new CliError(e.message);
-        throw e;
       } finally {
         await store.close();
       }
@@ -207,7 +195,7 @@ function tokenCommand(): Command {
       const { revokeToken } = await import('../store/index.js');
       const store = await open(o.db);
       try {
-        if (!(await revokeToken(store, name))) throw new CliError(`no token named "${name}" (frontier token list shows them)`);
+        if (!(await revokeToken(store, name))) throw new UserError(`no token named "${name}" (frontier token list shows them)`);
         process.stdout.write(`token "${name}" revoked\n`);
       } finally {
         await store.close();
@@ -227,12 +215,12 @@ function compareCommand(): Command {
     .action(async (runId: string, o: { threshold: string; json?: boolean; db?: string }) => {
       const threshold = Number(o.threshold);
       if (!Number.isFinite(threshold) || threshold < 0)
-        throw new CliError(`--threshold ${o.threshold}: expected a percentage ≥ 0`);
+        throw new UserError(`--threshold ${o.threshold}: expected a percentage ≥ 0`);
       const { compareRun, comparisonMarkdown } = await import('../store/index.js');
       const store = await open(o.db);
       try {
         const c = await compareRun(store, runId, threshold);
-        if (!c) throw new CliError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
+        if (!c) throw new UserError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
         process.stdout.write(o.json ? `${JSON.stringify(c, null, 2)}\n` : comparisonMarkdown(c));
         if (c.regressions > 0) process.exitCode = 1;
       } finally {

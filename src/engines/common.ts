@@ -11,6 +11,7 @@ import type {
   WorkerPlacement,
   WorkerShape,
 } from './types.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * What the GPU engine adapters (vllm, sglang, trt, dynamo-*) share: their options (the cluster
@@ -43,7 +44,7 @@ export const COMMON_OPTIONS: OptionSpecs = {
   'mtp-tokens': { type: 'number', doc: 'draft tokens per step for spec-decoding mtp' },
 };
 
-export class OptionError extends Error {}
+export class OptionError extends UserError {}
 
 /** Split a string into words as a POSIX shell would: whitespace separates, quotes and backslashes group. */
 export function splitArgs(text: string): string[] {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { UserError } from '../util/user-error.js';
 
 /**
  * GSM8K (openai/grade-school-math, MIT): `test.jsonl` (1,319 problems, scored) and `train.jsonl`
@@ -25,7 +26,7 @@ export interface Gsm8k {
   testFile: string;
 }
 
-export class DatasetError extends Error {}
+export class DatasetError extends UserError {}
 
 const COMMIT = '3101c7d5072418e28b9008a6636bde82a006892c';
 export const GSM8K_SOURCE = `https://raw.githubusercontent.com/openai/grade-school-math/${COMMIT}/grade_school_math/data`;

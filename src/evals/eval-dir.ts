@@ -4,6 +4,7 @@ import type { Gsm8kDoc } from './dataset.js';
 import { appendSample, readSamples, runGsm8k } from './gsm8k.js';
 import type { Gsm8kResult } from './gsm8k.js';
 import { writeEvalOutputs, writeMetaEnv } from './outputs.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * One eval directory: GSM8K at each of the asked concurrencies against one server (several:
@@ -45,7 +46,7 @@ export interface EvalConcResult {
   files: { results: string; samples: string } | undefined;
 }
 
-export class EvalDirError extends Error {}
+export class EvalDirError extends UserError {}
 
 export const partialFile = (dir: string, suffix: string): string => join(dir, `.samples_gsm8k${suffix}.partial.jsonl`);
 

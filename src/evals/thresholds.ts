@@ -13,9 +13,10 @@ import { isAlias, isMap, isScalar, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { plainKind, resolvePlain } from '../catalog/yaml/resolve.js';
 import { floatRepr } from '../results/pyjson.js';
+import { UserError } from '../util/user-error.js';
 
 /** A file or directory the eval commands cannot use, with what to do about it. */
-export class EvalInputError extends Error {}
+export class EvalInputError extends UserError {}
 
 /** `utils/evals/thresholds.yaml` of InferenceX commit 843c6254f, byte for byte. */
 export const REFERENCE_THRESHOLDS_YAML = `# Model thresholds override task defaults.

@@ -1,5 +1,6 @@
 import type { Layout, Placement } from '../engines/index.js';
 import { AllocationError, allocateEndpoints, resourceMath } from '../recipes/index.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * Where a deployment's workers go on a cluster's nodes: srtctl's allocation (prefill workers,
@@ -7,7 +8,7 @@ import { AllocationError, allocateEndpoints, resourceMath } from '../recipes/ind
  * placement srtctl would make. `hosts` are the nodes' addresses (or shell expressions in a job).
  */
 
-export class PlacementError extends Error {}
+export class PlacementError extends UserError {}
 
 /** Nodes a layout needs on nodes of `gpusPerNode` GPUs. */
 export function nodesNeeded(layout: Layout, gpusPerNode: number): number {

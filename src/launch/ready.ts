@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { UserError } from '../util/user-error.js';
 
 /**
  * The readiness barrier: every URL answers 200 (and its body holds the expected text), checked
@@ -20,7 +21,7 @@ export interface ReadyOptions {
   onWait?: (attempt: number, pending: string[]) => void;
 }
 
-export class NotReadyError extends Error {}
+export class NotReadyError extends UserError {}
 
 async function check(t: ReadyTarget): Promise<string | undefined> {
   try {

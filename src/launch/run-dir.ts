@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { UserError } from '../util/user-error.js';
 
 /**
  * A run directory, laid out as InferenceX's collectors and dashboard ingest it:
@@ -80,7 +81,7 @@ export interface EvalRecord {
 }
 
 /** A run directory that cannot be used as asked: the message names the file and the fix. */
-export class RunError extends Error {}
+export class RunError extends UserError {}
 
 const POINT_STATUSES: readonly string[] = ['pending', 'ok', 'invalid', 'failed', 'skipped'];
 

@@ -1,4 +1,5 @@
 import type { ComponentMetadata, KvOffloadBackend, ResolvedTuning, WorkerConfig } from '../catalog/index.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * Matrix rows: the contract with the benchmark workflows (reference: `SingleNodeMatrixEntry`,
@@ -106,7 +107,7 @@ export const rowScenario = (row: MatrixRow): ScenarioType => (isAgenticRow(row) 
 export const isMultiNodeRow = (row: MatrixRow): row is MultiNodeRow | MultiNodeAgenticRow => 'prefill' in row;
 
 /** A failure the reference generator raises as ValueError: bad filters or an unusable catalog. */
-export class MatrixError extends Error {
+export class MatrixError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = 'MatrixError';

@@ -3,6 +3,7 @@
  * SrtConfig.total_nodes, core/topology.py allocate_endpoints, cli/submit.py
  * planned_total_nodes), so a plan here is the job srtctl would submit.
  */
+import { UserError } from '../util/user-error.js';
 
 export type WorkerMode = 'prefill' | 'decode' | 'agg';
 
@@ -94,7 +95,7 @@ export interface Endpoint {
   gpus: number[][];
 }
 
-export class AllocationError extends Error {
+export class AllocationError extends UserError {
   constructor(
     message: string,
     /** The workers placed before the allocation ran out of nodes. */

@@ -4,8 +4,9 @@
  * length-1 lists broadcast). A CONFIG_FILE names one variant as `file.yaml:<selector>`.
  * Reference: srtctl core/config.py (deep_merge, expand_zip_override) and cli/submit.py.
  */
+import { UserError } from '../util/user-error.js';
 
-export class VariantError extends Error {}
+export class VariantError extends UserError {}
 
 export interface Variant {
   /** The selector that picks it (`zip_override_g[0]`, `override_x`, or undefined for a plain recipe). */

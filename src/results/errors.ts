@@ -1,3 +1,5 @@
+import { UserError } from '../util/user-error.js';
+
 /** The Python exception class the reference raises for the same input. */
 export type PythonErrorType = 'OSError' | 'ValueError' | 'TypeError' | 'KeyError' | 'ZeroDivisionError' | 'OverflowError';
 
@@ -6,13 +8,13 @@ export type PythonErrorType = 'OSError' | 'ValueError' | 'TypeError' | 'KeyError
  * text (what follows `ValueError: ` on its traceback's last line); `hint` says how to fix it.
  * `pythonType` is absent for Frontier's own refusals (e.g. power telemetry it cannot integrate).
  */
-export class ResultsError extends Error {
+export class ResultsError extends UserError {
   constructor(
     message: string,
     readonly pythonType?: PythonErrorType,
-    readonly hint?: string,
+    hint?: string,
   ) {
-    super(message);
+    super(message, { hint });
     this.name = 'ResultsError';
   }
 

@@ -7,6 +7,7 @@ import { reviewTrees } from './run.js';
 import type { LintOptions, ReviewedFinding } from './run.js';
 import { loadTree } from './tree.js';
 import type { Tree } from './tree.js';
+import { UserError } from '../util/user-error.js';
 
 const run = promisify(execFile);
 
@@ -30,7 +31,7 @@ export interface CommitReview {
   seconds: number;
 }
 
-export class BacktestError extends Error {}
+export class BacktestError extends UserError {}
 
 async function git(repo: string, args: string[]): Promise<string> {
   try {

@@ -1,4 +1,5 @@
 import { Rng } from '../util/rng.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * A test double for the evals pipeline: given reference answers (JSONL of {question, answer}),
@@ -33,11 +34,11 @@ export class AnswerBook {
       try {
         value = JSON.parse(line);
       } catch (e) {
-        throw new Error(`${file}:${i + 1}: not JSON: ${(e as Error).message}`);
+        throw new UserError(`${file}:${i + 1}: not JSON: ${(e as Error).message}`);
       }
       const { question, answer } = value as Record<string, unknown>;
       if (typeof question !== 'string' || (typeof answer !== 'string' && typeof answer !== 'number')) {
-        throw new Error(`${file}:${i + 1}: expected {"question": string, "answer": string}`);
+        throw new UserError(`${file}:${i + 1}: expected {"question": string, "answer": string}`);
       }
       keys.push({ question: question.trim(), answer: String(answer) });
     });

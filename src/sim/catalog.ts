@@ -1,5 +1,6 @@
 import hardwareData from './data/hardware.json' with { type: 'json' };
 import modelData from './data/models.json' with { type: 'json' };
+import { UserError } from '../util/user-error.js';
 
 export type Precision = 'bf16' | 'fp8' | 'fp4';
 export const PRECISIONS: readonly Precision[] = ['bf16', 'fp8', 'fp4'];
@@ -68,7 +69,7 @@ export interface Model {
 export const HARDWARE: readonly Hardware[] = hardwareData as Hardware[];
 export const MODELS: readonly Model[] = modelData as Model[];
 
-export class CatalogError extends Error {}
+export class CatalogError extends UserError {}
 
 const norm = (s: string): string => s.toLowerCase().replace(/_/g, '-');
 

@@ -1,5 +1,6 @@
 import type { Hardware, Model, Precision } from './catalog.js';
 import { CatalogError } from './catalog.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * The performance model of one engine instance (model × hardware × precision × parallelism):
@@ -130,7 +131,7 @@ export interface Memory {
   kvCapacityBytes: number;
 }
 
-export class SimConfigError extends Error {}
+export class SimConfigError extends UserError {}
 
 export function memory(spec: EngineSpec): Memory {
   const perGpu = spec.hardware.memoryGB * 1e9;

@@ -14,6 +14,7 @@ import { notPlainFiles } from './files.js';
 import { formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
 import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 import { isIsoDate } from '../util/date.js';
+import { UserError } from '../util/user-error.js';
 
 export interface RunInfo {
   run_id: string;
@@ -91,7 +92,7 @@ export interface IngestOptions {
   thresholdOf?: ((modelPrefix: string, task: string) => number | undefined) | undefined;
 }
 
-export class IngestError extends Error {
+export class IngestError extends UserError {
   constructor(
     readonly problems: IngestProblem[],
     readonly dir: string,

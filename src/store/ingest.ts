@@ -12,6 +12,7 @@ import { LatestKeys, advanceLatest, forgetLatest, refillLatest } from './latest.
 import { configKey } from './rows.js';
 import type { ConfigIdentity } from './rows.js';
 import type { Database } from './schema.js';
+import { UserError } from '../util/user-error.js';
 
 export interface IngestSummary {
   run_id: string;
@@ -45,7 +46,7 @@ export interface RunChange {
   to: string | boolean | string[];
 }
 
-export class IngestConflict extends Error {}
+export class IngestConflict extends UserError {}
 
 /** Columns per row are ~25: chunks of 400 rows stay under SQLite's and PostgreSQL's bound-parameter limits. */
 const CHUNK = 400;

@@ -5,10 +5,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Store } from './db.js';
+import { UserError } from '../util/user-error.js';
 
 const hashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-export class TokenError extends Error {}
+export class TokenError extends UserError {}
 
 /** Create a token named `name`; returns the secret (the only time it exists outside its holder). */
 export async function createToken(store: Store, name: string): Promise<string> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalCheckCommand, evalCollectCommand } from '../../src/cli/eval-report.js';
 import type { EvalReportIo } from '../../src/cli/eval-report.js';
-import { CliError } from '../../src/cli/error.js';
+import { UserError } from '../../src/util/user-error.js';
 import { readFixture, runCli, tempFiles } from '../helpers.js';
 import { EVALS, materialize } from './golden.js';
 
@@ -85,9 +85,9 @@ describe('eval check (in process)', () => {
     expect(fallback.stderr).toContain('(< 0.99 from min-score)');
   });
 
-  it('bad input is a CliError naming the file and the fix', async () => {
+  it('bad input is a UserError naming the file and the fix', async () => {
     const dir = materialize(`${EVALS}/validate_scores/01_pass/input`);
-    await expect(inProcess(evalCheckCommand, [dir, '--thresholds', 'nope.yaml'], dir)).rejects.toThrow(CliError);
+    await expect(inProcess(evalCheckCommand, [dir, '--thresholds', 'nope.yaml'], dir)).rejects.toThrow(UserError);
     await expect(inProcess(evalCheckCommand, [dir, '--thresholds', 'nope.yaml'], dir)).rejects.toThrow(
       /nope\.yaml: cannot read the thresholds file \(no such file\); give an existing YAML file, or leave out --thresholds/,
     );

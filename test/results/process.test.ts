@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/error.js';
+import { UserError } from '../../src/util/user-error.js';
 import { resultsCommand } from '../../src/cli/results.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
 import {
@@ -450,7 +450,7 @@ describe('frontier results process', () => {
     const c08 = byName('08');
     const dir = tempFiles({ [`${c08.env.RESULT_FILENAME}.json`]: c08.input });
     await expect(run(['--env', '--out-dir', 'out'], dir, c08.env)).rejects.toThrow(
-      new CliError(
+      new UserError(
         'environment: ValueError: ROUTER_METADATA must contain exactly \'name\' and \'version\' (ROUTER_METADATA is JSON like {"name": "sglang-router", "version": "0.3.2"})',
       ),
     );

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { UserError } from '../../util/user-error.js';
 
 /**
  * An InferenceX checkout: where its per-configuration benchmark scripts (`benchmarks/`), its
@@ -13,7 +14,7 @@ export interface InferencexTree {
   labels: ReadonlyMap<string, readonly string[]>;
 }
 
-export class TreeError extends Error {}
+export class TreeError extends UserError {}
 
 const LIB = 'benchmarks/benchmark_lib.sh';
 

@@ -2,8 +2,9 @@
  * Python's spelling of values, as srtctl's command builders produce it: `str(value)` for a flag
  * value, `json.dumps` for JSON flags, `str.format_map` for `{node}` templates in environments.
  */
+import { UserError } from '../../util/user-error.js';
 
-export class RenderError extends Error {}
+export class RenderError extends UserError {}
 
 /** Numbers YAML wrote as floats (`0.0`): Python prints them as floats, JSON loses the difference. */
 export type FloatTest = (path: readonly string[]) => boolean;
