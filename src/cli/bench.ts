@@ -1,9 +1,9 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { DEFAULT_REQUEST_DEADLINE_MS, DatasetError, METRICS, TokenizerError, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { CliError } from './error.js';
 import { firstServedModel } from './served-model.js';
 
@@ -458,13 +458,6 @@ export function formatReport(report: BenchReport): string {
   return `${out.join('\n')}\n`;
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${Date.now()}-${process.pid}.frontier-tmp`);
-  await writeFile(temp, text);
-  await rename(temp, path);
-}
-
 export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {
   let parsed;
   try {
@@ -495,7 +488,7 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
   if (tty) process.stderr.write('\n');
   Object.assign(report.result, metadata);
   // The result first: nothing after the run may lose it.
-  if (out) await writeAtomically(out, JSON.stringify(report.result));
+  if (out) writeFileAtomic(out, JSON.stringify(report.result), { mkdir: true });
   process.stdout.write(formatReport(report));
   if (out) process.stderr.write(`result written to ${out}\n`);
   process.exitCode = report.valid ? 0 : 1;

@@ -1,5 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { closest, formatProblem, loadMasterConfigs } from '../catalog/index.js';
 import {
@@ -18,6 +18,7 @@ import {
   resolveEntryKeys,
 } from '../changelog/index.js';
 import type { CheckReport, Snapshot } from '../changelog/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
 import { defaultCatalogFiles } from './validate.js';
@@ -58,13 +59,6 @@ function sides(opts: SideOptions): { base: Snapshot; head: Snapshot } {
     ? gitSnapshot(opts.head)
     : dirSnapshot(opts.headDir === undefined ? '.' : requireDirectory(opts.headDir, '--head-dir'));
   return { base, head };
-}
-
-/** Write a file whole or not at all: a temporary file renamed over it. */
-async function writeAtomically(path: string, data: Buffer | string): Promise<void> {
-  const temp = join(dirname(path), `.${Date.now()}-${process.pid}.frontier-tmp`);
-  await writeFile(temp, data);
-  await rename(temp, path);
 }
 
 function formatCheck(report: CheckReport, format: 'text' | 'json' | 'markdown', file: string): string {
@@ -113,7 +107,7 @@ export function changelogCommand(): Command {
       if (opts.fix && report.fixed) {
         if (opts.head)
           throw new ChangelogError('--fix rewrites a file: give the head as a directory (--head-dir, default the working tree)');
-        await writeAtomically(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
+        writeFileAtomic(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
         process.stderr.write(`fixed ${join(opts.headDir ?? '.', opts.changelogFile)}\n`);
         report = await checkChangelog(base, head, options);
       }
@@ -196,7 +190,7 @@ export function changelogCommand(): Command {
           throw e;
         });
         const block = formatEntry(valid.data);
-        await writeAtomically(opts.file, appendEntry(raw, block));
+        writeFileAtomic(opts.file, appendEntry(raw, block));
         process.stdout.write(`appended to ${opts.file}:\n\n${block}`);
       },
     );
@@ -212,7 +206,7 @@ export function changelogCommand(): Command {
     .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; output?: string }) => {
       const [base, ours, theirs] = await Promise.all([readFile(opts.baseFile), readFile(opts.ours), readFile(opts.theirs)]);
       const merged = await mergeChangelog(base, ours, theirs, opts.pr);
-      if (opts.output) await writeAtomically(opts.output, merged);
+      if (opts.output) writeFileAtomic(opts.output, merged);
       else process.stdout.write(merged);
     });
 
