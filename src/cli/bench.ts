@@ -5,6 +5,7 @@ import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { CliError } from './error.js';
+import { commaList } from './options.js';
 import { firstServedModel } from './served-model.js';
 
 /**
@@ -251,11 +252,11 @@ const SPEC: ParserSpec = {
 };
 
 function parseList<T>(value: string, item: (s: string) => T, what: string): T[] {
-  return value.split(',').map((s) => {
+  return commaList(value).map((s) => {
     try {
-      return item(s.trim());
+      return item(s);
     } catch {
-      throw new UsageError(SPEC, `${what}: invalid value '${s.trim()}'`);
+      throw new UsageError(SPEC, `${what}: invalid value '${s}'`);
     }
   });
 }

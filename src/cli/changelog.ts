@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { closest, formatProblem, loadMasterConfigs } from '../catalog/index.js';
 import {
   ChangelogEntry,
@@ -21,6 +21,7 @@ import type { CheckReport, Snapshot } from '../changelog/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
+import { POSITIVE_INT, numberArg } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
 
 interface SideOptions {
@@ -33,10 +34,7 @@ interface SideOptions {
   runnerConfig?: string;
 }
 
-const positiveInt = (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a pull request number');
-  return Number(value);
-};
+const prNumber = numberArg({ ...POSITIVE_INT, expected: 'a pull request number' });
 
 function withSides(command: Command): Command {
   return command
@@ -96,7 +94,7 @@ export function changelogCommand(): Command {
 
   withSides(changelog.command('check'))
     .description('check a change of perf-changelog.yaml (file, history, sweep and pairing rules); exit 1 with findings')
-    .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', positiveInt)
+    .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', prNumber)
     .option('--fix', 'repair blank-line separators, trailing whitespace and misplaced new entries in the head file')
     .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
@@ -143,11 +141,11 @@ export function changelogCommand(): Command {
     .description('append a correctly formatted entry (refuses config keys that do not exist)')
     .requiredOption('--key <keys...>', 'config keys (or * globs) to sweep')
     .requiredOption('--description <lines...>', 'what changed and why, one argument per line')
-    .option('--pr <number>', 'the pull request number (default: the XXX placeholder)', positiveInt)
+    .option('--pr <number>', 'the pull request number (default: the XXX placeholder)', prNumber)
     .option('--append-only', 'add concurrency points to existing curves without re-running them')
     .option('--evals-only', 'run the evals only')
     .option('--all-evals', 'run every eval of the keys')
-    .option('--eval-min-prefill-ep <n>', 'drop multinode eval rows with a smaller prefill ep', positiveInt)
+    .option('--eval-min-prefill-ep <n>', 'drop multinode eval rows with a smaller prefill ep', numberArg(POSITIVE_INT))
     .addOption(
       new Option('--scenario-type <types...>', 'restrict to these scenarios').choices(['fixed-seq-len', 'agentic-coding']),
     )
@@ -201,7 +199,7 @@ export function changelogCommand(): Command {
     .requiredOption('--base-file <file>', 'the merge base version (git stage 1)')
     .requiredOption('--ours <file>', "the pull request's version (git stage 2 when merging main into the PR)")
     .requiredOption('--theirs <file>', "main's version (git stage 3)")
-    .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', positiveInt)
+    .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', prNumber)
     .option('-o, --output <file>', 'write the result here (default: standard output)')
     .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; output?: string }) => {
       const [base, ours, theirs] = await Promise.all([readFile(opts.baseFile), readFile(opts.ours), readFile(opts.theirs)]);
