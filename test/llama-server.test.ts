@@ -10,6 +10,7 @@ import { encode } from 'gpt-tokenizer/encoding/r50k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TINY_MODEL_OPTIONS, ensureLlamaServerAndModel, loadTinyModelScript, startLlamaServer } from './support/llama-server.js';
 import type { LlamaServer } from './support/llama-server.js';
+import { readSse } from './support/sse.js';
 import { REPO } from './helpers.js';
 
 const BUILD_TIMEOUT_MS = 20 * 60_000;
@@ -69,27 +70,18 @@ async function stream(path: string, body: Record<string, unknown>): Promise<Stre
   const res = await post(path, { ...body, stream: true });
   const out: Stream = { status: res.status, contentType: res.headers.get('content-type'), events: [], done: false, ms: 0 };
   if (!res.body) return out;
-  const decoder = new TextDecoder();
-  let carry = '';
-  for await (const bytes of res.body) {
-    carry += decoder.decode(bytes as Uint8Array, { stream: true });
-    let cut: number;
-    while ((cut = carry.indexOf('\n\n')) >= 0) {
-      const event = carry.slice(0, cut);
-      carry = carry.slice(cut + 2);
-      if (!event.startsWith('data: ')) continue;
-      const data = event.slice('data: '.length);
-      if (data === '[DONE]') out.done = true;
-      else {
-        try {
-          out.events.push(JSON.parse(data) as Chunk);
-        } catch {
-          out.events.push(data);
-        }
+  const rest = await readSse(res.body, ({ data, isData }) => {
+    if (!isData) return;
+    if (data === '[DONE]') out.done = true;
+    else {
+      try {
+        out.events.push(JSON.parse(data) as Chunk);
+      } catch {
+        out.events.push(data);
       }
     }
-  }
-  expect(carry.trim()).toBe('');
+  });
+  expect(rest.trim()).toBe('');
   out.ms = performance.now() - started;
   return out;
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { GPT2_NAME, GPT2_VOCAB_SIZE, gpt2Encoding } from '../util/gpt2.js';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -24,16 +25,11 @@ export class TokenizerError extends UserError {}
 const require = createRequire(import.meta.url);
 
 export function gpt2Tokenizer(): Tokenizer {
-  const enc = require('gpt-tokenizer/encoding/r50k_base') as {
-    encode(t: string, options: { disallowedSpecial: Set<string> }): number[];
-    decode(ids: readonly number[]): string;
-  };
-  // Text that spells a special token ("<|endoftext|>") is text, as in a prompt; it must not throw.
-  const plain = { disallowedSpecial: new Set<string>() };
+  const enc = gpt2Encoding();
   return {
-    name: 'gpt2',
-    vocabSize: 50257,
-    encode: (text) => Promise.resolve(enc.encode(text, plain)),
+    name: GPT2_NAME,
+    vocabSize: GPT2_VOCAB_SIZE,
+    encode: (text) => Promise.resolve(enc.encode(text)),
     decode: (ids) => Promise.resolve(enc.decode(ids)),
   };
 }

@@ -1,9 +1,10 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { DEFAULT_REQUEST_DEADLINE_MS, METRICS, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { commaList } from './options.js';
 import { firstServedModel } from './served-model.js';
 
 /**
@@ -250,11 +251,11 @@ const SPEC: ParserSpec = {
 };
 
 function parseList<T>(value: string, item: (s: string) => T, what: string): T[] {
-  return value.split(',').map((s) => {
+  return commaList(value).map((s) => {
     try {
-      return item(s.trim());
+      return item(s);
     } catch {
-      throw new UsageError(SPEC, `${what}: invalid value '${s.trim()}'`);
+      throw new UsageError(SPEC, `${what}: invalid value '${s}'`);
     }
   });
 }
@@ -457,13 +458,6 @@ export function formatReport(report: BenchReport): string {
   return `${out.join('\n')}\n`;
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${Date.now()}-${process.pid}.frontier-tmp`);
-  await writeFile(temp, text);
-  await rename(temp, path);
-}
-
 export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {
   const parsed = await benchOptions(argv);
   if (!parsed) return undefined;
@@ -482,7 +476,7 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
   if (tty) process.stderr.write('\n');
   Object.assign(report.result, metadata);
   // The result first: nothing after the run may lose it.
-  if (out) await writeAtomically(out, JSON.stringify(report.result));
+  if (out) writeFileAtomic(out, JSON.stringify(report.result), { mkdir: true });
   process.stdout.write(formatReport(report));
   if (out) process.stderr.write(`result written to ${out}\n`);
   process.exitCode = report.valid ? 0 : 1;

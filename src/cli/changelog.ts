@@ -1,6 +1,6 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
 import { closest, formatProblem, loadMasterConfigs } from '../catalog/index.js';
 import {
   ChangelogEntry,
@@ -18,8 +18,10 @@ import {
   resolveEntryKeys,
 } from '../changelog/index.js';
 import type { CheckReport, Snapshot } from '../changelog/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
+import { POSITIVE_INT, numberArg } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
 
 interface SideOptions {
@@ -32,10 +34,7 @@ interface SideOptions {
   runnerConfig?: string;
 }
 
-const positiveInt = (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) === 0) throw new InvalidArgumentError('expected a pull request number');
-  return Number(value);
-};
+const prNumber = numberArg({ ...POSITIVE_INT, expected: 'a pull request number' });
 
 function withSides(command: Command): Command {
   return command
@@ -58,13 +57,6 @@ function sides(opts: SideOptions): { base: Snapshot; head: Snapshot } {
     ? gitSnapshot(opts.head)
     : dirSnapshot(opts.headDir === undefined ? '.' : requireDirectory(opts.headDir, '--head-dir'));
   return { base, head };
-}
-
-/** Write a file whole or not at all: a temporary file renamed over it. */
-async function writeAtomically(path: string, data: Buffer | string): Promise<void> {
-  const temp = join(dirname(path), `.${Date.now()}-${process.pid}.frontier-tmp`);
-  await writeFile(temp, data);
-  await rename(temp, path);
 }
 
 function formatCheck(report: CheckReport, format: 'text' | 'json' | 'markdown', file: string): string {
@@ -102,7 +94,7 @@ export function changelogCommand(): Command {
 
   withSides(changelog.command('check'))
     .description('check a change of perf-changelog.yaml (file, history, sweep and pairing rules); exit 1 with findings')
-    .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', positiveInt)
+    .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', prNumber)
     .option('--fix', 'repair blank-line separators, trailing whitespace and misplaced new entries in the head file')
     .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
@@ -113,7 +105,7 @@ export function changelogCommand(): Command {
       if (opts.fix && report.fixed) {
         if (opts.head)
           throw new ChangelogError('--fix rewrites a file: give the head as a directory (--head-dir, default the working tree)');
-        await writeAtomically(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
+        writeFileAtomic(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
         process.stderr.write(`fixed ${join(opts.headDir ?? '.', opts.changelogFile)}\n`);
         report = await checkChangelog(base, head, options);
       }
@@ -149,11 +141,11 @@ export function changelogCommand(): Command {
     .description('append a correctly formatted entry (refuses config keys that do not exist)')
     .requiredOption('--key <keys...>', 'config keys (or * globs) to sweep')
     .requiredOption('--description <lines...>', 'what changed and why, one argument per line')
-    .option('--pr <number>', 'the pull request number (default: the XXX placeholder)', positiveInt)
+    .option('--pr <number>', 'the pull request number (default: the XXX placeholder)', prNumber)
     .option('--append-only', 'add concurrency points to existing curves without re-running them')
     .option('--evals-only', 'run the evals only')
     .option('--all-evals', 'run every eval of the keys')
-    .option('--eval-min-prefill-ep <n>', 'drop multinode eval rows with a smaller prefill ep', positiveInt)
+    .option('--eval-min-prefill-ep <n>', 'drop multinode eval rows with a smaller prefill ep', numberArg(POSITIVE_INT))
     .addOption(
       new Option('--scenario-type <types...>', 'restrict to these scenarios').choices(['fixed-seq-len', 'agentic-coding']),
     )
@@ -196,7 +188,7 @@ export function changelogCommand(): Command {
           throw e;
         });
         const block = formatEntry(valid.data);
-        await writeAtomically(opts.file, appendEntry(raw, block));
+        writeFileAtomic(opts.file, appendEntry(raw, block));
         process.stdout.write(`appended to ${opts.file}:\n\n${block}`);
       },
     );
@@ -207,12 +199,12 @@ export function changelogCommand(): Command {
     .requiredOption('--base-file <file>', 'the merge base version (git stage 1)')
     .requiredOption('--ours <file>', "the pull request's version (git stage 2 when merging main into the PR)")
     .requiredOption('--theirs <file>', "main's version (git stage 3)")
-    .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', positiveInt)
+    .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', prNumber)
     .option('-o, --output <file>', 'write the result here (default: standard output)')
     .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; output?: string }) => {
       const [base, ours, theirs] = await Promise.all([readFile(opts.baseFile), readFile(opts.ours), readFile(opts.theirs)]);
       const merged = await mergeChangelog(base, ours, theirs, opts.pr);
-      if (opts.output) await writeAtomically(opts.output, merged);
+      if (opts.output) writeFileAtomic(opts.output, merged);
       else process.stdout.write(merged);
     });
 

@@ -1,9 +1,9 @@
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { checkEvalDir, collectEvalResults, formatAggJson, formatEvalTables, requireDirectory } from '../evals/index.js';
 import type { EvalRow } from '../evals/index.js';
 import { pyFloat } from '../results/python.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 
 /** Where the eval report commands read and write; tests pass their own. */
@@ -95,12 +95,9 @@ export function evalCollectCommand(io: EvalReportIo = {}): Command {
       }
       writer(io, 'stdout')(formatEvalTables(rows, flags.sortBy));
       const target = resolve(cwd, flags.out);
-      const temp = `${target}.${process.pid}.tmp`;
       try {
-        writeFileSync(temp, formatAggJson(rows));
-        renameSync(temp, target);
+        writeFileAtomic(target, formatAggJson(rows));
       } catch (e) {
-        rmSync(temp, { force: true });
         throw new UserError(`${flags.out}: cannot write the rows: ${(e as Error).message}`);
       }
     });

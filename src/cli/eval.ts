@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
 import type { EvalConcResult } from '../evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
+import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { firstServedModel } from './served-model.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
@@ -33,17 +34,8 @@ interface Gsm8kFlags {
   runner?: string;
 }
 
-const positiveInt = (flag: string, value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} ${value}: expected a positive integer`);
-  return n;
-};
-
-const nonNegative = (flag: string, value: string): number => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new UserError(`${flag} ${value}: expected a number ≥ 0`);
-  return n;
-};
+const positiveInt = (flag: string, value: string): number => parseNumber(flag, value, POSITIVE_INT);
+const nonNegative = (flag: string, value: string): number => parseNumber(flag, value, { min: 0 });
 
 function readRow(file: string): SingleNodeRow | MultiNodeRow {
   let value: unknown;

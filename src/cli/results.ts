@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import {
@@ -12,6 +12,7 @@ import {
   processResult,
 } from '../results/index.js';
 import type { Env, PathKind, PointIdentity, TelemetryProbe } from '../results/index.js';
+import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 
 /** Where the command reads and writes; tests pass their own. */
@@ -76,17 +77,12 @@ function fsProbe(cwd: string): TelemetryProbe {
 
 /** Write every file under a temporary name first, then rename: all or (on error) none. */
 function writeAll(dir: string, files: [name: string, text: string][]): void {
-  const staged: [string, string][] = [];
   try {
-    mkdirSync(dir, { recursive: true });
-    for (const [name, text] of files) {
-      const tmp = join(dir, `.${name}.${process.pid}.tmp`);
-      staged.push([tmp, join(dir, name)]);
-      writeFileSync(tmp, text);
-    }
-    for (const [tmp, target] of staged) renameSync(tmp, target);
+    writeFilesAtomic(
+      files.map(([name, text]) => [join(dir, name), text]),
+      { mkdir: true },
+    );
   } catch (e) {
-    for (const [tmp] of staged) rmSync(tmp, { force: true });
     throw new UserError(`${dir}: cannot write the result files: ${(e as Error).message}`);
   }
 }

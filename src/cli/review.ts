@@ -4,8 +4,9 @@ import { formatProblem } from '../catalog/index.js';
 import type { Problem } from '../catalog/index.js';
 import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
 import { changeOptOut } from './opt-out.js';
-import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
+import { POSITIVE_INT, parseNumber } from './options.js';
+import { UserError } from '../util/user-error.js';
 import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
 import type { Plan, Variant } from '../recipes/index.js';
@@ -154,16 +155,14 @@ export function reviewCommand(): Command {
     .option('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)')
     .option('--since <ref>', 'an earlier reviewed commit of this change: only what changed after it decides')
     .option('--since-dir <dir>', 'the same, as a directory')
-    .option('--pr <number>', 'the pull request number (for the changelog pr-link rule)', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) === 0) throw new UserError('--pr expects a pull request number');
-      return Number(v);
-    })
+    .option('--pr <number>', 'the pull request number (for the changelog pr-link rule)', (v) =>
+      parseNumber('--pr', v, { ...POSITIVE_INT, expected: 'a pull request number' }),
+    )
     .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
     .option('--each <range>', 'review every first-parent commit of A..B (a git range) against its parent, one line each')
-    .option('--last <n>', 'review the last n first-parent commits of --head (default HEAD), one line each', (v) => {
-      if (!/^\d+$/.test(v) || Number(v) === 0) throw new UserError('--last expects a number of commits');
-      return Number(v);
-    })
+    .option('--last <n>', 'review the last n first-parent commits of --head (default HEAD), one line each', (v) =>
+      parseNumber('--last', v, { ...POSITIVE_INT, expected: 'a number of commits' }),
+    )
     .option('--repo <dir>', 'the git checkout --each/--last read', '.')
     .addOption(formatOption())
     .action(

@@ -43,8 +43,9 @@ import type { ClusterProfile, EvalSettings } from '../launch/index.js';
 import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
-import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
+import { POSITIVE_INT, parseNumber } from './options.js';
+import { UserError } from '../util/user-error.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -424,9 +425,12 @@ export function runCommand(): Command {
       const runners = [...new Set(rows.map((r) => r.runner))];
       const cluster =
         flags.cluster !== undefined ? findCluster(profiles, { name: flags.cluster }) : clusterForRunners(profiles, runners);
-      const basePort = Number(flags.basePort);
-      if (!Number.isInteger(basePort) || basePort < 1 || basePort > 65000)
-        throw new UserError(`--base-port ${flags.basePort}: expected a port number`);
+      const basePort = parseNumber('--base-port', flags.basePort, {
+        integer: true,
+        min: 1,
+        max: 65000,
+        expected: 'a port number (1–65000)',
+      });
       const out = resolve(flags.out ?? `runs/${stamp()}`);
       const tree = inferencexTree(flags.inferencex);
       const recipes = tree ? await loadRecipeBook(tree, rows) : undefined;
@@ -487,9 +491,7 @@ async function evalSettings(flags: RunFlags): Promise<EvalSettings> {
     if (e instanceof DatasetError) throw new UserError(`${e.message} (or run with --no-evals)`);
     throw e;
   }
-  const limit = flags.evalLimit === undefined ? undefined : Number(flags.evalLimit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
-    throw new UserError(`--eval-limit ${flags.evalLimit}: expected a positive integer`);
+  const limit = flags.evalLimit === undefined ? undefined : parseNumber('--eval-limit', flags.evalLimit, POSITIVE_INT);
   return { test: data.test, train: data.train, datasetDir: data.dir, answersFile: data.testFile, limit };
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import {
   AnswerBook,
   DEFAULT_DEPLOYMENT,
@@ -19,28 +19,13 @@ import {
 } from '../sim/index.js';
 import type { DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
+import { numberArg, numberListArg } from './options.js';
 import { UserError } from '../util/user-error.js';
 
-const integer =
-  (min: number) =>
-  (value: string): number => {
-    if (!/^-?\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
-    return Number(value);
-  };
-const number =
-  (min: number, max = Infinity) =>
-  (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a number${max === Infinity ? ` ≥ ${min}` : ` in [${min}, ${max}]`}`);
-    }
-    return n;
-  };
+const integer = (min: number) => numberArg({ integer: true, min });
+const number = (min: number, max = Infinity) => numberArg({ min, max });
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
-const list = (value: string, previous: number[] = []): number[] => [
-  ...previous,
-  ...value.split(',').map((v) => integer(1)(v.trim())),
-];
+const list = numberListArg({ integer: true, min: 1 });
 
 interface DeploymentFlags {
   model: string;

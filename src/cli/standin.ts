@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { runBenchCommand } from './bench.js';
 import { UserError } from '../util/user-error.js';
 import { simCommand } from './sim.js';
@@ -227,8 +228,7 @@ export function standinCommand(): Command {
         await simServe(args, role, host, port);
         mkdirSync(registry, { recursive: true });
         const file = join(registry, `${process.env.FRONTIER_RECIPE_NAME ?? role}-${process.pid}`);
-        writeFileSync(`${file}.part`, JSON.stringify({ role, url: `http://${host}:${port}` }));
-        renameSync(`${file}.part`, `${file}.json`);
+        writeFileAtomic(`${file}.json`, JSON.stringify({ role, url: `http://${host}:${port}` }));
         return;
       }
       // A rank of a server spanning nodes other than its first joins the first, which serves.

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import type { RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
+import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 
 const dbOption = () =>
@@ -36,11 +37,7 @@ function dashboardDir(): string | undefined {
   return existsSync(join(dir, 'index.html')) ? dir : undefined;
 }
 
-const positiveInt = (flag: string) => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UserError(`${flag} ${value}: expected a positive integer`);
-  return n;
-};
+const positiveInt = (flag: string) => (value: string) => parseNumber(flag, value, POSITIVE_INT);
 
 const isoDate = (flag: string) => (value: string) => {
   if (!isIsoDate(value)) throw new UserError(`${flag} ${value}: expected a date that exists, YYYY-MM-DD`);
@@ -124,8 +121,7 @@ function serveCommand(): Command {
     .option('--private', 'reads need a token too')
     .option('--max-upload-mb <n>', 'largest ingest upload, MiB', positiveInt('--max-upload-mb'), 256)
     .action(async (o: { db?: string; host: string; port: string; private?: boolean; maxUploadMb: number }) => {
-      const port = Number(o.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port ${o.port}: expected 0–65535`);
+      const port = parseNumber('--port', o.port, { integer: true, min: 0, max: 65535 });
       const { buildApi } = await import('../api/index.js');
       const store = await open(o.db);
       const app = await buildApi({
@@ -213,9 +209,7 @@ function compareCommand(): Command {
     .option('--json', 'print the comparison as JSON')
     .addOption(dbOption())
     .action(async (runId: string, o: { threshold: string; json?: boolean; db?: string }) => {
-      const threshold = Number(o.threshold);
-      if (!Number.isFinite(threshold) || threshold < 0)
-        throw new UserError(`--threshold ${o.threshold}: expected a percentage ≥ 0`);
+      const threshold = parseNumber('--threshold', o.threshold, { min: 0, expected: 'a percentage ≥ 0' });
       const { compareRun, comparisonMarkdown } = await import('../store/index.js');
       const store = await open(o.db);
       try {

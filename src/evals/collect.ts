@@ -19,6 +19,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PyFloat, formatPythonJson } from '../results/pyjson.js';
 import { pyFloat, pyInt, pyIntFromString, pyPath } from '../results/python.js';
+import { columnWidths, textTable } from '../util/text-table.js';
+import type { Align } from '../util/text-table.js';
 import { byCodePoint, isDict, pyEquals, pyFixed, pyStr, pyTruthy, readPyJson } from './python.js';
 import { EvalInputError } from './thresholds.js';
 
@@ -368,14 +370,15 @@ function compareKeys(a: readonly unknown[], b: readonly unknown[]): number {
 /** A pipe table in the layout of tabulate's "github" format (numbers right-aligned, others left). */
 function table(headers: readonly string[], rows: readonly Cell[][]): string {
   const numeric = headers.map((_, c) => rows.every((r) => typeof r[c] === 'number'));
-  const text = rows.map((r) => r.map((cell) => String(cell)));
-  const widths = headers.map((h, c) => Math.max([...h].length + 2, ...text.map((r) => [...r[c]!].length)));
-  const pad = (s: string, c: number): string => {
-    const fill = ' '.repeat(widths[c]! - [...s].length);
-    return numeric[c] ? fill + s : s + fill;
-  };
-  const line = (cells: readonly string[]): string => `| ${cells.map(pad).join(' | ')} |`;
-  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...text.map(line)].join('\n');
+  const cells = [headers, ...rows.map((r) => r.map((cell) => String(cell)))];
+  // tabulate keeps two spaces beside a header at least.
+  const minWidths = headers.map((h) => [...h].length + 2);
+  const align = numeric.map((n): Align => (n ? 'right' : 'left'));
+  const [head, ...body] = textTable(cells, { align, minWidths, gap: ' | ', trimEnd: false }).map((l) => `| ${l} |`);
+  const rule = `|${columnWidths(cells, minWidths)
+    .map((w) => '-'.repeat(w + 2))
+    .join('|')}|`;
+  return [head!, rule, ...body].join('\n');
 }
 
 const SINGLE_NODE_HEADERS = [

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -114,9 +115,7 @@ export async function ensureGsm8k(
     if (got !== sha)
       throw new DatasetError(`${url}: sha256 ${got}, expected ${sha}: not the pinned GSM8K ${name}; nothing was cached`);
     mkdirSync(dir, { recursive: true });
-    const temp = `${path}.${process.pid}.tmp`;
-    writeFileSync(temp, bytes);
-    renameSync(temp, path);
+    writeFileAtomic(path, bytes);
   }
   return dir;
 }

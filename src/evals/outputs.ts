@@ -1,7 +1,8 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
 import { isMultiNodeRow } from '../matrix/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { FEWSHOT_SEED, NUM_FEWSHOT, TASK, UNTIL } from './gsm8k.js';
 import type { Gsm8kResult } from './gsm8k.js';
 import { STDERR_NOT_AVAILABLE } from './score.js';
@@ -122,12 +123,6 @@ export function resultsJson(r: Gsm8kResult, info: EvalRunInfo): Record<string, u
   };
 }
 
-const writeWhole = (path: string, text: string): void => {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, path);
-};
-
 /** `results_<stamp><suffix>.json` and `samples_gsm8k_<stamp><suffix>.jsonl` in DIR; their paths. */
 export function writeEvalOutputs(
   dir: string,
@@ -139,8 +134,8 @@ export function writeEvalOutputs(
   const stamp = evalStamp(info.started);
   const results = join(dir, `results_${stamp}${suffix}.json`);
   const samples = join(dir, `samples_${TASK}_${stamp}${suffix}.jsonl`);
-  writeWhole(samples, r.samples.map((s) => JSON.stringify(s)).join('\n') + (r.samples.length > 0 ? '\n' : ''));
-  writeWhole(results, `${JSON.stringify(resultsJson(r, info), null, 2)}\n`);
+  writeFileAtomic(samples, r.samples.map((s) => JSON.stringify(s)).join('\n') + (r.samples.length > 0 ? '\n' : ''));
+  writeFileAtomic(results, `${JSON.stringify(resultsJson(r, info), null, 2)}\n`);
   return { results, samples };
 }
 
@@ -195,5 +190,5 @@ export function metaEnvOf(
 
 export function writeMetaEnv(dir: string, meta: Record<string, unknown>): void {
   mkdirSync(dir, { recursive: true });
-  writeWhole(join(dir, 'meta_env.json'), `${JSON.stringify(meta, null, 2)}\n`);
+  writeFileAtomic(join(dir, 'meta_env.json'), `${JSON.stringify(meta, null, 2)}\n`);
 }

@@ -1,3 +1,4 @@
+import { textTable } from '../util/text-table.js';
 import type { PointRecord, RunManifest } from './run-dir.js';
 import type { Reporter } from './run.js';
 
@@ -97,13 +98,6 @@ export function summaryTable(m: RunManifest): string {
         firstLine(p.error ?? '').slice(0, 80),
       ]);
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const right = new Set([1, 3, 4, 5]);
-  const render = (r: string[]): string =>
-    r
-      .map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
   const ok = m.points.filter((p) => p.status === 'ok').length;
   const evals = (m.evals ?? []).map((e) => {
     const label = m.groups.find((g) => g.id === e.group)?.label ?? e.group;
@@ -112,5 +106,6 @@ export function summaryTable(m: RunManifest): string {
   });
   const passed = (m.evals ?? []).filter((e) => e.status === 'passed').length;
   const tally = `${ok} of ${m.points.length} points ok${evals.length > 0 ? ` · ${passed} of ${evals.length} evals passed` : ''} · run ${m.status}`;
-  return [render(header), ...rows.map(render), ...(evals.length > 0 ? ['', ...evals] : []), '', tally].join('\n');
+  const table = textTable([header, ...rows], { align: ['left', 'right', 'left', 'right', 'right', 'right'] });
+  return [...table, ...(evals.length > 0 ? ['', ...evals] : []), '', tally].join('\n');
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic as writeWhole } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -104,11 +105,9 @@ function manifestProblem(m: unknown): string | undefined {
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+/** A file of the run written whole or not at all, its folder made first. */
 export function writeFileAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${process.pid}-${Date.now()}.frontier-tmp`);
-  writeFileSync(temp, text);
-  renameSync(temp, path);
+  writeWhole(path, text, { mkdir: true });
 }
 
 /** A name that becomes part of one path component in the run directory (after a prefix): no separator may lead out of it. */

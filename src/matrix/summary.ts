@@ -1,3 +1,4 @@
+import { textTable } from '../util/text-table.js';
 import { topologyLabel } from '../contract/index.js';
 import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import { isAgenticRow, isMultiNodeRow } from './types.js';
@@ -112,12 +113,6 @@ export function formatSummary(summary: MatrixSummary): string {
     String(g.evalRows),
     g.topologies.join(', '),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  const render = (cells: string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  lines.push('', render(header), ...table.map(render));
+  lines.push('', ...textTable([header, ...table]));
   return lines.join('\n');
 }

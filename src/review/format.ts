@@ -1,4 +1,5 @@
 import { formatProblem } from '../catalog/index.js';
+import { textTable } from '../util/text-table.js';
 import type { CommitReview } from './backtest.js';
 import type { Rule, RuleFinding } from './rule.js';
 import type { LintReport, ReviewReport, ReviewedFinding } from './run.js';
@@ -182,9 +183,9 @@ export function formatRules(rules: readonly Rule[], format: 'text' | 'json' | 'm
     const [r] = rules;
     return `${r!.id}  (${r!.severity}, ${r!.scope === 'change' ? 'review only' : 'lint and review'})\n\n${r!.description}.\n\n${wrap(r!.explanation, 96)}\n`;
   }
-  const width = Math.max(...rules.map((r) => r.id.length));
-  const lines = rules.map(
-    (r) => `${r.id.padEnd(width)}  ${r.severity.padEnd(7)}  ${r.scope === 'change' ? 'review ' : 'lint   '}  ${r.description}`,
+  const lines = textTable(
+    rules.map((r) => [r.id, r.severity, r.scope === 'change' ? 'review' : 'lint', r.description]),
+    { minWidths: [0, 7, 7] },
   );
   return `${lines.join('\n')}\n\n${plural(rules.length, 'rule')}; \`frontier rules <id>\` explains one. "review" rules need the base of a change.\n`;
 }

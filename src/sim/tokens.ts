@@ -1,42 +1,26 @@
-import { createRequire } from 'node:module';
+import { GPT2_NAME, GPT2_VOCAB_SIZE, gpt2Encoding } from '../util/gpt2.js';
 import { Rng } from '../util/rng.js';
 
 /**
- * Real tokens of a real tokenizer: GPT-2's byte-pair vocabulary (r50k_base, via
- * `gpt-tokenizer`), so prompt lengths and usage counts are exact and a client with the same
- * tokenizer counts the same. Loaded on first use: it is a large table most commands never need.
+ * Real tokens of a real tokenizer: GPT-2's byte-pair vocabulary (src/util/gpt2.ts), so prompt
+ * lengths and usage counts are exact and a client with the same tokenizer counts the same.
+ * Loaded on first use: it is a large table most commands never need.
  */
-
-interface Encoding {
-  encode(text: string, options?: { disallowedSpecial: Set<string> }): number[];
-  decode(tokens: readonly number[]): string;
-}
-
-let encoding: Encoding | undefined;
-
-/** The vocabulary, loaded from node_modules on first use (the build keeps it out of the bundle). */
-function load(): Encoding {
-  encoding ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/r50k_base') as Encoding;
-  return encoding;
-}
 
 /** Load the vocabulary now rather than on the first request. */
 export function loadTokenizer(): void {
-  load();
+  gpt2Encoding();
 }
 
-export const TOKENIZER = 'gpt2';
-export const VOCAB_SIZE = 50257;
-
-/** Text that spells a special token ("<|endoftext|>") counts as text, as a server counts a prompt. */
-const PLAIN = { disallowedSpecial: new Set<string>() };
+export const TOKENIZER = GPT2_NAME;
+export const VOCAB_SIZE = GPT2_VOCAB_SIZE;
 
 export function encode(text: string): number[] {
-  return load().encode(text, PLAIN);
+  return gpt2Encoding().encode(text);
 }
 
 export function decode(tokens: readonly number[]): string {
-  return load().decode(tokens);
+  return gpt2Encoding().decode(tokens);
 }
 
 /**
@@ -47,12 +31,12 @@ export function decode(tokens: readonly number[]): string {
 let words: string[] | undefined;
 function outputWords(): string[] {
   if (words) return words;
-  const enc = load();
+  const enc = gpt2Encoding();
   const out: string[] = [];
   for (let id = 0; id < VOCAB_SIZE && out.length < 4096; id++) {
     const text = enc.decode([id]);
     if (!/^ [a-z]{3,9}$/.test(text)) continue;
-    const back = enc.encode(text, PLAIN);
+    const back = enc.encode(text);
     if (back.length === 1 && back[0] === id) out.push(text);
   }
   words = out;

@@ -23,7 +23,7 @@ import type {
   WorkerShape,
 } from '../../src/engines/types.js';
 import { vllm } from '../../src/engines/vllm.js';
-import { allocateEndpoints, resourceMath } from '../../src/recipes/index.js';
+import { placeWorkers } from '../../src/launch/placement.js';
 
 /**
  * The GPU engine adapters rendered for the layouts InferenceX runs (TP8, DEP8, workers across
@@ -62,32 +62,9 @@ const dep = (n: number): WorkerShape => shape(n, { ep: n, dpAttn: true });
 const agg = (w: WorkerShape): Layout => ({ kind: 'aggregated', worker: w });
 const disagg = (prefill: Pool, decode: Pool): Layout => ({ kind: 'disaggregated', prefill, decode });
 
-/** srtctl's allocation (src/recipes/topology.ts allocateEndpoints) onto hosts ${NODES[i]}. */
-function place(layout: Layout, gpusPerNode = 8): Placement {
-  const g = (w: WorkerShape): number => w.tp * w.pp * w.pcp;
-  const math =
-    layout.kind === 'aggregated'
-      ? resourceMath({ gpus_per_node: gpusPerNode, agg_workers: 1, gpus_per_agg: g(layout.worker) })
-      : resourceMath({
-          gpus_per_node: gpusPerNode,
-          prefill_nodes: 0,
-          decode_nodes: 0,
-          prefill_workers: layout.prefill.workers,
-          decode_workers: layout.decode.workers,
-          gpus_per_prefill: g(layout.prefill),
-          gpus_per_decode: g(layout.decode),
-        });
-  const host = (n: number): string => `\${NODES[${n}]}`;
-  return {
-    head: host(0),
-    workers: allocateEndpoints(math, 64).map((e) => ({
-      role: e.mode === 'agg' ? 'aggregated' : e.mode,
-      index: e.index,
-      hosts: e.nodes.map(host),
-      gpus: e.gpus,
-    })),
-  };
-}
+/** srtctl's allocation (src/launch/placement.ts placeWorkers) onto up to 64 hosts ${NODES[i]}. */
+const HOSTS = Array.from({ length: 64 }, (_, n) => `\${NODES[${n}]}`);
+const place = (layout: Layout, gpusPerNode = 8): Placement => placeWorkers(layout, gpusPerNode, HOSTS);
 
 function deployment(framework: string, layout: Layout, o: Partial<Deployment> = {}): Deployment {
   return {

@@ -13,6 +13,7 @@ import type {
   SimServerOptions,
 } from '../../src/sim/index.js';
 import { tempFiles } from '../helpers.js';
+import { readSse } from '../support/sse.js';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
 const open: { close(): Promise<void> }[] = [];
@@ -84,24 +85,15 @@ async function stream(url: string, path: string, body: Record<string, unknown>):
   const sent = performance.now();
   const res = await post(url, path, { ...body, stream: true, stream_options: { include_usage: true } });
   const out: Stream = { status: res.status, events: [], done: false, ttft: NaN };
-  const decoder = new TextDecoder();
-  let carry = '';
-  for await (const chunk of res.body!) {
-    const now = performance.now();
-    carry += decoder.decode(chunk as Uint8Array, { stream: true });
-    let cut: number;
-    while ((cut = carry.indexOf('\n\n')) >= 0) {
-      const data = carry.slice(0, cut).replace(/^data: /, '');
-      carry = carry.slice(cut + 2);
-      if (data === '[DONE]') {
-        out.done = true;
-        continue;
-      }
-      const event = JSON.parse(data) as Chunk;
-      if (Number.isNaN(out.ttft) && (event.choices[0]?.text || event.choices[0]?.delta?.content)) out.ttft = now - sent;
-      out.events.push(event);
+  await readSse(res.body!, ({ data, at }) => {
+    if (data === '[DONE]') {
+      out.done = true;
+      return;
     }
-  }
+    const event = JSON.parse(data) as Chunk;
+    if (Number.isNaN(out.ttft) && (event.choices[0]?.text || event.choices[0]?.delta?.content)) out.ttft = at - sent;
+    out.events.push(event);
+  });
   return out;
 }
 

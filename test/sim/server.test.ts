@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerBook, NO_FAULTS, buildTopology, encode, renderChat, startSimServer } from '../../src/sim/index.js';
 import type { FaultOptions, SimServer, SimServerOptions } from '../../src/sim/index.js';
 import { tempFiles } from '../helpers.js';
+import { readSse } from '../support/sse.js';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
 const servers: SimServer[] = [];
@@ -49,28 +50,18 @@ async function stream(server: SimServer, path: string, body: Record<string, unkn
   const res = await post(server, path, { ...body, stream: true });
   const out: Stream = { status: res.status, events: [], times: [], done: false, broken: false };
   if (!res.body) return out;
-  const decoder = new TextDecoder();
-  let carry = '';
   try {
-    for await (const chunk of res.body) {
-      const now = performance.timeOrigin + performance.now();
-      carry += decoder.decode(chunk as Uint8Array, { stream: true });
-      let cut: number;
-      while ((cut = carry.indexOf('\n\n')) >= 0) {
-        const event = carry.slice(0, cut);
-        carry = carry.slice(cut + 2);
-        const data = event.replace(/^data: /, '');
-        if (data === '[DONE]') out.done = true;
-        else {
-          try {
-            out.events.push(JSON.parse(data));
-          } catch {
-            out.events.push(data);
-          }
-          out.times.push(now);
+    await readSse(res.body, ({ data, at }) => {
+      if (data === '[DONE]') out.done = true;
+      else {
+        try {
+          out.events.push(JSON.parse(data));
+        } catch {
+          out.events.push(data);
         }
+        out.times.push(performance.timeOrigin + at);
       }
-    }
+    });
   } catch {
     out.broken = true;
   }
