@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { dirSnapshot } from '../changelog/index.js';
-import { writeFileAtomic } from '../launch/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { importClusters, loadTree } from '../review/index.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
@@ -38,7 +38,7 @@ export function clustersCommand(): Command {
       const report: string[] = [];
       for (const p of profiles) {
         if (out === '-') process.stdout.write(`# --- ${p.file}\n${p.text}`);
-        else writeFileAtomic(join(out, p.file), p.text);
+        else writeFileAtomic(join(out, p.file), p.text, { mkdir: true });
         const unpinned = p.rules.filter((r) => r.unpinned).length;
         report.push(
           `${out === '-' ? p.file : join(out, p.file)}: ${p.rules.length} routing rule${p.rules.length === 1 ? '' : 's'} from ${p.launcher.path}` +

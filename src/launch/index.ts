@@ -10,7 +10,7 @@ export type { PointBench } from './point-bench.js';
 export { consoleReporter, summaryTable } from './progress.js';
 export { NotReadyError, waitReady } from './ready.js';
 export type { ReadyOptions, ReadyTarget } from './ready.js';
-export { RunDir, sha256, writeFileAtomic } from './run-dir.js';
+export { RunDir, sha256 } from './run-dir.js';
 export type { EvalRecord, GroupRecord, PointRecord, PointStatus, RunManifest, RunStatus } from './run-dir.js';
 export { RunError, engineLabel, prepareGroup, run } from './run.js';
 export type { EvalSettings, GroupContext, GroupExecutor, PointOutcome, PreparedGroup, Reporter, RunOptions } from './run.js';

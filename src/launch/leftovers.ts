@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RUN_MARKER } from './local.js';
-import { RunError, writeFileAtomic } from './run-dir.js';
+import { RunError } from './run-dir.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /**
  * The engine processes of the launch that is running, recorded in the run directory
@@ -75,7 +76,7 @@ export function recordEngines(file: string, logs: string, engines: readonly { na
     return s ? [{ name: e.name, pid: e.pid, start: s.start, logs }] : [];
   });
   const content: EnginesFile = { owner: { pid: process.pid, start: owner.start }, engines: records };
-  writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`);
+  writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`, { mkdir: true });
 }
 
 export function clearEngines(file: string): void {

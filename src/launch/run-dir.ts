@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic as writeWhole } from '../util/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -105,11 +105,6 @@ function manifestProblem(m: unknown): string | undefined {
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** A file of the run written whole or not at all, its folder made first. */
-export function writeFileAtomic(path: string, text: string): void {
-  writeWhole(path, text, { mkdir: true });
-}
-
 /** A name that becomes part of one path component in the run directory (after a prefix): no separator may lead out of it. */
 function fileNamePart(name: string): string {
   if (/[/\\\0]/.test(name))
@@ -134,11 +129,11 @@ export class RunDir {
   }
 
   writeRaw(rf: string, text: string): void {
-    writeFileAtomic(this.rawFile(rf), text);
+    writeFileAtomic(this.rawFile(rf), text, { mkdir: true });
   }
 
   writeAgg(rf: string, text: string): void {
-    writeFileAtomic(this.aggFile(rf), text);
+    writeFileAtomic(this.aggFile(rf), text, { mkdir: true });
   }
 
   /** The manifest, undefined when there is none; a RunError when it cannot be read or is not one. */
@@ -169,7 +164,7 @@ export class RunDir {
   }
 
   writeManifest(m: RunManifest): void {
-    writeFileAtomic(this.manifestFile, `${JSON.stringify(m, null, 2)}\n`);
+    writeFileAtomic(this.manifestFile, `${JSON.stringify(m, null, 2)}\n`, { mkdir: true });
   }
 
   /** `results_bmk/agg_bmk.json` and `run_stats.json` from the manifest's points. */
@@ -177,13 +172,13 @@ export class RunDir {
     const aggs = m.points
       .filter((p) => p.status === 'ok')
       .map((p) => JSON.parse(readFileSync(this.aggFile(p.resultFilename), 'utf8')) as unknown);
-    writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2));
+    writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2), { mkdir: true });
     // As calc_success_rate.py: per hardware bucket (the cluster that ran the jobs), a job (a
     // matrix row, with all its concurrencies) succeeds when every point of it does.
     const jobs = new Map<number, boolean>();
     for (const p of m.points) if (p.status !== 'skipped') jobs.set(p.row, (jobs.get(p.row) ?? true) && p.status === 'ok');
     const ok = [...jobs.values()].filter(Boolean).length;
     const stats = jobs.size > 0 ? { [m.cluster.name]: { n_success: ok, total: jobs.size } } : {};
-    writeFileAtomic(join(this.root, 'run_stats.json'), JSON.stringify(stats, null, 2));
+    writeFileAtomic(join(this.root, 'run_stats.json'), JSON.stringify(stats, null, 2), { mkdir: true });
   }
 }

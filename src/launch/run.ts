@@ -23,7 +23,8 @@ import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
 import { evalOutcome } from './evals.js';
 import { stopLeftovers } from './leftovers.js';
 import { PlacementError, nodesNeeded, placeWorkers } from './placement.js';
-import { RunDir, RunError, sha256, writeFileAtomic } from './run-dir.js';
+import { RunDir, RunError, sha256 } from './run-dir.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-dir.js';
 
 /**
@@ -624,6 +625,6 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   save();
   dir.writeRunResults(manifest);
   if (manifest.evals.some((e) => e.scores))
-    writeFileAtomic(join(dir.root, 'agg_eval_all.json'), formatAggJson(collectEvalResults(dir.root)));
+    writeFileAtomic(join(dir.root, 'agg_eval_all.json'), formatAggJson(collectEvalResults(dir.root)), { mkdir: true });
   return { manifest, dir };
 }
