@@ -10,7 +10,7 @@ import {
   requireDirectory,
 } from '../evals/index.js';
 import type { EvalRow } from '../evals/index.js';
-import { pyFloat } from '../results/python.js';
+import { pyFloat } from '../pycompat/index.js';
 import { CliError } from './error.js';
 
 /** Where the eval report commands read and write; tests pass their own. */
