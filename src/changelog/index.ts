@@ -1,5 +1,4 @@
 export { AppendOnlyError, appendOnlyDelta, validateAppendOnlyScope } from './append-only.js';
-export { canonicalJson, canonicalJsonWithout } from './canonical.js';
 export { CANONICAL_PR_LINK, ChangelogEntry, PR_LINK_PLACEHOLDERS, prLink } from './entry.js';
 export { changelogMatrixJson } from './output.js';
 export type { ChangelogMatrix } from './output.js';

@@ -1,7 +1,20 @@
 import { createHash } from 'node:crypto';
 import { isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
-import { canonicalJsonWithout } from './canonical.js';
+import { dumps } from '../pycompat/index.js';
+import type { DumpsOptions } from '../pycompat/index.js';
+
+/**
+ * Python's `json.dumps(row, sort_keys=True, separators=(",", ":"))` (ensure_ascii) of the row
+ * without some top-level keys: the canonical text the reference hashes into recipe fingerprints
+ * and compares as identities.
+ */
+function canonicalJsonWithout(row: object, omit: ReadonlySet<string>): string {
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) if (!omit.has(k)) rest[k] = v;
+  return dumps(rest, CANONICAL);
+}
+const CANONICAL: DumpsOptions = { sortKeys: true, separators: [',', ':'] };
 
 /** Fields that vary per benchmark point of one recipe. */
 const POINT_FIELDS = new Set(['conc', 'exp-name', 'recipe-fingerprint']);

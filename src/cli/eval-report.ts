@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { checkEvalDir, collectEvalResults, formatAggJson, formatEvalTables, requireDirectory } from '../evals/index.js';
 import type { EvalRow } from '../evals/index.js';
-import { pyFloat } from '../results/python.js';
+import { pyFloat } from '../pycompat/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 

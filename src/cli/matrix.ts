@@ -7,10 +7,10 @@ import {
   formatSummary,
   generateFullSweep,
   generateTestConfig,
-  pythonJson,
   summarizeMatrix,
 } from '../matrix/index.js';
 import type { MatrixRow, ScenarioType, SeqLenName } from '../matrix/index.js';
+import { dumpsPlain } from '../pycompat/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParsedArgs, ParserSpec } from './argparse.js';
 
@@ -140,7 +140,7 @@ export async function runMatrix(command: MatrixCommand, argv: readonly string[],
   checkArgCombinations(spec, command, args);
   const { catalog, runners } = await loadInputs(args.config_files as string[], args.runner_config as string, { baseDir });
   const rows = generate(command, catalog, runners, args);
-  return args.summary ? `${formatSummary(summarizeMatrix(rows))}\n` : `${pythonJson(rows)}\n`;
+  return args.summary ? `${formatSummary(summarizeMatrix(rows))}\n` : `${dumpsPlain(rows)}\n`;
 }
 
 /** The reference's post-parse checks, in its order (usage errors, exit status 2). */

@@ -1,12 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
+import { PythonError, loads } from '../pycompat/index.js';
 import {
-  ResultsError,
   checkBaseEnv,
   identityFromEnv,
   identityFromRow,
-  parsePythonJson,
   parseRow,
   powerSettingsFromEnv,
   processResult,
@@ -38,7 +37,7 @@ function guard<T>(where: string, run: () => T): T {
   try {
     return run();
   } catch (e) {
-    if (e instanceof ResultsError) throw new UserError(`${where}: ${e.describe()}`);
+    if (e instanceof PythonError) throw new UserError(`${where}: ${e.describe()}`);
     throw e;
   }
 }
@@ -55,7 +54,7 @@ function readText(path: string, what: string): string {
 function readJson(path: string, what: string): unknown {
   const text = readText(path, what);
   try {
-    return parsePythonJson(text);
+    return loads(text);
   } catch (e) {
     throw new UserError(`${path}: ${what} is not valid JSON: ${(e as Error).message}`);
   }

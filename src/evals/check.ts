@@ -11,8 +11,18 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pyIntFromString } from '../results/python.js';
-import { byCodePoint, isDict, pyEquals, pyFixed, pyIsInt, pyNumber, pyStr, pyTruthy, readPyJson } from './python.js';
+import {
+  byCodePoint,
+  isDict,
+  pyEquals,
+  pyFixed,
+  pyIntFromString,
+  pyIsInt,
+  pyNumber,
+  pyStr,
+  pyTruthy,
+  readPyJson,
+} from '../pycompat/index.js';
 import {
   DEFAULT_MIN_SCORE,
   EvalInputError,

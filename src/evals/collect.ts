@@ -17,11 +17,23 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PyFloat, formatPythonJson } from '../results/pyjson.js';
-import { pyFloat, pyInt, pyIntFromString, pyPath } from '../results/python.js';
+import {
+  PyFloat,
+  byCodePoint,
+  dumps,
+  isDict,
+  pyEquals,
+  pyFixed,
+  pyFloat,
+  pyInt,
+  pyIntFromString,
+  pyPath,
+  pyStr,
+  pyTruthy,
+  readPyJson,
+} from '../pycompat/index.js';
 import { columnWidths, textTable } from '../util/text-table.js';
 import type { Align } from '../util/text-table.js';
-import { byCodePoint, isDict, pyEquals, pyFixed, pyStr, pyTruthy, readPyJson } from './python.js';
 import { EvalInputError } from './thresholds.js';
 
 /** One row of agg_eval_all.json, keys in the reference's order. */
@@ -325,7 +337,7 @@ export function requireDirectory(root: string, cwd = process.cwd()): void {
 }
 
 /** `agg_eval_<exp>.json` as `json.dump(rows, f, indent=2)` writes it (no final newline). */
-export const formatAggJson = (rows: readonly EvalRow[]): string => formatPythonJson(rows, 2);
+export const formatAggJson = (rows: readonly EvalRow[]): string => dumps(rows, { indent: 2 });
 
 // ------------------------------------------------------------------------------ the tables
 

@@ -12,7 +12,7 @@
 import { isAlias, isMap, isScalar, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { plainKind, resolvePlain } from '../catalog/yaml/resolve.js';
-import { floatRepr } from '../results/pyjson.js';
+import { floatRepr } from '../pycompat/index.js';
 import { UserError } from '../util/user-error.js';
 
 /** A file or directory the eval commands cannot use, with what to do about it. */

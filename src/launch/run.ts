@@ -15,7 +15,8 @@ import { RECIPES_DIR, recipeGpus, workerRoles } from './inferencex/recipe-plan.j
 import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
-import { identityFromRow, parsePythonJson, processResult } from '../results/index.js';
+import { loads } from '../pycompat/index.js';
+import { identityFromRow, processResult } from '../results/index.js';
 import { gpuFor, modelPath } from './profile.js';
 import type { ClusterProfile } from './profile.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from './plan.js';
@@ -474,7 +475,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       dir.writeRaw(p.resultFilename, outcome.raw);
       if (outcome.status === 'ok') {
         const processed = processResult(
-          parsePythonJson(outcome.raw),
+          loads(outcome.raw),
           identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
         );
         dir.writeAgg(p.resultFilename, processed.aggJson);

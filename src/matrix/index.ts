@@ -6,7 +6,6 @@ export type { EvalOptions } from './evals.js';
 export { DEFAULT_AGENTIC_DURATION_SECONDS, generateFullSweep, generateTestConfig, rowWorker } from './generate.js';
 export type { Configs, FullSweepOptions, TestConfigOptions } from './generate.js';
 export { expandConfigKeys, fnmatchRegExp } from './keys.js';
-export { pythonJson } from './pyjson.js';
 export { formatSummary, rowTopology, summarizeMatrix } from './summary.js';
 export type { MatrixSummary } from './summary.js';
 export { MatrixError, SCENARIO_TYPES, isAgenticRow, isMultiNodeRow, rowScenario } from './types.js';

@@ -8,8 +8,8 @@ import type { EnvContext } from './render/env.js';
 import { frontendProcesses } from './render/frontend.js';
 import { endpoints, host, jobNodes, processes, resourceMath } from './render/processes.js';
 import type { Process, VllmLayout } from './render/processes.js';
+import type { FloatTest } from '../pycompat/index.js';
 import { RenderError } from './render/python.js';
-import type { FloatTest } from './render/python.js';
 import { sglangArgv, trtllmArgv, vllmArgv, vllmDpSize, vllmReplica } from './render/workers.js';
 import type { Job } from './render/workers.js';
 

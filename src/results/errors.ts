@@ -1,25 +1,14 @@
-import { UserError } from '../util/user-error.js';
-
-/** The Python exception class the reference raises for the same input. */
-export type PythonErrorType = 'OSError' | 'ValueError' | 'TypeError' | 'KeyError' | 'ZeroDivisionError' | 'OverflowError';
+import { PythonError } from '../pycompat/index.js';
 
 /**
  * A point that the reference `process_result.py` rejects. `message` is the reference's exception
  * text (what follows `ValueError: ` on its traceback's last line); `hint` says how to fix it.
  * `pythonType` is absent for Frontier's own refusals (e.g. power telemetry it cannot integrate).
+ * The Python built-ins it calls (`int()`, `float()`, division) raise a plain `PythonError`.
  */
-export class ResultsError extends UserError {
-  constructor(
-    message: string,
-    readonly pythonType?: PythonErrorType,
-    hint?: string,
-  ) {
-    super(message, { hint });
+export class ResultsError extends PythonError {
+  constructor(...args: ConstructorParameters<typeof PythonError>) {
+    super(...args);
     this.name = 'ResultsError';
-  }
-
-  /** One line: `ValueError: <message> (<hint>)`. */
-  describe(): string {
-    return `${this.pythonType ? `${this.pythonType}: ` : ''}${this.message}${this.hint ? ` (${this.hint})` : ''}`;
   }
 }

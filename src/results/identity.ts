@@ -2,9 +2,8 @@
  * Everything `process_result.py` takes from the environment to describe one benchmark point,
  * read with the reference's checks, defaults and error texts, in the reference's order.
  */
+import { PyFloat, loads, pyIntFromString } from '../pycompat/index.js';
 import { ResultsError } from './errors.js';
-import { PyFloat, parsePythonJson } from './pyjson.js';
-import { pyIntFromString } from './python.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -118,7 +117,7 @@ function componentMetadata(env: Env, name: string): ComponentMetadata | undefine
   const hint = `${name} is JSON like {"name": "sglang-router", "version": "0.3.2"}`;
   let metadata: unknown;
   try {
-    metadata = parsePythonJson(text);
+    metadata = loads(text);
   } catch {
     throw new ResultsError(`${name} must contain valid JSON`, 'ValueError', hint);
   }

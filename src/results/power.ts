@@ -5,11 +5,10 @@
  * and explains why in the `power_validation_<RESULT_FILENAME>.json` sidecar. Integrating real
  * telemetry is not implemented: a point that has it is refused rather than misreported.
  */
+import { PyFloat, pyIsIntNotBool, pyPath } from '../pycompat/index.js';
+import type { PyJson } from '../pycompat/index.js';
 import { ResultsError } from './errors.js';
 import type { Env, PointIdentity } from './identity.js';
-import { PyFloat } from './pyjson.js';
-import type { PyJson } from './pyjson.js';
-import { isInt, pyPath } from './python.js';
 
 export const POWER_METRIC_SCHEMA_VERSION = 2;
 const INTEGRATION_METHOD = 'per_device_trapezoidal_with_linear_boundary_interpolation';
@@ -94,7 +93,7 @@ function loadBenchmarkData(raw: Record<string, unknown>): { benchmark?: Benchmar
   if (Math.abs(duration - integration) > Math.max(0.5, integration * 0.01)) append(reasons, 'benchmark_duration_mismatch');
   const count = (key: string, reason: string): number => {
     const v = raw[key];
-    if (isInt(v) && v > 0) return v;
+    if (pyIsIntNotBool(v) && v > 0) return v;
     append(reasons, reason);
     return 0;
   };

@@ -4,13 +4,12 @@
  * block with per-GPU throughputs, every raw latency in seconds plus interactivity, then the power
  * flags. Key order is the reference's insertion order; files are byte-identical.
  */
+import { PyFloat, dumps, pyDivide, pyFloat, pyInt, pyPath, pyTypeName, toPlain } from '../pycompat/index.js';
+import type { PyJson } from '../pycompat/index.js';
 import { ResultsError } from './errors.js';
 import type { PointIdentity } from './identity.js';
 import { NO_TELEMETRY, powerSettingsFromEnv, powerStep } from './power.js';
 import type { PowerSettings, TelemetryProbe } from './power.js';
-import { PyFloat, formatPythonJson, toPlain } from './pyjson.js';
-import type { PyJson } from './pyjson.js';
-import { pyDivide, pyFloat, pyInt, pyPath, pyTypeName } from './python.js';
 
 export interface PowerContext {
   /** Default: none of the power variables set. */
@@ -59,7 +58,7 @@ function requireObject(raw: unknown): asserts raw is Record<string, unknown> {
 
 /**
  * The aggregate and power sidecar of one point from its raw benchmark result (parsed with
- * `parsePythonJson` for exact float handling, or `JSON.parse`) and its identity.
+ * pycompat's `loads` for exact float handling, or `JSON.parse`) and its identity.
  */
 export function processResult(raw: unknown, identity: PointIdentity, power: PowerContext = {}): ProcessedPoint {
   requireObject(raw);
@@ -145,8 +144,8 @@ export function processResult(raw: unknown, identity: PointIdentity, power: Powe
     powerValidation: toPlain(outcome.validation) as Record<string, unknown>,
     aggFile: pyPath(`agg_${identity.resultFilename}.json`),
     powerValidationFile: pyPath(`power_validation_${identity.resultFilename}.json`),
-    aggJson: formatPythonJson(agg, 2),
-    powerValidationJson: formatPythonJson(outcome.validation, 2),
+    aggJson: dumps(agg, { indent: 2 }),
+    powerValidationJson: dumps(outcome.validation, { indent: 2 }),
     notice: outcome.notice,
     exitCode: outcome.exitCode,
   };

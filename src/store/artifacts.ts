@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { parsePythonJson, toPlain } from '../results/index.js';
+import { loads, toPlain } from '../pycompat/index.js';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../util/json-depth.js';
 import { notPlainFiles } from './files.js';
 import { formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
@@ -123,7 +123,7 @@ function readJson(root: string, file: string, problems: IngestProblem[]): unknow
     return JSON.parse(text);
   } catch {
     try {
-      return toPlain(parsePythonJson(text));
+      return toPlain(loads(text));
     } catch (e) {
       problems.push({ file, message: `not JSON: ${(e as Error).message}` });
       return undefined;

@@ -1,14 +1,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  EvalInputError,
-  checkEvalDir,
-  parseThresholds,
-  pyFixed,
-  referenceThresholds,
-  resolveThreshold,
-} from '../../src/evals/index.js';
+import { EvalInputError, checkEvalDir, parseThresholds, referenceThresholds, resolveThreshold } from '../../src/evals/index.js';
 import type { CheckOptions } from '../../src/evals/index.js';
 import { INFERENCEX, readFixture, tempFiles } from '../helpers.js';
 import { EVALS, materialize } from './golden.js';
@@ -212,28 +205,5 @@ describe('thresholds', () => {
     ]);
     // YAML 1.1 floats need a dot: PyYAML reads 1e-1 as the string '1e-1'.
     expect(() => parseThresholds('default:\n  gsm8k: 1e-1\n', 't.yaml')).toThrow(/default\.gsm8k is the string "1e-1"/);
-  });
-});
-
-describe('pyFixed (Python format(x, ".Nf"))', () => {
-  it('rounds the exact binary value half to even', () => {
-    // Each value as Python 3.11 formats it.
-    const cases: [number, number, string][] = [
-      [0.03125, 4, '0.0312'],
-      [0.00005, 4, '0.0001'],
-      [1e22, 2, '10000000000000000000000.00'],
-      [-0.00001, 4, '-0.0000'],
-      [2.675, 2, '2.67'],
-      [0.5, 0, '0'],
-      [1.5, 0, '2'],
-      [2.5, 0, '2'],
-      [0.125, 2, '0.12'],
-      [0.375, 2, '0.38'],
-      [1, 4, '1.0000'],
-      [NaN, 4, 'nan'],
-      [-Infinity, 2, '-inf'],
-      [0.95678544, 4, '0.9568'],
-    ];
-    for (const [x, digits, text] of cases) expect(pyFixed(x, digits), `${x}`).toBe(text);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectEvalResults, formatAggJson, formatEvalTables } from '../../src/evals/index.js';
 import type { EvalRow } from '../../src/evals/index.js';
-import { toPlain } from '../../src/results/index.js';
+import { toPlain } from '../../src/pycompat/index.js';
 import { readFixture, tempFiles } from '../helpers.js';
 import { EVALS, materialize } from './golden.js';
 

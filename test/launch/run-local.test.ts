@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRow, processResult, identityFromRow, parsePythonJson } from '../../src/results/index.js';
+import { loads } from '../../src/pycompat/index.js';
+import { parseRow, processResult, identityFromRow } from '../../src/results/index.js';
 import { LOCAL_PROFILE, RunDir, run, runGroupLocally } from '../../src/launch/index.js';
 import { stopLeftovers } from '../../src/launch/leftovers.js';
 import type { ClusterProfile, EvalSettings, RunManifest } from '../../src/launch/index.js';
@@ -51,10 +52,7 @@ describe('frontier run, local executor, simulated engines', () => {
         rows.find((r) => r.conc === p.conc),
         'row',
       );
-      const expected = processResult(
-        parsePythonJson(raw),
-        identityFromRow(row, { runner: 'h100', resultFilename: p.resultFilename }),
-      );
+      const expected = processResult(loads(raw), identityFromRow(row, { runner: 'h100', resultFilename: p.resultFilename }));
       expect(readFileSync(dir.aggFile(p.resultFilename), 'utf8')).toBe(expected.aggJson);
       expect(p.outputTputPerGpu).toBeGreaterThan(0);
     }

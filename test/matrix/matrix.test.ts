@@ -9,7 +9,6 @@ import {
   expandConfigKeys,
   fnmatchRegExp,
   formatSummary,
-  pythonJson,
   rowTopology,
   summarizeMatrix,
 } from '../../src/matrix/index.js';
@@ -88,22 +87,6 @@ describe('agentic DRAM offload budget', () => {
       ),
     ).toThrow(
       "Runner 'cluster:missing' requires 'available-cpu-dram-mib' in runner hardware metadata. Available hardware keys: cluster:x",
-    );
-  });
-});
-
-describe('Python-compatible JSON', () => {
-  it('writes what json.dumps writes (expected text from Python)', () => {
-    const value = {
-      a: 'é—✓ "q" \\ \n\t\u0001\u007f',
-      b: [1, -2, true, false, null, {}],
-      c: { x: [] },
-      d: 0.5,
-      e: 1e-7,
-      f: 123456789012,
-    };
-    expect(pythonJson(value)).toBe(
-      '{"a": "\\u00e9\\u2014\\u2713 \\"q\\" \\\\ \\n\\t\\u0001\\u007f", "b": [1, -2, true, false, null, {}], "c": {"x": []}, "d": 0.5, "e": 1e-07, "f": 123456789012}',
     );
   });
 });

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { RenderError, loadRecipe, renderRecipe, yamlFloats } from '../../src/recipes/index.js';
 import type { RenderedRecipe } from '../../src/recipes/index.js';
-import { formatMap, pyJson, pyStr } from '../../src/recipes/render/python.js';
+import { formatMap } from '../../src/recipes/render/python.js';
 import { BUNDLED_INFERENCEX, yamlCorpus } from '../helpers.js';
 
 /** Goldens: srtctl's own rendering of every recipe variant (scripts/srtctl-golden.py). */
@@ -78,16 +78,7 @@ describe('rendering recipes into processes, as srtctl does', () => {
   });
 });
 
-describe("Python's spelling of flag values and templates", () => {
-  it('prints values as str() does: repr inside containers, floats as Python writes them', () => {
-    expect(pyStr({ a: 'x', b: [1, true, null] })).toBe("{'a': 'x', 'b': [1, True, None]}");
-    expect(pyStr("it's")).toBe("it's");
-    expect(pyStr(["it's"])).toBe('["it\'s"]');
-    expect([1e-5, 0.5, 123.25].map((n) => pyStr(n))).toEqual(['1e-05', '0.5', '123.25']);
-    expect([2, 1e16].map((n) => pyStr(n, () => true))).toEqual(['2.0', '1e+16']);
-    expect(pyJson({ a: [1, 'é'], b: true })).toBe('{"a": [1, "\\u00e9"], "b": true}');
-  });
-
+describe("Python's templates", () => {
   it('fills {node} and {node_id}, keeps unknown fields and {{ }} as str.format_map does', () => {
     expect(formatMap('{node}-{node_id}-{other}-{{x}}', { node: 'n1', node_id: '3' }, 'k')).toBe('n1-3-{other}-{x}');
     expect(() => formatMap('a}b', {}, 'env.K')).toThrow("env.K: Single '}'");

@@ -4,14 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/util/user-error.js';
 import { resultsCommand } from '../../src/cli/results.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
+import { PythonError, loads } from '../../src/pycompat/index.js';
 import {
-  PyFloat,
-  ResultsError,
-  floatRepr,
-  formatPythonJson,
   identityFromEnv,
   identityFromRow,
-  parsePythonJson,
   parseRow,
   powerSettingsFromEnv,
   processResult,
@@ -54,10 +50,10 @@ function pythonError(run: () => unknown): string {
   try {
     run();
   } catch (e) {
-    if (e instanceof ResultsError) return `${e.pythonType}: ${e.message}`;
+    if (e instanceof PythonError) return `${e.pythonType}: ${e.message}`;
     throw e;
   }
-  throw new Error('expected a ResultsError');
+  throw new Error('expected a PythonError');
 }
 
 describe('golden points (reference utils/process_result.py)', () => {
@@ -69,11 +65,11 @@ describe('golden points (reference utils/process_result.py)', () => {
     it(name, () => {
       const c = loadCase(name);
       if (c.expectedError !== undefined) {
-        expect(pythonError(() => processResult(parsePythonJson(c.input), identityFromEnv(c.env)))).toBe(c.expectedError);
+        expect(pythonError(() => processResult(loads(c.input), identityFromEnv(c.env)))).toBe(c.expectedError);
         expect(c.run.exit_code).toBe(1);
         return;
       }
-      const point = processResult(parsePythonJson(c.input), identityFromEnv(c.env), {
+      const point = processResult(loads(c.input), identityFromEnv(c.env), {
         settings: powerSettingsFromEnv(c.env),
       });
       // Bytes, as the files are written.
@@ -190,7 +186,7 @@ describe('identity from a matrix row', () => {
       const c = byName(id);
       const identity = identityFromRow(rowOf(id), { resultFilename: c.env.RESULT_FILENAME });
       expect(identity).toEqual(identityFromEnv(c.env));
-      const point = processResult(parsePythonJson(c.input), identity);
+      const point = processResult(loads(c.input), identity);
       expect(point.aggJson).toBe(c.expected);
       expect(point.powerValidationJson).toBe(c.expectedPower);
     });
@@ -278,11 +274,11 @@ describe('environment rules of the reference', () => {
 
 describe('raw results', () => {
   const c01 = (): Case => byName('01');
-  const raw01 = (): Record<string, unknown> => parsePythonJson(c01().input) as Record<string, unknown>;
+  const raw01 = (): Record<string, unknown> => loads(c01().input) as Record<string, unknown>;
 
   it('keeps Python floats floats: 1000.0 ms is 1.0 s', () => {
     const text = c01().input.replace(/"mean_ttft_ms": [^,]+/, '"mean_ttft_ms": 1000.0');
-    const point = processResult(parsePythonJson(text), identityFromEnv(c01().env));
+    const point = processResult(loads(text), identityFromEnv(c01().env));
     expect(point.aggJson).toContain('"mean_ttft": 1.0,');
     expect(point.agg.mean_ttft).toBe(1);
   });
@@ -343,7 +339,7 @@ describe('raw results', () => {
 
     const c04 = byName('04');
     const id04 = identityFromEnv(c04.env);
-    const multi = processResult(parsePythonJson(c04.input), id04, {
+    const multi = processResult(loads(c04.input), id04, {
       settings: powerSettingsFromEnv({ POWER_ARTIFACT_DIR: '', POWER_PRODUCER_SHA: 'abc123' }),
     });
     expect(multi.powerValidation).toMatchObject({
@@ -352,44 +348,6 @@ describe('raw results', () => {
       telemetry_source: '.',
       producer: { expected_producer_git_commit: 'abc123' },
     });
-  });
-});
-
-describe('Python JSON', () => {
-  it('prints floats as repr and text as ensure_ascii', () => {
-    const value = new Map<string, unknown>([
-      ['a', new PyFloat(2)],
-      ['b', 1e-5],
-      ['c', new PyFloat(1e16)],
-      ['d', [new PyFloat(NaN), new PyFloat(-Infinity), -0, new PyFloat(-0)]],
-      ['é', 'ü\u007f😀'],
-      ['e', {}],
-      ['f', []],
-    ]);
-    expect(formatPythonJson(value, 2)).toBe(
-      '{\n  "a": 2.0,\n  "b": 1e-05,\n  "c": 1e+16,\n  "d": [\n    NaN,\n    -Infinity,\n    0,\n    -0.0\n  ],\n' +
-        '  "\\u00e9": "\\u00fc\\u007f\\ud83d\\ude00",\n  "e": {},\n  "f": []\n}',
-    );
-    expect(formatPythonJson(value)).toBe(
-      '{"a": 2.0, "b": 1e-05, "c": 1e+16, "d": [NaN, -Infinity, 0, -0.0], "\\u00e9": "\\u00fc\\u007f\\ud83d\\ude00", "e": {}, "f": []}',
-    );
-    expect([0.1, 1e15, 123456789.125, 1e-4, 5e-324, 1e22].map(floatRepr)).toEqual([
-      '0.1',
-      '1000000000000000.0',
-      '123456789.125',
-      '0.0001',
-      '5e-324',
-      '1e+22',
-    ]);
-  });
-
-  it('parses what json.loads accepts', () => {
-    const parsed = parsePythonJson(' {"a": 1, "b": 1.0, "c": NaN, "a": 2, "__proto__": 3} ') as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(['a', 'b', 'c', '__proto__']);
-    expect(parsed.a).toBe(2);
-    expect(parsed.b).toEqual(new PyFloat(1));
-    expect(() => parsePythonJson('{"a": 1} x')).toThrow(/Extra data/);
-    expect(() => parsePythonJson('[1,]')).toThrow(/Expecting value/);
   });
 });
 

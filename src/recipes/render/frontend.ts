@@ -1,7 +1,7 @@
 import { PORTS, host, ip } from './processes.js';
 import type { Nodes, Process } from './processes.js';
-import { RenderError, pyStr } from './python.js';
-import type { FloatTest } from './python.js';
+import type { FloatTest } from '../../pycompat/index.js';
+import { RenderError, flagStr } from './python.js';
 import { envMap, runtimeEnvironment } from './env.js';
 import { modeConfig } from './workers.js';
 import type { Job } from './workers.js';
@@ -25,7 +25,7 @@ function frontendArgs(args: unknown, isFloat: FloatTest): string[] {
   for (const [key, value] of Object.entries(args as Obj)) {
     if (value === true) out.push(`--${key}`);
     else if (value !== false && value !== null && value !== undefined)
-      out.push(`--${key}`, pyStr(value, isFloat, ['frontend', 'args', key]));
+      out.push(`--${key}`, flagStr(value, isFloat, ['frontend', 'args', key]));
   }
   return out;
 }

@@ -1,8 +1,9 @@
 import type { WorkerMode } from '../topology.js';
 import { PORTS, ip } from './processes.js';
 import type { Process } from './processes.js';
-import { RenderError, pyJson, pyStr } from './python.js';
-import type { FloatTest } from './python.js';
+import { byCodePoint, dumps } from '../../pycompat/index.js';
+import type { FloatTest } from '../../pycompat/index.js';
+import { RenderError, flagStr } from './python.js';
 
 /** Worker command lines as srtctl's backends build them (backends/sglang.py, trtllm.py, vllm.py). */
 
@@ -50,22 +51,20 @@ export function configArgs(job: Job, mode: WorkerMode, config: Obj): string[] {
     if (typeof value === 'boolean') {
       if (value) args.push(flag);
     } else if (Array.isArray(value)) {
-      args.push(flag, ...value.map((v, i) => pyStr(v, job.isFloat, [...base, key, String(i)])));
+      args.push(flag, ...value.map((v, i) => flagStr(v, job.isFloat, [...base, key, String(i)])));
     } else if (value !== null && value !== undefined) {
-      args.push(flag, pyStr(value, job.isFloat, [...base, key]));
+      args.push(flag, flagStr(value, job.isFloat, [...base, key]));
     }
   }
   return args;
 }
-
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** `get_served_model_name`: the first served-model-name of prefill, aggregated, decode. */
 export function servedModelName(job: Job): string {
   for (const mode of ['prefill', 'agg', 'decode'] as const) {
     const c = modeConfig(job, mode);
     const name = c['served-model-name'] || c.served_model_name;
-    if (name) return pyStr(name);
+    if (name) return flagStr(name);
   }
   return job.modelName;
 }
@@ -118,7 +117,7 @@ export function sglangArgv(job: Job, { process, endpoint, dumpConfig }: WorkerCo
   if (!useSglang) cmd.push('--dump-config-to', dumpConfig);
   const kv = kvEventsConfig(job, mode, { publisher: 'zmq', topic: 'kv-events' });
   if (kv && process.kvEventsPort !== null)
-    cmd.push('--kv-events-config', pyJson({ ...kv, endpoint: `tcp://*:${process.kvEventsPort}` }));
+    cmd.push('--kv-events-config', dumps({ ...kv, endpoint: `tcp://*:${process.kvEventsPort}` }));
   if (!useSglang) cmd.push('--request-plane', job.requestPlane);
   return [...cmd, ...configArgs(job, mode, config)];
 }
@@ -199,9 +198,9 @@ export function vllmArgv(job: Job, { process, endpoint, dumpConfig }: WorkerCont
   const connector =
     own !== undefined && own !== null ? own : job.backend.connector === undefined ? 'nixl' : job.backend.connector;
   if (connector && connector !== 'null' && connector !== 'none') {
-    if (typeof connector !== 'string') throw new RenderError(`connector must be a string (got ${pyStr(connector)})`);
+    if (typeof connector !== 'string') throw new RenderError(`connector must be a string (got ${flagStr(connector)})`);
     const preset = CONNECTORS[connector.toLowerCase()];
-    cmd.push('--kv-transfer-config', preset ? pyJson(preset) : connector);
+    cmd.push('--kv-transfer-config', preset ? dumps(preset) : connector);
   }
   cmd.push(...deviceIds);
   const dp = vllmDpSize(job, mode) !== undefined;
@@ -222,12 +221,12 @@ export function vllmArgv(job: Job, { process, endpoint, dumpConfig }: WorkerCont
     if (replica > process.gpus.length) {
       if (!multi) throw new RenderError('cross-node per_node DP requires a multi-node endpoint');
       cmd.push('--master-addr', leader, '--nnodes', String(nodes.length), '--node-rank', String(rank));
-      cmd.push('--data-parallel-address', leader, '--data-parallel-rpc-port', pyStr(rpc));
+      cmd.push('--data-parallel-address', leader, '--data-parallel-rpc-port', flagStr(rpc));
       if (rank > 0) cmd.push('--headless');
     } else {
       cmd.push('--data-parallel-size-local', String(Math.floor(process.gpus.length / replica)));
       cmd.push('--data-parallel-start-rank', String(process.nodeRank), '--data-parallel-address', leader);
-      cmd.push('--data-parallel-rpc-port', pyStr(rpc), '--data-parallel-hybrid-lb');
+      cmd.push('--data-parallel-rpc-port', flagStr(rpc), '--data-parallel-hybrid-lb');
     }
   } else if (dp) {
     const kebab = config['data-parallel-rpc-port'];
@@ -236,7 +235,7 @@ export function vllmArgv(job: Job, { process, endpoint, dumpConfig }: WorkerCont
     delete config['data-parallel-rpc-port'];
     delete config.data_parallel_rpc_port;
     cmd.push('--data-parallel-rank', String(process.nodeRank), '--data-parallel-address', leader);
-    cmd.push('--data-parallel-rpc-port', pyStr(rpc));
+    cmd.push('--data-parallel-rpc-port', flagStr(rpc));
   } else if (multi) {
     cmd.push('--master-addr', leader, '--nnodes', String(nodes.length), '--node-rank', String(rank));
     if (rank > 0) cmd.push('--headless');
@@ -244,6 +243,6 @@ export function vllmArgv(job: Job, { process, endpoint, dumpConfig }: WorkerCont
   cmd.push('--request-plane', job.requestPlane, '--dump-config-to', dumpConfig);
   const kv = kvEventsConfig(job, mode, { publisher: 'zmq', topic: 'kv-events', enable_kv_cache_events: true });
   if (kv && process.kvEventsPort !== null)
-    cmd.push('--kv-events-config', pyJson({ ...kv, endpoint: `tcp://*:${process.kvEventsPort}` }));
+    cmd.push('--kv-events-config', dumps({ ...kv, endpoint: `tcp://*:${process.kvEventsPort}` }));
   return [...cmd, ...configArgs(job, mode, config)];
 }

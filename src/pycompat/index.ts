@@ -1,0 +1,23 @@
+export {
+  PythonError,
+  byCodePoint,
+  isDict,
+  pyDivide,
+  pyEquals,
+  pyFloat,
+  pyInt,
+  pyIntFromString,
+  pyIsInt,
+  pyIsIntNotBool,
+  pyNumber,
+  pyRepr,
+  pyStr,
+  pyTruthy,
+  pyTypeName,
+} from './builtins.js';
+export type { FloatTest, PythonErrorType } from './builtins.js';
+export { PyFloat, floatRepr, pyFixed } from './float.js';
+export { PyJsonSyntaxError, dumps, dumpsPlain, loads, toPlain } from './json.js';
+export type { DumpsOptions, PyJson } from './json.js';
+export { pyPath, readPyJson } from './os.js';
+export type { JsonRead } from './os.js';
