@@ -20,7 +20,10 @@ export const LAYERS = {
   pycompat: { job: "Python's float repr, json.dumps and statistics, for byte-identical outputs", imports: ['util'] },
   catalog: { job: 'master configs and runners.yaml: YAML loading, schemas, rules, JSON Schema', imports: ['util', 'pycompat'] },
   matrix: { job: 'the sweep matrix: expansion, eval selection, output', imports: ['catalog', 'contract', 'pycompat', 'util'] },
-  recipes: { job: 'srt-slurm recipes: schema, override variants, topology math, plans', imports: ['catalog', 'util'] },
+  recipes: {
+    job: 'srt-slurm recipes: schema, override variants, topology math, rendering as srtctl does',
+    imports: ['catalog', 'pycompat', 'util'],
+  },
   changelog: {
     job: 'the perf-changelog gate: file, history, pairing, processing into a sweep',
     imports: ['catalog', 'matrix', 'recipes', 'pycompat', 'util'],
