@@ -16,6 +16,7 @@ import { createToken, ingestBatch, readArtifacts } from '../../src/store/index.j
 import type { Store } from '../../src/store/index.js';
 import { CLI, runCli } from '../helpers.js';
 import { ARTIFACTS, DIALECTS, storeFactory } from '../store/helpers.js';
+import { waitFor } from '../support/wait.js';
 
 const MiB = 2 ** 20;
 
@@ -113,7 +114,7 @@ describe('uploads', () => {
     });
     req.on('error', () => {});
     req.write(Buffer.alloc(MiB));
-    while (uploadDirs(temp).length === 0) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => uploadDirs(temp).length > 0, { timeoutMs: 10_000, what: 'the cut upload’s temp dir' });
     expect(uploadDirs(temp)).toEqual([expect.stringMatching(new RegExp(`^frontier-upload-${first.child.pid}-`))]);
     const killed = new Promise((r) => first.child.once('exit', r));
     first.child.kill('SIGKILL');
@@ -149,7 +150,7 @@ describe('uploads', () => {
             'content-length': String(8 * MiB),
           }),
         ).toBe(413);
-        await new Promise((r) => setTimeout(r, 50));
+        // Removed before the 413 is sent (the handler's finally), so nothing to wait for.
         expect(uploadDirs(root)).toEqual([]);
         // The server is still there and still takes uploads.
         const archive = join(mkdtempSync(join(tmpdir(), 'frontier-up-')), 'run.tar.gz');
@@ -230,7 +231,10 @@ describe.each(DIALECTS)('heavy queries on %s', (dialect) => {
               return r;
             }),
           );
-          while (done.length < 3) await new Promise((r) => setTimeout(r, 10));
+          await waitFor(() => done.length >= 3, {
+            timeoutMs: 10_000,
+            what: () => `the 3 queries past the cap to be answered (${done.length} so far)`,
+          });
           expect(done).toEqual(Array(3).fill({ status: 503, retry: '1' }));
           const health = await app.inject({ url: '/api/v1/health' });
           expect(health.statusCode).toBe(200);

@@ -8,6 +8,7 @@ import type { BenchOptions, RequestResult } from '../../src/bench/index.js';
 import { benchOptions } from '../../src/cli/bench.js';
 import { CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startLlamaServer } from '../support/llama-server.js';
+import { waitFor } from '../support/wait.js';
 
 /** A `frontier sim serve` process (the CLI, as users run it) on a free port. */
 async function sim(args: string[]): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
@@ -31,6 +32,13 @@ async function sim(args: string[]): Promise<{ url: string; child: ChildProcess; 
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A line of the sim's --ground-truth file (the fields these tests read). */
+interface Truth {
+  id: string;
+  arrival: number;
+  token_times: number[];
 }
 
 const options = (url: string, o: Partial<BenchOptions> = {}): BenchOptions => ({
@@ -65,6 +73,27 @@ describe('frontier bench against frontier sim', () => {
     server = await sim(['--speed', '5', '--ground-truth', truthFile]);
   });
   afterAll(() => server.stop());
+
+  /** The sim's ground truth of these requests, by id, once it has all of them (it writes each as it ends). */
+  const truthOf = async (ids: string[]): Promise<Map<string, Truth>> => {
+    let truth = new Map<string, Truth>();
+    await waitFor(
+      () => {
+        const text = readFileSync(truthFile, 'utf8');
+        truth = new Map(
+          text
+            .slice(0, text.lastIndexOf('\n') + 1) // whole lines only: the last may be half-written
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Truth)
+            .map((t) => [t.id, t]),
+        );
+        return ids.every((id) => truth.has(id));
+      },
+      { what: () => `the sim's ground truth of ${ids.filter((id) => !truth.has(id)).length} of the ${ids.length} requests` },
+    );
+    return truth;
+  };
 
   it('accepts the reference client’s command line as InferenceX writes it, and writes its result keys', async () => {
     const dir = tempFiles({});
@@ -158,15 +187,7 @@ describe('frontier bench against frontier sim', () => {
       }),
     );
     expect(report.valid).toBe(true);
-    // Let the sim log the last requests.
-    await new Promise((r) => setTimeout(r, 200));
-    const truth = new Map(
-      readFileSync(truthFile, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as { id: string; arrival: number; token_times: number[] })
-        .map((t) => [t.id, t]),
-    );
+    const truth = await truthOf(report.outcomes.map((o) => o.result.id!));
     const ttftErr: number[] = [];
     const itlErr: number[] = [];
     for (const o of report.outcomes) {
@@ -196,14 +217,7 @@ describe('frontier bench against frontier sim', () => {
     const wall = performance.now() - started;
     expect(report.valid).toBe(true);
     expect(report.result.frontier).toMatchObject({ time_scale: 5 });
-    await new Promise((r) => setTimeout(r, 200));
-    const truth = new Map(
-      readFileSync(truthFile, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as { id: string; token_times: number[] })
-        .map((t) => [t.id, t]),
-    );
+    const truth = await truthOf(report.outcomes.map((o) => o.result.id!));
     let measured = 0;
     let real = 0;
     for (const o of report.outcomes) {

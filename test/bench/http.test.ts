@@ -72,11 +72,12 @@ describe('the streaming HTTP connection', () => {
       for (const piece of pieces) {
         socket.write(piece);
         other!.write(Buffer.alloc(65536, 'Z'));
-        await sleep(15);
+        await sleep(15); // part of the test: each piece in a read of its own, between the other connection's
       }
     });
     const big = fetchBody(new HttpConnection(url, 10_000));
-    await sleep(20);
+    // The big one must be the server's first connection (n 0): send the small one once it is.
+    await otherReady;
     const small = await fetchBody(new HttpConnection(url, 10_000));
     expect(small).toEqual({ status: 200, body: '0123456789abcde' });
     const b = await big;
@@ -87,7 +88,7 @@ describe('the streaming HTTP connection', () => {
   it('reads close-delimited bodies, each on a connection of its own', async () => {
     const url = await serve(async (socket, n) => {
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: ${n}\n\n`);
-      await sleep(5);
+      await sleep(5); // part of the test: the end comes after the body, not with it
       socket.end(); // no length, no chunking: the body ends with the connection
     });
     const c = new HttpConnection(url, 10_000);
@@ -100,7 +101,7 @@ describe('the streaming HTTP connection', () => {
   it('fails a response the server cuts mid-body with a connection error', async () => {
     const url = await serve(async (socket) => {
       socket.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nab');
-      await sleep(5);
+      await sleep(5); // part of the test: the cut comes after part of the body has been read
       socket.destroy();
     });
     await expect(fetchBody(new HttpConnection(url, 10_000))).rejects.toMatchObject({ code: 'ECONNRESET' });
@@ -155,7 +156,8 @@ describe('the streaming HTTP connection', () => {
     for (let i = 0; i < 3; i++) expect((await fetchBody(c)).body).toBe('ok');
     expect(reuse.closes).toBe(false);
     expect(connections.size).toBe(1);
-    // Idle past timeout=2 s less a second of margin: the next request opens a new connection.
+    // Idle past timeout=2 s less a second of margin: the next request opens a new connection. (The idle time is what
+    // is tested: a fixed wait.)
     await sleep(1100);
     expect((await fetchBody(c)).body).toBe('ok');
     expect(connections.size).toBe(2);
@@ -179,7 +181,7 @@ describe('the streaming HTTP connection', () => {
         socket.write('HTTP/1.1 200 OK\r\nx-endless: ');
         for (let i = 0; i < 100 && !socket.destroyed; i++) {
           socket.write(Buffer.alloc(4096, 'a'));
-          await sleep(1);
+          await sleep(1); // a head that keeps coming, until the client gives up on it
         }
       }
     });

@@ -177,6 +177,7 @@ describe('load', () => {
         inFlight++;
         peak = Math.max(peak, inFlight);
         slots.add(slot);
+        // The request's time (a fixed 1–3 ms, as a server's would be): what keeps `concurrency` of them in flight.
         await new Promise((resolve) => setTimeout(resolve, 1 + (i % 3)));
         inFlight--;
         return i;

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunManifest } from '../../src/launch/index.js';
 import { CLI, runCli, runCliAsync, tempFiles } from '../helpers.js';
-import { disaggRow, singleRow, strays } from '../launch/fixtures.js';
+import { disaggRow, engineServing, singleRow, strays } from '../launch/fixtures.js';
+import { waitFor } from '../support/wait.js';
 
 const manifestOf = (out: string): RunManifest => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
 
@@ -42,31 +43,21 @@ function startSlowRun() {
   return { dir, out, child, exited, cleanup };
 }
 
-/** The launch's log folder, once its engine serves (its log says so). */
-async function engineUp(out: string): Promise<string> {
-  for (let i = 0; i < 400; i++) {
-    const group = existsSync(join(out, 'run.json')) ? manifestOf(out).groups[0] : undefined;
-    const logs = group?.status === 'running' && group.logs ? join(out, group.logs) : undefined;
-    if (logs && existsSync(join(logs, 'server.log')) && readFileSync(join(logs, 'server.log'), 'utf8').includes('serving'))
-      return logs;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the engine of the run in ${out} did not come up`);
-}
-
-/** The run's processes still there after up to `ms` of waiting for them to go. */
-async function survivorsAfter(logs: string, ms: number): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  while (strays(logs).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  return strays(logs);
-}
-
 function describeProcess(pid: number): string {
   try {
     return `  ${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')}`;
   } catch {
     return `  ${pid}: (gone)`;
   }
+}
+
+/** Wait up to `timeoutMs` for the run's processes (those with its log folder `logs`) to be gone, `after` something. */
+async function processesGone(logs: string, after: string, timeoutMs: number): Promise<void> {
+  await waitFor(() => strays(logs).length === 0, {
+    timeoutMs,
+    intervalMs: 100,
+    what: () => `the run's processes to end after ${after}; still running:\n${strays(logs).map(describeProcess).join('\n')}`,
+  });
 }
 
 describe('frontier run', () => {
@@ -149,12 +140,13 @@ describe('frontier run', () => {
   it('SIGTERM stops the engines, and the manifest says the run was interrupted (exit 130)', async () => {
     const run = startSlowRun();
     try {
-      const logs = await engineUp(run.out);
+      const logs = await engineServing(run.out);
       expect(strays(logs).length).toBeGreaterThan(0);
       run.child.kill('SIGTERM');
       expect(await run.exited).toBe(130);
       expect(manifestOf(run.out).status).toBe('interrupted');
-      expect(strays(logs)).toEqual([]);
+      // Its last act was a SIGKILL to each engine's process group: what was left there may take a moment to go.
+      await processesGone(logs, 'SIGTERM of frontier run', 5_000);
     } finally {
       await run.cleanup();
     }
@@ -163,12 +155,11 @@ describe('frontier run', () => {
   it('kill -9 of frontier run takes its engines with it', async () => {
     const run = startSlowRun();
     try {
-      const logs = await engineUp(run.out);
+      const logs = await engineServing(run.out);
       expect(strays(logs).length).toBeGreaterThan(0);
       run.child.kill('SIGKILL');
       await run.exited;
-      const left = await survivorsAfter(logs, 15_000);
-      expect(left, `still running 15 s after kill -9 of frontier run:\n${left.map(describeProcess).join('\n')}`).toEqual([]);
+      await processesGone(logs, 'kill -9 of frontier run', 15_000);
     } finally {
       await run.cleanup();
     }
@@ -177,14 +168,16 @@ describe('frontier run', () => {
   it('--resume stops the engines a killed run left running, says so, and goes on', async () => {
     const run = startSlowRun();
     try {
-      const logs = await engineUp(run.out);
+      const logs = await engineServing(run.out);
       const recorded = JSON.parse(readFileSync(join(run.out, 'engines.json'), 'utf8')) as { engines: { pid: number }[] };
       const engine = recorded.engines[0]!.pid;
       // The engine's watchdog dies with frontier (as the OOM killer might do): the engine is left.
       for (const pid of strays(logs)) if (pid !== engine) process.kill(pid, 'SIGKILL');
       run.child.kill('SIGKILL');
       await run.exited;
-      expect(strays(logs)).toEqual([engine]);
+      await waitFor(() => strays(logs).join() === String(engine), {
+        what: () => `only the engine (${engine}) to be left; still running:\n${strays(logs).map(describeProcess).join('\n')}`,
+      });
       writeFileSync(join(run.dir, 'clusters/slow.yaml'), SLOW_CLUSTER.replace('speed: 1 ', 'speed: 200 '));
       const resumed = await runCliAsync(['run', '--matrix', 'matrix.json', '--cluster', 'slow', '--out', run.out, '--resume'], {
         cwd: run.dir,
@@ -194,7 +187,7 @@ describe('frontier run', () => {
       );
       expect(resumed.status).toBe(0);
       expect(manifestOf(run.out).status).toBe('completed');
-      expect(strays(logs)).toEqual([]);
+      await processesGone(logs, 'frontier run --resume', 5_000);
       expect(existsSync(join(run.out, 'engines.json'))).toBe(false);
     } finally {
       await run.cleanup();

@@ -20,6 +20,7 @@ import {
 import { CLI, REPO, runCliAsync, tempFiles } from '../helpers.js';
 import { singleRow } from '../launch/fixtures.js';
 import { startLlamaServer } from '../support/llama-server.js';
+import { waitFor } from '../support/wait.js';
 
 const DATA = join(REPO, 'test/fixtures/gsm8k');
 const gsm8k = loadGsm8k(DATA);
@@ -240,8 +241,8 @@ describe('frontier eval gsm8k against the sim', () => {
     ];
     const first = spawn(process.execPath, [CLI, ...args], { stdio: 'ignore' });
     const partial = join(out, '.samples_gsm8k.partial.jsonl');
-    for (let i = 0; i < 400 && (!existsSync(partial) || readFileSync(partial, 'utf8').split('\n').length < 12); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    const lines = (): number => (existsSync(partial) ? readFileSync(partial, 'utf8').split('\n').length : 0);
+    await waitFor(() => lines() >= 12, { timeoutMs: 20_000, what: () => `11 finished samples in ${partial} (${lines()} lines)` });
     first.kill('SIGINT');
     expect(await new Promise((r) => first.on('exit', r))).toBe(130);
     const kept = readFileSync(partial, 'utf8').trim().split('\n');
@@ -264,8 +265,10 @@ describe('frontier eval gsm8k against the sim', () => {
     expect(final).toHaveLength(60);
     for (const line of kept) expect(final).toContain(line);
     expect(existsSync(partial)).toBe(false);
-    // The server saw the kept samples once: at most the 4 cut off in flight were asked again.
-    await new Promise((r) => setTimeout(r, 200));
+    // The server saw the kept samples once: at most the 4 cut off in flight were asked again. Its ground truth is
+    // complete once it has stopped (it closes the file before it exits).
+    child.kill('SIGTERM');
+    expect(await new Promise((r) => child.once('exit', r))).toBe(0);
     const requests = readFileSync(truth, 'utf8').trim().split('\n').length;
     expect(requests).toBeLessThanOrEqual(60 + 4);
   }, 60_000);

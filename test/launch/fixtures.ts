@@ -1,12 +1,13 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOCAL_PROFILE } from '../../src/launch/index.js';
+import { LOCAL_PROFILE, RunDir } from '../../src/launch/index.js';
 import type { ClusterProfile, EvalSettings } from '../../src/launch/index.js';
 import { loadGsm8k } from '../../src/evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { runMatrix } from '../../src/cli/matrix.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { BUNDLED_INFERENCEX, REPO } from '../helpers.js';
+import { waitFor } from '../support/wait.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
 
@@ -88,6 +89,23 @@ export function strays(out: string): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * The log folder of the first launch of the run in `out`, once its engine serves: the manifest says the launch runs,
+ * and its server.log has the engine's `serving` line (a sim's banner).
+ */
+export function engineServing(out: string, timeoutMs = 30_000): Promise<string> {
+  const dir = new RunDir(out);
+  return waitFor(
+    () => {
+      const group = dir.readManifest()?.groups[0];
+      const logs = group?.status === 'running' && group.logs ? join(out, group.logs) : undefined;
+      const log = logs && join(logs, 'server.log');
+      return log && existsSync(log) && readFileSync(log, 'utf8').includes('serving') ? logs : undefined;
+    },
+    { timeoutMs, intervalMs: 50, what: `the engine of the run in ${out} to serve` },
+  );
 }
 
 /** GSM8K eval settings on the bundled dataset: the first `limit` questions, quick retries. */

@@ -12,7 +12,8 @@ import type { MatrixRow } from '../../src/matrix/index.js';
 import { CLI, REPO, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { disaggRow, simCluster, singleRow } from './fixtures.js';
+import { waitFor } from '../support/wait.js';
+import { disaggRow, engineServing, simCluster, singleRow } from './fixtures.js';
 
 let slurm: LocalSlurm;
 
@@ -137,14 +138,12 @@ describe('frontier run on Slurm', () => {
 
     const controller = new AbortController();
     const slow = cluster({ engines: { sim: { speed: 1 } } });
-    const running = runOnSlurm([singleRow({ conc: 1, osl: 4000, 'max-model-len': 4300 })], slow, controller.signal);
-    // Cancel once the job runs.
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      const states = spawnSync('squeue', ['-h', '-o', '%T'], { env: { ...process.env, ...slurm.env }, encoding: 'utf8' }).stdout;
-      if (states.includes('RUNNING')) break;
-    }
-    await new Promise((r) => setTimeout(r, 1500));
+    const out = join(tempFiles({}), 'run');
+    const running = runOnSlurm([singleRow({ conc: 1, osl: 4000, 'max-model-len': 4300 })], slow, controller.signal, undefined, {
+      out,
+    });
+    // Cancel once the job runs, its engine serving.
+    await engineServing(out, 60_000);
     controller.abort();
     const { manifest } = await running;
     expect(manifest.status).toBe('interrupted');
@@ -174,7 +173,11 @@ describe('frontier run on Slurm', () => {
       },
     ).stdout.trim();
     expect(job).toMatch(/^\d+$/);
-    for (let i = 0; i < 100 && !squeueOf(job).includes('RUNNING'); i++) await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => squeueOf(job) === 'RUNNING', {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: () => `job ${job} to run (squeue: ${squeueOf(job) || 'not queued'})`,
+    });
     const manifest = JSON.parse(readFileSync(dir.manifestFile, 'utf8')) as RunManifest;
     manifest.groups[0] = { ...manifest.groups[0]!, status: 'running', job };
     writeFileSync(dir.manifestFile, JSON.stringify(manifest));

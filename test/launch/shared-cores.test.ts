@@ -35,6 +35,7 @@ describe('a CPU engine on the client’s machine', () => {
       const cell = new Int32Array(new SharedArrayBuffer(4));
       for (let i = 0; i < 5; i++) {
         Atomics.wait(cell, 0, 0, 200);
+        // Part of the test, not a wait for anything: the loop turns between stalls, so the monitor sees each delay.
         await sleep(20);
       }
       return monitor.stop(shared);

@@ -3,11 +3,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
+import { waitFor } from '../support/wait.js';
 
 const execFileAsync = promisify(execFile);
 const JOB_TIMEOUT_MS = 20_000;
@@ -65,25 +65,29 @@ async function squeueState(id: string): Promise<string> {
 
 /** Follow the job with squeue until it has left the queue, then its final state from `scontrol show job`. */
 async function waitForJob(id: string): Promise<Record<string, string>> {
-  const deadline = Date.now() + JOB_TIMEOUT_MS;
-  for (;;) {
-    const queued = await squeueState(id);
-    if (queued === '') {
+  let queued = '';
+  return waitFor(
+    async () => {
+      queued = await squeueState(id);
+      if (queued !== '') return undefined;
       const job = await showJob(id);
-      if (TERMINAL.has(job.JobState ?? '')) return job;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`job ${id} still ${queued || 'not final'} after ${JOB_TIMEOUT_MS} ms\n${slurm.logs()}`);
-    await sleep(100);
-  }
+      return TERMINAL.has(job.JobState ?? '') ? job : undefined;
+    },
+    {
+      timeoutMs: JOB_TIMEOUT_MS,
+      intervalMs: 100,
+      what: () => `job ${id} to end (still ${queued || 'not final'})\n${slurm.logs()}`,
+    },
+  );
 }
 
 async function waitForState(id: string, state: string): Promise<void> {
-  const deadline = Date.now() + JOB_TIMEOUT_MS;
-  while ((await squeueState(id)) !== state) {
-    if (Date.now() > deadline) throw new Error(`job ${id} never ${state}\n${slurm.logs()}`);
-    await sleep(100);
-  }
+  let last = '';
+  await waitFor(async () => (last = await squeueState(id)) === state, {
+    timeoutMs: JOB_TIMEOUT_MS,
+    intervalMs: 100,
+    what: () => `job ${id} to be ${state} (squeue: ${last || 'not queued'})\n${slurm.logs()}`,
+  });
 }
 
 function isRunning(pid: number): boolean {
@@ -139,18 +143,22 @@ describe('local Slurm cluster', () => {
     const id = await sbatch('sleeper', '#!/bin/bash\necho $$ > sleeper.pid\nexec sleep 300\n', ['--nodes=1', '--time=5']);
     await waitForState(id, 'RUNNING');
     const pidFile = join(slurm.dir, 'sleeper.pid');
-    const deadline = Date.now() + JOB_TIMEOUT_MS;
-    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
-      if (Date.now() > deadline) throw new Error(`job ${id} never wrote ${pidFile}`);
-      await sleep(50);
-    }
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    const pid = Number(
+      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), {
+        timeoutMs: JOB_TIMEOUT_MS,
+        intervalMs: 50,
+        what: `job ${id} to write its pid to ${pidFile}`,
+      }),
+    );
     expect(isRunning(pid)).toBe(true);
     await slurmCommand('scancel', [id]);
     const job = await waitForJob(id);
     expect(job.JobState).toBe('CANCELLED');
-    while (isRunning(pid) && Date.now() < deadline) await sleep(50);
-    expect(isRunning(pid)).toBe(false);
+    await waitFor(() => !isRunning(pid), {
+      timeoutMs: JOB_TIMEOUT_MS,
+      intervalMs: 50,
+      what: `the cancelled job's process ${pid} to end`,
+    });
   });
 
   it('allocates fake GPUs with --gpus-per-node and exports them to the job and its steps', async () => {

@@ -14,6 +14,7 @@ import type {
 } from '../../src/sim/index.js';
 import { tempFiles } from '../helpers.js';
 import { readSse } from '../support/sse.js';
+import { waitFor } from '../support/wait.js';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
 const open: { close(): Promise<void> }[] = [];
@@ -110,10 +111,6 @@ const truthOf = (file: string): Record<string, unknown>[] =>
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-
-const until = async (check: () => boolean, ms = 2000): Promise<void> => {
-  for (const end = Date.now() + ms; !check() && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
-};
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -281,12 +278,23 @@ describe('frontier sim router: prefill and decode servers as separate servers', 
       status: 'not ready',
       not_ready: [{ role: 'decode', url: `http://127.0.0.1:${port}`, error: expect.stringMatching(/ECONNREFUSED/) as string }],
     });
+    const started = performance.now();
     const decode = await serve({ role: 'decode', port, faults: { slowStartMs: 200 } });
     const loading = await fetch(`${router.url}/health`);
     expect(loading.status).toBe(503);
     expect(await loading.json()).toMatchObject({ not_ready: [{ role: 'decode', status: 503 }] });
-    await new Promise((r) => setTimeout(r, 250));
-    expect((await fetch(`${router.url}/health`)).status).toBe(200);
+    await waitFor(
+      async () => {
+        const res = await fetch(`${router.url}/health`);
+        await res.arrayBuffer();
+        return res.status === 200;
+      },
+      {
+        what: 'the router’s /health to answer 200 once the decode server has loaded',
+      },
+    );
+    // Not before the decode server's 200 ms load.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(200);
     expect(decode.port).toBe(port);
   });
 
@@ -342,11 +350,13 @@ describe('frontier sim router: prefill and decode servers as separate servers', 
     expect(decode.cluster.inFlight).toBe(1);
     controller.abort();
     // Freed at once, or at the end of the step that holds it.
-    await until(
+    await waitFor(
       () => decode.cluster.inFlight === 0 && decode.cluster.instances[0]!.kvUsedBytes === 0 && router.stats().inFlight === 0,
+      {
+        what: () =>
+          `the cancelled request to be freed (decode: ${decode.cluster.inFlight} in flight, ${decode.cluster.instances[0]!.kvUsedBytes} KV bytes; router: ${router.stats().inFlight} in flight)`,
+      },
     );
-    expect(decode.cluster.inFlight).toBe(0);
-    expect(decode.cluster.instances[0]!.kvUsedBytes).toBe(0);
     expect(router.stats()).toMatchObject({ cancelled: 1, failed: 0, inFlight: 0 });
     expect(router.stats().backends.map((b) => [b.role, b.inFlight, b.errors])).toEqual([
       ['prefill', 0, 0],

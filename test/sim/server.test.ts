@@ -6,6 +6,7 @@ import { AnswerBook, NO_FAULTS, buildTopology, encode, renderChat, startSimServe
 import type { FaultOptions, SimServer, SimServerOptions } from '../../src/sim/index.js';
 import { tempFiles } from '../helpers.js';
 import { readSse } from '../support/sse.js';
+import { waitFor } from '../support/wait.js';
 
 const MODEL = 'meta-llama/Llama-3.1-8B-Instruct';
 const servers: SimServer[] = [];
@@ -273,8 +274,9 @@ describe('OpenAI-compatible API, as vLLM serves it', () => {
     await res.body!.getReader().read();
     expect(server.cluster.inFlight).toBe(1);
     controller.abort();
-    for (let i = 0; i < 100 && server.cluster.inFlight > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(server.cluster.inFlight).toBe(0);
+    await waitFor(() => server.cluster.inFlight === 0, {
+      what: () => `the aborted request's sequence to be freed (${server.cluster.inFlight} in flight)`,
+    });
     expect(server.cluster.instances[0]!.kvUsedBytes).toBe(0);
   });
 
@@ -374,17 +376,25 @@ describe('faults (seeded)', () => {
     await post(server, '/v1/completions', { model: MODEL, prompt: 'Hi', max_tokens: 2000, ignore_eos: true }).catch(
       () => undefined,
     );
-    for (let i = 0; i < 50 && !crashed; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(crashed).toBe(true);
+    await waitFor(() => crashed, { what: 'the server to crash after its 2nd request' });
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
   });
 
   it('starts slowly: /health and requests answer 503 until loaded', async () => {
+    const started = performance.now();
     const server = await serve({ faults: { slowStartMs: 300 } });
     expect((await fetch(`${server.url}/health`)).status).toBe(503);
     expect((await post(server, '/v1/completions', { model: MODEL, prompt: 'Hi' })).status).toBe(503);
-    await new Promise((r) => setTimeout(r, 350));
-    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    await waitFor(
+      async () => {
+        const res = await fetch(`${server.url}/health`);
+        await res.arrayBuffer();
+        return res.status === 200;
+      },
+      { what: '/health to answer 200' },
+    );
+    // Loaded, but not before its 300 ms.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
   });
 });
 

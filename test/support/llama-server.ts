@@ -4,9 +4,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from '../helpers.js';
+import { WaitTimeout, waitFor } from './wait.js';
 
 const SCRIPTS = fileURLToPath(new URL('../../scripts/', import.meta.url));
 
@@ -165,23 +165,27 @@ async function launch(binary: string, args: string[], port: number): Promise<Lla
   };
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (exitInfo !== undefined) {
-      process.removeListener('exit', killOnExit);
-      throw new Error(`llama-server exited before it was ready (${exitInfo}): ${binary} ${args.join(' ')}\n${output}`);
-    }
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return { url, port, pid, args, stop };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`llama-server not healthy after ${READY_TIMEOUT_MS / 1000} s: ${binary} ${args.join(' ')}\n${output}`);
-    }
-    await sleep(100);
+  try {
+    await waitFor(
+      async () => {
+        if (exitInfo !== undefined) {
+          process.removeListener('exit', killOnExit);
+          throw new Error(`llama-server exited before it was ready (${exitInfo}): ${binary} ${args.join(' ')}\n${output}`);
+        }
+        try {
+          const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+          await res.arrayBuffer();
+          return res.status === 200;
+        } catch {
+          return false; // not listening yet
+        }
+      },
+      { timeoutMs: READY_TIMEOUT_MS, intervalMs: 100, what: `llama-server's /health to answer 200` },
+    );
+  } catch (error) {
+    if (!(error instanceof WaitTimeout)) throw error;
+    await stop();
+    throw new Error(`${error.message}: ${binary} ${args.join(' ')}\n${output}`);
   }
+  return { url, port, pid, args, stop };
 }

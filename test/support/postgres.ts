@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../helpers.js';
+import { waitFor } from './wait.js';
 
 export interface LocalPostgres {
   /** A postgres:// URL of a fresh, empty database. */
@@ -73,22 +74,27 @@ export async function startPostgres(): Promise<LocalPostgres> {
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
 
   const admin = `postgres://frontier@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: admin });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch {
-      await client.end().catch(() => {});
-      if (server.exitCode !== null || Date.now() > deadline) {
-        server.kill('SIGKILL');
-        rmSync(dir, { recursive: true, force: true });
-        throw new Error(`PostgreSQL did not start:\n${log.slice(-2000)}`);
-      }
-      await sleep(100);
-    }
+  try {
+    await waitFor(
+      async () => {
+        if (server.exitCode !== null || server.signalCode !== null)
+          throw new Error(`it exited: ${server.signalCode ?? `exit code ${server.exitCode}`}`);
+        const client = new pg.Client({ connectionString: admin });
+        try {
+          await client.connect();
+          await client.end();
+          return true;
+        } catch {
+          await client.end().catch(() => {});
+          return false;
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `PostgreSQL to take connections on port ${port}` },
+    );
+  } catch (error) {
+    server.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start (${(error as Error).message}):\n${log.slice(-2000)}`);
   }
 
   const createDatabase = async (name: string): Promise<string> => {
@@ -109,6 +115,7 @@ export async function startPostgres(): Promise<LocalPostgres> {
       if (server.exitCode === null) {
         // Smart shutdown: it waits for the sessions that are ending to end (a fast one cuts them off mid-goodbye).
         server.kill('SIGTERM');
+        // Not a wait for something to have happened: its exit, or 10 s of grace before the SIGKILL.
         await Promise.race([exited, sleep(10_000)]);
         if (server.exitCode === null) server.kill('SIGKILL');
       }

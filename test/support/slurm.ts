@@ -27,8 +27,8 @@ import { createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { WaitTimeout, waitFor } from './wait.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -277,8 +277,11 @@ async function startOnce(nodes: number, cpusPerNode: number, gpusPerNode: number
         const ids = (await run('squeue', ['-h', '-o', '%i'])).split(/\s+/).filter(Boolean);
         if (ids.length > 0) {
           await run('scancel', ids);
-          const deadline = Date.now() + 10_000;
-          while (Date.now() < deadline && (await run('squeue', ['-h', '-o', '%i'])).trim() !== '') await sleep(100);
+          await waitFor(async () => (await run('squeue', ['-h', '-o', '%i'])).trim() === '', {
+            timeoutMs: 10_000,
+            intervalMs: 100,
+            what: 'the cancelled jobs to leave the queue',
+          });
         }
       } catch {
         // the sweep below ends whatever is left
@@ -299,11 +302,12 @@ async function startOnce(nodes: number, cpusPerNode: number, gpusPerNode: number
     let strays = processesWith(marker).filter(alive);
     if (strays.length > 0) {
       for (const pid of strays) kill(pid, 'SIGKILL');
-      const deadline = Date.now() + STOP_GRACE_MS;
-      while (strays.length > 0 && Date.now() < deadline) {
-        await sleep(50);
-        strays = strays.filter(alive);
-      }
+      // Best effort: what SIGKILL has not ended by then is past helping (the dir goes either way).
+      await waitFor(() => (strays = strays.filter(alive)).length === 0, {
+        timeoutMs: STOP_GRACE_MS,
+        intervalMs: 50,
+        what: 'the processes left behind to end',
+      }).catch(() => undefined);
     }
     process.removeListener('exit', killOnExit);
     rmSync(dir, { recursive: true, force: true });
@@ -420,38 +424,44 @@ async function startOnce(nodes: number, cpusPerNode: number, gpusPerNode: number
       `--pid-file=${join(dir, 'munge', 'munged.pid')}`,
       `--seed-file=${join(dir, 'munge', 'munged.seed')}`,
     ]);
+    // One deadline for both waits below; a timeout is a WaitTimeout, which fail() reports with the logs (see the catch).
     const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!existsSync(socket)) {
-      if (munged.exitInfo !== undefined) await fail(`munged exited (${munged.exitInfo}) before creating ${socket}`);
-      if (Date.now() > deadline) await fail(`munged did not create ${socket} in ${READY_TIMEOUT_MS / 1000} s`);
-      await sleep(20);
-    }
+    await waitFor(
+      async () => {
+        if (munged.exitInfo !== undefined) await fail(`munged exited (${munged.exitInfo}) before creating ${socket}`);
+        return existsSync(socket);
+      },
+      { timeoutMs: READY_TIMEOUT_MS, what: `munged to create ${socket}` },
+    );
     await launch('slurmctld', which('slurmctld') ?? 'slurmctld', ['-D']);
     for (const node of nodeNames) await launch(`slurmd.${node}`, which('slurmd') ?? 'slurmd', ['-D', '-N', node]);
 
     let states = '';
-    for (;;) {
-      const dead = daemons.find((daemon) => daemon.exitInfo !== undefined);
-      if (dead) await fail(`${dead.name} exited (${dead.exitInfo}) before the nodes were idle`);
-      try {
-        // A short timeout: with no slurmctld listening, scontrol retries for MessageTimeout (10 s) before failing.
-        const out = await run('scontrol', ['show', 'nodes', '--oneliner'], 2_000);
-        const byNode = new Map(
-          out
-            .split('\n')
-            .map((line) => [/^NodeName=(\S+)/.exec(line)?.[1], /\bState=(\S+)/.exec(line)?.[1]] as const)
-            .filter((pair): pair is readonly [string, string] => pair[0] !== undefined && pair[1] !== undefined),
-        );
-        states = nodeNames.map((node) => `${node}=${byNode.get(node) ?? '?'}`).join(' ');
-        if (nodeNames.every((node) => byNode.get(node) === 'IDLE')) break;
-      } catch (error) {
-        states = `scontrol: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-      }
-      if (Date.now() > deadline) await fail(`nodes not idle after ${READY_TIMEOUT_MS / 1000} s (${states})`);
-      await sleep(100);
-    }
+    await waitFor(
+      async () => {
+        const dead = daemons.find((daemon) => daemon.exitInfo !== undefined);
+        if (dead) await fail(`${dead.name} exited (${dead.exitInfo}) before the nodes were idle`);
+        try {
+          // A short timeout: with no slurmctld listening, scontrol retries for MessageTimeout (10 s) before failing.
+          const out = await run('scontrol', ['show', 'nodes', '--oneliner'], 2_000);
+          const byNode = new Map(
+            out
+              .split('\n')
+              .map((line) => [/^NodeName=(\S+)/.exec(line)?.[1], /\bState=(\S+)/.exec(line)?.[1]] as const)
+              .filter((pair): pair is readonly [string, string] => pair[0] !== undefined && pair[1] !== undefined),
+          );
+          states = nodeNames.map((node) => `${node}=${byNode.get(node) ?? '?'}`).join(' ');
+          return nodeNames.every((node) => byNode.get(node) === 'IDLE');
+        } catch (error) {
+          states = `scontrol: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+          return false;
+        }
+      },
+      { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs: 100, what: () => `every node to be IDLE (${states})` },
+    );
   } catch (error) {
     if (error instanceof StartError) throw error;
+    if (error instanceof WaitTimeout) await fail(error.message);
     await shutdown(false);
     throw error;
   }

@@ -100,6 +100,7 @@ describe('the dashboard in Chromium', () => {
     );
     await fresh.goto(`${base}/inference?model=dsr1&run=pr-1`);
     await fresh.locator('[data-testid="inference-chart"][data-ready="true"][data-loading="0"]').waitFor();
+    // Part of the test, not a wait for anything: a shift in the moments after the data has come counts too.
     await fresh.waitForTimeout(200);
     const cls = Number(await fresh.evaluate('window.__cls'));
     await fresh.close();
