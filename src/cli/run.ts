@@ -28,9 +28,7 @@ import {
   RunDir,
   RunError,
   consoleReporter,
-  findCluster,
   jobFor,
-  loadClusterProfiles,
   logsKeyOf,
   placeWorkers,
   planRun,
@@ -42,7 +40,9 @@ import {
   summaryTable,
   waitReady,
 } from '../launch/index.js';
-import type { ClusterProfile, EvalSettings } from '../launch/index.js';
+import type { EvalSettings } from '../launch/index.js';
+import { findCluster, loadClusterProfiles } from '../clusters/index.js';
+import type { ClusterProfile } from '../clusters/index.js';
 import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
-import type { ClusterProfile } from '../profile.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import { workflowEnv } from './contract.js';
 import { runnerFor, scriptFor } from './launchers.js';
 import type { LauncherRule } from './launchers.js';

@@ -1,4 +1,4 @@
-// Cluster profiles and routing: the public API of this part of src/launch (to be merged into src/launch/index.ts).
+// Cluster profiles and routing: configuration, which src/launch runs with.
 export {
   CONTAINER_RUNTIMES,
   ClusterProfileError,
@@ -12,6 +12,7 @@ export {
   SLURM_ONLY_KEYS,
   expandPath,
   findCluster,
+  gpuFor,
   loadClusterProfile,
   loadClusterProfiles,
   modelPath,
@@ -21,7 +22,7 @@ export {
   profileName,
   readClusterProfiles,
 } from './profile.js';
-export type { ClusterProfile, ClusterProfileRead, ModelLocation, Mount, Pos, ProfileSource } from './profile.js';
+export type { ClusterProfile, ClusterProfileRead, ModelLocation, Mount, Pos, ProfileSource, SrtctlSettings } from './profile.js';
 export {
   globCovers,
   globMatches,
