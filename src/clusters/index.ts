@@ -1,36 +1,27 @@
-// Cluster profiles and routing: configuration, which src/launch runs with.
+// Cluster profiles (clusters/*.yaml) and their routing: configuration, which src/launch runs with.
+export { EnvReferenceError, expandPath } from './env-reference.js';
+export { findCluster } from './find-cluster.js';
 export {
-  CONTAINER_RUNTIMES,
-  ClusterProfileError,
-  ClusterProfileSchema,
-  DEFAULT_HEALTH_CHECK,
-  DEFAULT_TIME_LIMIT_MINUTES,
-  EnvReferenceError,
-  HEALTH_CHECK_REQUIRED_BELOW_MINUTES,
-  LOCAL_PROFILE,
-  SCHEDULERS,
-  SLURM_ONLY_KEYS,
-  expandPath,
-  findCluster,
-  gpuFor,
   loadClusterProfile,
   loadClusterProfiles,
-  modelPath,
   parseClusterProfile,
-  parseMount,
   profileFiles,
   profileName,
   readClusterProfiles,
-} from './profile.js';
-export type { ClusterProfile, ClusterProfileRead, ModelLocation, Mount, Pos, ProfileSource, SrtctlSettings } from './profile.js';
+} from './load.js';
+export type { ClusterProfileRead } from './load.js';
+export { modelPath } from './model-path.js';
+export { ClusterProfileError, LOCAL_PROFILE, gpuFor, parseMount } from './profile.js';
+export type { ClusterProfile, ModelLocation, Mount, Pos, ProfileSource, SrtctlSettings } from './profile.js';
+export { globCovers, globMatches, globProblem, globToRegExp, recipeRoutePath } from './recipe-glob.js';
+export { matchCovers, routeRecipe, rowRouteRequest } from './route.js';
+export type { Route, RouteFlag, RouteMatch, RouteRequest, RoutingRule, Toolchain } from './route.js';
 export {
-  globCovers,
-  globMatches,
-  globProblem,
-  globToRegExp,
-  matchCovers,
-  recipeRoutePath,
-  routeRecipe,
-  rowRouteRequest,
-} from './routing.js';
-export type { Route, RouteFlag, RouteMatch, RouteRequest, RoutingRule, Toolchain } from './routing.js';
+  CONTAINER_RUNTIMES,
+  ClusterProfileSchema,
+  DEFAULT_HEALTH_CHECK,
+  DEFAULT_TIME_LIMIT_MINUTES,
+  HEALTH_CHECK_REQUIRED_BELOW_MINUTES,
+  SCHEDULERS,
+  SLURM_ONLY_KEYS,
+} from './schema.js';
