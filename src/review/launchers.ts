@@ -2,7 +2,7 @@ import { isMultiNodeRow, MatrixError, generateTestConfig } from '../matrix/index
 import type { MultiNodeRow } from '../matrix/index.js';
 import { evaluate, launcherOf, multiNodeWorkflowEnv, readCloneRoutes, runsJobScript } from '../launch/inferencex/index.js';
 import type { CloneRoute, CloneRoutes } from '../launch/inferencex/index.js';
-import { once } from './rules/shared.js';
+import { once } from '../util/once.js';
 import { recipeTreePath } from './tree.js';
 import type { Tree } from './tree.js';
 
