@@ -1,4 +1,5 @@
-// Cluster profiles (clusters/*.yaml) and their routing: configuration, which src/launch runs with.
+// Cluster profiles (clusters/*.yaml) and their routing, and InferenceX's launchers (runners/launch_*.sh)
+// read as the same: configuration, which src/launch runs with and src/review checks.
 export { EnvReferenceError, expandPath } from './env-reference.js';
 export { findCluster } from './find-cluster.js';
 export {
@@ -25,3 +26,13 @@ export {
   SCHEDULERS,
   SLURM_ONLY_KEYS,
 } from './schema.js';
+export { JOB_SCRIPT_FRAMEWORKS, JOB_SCRIPT_FRAMEWORKS_OF, runsJobScript } from './launchers/job-script-frameworks.js';
+export type { JobScriptLauncher } from './launchers/job-script-frameworks.js';
+export type { Checkout } from './launchers/checkout.js';
+export { evaluate, formatCond, readCloneRoutes } from './launchers/clone-routes.js';
+export type { CloneRoute, CloneRoutes, Cond, ToolchainRef } from './launchers/clone-routes.js';
+export { launcherOf, treeLaunchers } from './launchers/read-launchers.js';
+export type { Launcher } from './launchers/read-launchers.js';
+export { recipesWhere, routedRows } from './launchers/routed-rows.js';
+export type { RoutedRow } from './launchers/routed-rows.js';
+export { multiNodeWorkflowEnv, workflowEnv } from './launchers/workflow-env.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CHANGELOG, readChange } from '../changelog/index.js';
 import { subject } from './rule.js';
-import { treeLaunchers } from './launchers.js';
+import { treeLaunchers } from '../clusters/index.js';
 import { resolvedReferences } from './rules/shared.js';
 import type { Tree } from './tree.js';
 
