@@ -29,8 +29,11 @@ export {
 export { JOB_SCRIPT_FRAMEWORKS, JOB_SCRIPT_FRAMEWORKS_OF, runsJobScript } from './launchers/job-script-frameworks.js';
 export type { JobScriptLauncher } from './launchers/job-script-frameworks.js';
 export type { Checkout } from './launchers/checkout.js';
-export { evaluate, formatCond, readCloneRoutes } from './launchers/clone-routes.js';
-export type { CloneRoute, CloneRoutes, Cond, ToolchainRef } from './launchers/clone-routes.js';
+export { evaluate, formatCond } from './bash/conditions.js';
+export type { Cond } from './bash/conditions.js';
+export type { ToolchainRef } from './launchers/clone-refs.js';
+export { readCloneRoutes } from './launchers/clone-routes.js';
+export type { CloneRoute, CloneRoutes } from './launchers/clone-routes.js';
 export { launcherOf, treeLaunchers } from './launchers/read-launchers.js';
 export type { Launcher } from './launchers/read-launchers.js';
 export { recipesWhere, routedRows } from './launchers/routed-rows.js';

@@ -3,7 +3,7 @@ import type { MultiNodeRow } from '../../matrix/index.js';
 import { recipeInTree } from '../../recipes/index.js';
 import { once } from '../../util/once.js';
 import type { Checkout } from './checkout.js';
-import { evaluate } from './clone-routes.js';
+import { evaluate } from '../bash/conditions.js';
 import type { CloneRoute } from './clone-routes.js';
 import { runsJobScript } from './job-script-frameworks.js';
 import { launcherOf, treeLaunchers } from './read-launchers.js';
