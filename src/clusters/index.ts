@@ -28,7 +28,6 @@ export {
 } from './schema.js';
 export { JOB_SCRIPT_FRAMEWORKS, JOB_SCRIPT_FRAMEWORKS_OF, runsJobScript } from './launchers/job-script-frameworks.js';
 export type { JobScriptLauncher } from './launchers/job-script-frameworks.js';
-export type { Checkout } from './launchers/checkout.js';
 export { evaluate, formatCond } from './bash/conditions.js';
 export type { Cond } from './bash/conditions.js';
 export type { ToolchainRef } from './launchers/clone-refs.js';
@@ -36,6 +35,8 @@ export { readCloneRoutes } from './launchers/clone-routes.js';
 export type { CloneRoute, CloneRoutes } from './launchers/clone-routes.js';
 export { launcherOf, treeLaunchers } from './launchers/read-launchers.js';
 export type { Launcher } from './launchers/read-launchers.js';
-export { recipesWhere, routedRows } from './launchers/routed-rows.js';
+export { routedRows } from './launchers/routed-rows.js';
 export type { RoutedRow } from './launchers/routed-rows.js';
 export { multiNodeWorkflowEnv, workflowEnv } from './launchers/workflow-env.js';
+export { importClusters } from './import/import-clusters.js';
+export type { ImportedProfile } from './import/import-clusters.js';

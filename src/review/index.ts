@@ -20,5 +20,3 @@ export { changeSweep } from './sweep.js';
 export type { KeySweep } from './sweep.js';
 export { loadTree, recipeReferences, resolveRecipe } from './tree.js';
 export type { RecipeRef, RecipeReference, Tree, TreeOptions } from './tree.js';
-export { importClusters } from './clusters-import.js';
-export type { ImportedProfile } from './clusters-import.js';
