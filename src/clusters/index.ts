@@ -26,17 +26,17 @@ export {
   SCHEDULERS,
   SLURM_ONLY_KEYS,
 } from './schema.js';
-export { JOB_SCRIPT_FRAMEWORKS, JOB_SCRIPT_FRAMEWORKS_OF, runsJobScript } from './launchers/job-script-frameworks.js';
-export type { JobScriptLauncher } from './launchers/job-script-frameworks.js';
+export { JOB_SCRIPT_FRAMEWORKS, JOB_SCRIPT_FRAMEWORKS_OF, runsJobScript } from './inferencex/job-script-frameworks.js';
+export type { JobScriptLauncher } from './inferencex/job-script-frameworks.js';
 export { evaluate, formatCond } from './bash/conditions.js';
 export type { Cond } from './bash/conditions.js';
-export type { ToolchainRef } from './launchers/clone-refs.js';
-export { readCloneRoutes } from './launchers/clone-routes.js';
-export type { CloneRoute, CloneRoutes } from './launchers/clone-routes.js';
-export { launcherOf, treeLaunchers } from './launchers/read-launchers.js';
-export type { Launcher } from './launchers/read-launchers.js';
-export { routedRows } from './launchers/routed-rows.js';
-export type { RoutedRow } from './launchers/routed-rows.js';
-export { multiNodeWorkflowEnv, workflowEnv } from './launchers/workflow-env.js';
+export type { ToolchainRef } from './inferencex/clone-refs.js';
+export { readCloneRoutes } from './inferencex/clone-routes.js';
+export type { CloneRoute, CloneRoutes } from './inferencex/clone-routes.js';
+export { launcherOf, treeLaunchers } from './inferencex/read-launchers.js';
+export type { Launcher } from './inferencex/read-launchers.js';
+export { routedRows } from './inferencex/routed-rows.js';
+export type { RoutedRow } from './inferencex/routed-rows.js';
+export { multiNodeWorkflowEnv, workflowEnv } from './inferencex/workflow-env.js';
 export { importClusters } from './import/import-clusters.js';
 export type { ImportedProfile } from './import/import-clusters.js';

@@ -1,11 +1,11 @@
 import { routeRecipe, rowRouteRequest } from '../route.js';
 import type { RoutingRule } from '../route.js';
-import type { Checkout } from '../launchers/checkout.js';
-import type { CloneRoute } from '../launchers/clone-routes.js';
-import { treeLaunchers } from '../launchers/read-launchers.js';
-import type { Launcher } from '../launchers/read-launchers.js';
-import { recipesWhere, routedRows } from '../launchers/routed-rows.js';
-import type { RoutedRow } from '../launchers/routed-rows.js';
+import type { Checkout } from '../inferencex/checkout.js';
+import type { CloneRoute } from '../inferencex/clone-routes.js';
+import { treeLaunchers } from '../inferencex/read-launchers.js';
+import type { Launcher } from '../inferencex/read-launchers.js';
+import { recipesWhere, routedRows } from '../inferencex/routed-rows.js';
+import type { RoutedRow } from '../inferencex/routed-rows.js';
 import { routeMatches } from './launcher-rules.js';
 import type { ImportedRule } from './launcher-rules.js';
 import { RefResolver, pin } from './pin.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { CloneRoute } from '../launchers/clone-routes.js';
+import type { CloneRoute } from '../inferencex/clone-routes.js';
 
 // The commit an imported rule pins, resolving a launcher's moving refs with git when asked.
 

@@ -1,7 +1,7 @@
 import { planRecipe, recipeInTree } from '../../recipes/index.js';
-import type { Checkout } from '../launchers/checkout.js';
-import type { Launcher } from '../launchers/read-launchers.js';
-import type { RoutedRow } from '../launchers/routed-rows.js';
+import type { Checkout } from '../inferencex/checkout.js';
+import type { Launcher } from '../inferencex/read-launchers.js';
+import type { RoutedRow } from '../inferencex/routed-rows.js';
 import type { RouteMatch } from '../route.js';
 import type { ImportedRule } from './launcher-rules.js';
 
