@@ -2,8 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { dirSnapshot } from '../changelog/index.js';
+import { importClusters } from '../clusters/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { importClusters, loadTree } from '../review/index.js';
+import { loadTree } from '../review/index.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 

@@ -25,9 +25,7 @@ import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import {
   RunDir,
   consoleReporter,
-  findCluster,
   jobFor,
-  loadClusterProfiles,
   logsKeyOf,
   placeWorkers,
   planRun,
@@ -39,7 +37,9 @@ import {
   summaryTable,
   waitReady,
 } from '../launch/index.js';
-import type { ClusterProfile, EvalSettings } from '../launch/index.js';
+import type { EvalSettings } from '../launch/index.js';
+import { findCluster, loadClusterProfiles } from '../clusters/index.js';
+import type { ClusterProfile } from '../clusters/index.js';
 import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';

@@ -1,4 +1,3 @@
-export * from './profile-index.js';
 export { runGroupLocally } from './local-run.js';
 export { startProcesses, tail } from './local.js';
 export type { ProcessExit, RunningProcesses } from './local.js';

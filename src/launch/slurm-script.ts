@@ -1,7 +1,7 @@
 import { shellQuote } from '../engines/index.js';
 import type { EngineProcess, Launch } from '../engines/index.js';
-import { expandPath } from './profile.js';
-import type { ClusterProfile } from './profile.js';
+import { expandPath } from '../clusters/index.js';
+import type { ClusterProfile } from '../clusters/index.js';
 
 /**
  * The sbatch script of one launch: the allocation (nodes, one task per node, GPUs per node, time

@@ -1,25 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CHANGELOG, readChange } from '../changelog/index.js';
 import { subject } from './rule.js';
-import { treeLaunchers } from './launchers.js';
+import { treeLaunchers } from '../clusters/index.js';
 import { resolvedReferences } from './rules/shared.js';
 import type { Tree } from './tree.js';
-
-/** What a change did to a tree: the review's summary, and what decides which findings are its own. */
-export interface TreeChange {
-  keys: { added: string[]; removed: string[]; edited: string[] };
-  recipes: { added: string[]; removed: string[]; changed: string[] };
-  changelog: {
-    file: string;
-    changed: boolean;
-    /** Head line numbers of the lines the change added. */
-    addedLines: number[];
-  };
-  /** Master-config, runner, cluster-profile and launcher files whose bytes differ, as displayed in findings. */
-  files: string[];
-  /** Launchers (runners/launch_*.sh) whose srt-slurm clones changed, and those clones (route subjects). */
-  launchers: { changed: string[]; routes: string[] };
-}
+import type { TreeChange } from './tree-change.js';
 
 export function isEmptyChange(change: TreeChange): boolean {
   const { keys, recipes, changelog, files, launchers } = change;

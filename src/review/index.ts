@@ -1,5 +1,5 @@
 export { compareTrees, isEmptyChange, touchedSubjects } from './change.js';
-export type { TreeChange } from './change.js';
+export type { TreeChange } from './tree-change.js';
 export { BacktestError, firstParentCommits, reviewEach } from './backtest.js';
 export type { CommitReview } from './backtest.js';
 export {
@@ -20,5 +20,3 @@ export { changeSweep } from './sweep.js';
 export type { KeySweep } from './sweep.js';
 export { loadTree, recipeReferences, resolveRecipe } from './tree.js';
 export type { RecipeRef, RecipeReference, Tree, TreeOptions } from './tree.js';
-export { importClusters } from './clusters-import.js';
-export type { ImportedProfile } from './clusters-import.js';

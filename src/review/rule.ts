@@ -1,6 +1,6 @@
 import type { Problem } from '../catalog/index.js';
 import type { NoSweep } from '../changelog/index.js';
-import type { TreeChange } from './change.js';
+import type { TreeChange } from './tree-change.js';
 import type { Tree } from './tree.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { NoSweep, Snapshot } from '../changelog/index.js';
 import { compareTrees, touchedSubjects } from './change.js';
-import type { TreeChange } from './change.js';
+import type { TreeChange } from './tree-change.js';
 import type { Rule, RuleContext, RuleFinding } from './rule.js';
 import { RULES } from './rules/index.js';
 import { appendedEntries } from './rules/changelog.js';

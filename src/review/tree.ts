@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { checkRunnerLabels, isPlainMapping, loadMasterConfigs, loadRunners, searchSpaceEntries } from '../catalog/index.js';
 import type { Catalog, MasterConfigEntry, PathSegment, Problem, RunnerConfig } from '../catalog/index.js';
 import type { Snapshot } from '../changelog/index.js';
-import { profileFiles, readClusterProfiles } from '../launch/index.js';
-import type { ClusterProfileRead } from '../launch/index.js';
+import { profileFiles, readClusterProfiles } from '../clusters/index.js';
+import type { ClusterProfileRead } from '../clusters/index.js';
 import { findRecipesDir, loadRecipe, recipeInTree, selectVariant } from '../recipes/index.js';
 import type { RecipeFile, Variant } from '../recipes/index.js';
 

@@ -6,7 +6,7 @@ import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
 import { MAX_NESTING, firstInvalidUtf8, parseYaml } from '../../src/catalog/yaml/index.js';
 import { parseFull } from '../../src/catalog/yaml/full.js';
 import { loadRecipe } from '../../src/recipes/index.js';
-import { parseClusterProfile, readClusterProfiles } from '../../src/launch/profile.js';
+import { parseClusterProfile, readClusterProfiles } from '../../src/clusters/index.js';
 import { INFERENCEX } from '../helpers.js';
 
 describe('nesting limit', () => {

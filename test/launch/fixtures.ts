@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOCAL_PROFILE, RunDir } from '../../src/launch/index.js';
-import type { ClusterProfile, EvalSettings } from '../../src/launch/index.js';
+import { RunDir } from '../../src/launch/index.js';
+import type { EvalSettings } from '../../src/launch/index.js';
+import { LOCAL_PROFILE } from '../../src/clusters/index.js';
+import type { ClusterProfile } from '../../src/clusters/index.js';
 import { loadGsm8k } from '../../src/evals/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { runMatrix } from '../../src/cli/matrix.js';

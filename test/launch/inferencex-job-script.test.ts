@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTree } from '../../src/launch/inferencex/index.js';
 import { prepareGroup, run, slurmExecutor, planRun } from '../../src/launch/index.js';
-import type { ClusterProfile } from '../../src/launch/index.js';
+import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MultiNodeRow } from '../../src/matrix/index.js';
 import { CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';

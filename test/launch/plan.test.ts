@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { benchOptions } from '../../src/cli/bench.js';
 import { sim } from '../../src/engines/index.js';
-import {
-  LOCAL_PROFILE,
-  benchArgsOf,
-  benchOptionsOf,
-  nodesNeeded,
-  placeWorkers,
-  planRun,
-  prepareGroup,
-} from '../../src/launch/index.js';
+import { benchArgsOf, benchOptionsOf, nodesNeeded, placeWorkers, planRun, prepareGroup } from '../../src/launch/index.js';
+import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { disaggRow, simCluster, singleRow } from './fixtures.js';
 

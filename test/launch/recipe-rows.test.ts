@@ -5,7 +5,7 @@ import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
 import { loadRecipeBook, openTree } from '../../src/launch/inferencex/index.js';
 import type { InferencexTree, RecipeBook } from '../../src/launch/inferencex/index.js';
 import { RunDir, logsKeyOf, planRun, recipeOf, run, runGroupLocally } from '../../src/launch/index.js';
-import type { ClusterProfile } from '../../src/launch/index.js';
+import type { ClusterProfile } from '../../src/clusters/index.js';
 import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
 import type { MatrixRow, MultiNodeRow } from '../../src/matrix/index.js';
 import { loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../src/recipes/index.js';

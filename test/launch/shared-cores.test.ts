@@ -2,8 +2,9 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { SaturationMonitor } from '../../src/bench/saturation.js';
-import { LOCAL_PROFILE, placeWorkers, planRun, prepareGroup } from '../../src/launch/index.js';
-import type { ClusterProfile } from '../../src/launch/index.js';
+import { placeWorkers, planRun, prepareGroup } from '../../src/launch/index.js';
+import { LOCAL_PROFILE } from '../../src/clusters/index.js';
+import type { ClusterProfile } from '../../src/clusters/index.js';
 import { singleRow } from './fixtures.js';
 
 /** The llama.cpp launch of one CPU row on a cluster: its `-t` and the threads it declares. */

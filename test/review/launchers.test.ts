@@ -3,8 +3,8 @@ import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync 
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirSnapshot } from '../../src/changelog/index.js';
-import { readCloneRoutes } from '../../src/launch/inferencex/index.js';
-import { importClusters, lint, loadTree, review } from '../../src/review/index.js';
+import { importClusters, readCloneRoutes } from '../../src/clusters/index.js';
+import { lint, loadTree, review } from '../../src/review/index.js';
 import type { RuleFinding } from '../../src/review/index.js';
 import { edit } from './edit-tree.js';
 import { REPO, inferencexTree, runCli, tempFiles } from '../helpers.js';

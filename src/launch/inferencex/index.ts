@@ -11,8 +11,3 @@ export type { RecipeBook, RecipePlan } from './recipe-plan.js';
 export { srtctlApply } from './srtctl.js';
 export { planJobScript, recordJobScript } from './job-script.js';
 export type { JobScriptPlan, RecordedJobScript } from './job-script.js';
-export { evaluate, formatCond, readCloneRoutes } from './clone-routes.js';
-export type { CloneRoute, CloneRoutes, Cond, ToolchainRef } from './clone-routes.js';
-export { multiNodeWorkflowEnv } from './contract.js';
-export { launcherOf } from './launchers.js';
-export { runsJobScript } from './job-script.js';

@@ -4,10 +4,9 @@ import { basename, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../plan.js';
 import { resultFilenameOf } from '../../results/index.js';
-import { modelPath } from '../profile.js';
-import type { ClusterProfile } from '../profile.js';
-import { multiNodeWorkflowEnv } from './contract.js';
-import { JOB_SCRIPT_LAUNCHERS, launcherOf, runnerFor } from './launchers.js';
+import { JOB_SCRIPT_FRAMEWORKS_OF, launcherOf, modelPath, multiNodeWorkflowEnv } from '../../clusters/index.js';
+import type { ClusterProfile } from '../../clusters/index.js';
+import { JOB_SCRIPT_LAUNCHERS, runnerFor } from './launchers.js';
 import type { JobScriptRule } from './launchers.js';
 import { simulationVariables } from './point.js';
 import { basics } from './script-plan.js';
@@ -37,13 +36,6 @@ export interface JobScriptPlan {
   nodes: number;
 }
 
-/** The frameworks InferenceX runs with a job script (on some launcher). */
-export const JOB_SCRIPT_FRAMEWORKS: ReadonlySet<string> = new Set(
-  Object.values(JOB_SCRIPT_LAUNCHERS).flatMap((r) => r.frameworks),
-);
-
-export const runsJobScript = (row: MultiNodeRow): boolean => JOB_SCRIPT_FRAMEWORKS.has(row.framework);
-
 const setting = (row: MultiNodeRow, name: string): string | undefined =>
   [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])]
     .find((s) => s.startsWith(`${name}=`))
@@ -61,12 +53,13 @@ export function planJobScript(
     };
   const launcher = launcherOf(runnerName);
   const rule = JOB_SCRIPT_LAUNCHERS[launcher];
-  if (!rule?.frameworks.includes(row.framework))
+  const frameworksOf: Readonly<Record<string, readonly string[]>> = JOB_SCRIPT_FRAMEWORKS_OF;
+  if (!rule || !frameworksOf[launcher]?.includes(row.framework))
     return {
       problem: `${row.framework}: runners/launch_${launcher}.sh (runner ${runnerName}) runs no job script for it that frontier knows; InferenceX runs it on ${Object.entries(
-        JOB_SCRIPT_LAUNCHERS,
+        frameworksOf,
       )
-        .filter(([, r]) => r.frameworks.includes(row.framework))
+        .filter(([, frameworks]) => frameworks.includes(row.framework))
         .map(([l]) => l)
         .join(', ')}`,
     };

@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { launcherOf } from '../../clusters/index.js';
+import type { JobScriptLauncher } from '../../clusters/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 import type { InferencexTree } from './tree.js';
 
@@ -158,9 +160,6 @@ export const LAUNCHERS: Readonly<Record<string, LauncherRule>> = {
   }),
 };
 
-/** The launcher a runner name uses: its name up to the last `_` (`h200-cw_00` → `h200-cw`). */
-export const launcherOf = (runnerName: string): string => runnerName.replace(/_[^_]*$/, '');
-
 /**
  * The runner that stands for a row's label: the one named (a cluster profile's `inferencex-runner`),
  * else the label's first runner in `configs/runners.yaml`, else (a label the file does not list,
@@ -216,7 +215,8 @@ export interface JobSite {
 }
 
 /**
- * How a launcher runs a multi-node row of a framework that has no srt-slurm recipe: a script of
+ * How a launcher runs a multi-node row of a framework that has no srt-slurm recipe (which
+ * frameworks each runs so is src/clusters' JOB_SCRIPT_FRAMEWORKS_OF): a script of
  * the checkout, after the launcher's exports, that either submits a Slurm job of its own and
  * prints its id (`printed`: AMD's `amd_utils/submit.sh` → `sbatch job.slurm`; the launcher then
  * follows the job), or allocates nodes and runs its steps itself until the benchmark is done
@@ -225,7 +225,6 @@ export interface JobSite {
  */
 export interface JobScriptRule {
   gpu: string;
-  frameworks: readonly string[];
   job: 'printed' | 'foreground';
   /** The script, relative to the checkout. */
   script: (row: MultiNodeRow) => string;
@@ -260,7 +259,6 @@ const STEM_RESULT = /_c(\d+)_(gpus_\d+_ctx_\d+_gen_\d+)\.json$/;
 
 const B200_DGXC: JobScriptRule = {
   gpu: 'b200',
-  frameworks: ['tilert'],
   job: 'foreground',
   script: (row) => `benchmarks/multi_node/${row['exp-name'].split('_')[0]}_${row.precision}_b200_${row.framework}-disagg.sh`,
   exports: (row, site) => ({
@@ -283,7 +281,6 @@ export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
   // runners/launch_mi355x-amds.sh, its IS_MULTINODE branch.
   'mi355x-amds': {
     gpu: 'mi355x',
-    frameworks: ['sglang-disagg', 'vllm-disagg', 'atom-disagg'],
     job: 'printed',
     script: (row) =>
       `benchmarks/multi_node/${(row as { 'scenario-type'?: string })['scenario-type'] === 'agentic-coding' ? 'agentic/' : ''}${row['exp-name'].split('_')[0]}_${row.precision}_mi355x_${row.framework}.sh`,
@@ -312,7 +309,6 @@ export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
   // (benchmarks/multi_node/llm-d-recipes/), and prints the job's id.
   'gb200-nv': {
     gpu: 'gb200',
-    frameworks: ['llmd-vllm'],
     job: 'printed',
     script: (row) => `benchmarks/multi_node/${row['exp-name'].split('_')[0]}_${row.precision}_gb200_llmd-vllm-disagg.sh`,
     exports: (row, site) => ({
@@ -330,4 +326,4 @@ export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
   // runners/launch_b200-dgxc.sh (launch_b200-dgxc-slurm.sh links to it), its tilert branch.
   'b200-dgxc': B200_DGXC,
   'b200-dgxc-slurm': B200_DGXC,
-};
+} satisfies Record<JobScriptLauncher, JobScriptRule>;

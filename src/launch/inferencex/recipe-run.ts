@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ClientSettings, EngineProcess } from '../../engines/index.js';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import { layoutOf, logsKeyOf } from '../plan.js';
-import type { ClusterProfile } from '../profile.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { GroupContext } from '../run.js';
 import { serveAndBench } from '../local-run.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
-import type { ClusterProfile } from '../profile.js';
-import { workflowEnv } from './contract.js';
+import { workflowEnv } from '../../clusters/index.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import { runnerFor, scriptFor } from './launchers.js';
 import type { LauncherRule } from './launchers.js';
 import type { InferencexTree } from './tree.js';

@@ -1,6 +1,6 @@
 import { shellQuote as q } from '../../engines/index.js';
 import { containerMounts, pyxisImage, sbatchHeader } from '../slurm-script.js';
-import type { ClusterProfile } from '../profile.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import type { ScriptPoint } from './point.js';
 import { WORKSPACE, scriptCommand } from './workspace.js';
 

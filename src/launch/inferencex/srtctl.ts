@@ -2,9 +2,8 @@ import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../plan.js';
-import { expandPath } from '../profile.js';
-import type { ClusterProfile, SrtctlSettings } from '../profile.js';
-import { routeRecipe, rowRouteRequest } from '../routing.js';
+import { expandPath, routeRecipe, rowRouteRequest } from '../../clusters/index.js';
+import type { ClusterProfile, SrtctlSettings } from '../../clusters/index.js';
 import { RECIPES_DIR } from './recipe-plan.js';
 import type { RecipePlan } from './recipe-plan.js';
 

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClusterProfile } from '../profile.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import { writeStandins } from './standins.js';
 import type { InferencexTree } from './tree.js';
 

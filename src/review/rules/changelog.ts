@@ -12,7 +12,8 @@ import type { ParsedChangelog } from '../../changelog/index.js';
 import type { Problem } from '../../catalog/index.js';
 import type { Finding, Rule, RuleContext } from '../rule.js';
 import { subject } from '../rule.js';
-import { fromProblem, once } from './shared.js';
+import { once } from '../../util/once.js';
+import { fromProblem } from './shared.js';
 
 /**
  * The changelog gate (`frontier changelog check`) as review rules: one rule per category of

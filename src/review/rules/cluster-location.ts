@@ -1,6 +1,6 @@
 import type { PathSegment } from '../../catalog/index.js';
 import { formatPath } from '../../catalog/index.js';
-import type { ClusterProfile } from '../../launch/index.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import type { Finding } from '../rule.js';
 import type { Tree } from '../tree.js';
 

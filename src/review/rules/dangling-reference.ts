@@ -1,7 +1,8 @@
 import { DEFAULT_CHANGELOG } from '../../changelog/index.js';
 import type { Finding, Rule, RuleContext } from '../rule.js';
 import { subject } from '../rule.js';
-import { configLocation, once, resolvedReferences } from './shared.js';
+import { once } from '../../util/once.js';
+import { configLocation, resolvedReferences } from './shared.js';
 
 /** Files searched for mentions of a deleted recipe (launchers, scripts, docs, other recipes). */
 const TEXT_FILE = /\.(ya?ml|sh|bash|py|md|json|toml|txt|cfg|ini|j2|slurm|sbatch)$/;

@@ -4,7 +4,8 @@ import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import type { Tree } from '../tree.js';
 import images from './dynamo-images.json' with { type: 'json' };
-import { once, recipeLocation } from './shared.js';
+import { once } from '../../util/once.js';
+import { recipeLocation } from './shared.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,7 +1,5 @@
-import { formatCond } from '../../launch/inferencex/index.js';
-import type { CloneRoute, ToolchainRef } from '../../launch/inferencex/index.js';
-import { routedRows, treeLaunchers } from '../launchers.js';
-import type { Launcher, RoutedRow } from '../launchers.js';
+import { formatCond, routedRows, treeLaunchers } from '../../clusters/index.js';
+import type { CloneRoute, Launcher, RoutedRow, ToolchainRef } from '../../clusters/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import type { Tree } from '../tree.js';

@@ -1,5 +1,5 @@
-import { recipeRoutePath, routeRecipe } from '../../launch/index.js';
-import type { ClusterProfile } from '../../launch/index.js';
+import { recipeRoutePath, routeRecipe } from '../../clusters/index.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import { recipeReferences, recipeTreePath } from '../tree.js';

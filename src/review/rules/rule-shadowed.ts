@@ -1,4 +1,4 @@
-import { matchCovers } from '../../launch/index.js';
+import { matchCovers } from '../../clusters/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import { clusterFile, clusterLocation } from './cluster-location.js';

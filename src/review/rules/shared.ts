@@ -5,15 +5,9 @@ import type { Finding, RuleContext } from '../rule.js';
 import { subject } from '../rule.js';
 import { recipeReferences, resolveRecipe } from '../tree.js';
 import type { RecipeRef, RecipeReference, Tree } from '../tree.js';
+import { once } from '../../util/once.js';
 
-/** Computations several rules share, done once per tree. */
-const cache = new WeakMap<object, Map<string, unknown>>();
-export function once<T>(owner: object, name: string, compute: () => T): T {
-  let entries = cache.get(owner);
-  if (!entries) cache.set(owner, (entries = new Map()));
-  if (!entries.has(name)) entries.set(name, compute());
-  return entries.get(name) as T;
-}
+// What several rules share: locations, and computations done once per tree (util/once.ts).
 
 /** Where a config key's field is written, as a finding's location. */
 export function configLocation(

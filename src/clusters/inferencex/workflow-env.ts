@@ -1,5 +1,8 @@
 import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 
+// What InferenceX's workflows hand a row's launcher and scripts: the variables launcher routing is
+// evaluated against (routed-rows.ts), and that src/launch gives the scripts it runs.
+
 /**
  * The environment InferenceX's benchmark workflow (`.github/workflows/benchmark-tmpl.yml`: its
  * `env:` block and the "Launch job script" step) and the launcher give a single-node row's

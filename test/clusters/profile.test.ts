@@ -12,8 +12,8 @@ import {
   loadClusterProfiles,
   modelPath,
   parseClusterProfile,
-} from '../../src/launch/profile-index.js';
-import type { ClusterProfile } from '../../src/launch/profile-index.js';
+} from '../../src/clusters/index.js';
+import type { ClusterProfile } from '../../src/clusters/index.js';
 import { REPO, tempFiles } from '../helpers.js';
 
 const EXAMPLES = join(REPO, 'examples/clusters');

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evaluate, formatCond, readCloneRoutes } from '../../src/launch/inferencex/clone-routes.js';
-import type { Cond, CloneRoute } from '../../src/launch/inferencex/clone-routes.js';
+import { evaluate, formatCond, readCloneRoutes } from '../../src/clusters/index.js';
+import type { Cond, CloneRoute } from '../../src/clusters/index.js';
 import { BUNDLED_INFERENCEX } from '../helpers.js';
 
 const RUNNERS = join(BUNDLED_INFERENCEX, 'tree/runners');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { globCovers, globMatches, matchCovers, recipeRoutePath, routeRecipe } from '../../src/launch/profile-index.js';
-import type { RouteMatch, RoutingRule } from '../../src/launch/profile-index.js';
+import { globCovers, globMatches, matchCovers, recipeRoutePath, routeRecipe } from '../../src/clusters/index.js';
+import type { RouteMatch, RoutingRule } from '../../src/clusters/index.js';
 
 const rule = (match: RouteMatch, commit = 'a'.repeat(40)): RoutingRule => ({
   match,

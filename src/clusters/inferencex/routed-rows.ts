@@ -1,59 +1,26 @@
-import { isMultiNodeRow, MatrixError, generateTestConfig } from '../matrix/index.js';
-import type { MultiNodeRow } from '../matrix/index.js';
-import { evaluate, launcherOf, multiNodeWorkflowEnv, readCloneRoutes, runsJobScript } from '../launch/inferencex/index.js';
-import type { CloneRoute, CloneRoutes } from '../launch/inferencex/index.js';
-import { once } from './rules/shared.js';
-import { recipeTreePath } from './tree.js';
-import type { Tree } from './tree.js';
+import { isMultiNodeRow, MatrixError, generateTestConfig } from '../../matrix/index.js';
+import type { MultiNodeRow } from '../../matrix/index.js';
+import { recipeInTree } from '../../recipes/index.js';
+import { once } from '../../util/once.js';
+import type { Checkout } from './checkout.js';
+import { evaluate } from '../bash/conditions.js';
+import type { CloneRoute } from './clone-routes.js';
+import { runsJobScript } from './job-script-frameworks.js';
+import { launcherOf, treeLaunchers } from './read-launchers.js';
+import type { Launcher } from './read-launchers.js';
+import { multiNodeWorkflowEnv } from './workflow-env.js';
 
 /**
- * InferenceX's launchers (`runners/launch_<name>.sh`) as the review reads them: the srt-slurm
- * clones of each and, for every multinode row that runs an srt-slurm recipe, the clones its
- * launcher can reach with the variables the workflow gives it.
+ * Routing a checkout's multinode rows through its launchers: for every row that runs an
+ * srt-slurm recipe, the clones its launcher can reach with the variables the workflow gives it.
  */
-
-const RUNNERS_DIR = 'runners';
-const LAUNCHER = /^runners\/launch_(.+)\.sh$/;
-
-export interface Launcher {
-  /** `b200-dgxc`, from `runners/launch_b200-dgxc.sh`. */
-  name: string;
-  /** The file read: the launcher, or the one it links to (`launch_b200-dgxc-slurm.sh` → `launch_b200-dgxc.sh`). */
-  path: string;
-  routes: CloneRoute[];
-  problems: CloneRoutes['problems'];
-}
-
-/** Every launcher of the tree, by name. */
-export function treeLaunchers(tree: Tree): Promise<Map<string, Launcher>> {
-  return once(tree, 'launchers', async () => {
-    const paths = (await tree.snapshot.list(RUNNERS_DIR)).filter((p) => LAUNCHER.test(p));
-    const texts = await tree.snapshot.readMany(paths);
-    const read = new Map<string, CloneRoutes>();
-    const out = new Map<string, Launcher>();
-    for (const path of paths) {
-      let file = path;
-      let text = texts.get(path)?.toString('utf8') ?? '';
-      // A symbolic link, as git stores it: the name of the file it points to.
-      const target = /^(launch_[\w.-]+\.sh)\n?$/.exec(text)?.[1];
-      if (target && texts.has(`${RUNNERS_DIR}/${target}`)) {
-        file = `${RUNNERS_DIR}/${target}`;
-        text = texts.get(file)!.toString('utf8');
-      }
-      if (!read.has(file)) read.set(file, readCloneRoutes(text));
-      const { routes, problems } = read.get(file)!;
-      out.set(LAUNCHER.exec(path)![1]!, { name: LAUNCHER.exec(path)![1]!, path: file, routes, problems });
-    }
-    return out;
-  });
-}
 
 /**
  * The launcher a runner label runs: its first runner's (`configs/runners.yaml`, `h200-cw_00` →
  * `h200-cw`), else for a label the file does not list (`cluster:h200-dgxc`) the launcher it names,
  * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
  */
-function launcherForLabel(tree: Tree, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
+function launcherForLabel(tree: Checkout, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
   const first = tree.runners?.labels[label]?.[0];
   if (first && launchers.has(launcherOf(first))) return launchers.get(launcherOf(first));
   const bare = label.replace(/^cluster:/, '');
@@ -72,13 +39,13 @@ const RECIPE_VARIABLES: Readonly<Record<string, (recipe: unknown) => string>> = 
   },
 };
 
-function launcherDerived(tree: Tree, configFile: string): Record<string, string> {
-  const doc = tree.recipes.get(recipeTreePath(tree, configFile).inTree)?.doc.value;
+function launcherDerived(tree: Checkout, configFile: string): Record<string, string> {
+  const doc = tree.recipes.get(recipeInTree(configFile, tree.recipesDir).inTree)?.doc.value;
   return Object.fromEntries(Object.entries(RECIPE_VARIABLES).map(([name, of]) => [name, of(doc)]));
 }
 
 /** The recipes of the tree (relative to its recipes folder) for which a recipe variable has a value. */
-export function recipesWhere(tree: Tree, variable: string, value: string): string[] | undefined {
+export function recipesWhere(tree: Checkout, variable: string, value: string): string[] | undefined {
   const of = RECIPE_VARIABLES[variable];
   if (!of || !tree.recipesDir) return undefined;
   return [...tree.recipes.values()]
@@ -98,7 +65,7 @@ export interface RoutedRow {
 }
 
 /** Every multinode row that runs an srt-slurm recipe through a launcher that clones srt-slurm. */
-export function routedRows(tree: Tree): Promise<RoutedRow[]> {
+export function routedRows(tree: Checkout): Promise<RoutedRow[]> {
   return once(tree, 'routed-rows', async () => {
     const launchers = await treeLaunchers(tree);
     const out: RoutedRow[] = [];
