@@ -61,7 +61,7 @@ export class ResponseWriter {
       );
   }
 
-  /** Apply a token event of the simulation to its request; `touched` collects the streams to flush after. */
+  /** Apply a token event of the simulation to its request; `touched` collects the streams to flush. */
   deliver(l: LiveRequest, event: TokenEvent, touched: Set<LiveRequest>): void {
     const recording = this.o.groundTruth.recording;
     let finish: string | null = null;
