@@ -21,6 +21,7 @@ import type { ClusterProfile } from './profile.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from './plan.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
 import { evalOutcome } from './evals.js';
+import type { PointOutcome } from './point-outcome.js';
 import { stopLeftovers } from './leftovers.js';
 import { PlacementError, nodesNeeded, placeWorkers } from './placement.js';
 import { RunDir, RunError, sha256, writeFileAtomic } from './run-dir.js';
@@ -67,9 +68,6 @@ export interface SrtctlPlan {
   configFile: string;
   recipe: RecipePlan | undefined;
 }
-
-/** What an executor reports back about a point. */
-export type PointOutcome = { status: 'ok' | 'invalid'; raw: string; problems: string[] } | { status: 'failed'; error: string };
 
 export interface Reporter {
   groupStart?(g: PlannedGroup, index: number, total: number): void;
@@ -146,6 +144,7 @@ export interface EvalSettings {
 }
 
 export { RunError };
+export type { PointOutcome };
 
 type Prepared = { prepared?: PreparedGroup; problems: string[] };
 
