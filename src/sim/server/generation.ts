@@ -65,10 +65,13 @@ export function createGenerationHandler(o: GenerationHandlerOptions): Generation
       .padStart(8, '0')}`;
     const created = Math.floor(Date.now() / 1000);
     const includeUsage = body.stream === true && streamOptions.include_usage === true;
+    const framing = writer.framing(requestId, chat, created, includeUsage);
     const l: LiveRequest = {
       id,
       requestId,
-      ...writer.framing(requestId, chat, created, includeUsage),
+      prefix: framing.prefix,
+      eventHead: framing.eventHead,
+      eventTail: framing.eventTail,
       chat,
       stream: body.stream === true,
       includeUsage,
