@@ -22,6 +22,7 @@ import type { ClusterProfile } from '../clusters/index.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from './plan.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from './plan.js';
 import { evalOutcome } from './evals.js';
+import type { PointOutcome } from './point-outcome.js';
 import { stopLeftovers } from './leftovers.js';
 import { PlacementError, nodesNeeded, placeWorkers } from './placement.js';
 import { RunDir, RunError, sha256 } from './run-dir.js';
@@ -69,9 +70,6 @@ export interface SrtctlPlan {
   configFile: string;
   recipe: RecipePlan | undefined;
 }
-
-/** What an executor reports back about a point. */
-export type PointOutcome = { status: 'ok' | 'invalid'; raw: string; problems: string[] } | { status: 'failed'; error: string };
 
 export interface Reporter {
   groupStart?(g: PlannedGroup, index: number, total: number): void;
@@ -148,6 +146,7 @@ export interface EvalSettings {
 }
 
 export { RunError };
+export type { PointOutcome };
 
 type Prepared = { prepared?: PreparedGroup; problems: string[] };
 

@@ -8,10 +8,8 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sq
 import type { DatabaseConnection, Driver, SqliteDialectConfig, Transaction } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type Pg from 'pg';
-import type { Database } from './schema.js';
+import type { Database, Dialect } from './schema.js';
 import { migrate } from './migrations.js';
-
-export type Dialect = 'sqlite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;

@@ -1,5 +1,6 @@
 export { openStore, storeLocation } from './db.js';
-export type { Dialect, Store } from './db.js';
+export type { Store } from './db.js';
+export type { Dialect } from './schema.js';
 export { IngestError, readArtifacts } from './artifacts.js';
 export type { ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';

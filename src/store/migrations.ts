@@ -5,7 +5,7 @@
  */
 import { Migrator } from 'kysely';
 import type { CreateTableBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
-import type { Dialect } from './db.js';
+import type { Dialect } from './schema.js';
 
 type Table = CreateTableBuilder<string, string>;
 

@@ -6,6 +6,9 @@
  */
 import type { Generated } from 'kysely';
 
+/** The SQL engines the store runs on. */
+export type Dialect = 'sqlite' | 'postgres';
+
 export interface ConfigsTable {
   id: Generated<number>;
   /** The natural key: every identity column below, canonically joined (unique). */

@@ -7,7 +7,7 @@ import type { PlannedPoint } from '../plan.js';
 import { gpuFor } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
-import type { PointOutcome } from '../run.js';
+import type { PointOutcome } from '../point-outcome.js';
 import { contractOf } from './script-plan.js';
 import type { ScriptPlan } from './script-plan.js';
 import { makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';

@@ -6,7 +6,7 @@ import { layoutOf, logsKeyOf } from '../plan.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { GroupContext } from '../run.js';
-import { serveAndBench } from '../local-run.js';
+import { serveAndBench } from '../serve-and-bench.js';
 import { simulationVariables } from './point.js';
 import { PUBLIC_PORT, endpointOf, leaders, remapPorts, resolveRoles, roleNames, servedNameOf } from './recipe-plan.js';
 import type { RecipePlan } from './recipe-plan.js';

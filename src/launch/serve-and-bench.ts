@@ -1,0 +1,124 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runBench } from '../bench/index.js';
+import type { SharedCores } from '../bench/saturation.js';
+import type { Launch } from '../engines/index.js';
+import { clearEngines, recordEngines } from './leftovers.js';
+import { startProcesses } from './local.js';
+import type { RunningProcesses } from './local.js';
+import { benchOptionsOf } from './point-bench.js';
+import { waitReady } from './ready.js';
+import type { ReadyTarget } from './ready.js';
+import type { GroupContext } from './run.js';
+
+const LOG_TAIL_BYTES = 3000;
+
+function describeExit(running: RunningProcesses, name: string, when: string): string | undefined {
+  const e = running.exitOf(name);
+  if (!e) return undefined;
+  const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
+  const log = running.logTail(name, LOG_TAIL_BYTES).trimEnd();
+  return `${name} exited (${how}) ${when}${log ? `; the end of its log:\n${log}` : ' (its log is empty)'}`;
+}
+
+function readyTargets(launch: Launch): ReadyTarget[] {
+  const targets: ReadyTarget[] = [];
+  for (const p of launch.processes)
+    for (const probe of p.ready ?? []) targets.push({ url: `http://${p.host}:${p.port}${probe.path}`, contains: probe.contains });
+  const { host, port } = launch.endpoint;
+  for (const probe of launch.ready) targets.push({ url: `http://${host}:${port}${probe.path}`, contains: probe.contains });
+  return targets;
+}
+
+/**
+ * Start a launch's processes on this host, wait until they and its endpoint are ready, bench each
+ * point in this process, run the launch's evals, and stop every process. A process that exits
+ * fails the points it could not serve, with its log's tail.
+ */
+export async function serveAndBench(
+  ctx: GroupContext,
+  launch: Launch,
+  logDir: string,
+  o: {
+    model: string;
+    isl: number;
+    osl: number;
+    /** What failed to start, in the error: the engine, the recipe. */
+    what: string;
+    sharedCores?: SharedCores;
+    /** Files written beside the logs (the launch, rendered). */
+    written?: Record<string, string>;
+  },
+): Promise<void> {
+  const { points, dir, reporter, signal, cluster } = ctx;
+  const g = ctx.group.planned;
+  const running = startProcesses(launch.processes, logDir);
+  recordEngines(dir.enginesFile, logDir, running.pids);
+  for (const [name, text] of Object.entries(o.written ?? {})) writeFileSync(join(logDir, name), text);
+  const stop = (): void => void running.stop();
+  signal.addEventListener('abort', stop);
+  const dead = (when: string): string | undefined => {
+    for (const p of launch.processes) {
+      const reason = describeExit(running, p.name, when);
+      if (reason) return reason;
+    }
+    return undefined;
+  };
+  try {
+    try {
+      await waitReady(readyTargets(launch), {
+        attempts: cluster.healthCheck.attempts,
+        intervalMs: cluster.healthCheck.intervalSeconds * 1000,
+        failed: () => (signal.aborted ? 'interrupted' : dead('before it was ready')),
+        onWait: (attempt, pending) => reporter.waiting?.(g, attempt, pending),
+      });
+    } catch (e) {
+      if (signal.aborted) return;
+      const tails = launch.processes
+        .map((p) => `--- ${p.name}.log ---\n${running.logTail(p.name, LOG_TAIL_BYTES).trimEnd()}`)
+        .join('\n');
+      const message = (e as Error).message;
+      throw new Error(
+        message.includes('the end of its log')
+          ? `${o.what} failed to start: ${message}`
+          : `${o.what} failed to start: ${message}\n${tails}`,
+      );
+    }
+    const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
+    for (const p of points) {
+      if (signal.aborted) return;
+      const before = dead('before this point');
+      if (before) {
+        ctx.finishPoint(p, { status: 'failed', error: before });
+        continue;
+      }
+      reporter.pointStart?.(g, p);
+      const report = await runBench({
+        ...benchOptionsOf({ baseUrl, model: o.model, isl: o.isl, osl: o.osl, conc: p.conc, client: launch.client }),
+        ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
+        onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
+      });
+      if (signal.aborted) return;
+      // Requests fail as soon as connections drop, a moment before the exit is reported.
+      if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
+      const during = dead('during the benchmark');
+      if (during) ctx.finishPoint(p, { status: 'failed', error: during });
+      else
+        ctx.finishPoint(p, {
+          status: report.valid ? 'ok' : 'invalid',
+          raw: JSON.stringify(report.result),
+          problems: report.problems,
+        });
+    }
+    if (ctx.evaluate && !signal.aborted) {
+      const before = dead('before the eval');
+      if (before) throw new Error(before);
+      await ctx.evaluate(baseUrl);
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await running.stop();
+    clearEngines(dir.enginesFile);
+  }
+}
