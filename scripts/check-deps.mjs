@@ -32,6 +32,10 @@ export const LAYERS = {
     job: 'cluster profiles: schema, loading, checks, routing a row to a toolchain; InferenceX launcher import',
     imports: ['catalog', 'matrix', 'recipes', 'util'],
   },
+  plan: {
+    job: "a run's plan: rows grouped into launches, each launch's deployment and its placement on nodes (pure)",
+    imports: ['contract', 'engines', 'matrix', 'recipes', 'results', 'util'],
+  },
   sim: { job: 'the simulated engine: performance model, scheduler, server, router, faults', imports: ['contract', 'util'] },
   engines: { job: 'one adapter per engine: processes, probes, launch scripts', imports: ['sim', 'util'] },
   bench: { job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics', imports: ['util'] },
@@ -42,10 +46,10 @@ export const LAYERS = {
   },
   review: {
     job: "the reviewer's catches as rules over two trees, and the review and lint runners",
-    imports: ['catalog', 'changelog', 'clusters', 'contract', 'engines', 'matrix', 'recipes', 'util'],
+    imports: ['catalog', 'changelog', 'clusters', 'contract', 'engines', 'matrix', 'plan', 'recipes', 'util'],
   },
   launch: {
-    job: 'running a matrix: the plan, placement, local and Slurm executors, the run directory',
+    job: 'running a plan: the local and Slurm executors, InferenceX scripts and recipes, the run directory',
     imports: [
       'bench',
       'catalog',
@@ -54,6 +58,7 @@ export const LAYERS = {
       'engines',
       'evals',
       'matrix',
+      'plan',
       'pycompat',
       'recipes',
       'results',

@@ -26,9 +26,6 @@ import {
   RunDir,
   consoleReporter,
   jobFor,
-  logsKeyOf,
-  placeWorkers,
-  planRun,
   engineLabel,
   prepareGroup,
   run,
@@ -37,6 +34,7 @@ import {
   summaryTable,
   waitReady,
 } from '../launch/index.js';
+import { logsKeyOf, placeWorkers, planRun } from '../plan/index.js';
 import type { EvalSettings } from '../launch/index.js';
 import { findCluster, loadClusterProfiles } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';

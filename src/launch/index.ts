@@ -1,9 +1,6 @@
 export { runGroupLocally } from './local-run.js';
 export { startProcesses, tail } from './local.js';
 export type { ProcessExit, RunningProcesses } from './local.js';
-export { PlacementError, nodesNeeded, placeWorkers } from './placement.js';
-export { deploymentOf, layoutGpus, layoutOf, logsKeyOf, planRun, recipeOf } from './plan.js';
-export type { DeploymentSettings, PlannedGroup, PlannedPoint } from './plan.js';
 export { PROMPTS_PER_CONC, RANGE_RATIO, WARMUPS_PER_CONC, benchArgsOf, benchOptionsOf } from './point-bench.js';
 export type { PointBench } from './point-bench.js';
 export { consoleReporter, summaryTable } from './progress.js';

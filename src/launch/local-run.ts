@@ -6,7 +6,7 @@ import { renderLaunchScript } from '../engines/index.js';
 import type { Launch, Ports } from '../engines/index.js';
 import { runScriptPoints } from './inferencex/run-local.js';
 import { runRecipeLocally } from './inferencex/recipe-run.js';
-import { placeWorkers } from './placement.js';
+import { placeWorkers } from '../plan/placement.js';
 import type { GroupExecutor } from './run.js';
 import { serveAndBench } from './serve-and-bench.js';
 

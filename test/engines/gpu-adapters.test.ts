@@ -23,7 +23,7 @@ import type {
   WorkerShape,
 } from '../../src/engines/types.js';
 import { vllm } from '../../src/engines/vllm.js';
-import { placeWorkers } from '../../src/launch/placement.js';
+import { placeWorkers } from '../../src/plan/placement.js';
 
 /**
  * The GPU engine adapters rendered for the layouts InferenceX runs (TP8, DEP8, workers across
@@ -62,7 +62,7 @@ const dep = (n: number): WorkerShape => shape(n, { ep: n, dpAttn: true });
 const agg = (w: WorkerShape): Layout => ({ kind: 'aggregated', worker: w });
 const disagg = (prefill: Pool, decode: Pool): Layout => ({ kind: 'disaggregated', prefill, decode });
 
-/** srtctl's allocation (src/launch/placement.ts placeWorkers) onto up to 64 hosts ${NODES[i]}. */
+/** srtctl's allocation (src/plan/placement.ts placeWorkers) onto up to 64 hosts ${NODES[i]}. */
 const HOSTS = Array.from({ length: 64 }, (_, n) => `\${NODES[${n}]}`);
 const place = (layout: Layout, gpusPerNode = 8): Placement => placeWorkers(layout, gpusPerNode, HOSTS);
 

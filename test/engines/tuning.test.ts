@@ -6,8 +6,8 @@ import { sglang } from '../../src/engines/sglang.js';
 import { trt } from '../../src/engines/trt.js';
 import type { Deployment, EngineAdapter, EngineProcess, EngineTuning, Layout, WorkerShape } from '../../src/engines/types.js';
 import { vllm } from '../../src/engines/vllm.js';
-import { deploymentOf, planRun } from '../../src/launch/plan.js';
-import { placeWorkers } from '../../src/launch/placement.js';
+import { deploymentOf, planRun } from '../../src/plan/launches.js';
+import { placeWorkers } from '../../src/plan/placement.js';
 import type { SingleNodeRow } from '../../src/matrix/index.js';
 
 const shape = (tp: number, o: Partial<WorkerShape> = {}): WorkerShape => ({

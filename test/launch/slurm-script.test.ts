@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RunDir, jobFor, planRun, prepareGroup } from '../../src/launch/index.js';
+import { RunDir, jobFor, prepareGroup } from '../../src/launch/index.js';
+import { planRun } from '../../src/plan/index.js';
 import { loadClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { REPO } from '../helpers.js';

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import { userInfo } from 'node:os';
 import { basename, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
-import type { PlannedPoint } from '../plan.js';
+import type { PlannedPoint } from '../../plan/launches.js';
 import { resultFilenameOf } from '../../results/index.js';
 import { JOB_SCRIPT_FRAMEWORKS_OF, launcherOf, modelPath, multiNodeWorkflowEnv } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { tail } from '../local.js';
-import type { PlannedPoint } from '../plan.js';
+import type { PlannedPoint } from '../../plan/launches.js';
 import { gpuFor } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';

@@ -5,7 +5,7 @@ import { isMultiNodeRow } from '../../matrix/index.js';
 import type { MatrixRow } from '../../matrix/index.js';
 import { RenderError, VariantError, loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../recipes/index.js';
 import type { RenderedRecipe, RenderedRole } from '../../recipes/index.js';
-import { recipeOf } from '../plan.js';
+import { recipeOf } from '../../plan/launches.js';
 import type { InferencexTree } from './tree.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientSettings, EngineProcess } from '../../engines/index.js';
 import type { MultiNodeRow } from '../../matrix/index.js';
-import { layoutOf, logsKeyOf } from '../plan.js';
+import { layoutOf, logsKeyOf } from '../../plan/launches.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { GroupContext } from '../run.js';

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
-import type { PlannedPoint } from '../plan.js';
+import type { PlannedPoint } from '../../plan/launches.js';
 import { expandPath, routeRecipe, rowRouteRequest } from '../../clusters/index.js';
 import type { ClusterProfile, SrtctlSettings } from '../../clusters/index.js';
 import { RECIPES_DIR } from './recipe-plan.js';

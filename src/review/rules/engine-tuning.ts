@@ -2,7 +2,7 @@ import { gpuOfRunner, searchSpaceEntries } from '../../catalog/index.js';
 import type { MasterConfigEntry, PathSegment, TuningRule } from '../../catalog/index.js';
 import { adapterFor, tuningProblems } from '../../engines/index.js';
 import type { Deployment } from '../../engines/index.js';
-import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../launch/index.js';
+import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../plan/index.js';
 import { generateTestConfig } from '../../matrix/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 import type { Finding, Rule } from '../rule.js';

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { benchOptions } from '../../src/cli/bench.js';
 import { sim } from '../../src/engines/index.js';
-import { benchArgsOf, benchOptionsOf, nodesNeeded, placeWorkers, planRun, prepareGroup } from '../../src/launch/index.js';
+import { benchArgsOf, benchOptionsOf, prepareGroup } from '../../src/launch/index.js';
+import { nodesNeeded, placeWorkers, planRun } from '../../src/plan/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { disaggRow, simCluster, singleRow } from './fixtures.js';
+import { disaggRow, simCluster, singleRow } from '../launch/fixtures.js';
 
 describe('planRun', () => {
   it('groups single-node rows that differ only in conc into one launch, points by conc', () => {
