@@ -54,7 +54,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(?!\\./)',
-              message: "src/contract runs in the browser too: it imports only its own modules (no package, nothing of Node's; the folder layering is scripts/check-deps.mjs).",
+              message:
+                "src/contract runs in the browser too: it imports only its own modules (no package, nothing of Node's; the folder layering is scripts/check-deps.mjs).",
             },
           ],
         },
