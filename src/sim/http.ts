@@ -10,6 +10,23 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
+/**
+ * An error answered as vLLM answers one (OpenAI's error object, plus `extra` fields); a response
+ * already under way can only be cut.
+ */
+export function sendErrorAnswer(res: ServerResponse, status: number, message: string, extra: Record<string, unknown> = {}): void {
+  if (res.headersSent) res.destroy();
+  else if (!res.destroyed)
+    sendJson(res, status, {
+      object: 'error',
+      message,
+      type: status === 400 ? 'BadRequestError' : 'Error',
+      param: null,
+      code: status,
+      ...extra,
+    });
+}
+
 /** A request's whole body; `tooLarge()` is the error past MAX_BODY_BYTES. */
 export function readBody(req: IncomingMessage, tooLarge: () => Error): Promise<Buffer> {
   return new Promise((resolve, reject) => {

@@ -83,10 +83,20 @@ describe('frontier schema', () => {
     expect(JSON.parse(runners.stdout)).toMatchObject({ required: ['labels'] });
   });
 
+  it('prints the API’s OpenAPI document (what docs/openapi.json holds)', () => {
+    const result = runCli(['schema', 'openapi']);
+    expect(result.status).toBe(0);
+    const doc = JSON.parse(result.stdout) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/pareto', '/api/v1/ingest']));
+  });
+
   it('rejects an unknown kind', () => {
     const result = runCli(['schema', 'recipes']);
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain("'recipes' is invalid for argument 'kind'. Allowed choices are master-config, runners.");
+    expect(result.stderr).toContain(
+      "'recipes' is invalid for argument 'kind'. Allowed choices are master-config, runners, openapi.",
+    );
   });
 });
 

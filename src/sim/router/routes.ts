@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { readBody, sendJson } from '../http.js';
+import { readBody, sendErrorAnswer, sendJson } from '../http.js';
 import type { Backend, BackendPool } from './backends.js';
 import { notReady } from './health.js';
 import type { GenerationProxy } from './prefill-decode.js';
@@ -66,14 +66,5 @@ export function createRouterRoutes(o: RouterRoutesOptions): (req: IncomingMessag
 export function sendError(res: ServerResponse, e: unknown): void {
   const status = e instanceof RouteError ? e.status : 500;
   const message = e instanceof Error ? e.message : String(e);
-  if (res.headersSent) res.destroy();
-  else if (!res.destroyed)
-    sendJson(res, status, {
-      object: 'error',
-      message,
-      type: status === 400 ? 'BadRequestError' : 'Error',
-      param: null,
-      code: status,
-      ...(e instanceof RouteError && e.backend ? { backend: e.backend } : {}),
-    });
+  sendErrorAnswer(res, status, message, e instanceof RouteError && e.backend ? { backend: e.backend } : {});
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Cluster } from '../cluster.js';
-import { sendJson } from '../http.js';
+import { sendErrorAnswer, sendJson } from '../http.js';
 import { prometheusText } from '../metrics.js';
 import { TOKENIZER, VOCAB_SIZE, decode, encode, renderChat } from '../tokens.js';
 import type { SimClock } from './clock.js';
@@ -77,14 +77,5 @@ export function createServerRoutes(
 /** A failed request's answer: vLLM's JSON error, or a cut connection once a response has begun. */
 export function sendError(res: ServerResponse, e: unknown): void {
   const status = e instanceof BadRequest ? e.status : 500;
-  const message = e instanceof Error ? e.message : String(e);
-  if (res.headersSent) res.destroy();
-  else
-    sendJson(res, status, {
-      object: 'error',
-      message,
-      type: status === 400 ? 'BadRequestError' : 'Error',
-      param: null,
-      code: status,
-    });
+  sendErrorAnswer(res, status, e instanceof Error ? e.message : String(e));
 }
