@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configRow } from '../support/config-row.js';
 import { configLabel, configTopology, topologyLabel } from '../../src/contract/index.js';
 import type { ConfigRow, TopologyRole, TopologyShape } from '../../src/contract/index.js';
 
@@ -43,42 +44,12 @@ describe('the topology label (InferenceX dashboard notation)', () => {
 });
 
 describe('a config row’s topology', () => {
-  const config = (o: Partial<ConfigRow> = {}): ConfigRow => ({
-    config_id: 1,
-    hardware: 'h200',
-    framework: 'sglang',
-    model: 'deepseek-ai/DeepSeek-R1',
-    model_prefix: 'dsr1',
-    precision: 'fp8',
-    spec_method: 'none',
-    disagg: false,
-    is_multinode: false,
-    prefill_tp: 8,
-    prefill_pp: 1,
-    prefill_dcp: 1,
-    prefill_pcp: 1,
-    prefill_ep: 1,
-    prefill_dp_attention: false,
-    prefill_num_workers: 0,
-    num_prefill_gpu: 8,
-    decode_tp: 8,
-    decode_pp: 1,
-    decode_dcp: 1,
-    decode_pcp: 1,
-    decode_ep: 1,
-    decode_dp_attention: false,
-    decode_num_workers: 0,
-    num_decode_gpu: 8,
-    image: '',
-    recipe_fingerprint: '',
-    ...o,
-  });
-  const label = (o: Partial<ConfigRow>) => topologyLabel(configTopology(config(o)));
+  const label = (o: Partial<ConfigRow>) => topologyLabel(configTopology(configRow(o)));
 
   it('single node: one worker, both sides alike, pipeline parallelism shown', () => {
     expect(label({})).toBe('TP8');
     expect(label({ prefill_tp: 4, decode_tp: 4, prefill_pp: 2, decode_pp: 2 })).toBe('TP4PP2');
-    expect(configLabel(config({ spec_method: 'mtp' }))).toBe('dsr1 h200 sglang fp8 mtp TP8');
+    expect(configLabel(configRow({ spec_method: 'mtp' }))).toBe('dsr1 h200 sglang fp8 mtp TP8');
   });
 
   it('multinode disaggregated: workers and roles from each side', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configRow } from '../support/config-row.js';
 import type { PointRow } from '../../src/contract/index.js';
 import { toCsv } from '../../web/src/lib/csv.js';
 import { inferenceView } from '../../web/src/lib/inference.js';
@@ -10,33 +11,7 @@ import { DEFAULTS, parseUrl, tcoOf, toUrl } from '../../web/src/lib/url-state.js
 function point(o: Partial<PointRow> & { x?: number; y?: number } = {}): PointRow {
   const { x = 50, y = 1000, ...rest } = o;
   return {
-    config_id: 1,
-    hardware: 'h200',
-    framework: 'vllm',
-    model: 'org/m',
-    model_prefix: 'm',
-    precision: 'fp8',
-    spec_method: 'none',
-    disagg: false,
-    is_multinode: false,
-    prefill_tp: 8,
-    prefill_pp: 1,
-    prefill_dcp: 1,
-    prefill_pcp: 1,
-    prefill_ep: 1,
-    prefill_dp_attention: false,
-    prefill_num_workers: 0,
-    num_prefill_gpu: 8,
-    decode_tp: 8,
-    decode_pp: 1,
-    decode_dcp: 1,
-    decode_pcp: 1,
-    decode_ep: 1,
-    decode_dp_attention: false,
-    decode_num_workers: 0,
-    num_decode_gpu: 8,
-    image: 'vllm:1',
-    recipe_fingerprint: '',
+    ...configRow({ framework: 'vllm', model: 'org/m', model_prefix: 'm', image: 'vllm:1' }),
     run_id: 'r1',
     attempt: 1,
     official: true,
