@@ -5,40 +5,19 @@
  * meets its earlier row instead of adding a twin (the reference's eval key has that bug).
  */
 import type { Generated } from 'kysely';
+import type { ConfigRow } from '../contract/index.js';
 
 /** The SQL engines the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
 
-export interface ConfigsTable {
+/** A row as the tables hold it: booleans are 0/1 on both engines. */
+type Stored<T> = { [K in keyof T]: T[K] extends boolean ? number : T[K] };
+
+/** A config: the API's config row (`src/contract/api.ts`), stored, with its natural key. */
+export interface ConfigsTable extends Stored<Omit<ConfigRow, 'config_id'>> {
   id: Generated<number>;
-  /** The natural key: every identity column below, canonically joined (unique). */
+  /** The natural key: every identity column, canonically joined (unique). */
   key: string;
-  hardware: string;
-  framework: string;
-  model: string;
-  model_prefix: string;
-  precision: string;
-  spec_method: string;
-  disagg: number;
-  is_multinode: number;
-  prefill_tp: number;
-  prefill_pp: number;
-  prefill_dcp: number;
-  prefill_pcp: number;
-  prefill_ep: number;
-  prefill_dp_attention: number;
-  prefill_num_workers: number;
-  num_prefill_gpu: number;
-  decode_tp: number;
-  decode_pp: number;
-  decode_dcp: number;
-  decode_pcp: number;
-  decode_ep: number;
-  decode_dp_attention: number;
-  decode_num_workers: number;
-  num_decode_gpu: number;
-  image: string;
-  recipe_fingerprint: string;
 }
 
 export interface RunsTable {
