@@ -146,7 +146,6 @@ export interface EvalSettings {
 }
 
 export { RunError };
-export type { PointOutcome };
 
 type Prepared = { prepared?: PreparedGroup; problems: string[] };
 
