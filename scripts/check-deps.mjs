@@ -71,6 +71,10 @@ export const LAYERS = {
     imports: ['contract', 'pycompat', 'results', 'util'],
   },
   api: { job: 'the HTTP server, its OpenAPI document, upload unpacking', imports: ['contract', 'results', 'store', 'util'] },
+  ci: {
+    job: 'the pull-request machinery: event gating, canary, priority, reuse, sign-off, the PR comment, workflows (pure decisions)',
+    imports: ['catalog', 'changelog', 'contract', 'evals', 'matrix', 'pycompat', 'review', 'store', 'util'],
+  },
   cli: { job: 'the command layer: options, output, exit codes', imports: '*' },
   web: { job: 'the dashboard (web/src/)', imports: ['contract'] },
 };

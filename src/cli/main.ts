@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { SCHEMA_KINDS, jsonSchema } from '../catalog/index.js';
 import type { SchemaKind } from '../catalog/index.js';
 import { UserError } from '../util/user-error.js';
+import { ciCommand } from './ci.js';
 import { clustersCommand } from './clusters.js';
 import { changelogCommand } from './changelog.js';
 import { requireDirectory } from './error.js';
@@ -70,6 +71,7 @@ for (const name of ['full-sweep', 'test-config'] as const) {
 }
 
 program.addCommand(changelogCommand());
+program.addCommand(ciCommand());
 program.addCommand(recipeCommand());
 program.addCommand(reviewCommand());
 program.addCommand(lintCommand());
