@@ -18,6 +18,18 @@ export interface ChangelogMatrix {
   changelog_metadata: { base_ref: string; head_ref: string; entries: Record<string, unknown>[] };
 }
 
+/** Every row of a sweep, in the order its job lists run. */
+export function changelogRows(matrix: ChangelogMatrix): MatrixRow[] {
+  return [
+    ...Object.values(matrix.single_node).flat(),
+    ...Object.values(matrix.multi_node).flat(),
+    ...matrix.evals,
+    ...matrix.agentic_evals,
+    ...matrix.multinode_evals,
+    ...matrix.multinode_agentic_evals,
+  ];
+}
+
 type Model = readonly (readonly [field: string, dflt?: unknown, nested?: Model])[];
 
 const COMPONENT: Model = [['name'], ['version']];

@@ -143,7 +143,9 @@ export function readEvent(
   try {
     payload = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`${path}: not JSON: ${(e as Error).message}`, { hint: 'the payload is the file GITHUB_EVENT_PATH names' });
+    throw new UserError(`${path}: not JSON: ${(e as Error).message}`, {
+      hint: 'the payload is the file GITHUB_EVENT_PATH names',
+    });
   }
   return parseEvent(name, payload, path);
 }

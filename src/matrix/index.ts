@@ -1,3 +1,4 @@
+export { canaryRow, isCanaryCandidate } from './canary.js';
 export { SEQ_LENS, SEQ_LEN_NAMES, seqLenName } from './conc.js';
 export type { SeqLenName } from './conc.js';
 export { agenticDramOffloadGb } from './dram.js';
