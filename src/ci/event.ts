@@ -72,13 +72,17 @@ function pullRequestOf(raw: Json): PullRequestInfo {
   };
 }
 
-/** The event from a parsed payload and its name; `source` names the file in errors. */
-export function parseEvent(name: string, payload: unknown, source = 'the event payload'): GithubEvent {
+function checkEventName(name: string): asserts name is EventName {
   if (!(EVENT_NAMES as readonly string[]).includes(name)) {
     throw new UserError(`event ${JSON.stringify(name)} is not one Frontier decides on`, {
       hint: `give --event-name (or GITHUB_EVENT_NAME) as one of ${EVENT_NAMES.join(', ')}`,
     });
   }
+}
+
+/** The event from a parsed payload and its name; `source` names the file in errors. */
+export function parseEvent(name: string, payload: unknown, source = 'the event payload'): GithubEvent {
+  checkEventName(name);
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
     throw new UserError(`${source}: expected a JSON object (a GitHub event payload)`);
   }
@@ -133,6 +137,7 @@ export function readEvent(
       hint: `give --event-name (${EVENT_NAMES.join(', ')}), or run inside Actions where GITHUB_EVENT_NAME is set`,
     });
   }
+  checkEventName(name);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

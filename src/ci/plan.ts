@@ -25,6 +25,8 @@ export interface SweepPlan extends GateDecision {
   evals: EvalSelection;
   agentxFast: boolean;
   skipQueue: boolean;
+  /** A push whose pull request's sweep is reused (`/reuse-sweep-run`): that run's results are ingested instead. */
+  reuseSourceRun?: string;
 }
 
 export interface PlanInput {
@@ -33,6 +35,8 @@ export interface PlanInput {
   headMessage: string;
   changelog?: 'success' | 'failure';
   reuseAuthorized?: boolean;
+  /** push: the earlier run `ci reuse` found for this merge (its reuse-source-run-id). */
+  reuseSourceRun?: string | undefined;
   /** workflow_dispatch: the labels the dispatch asks to behave as. */
   dispatchLabels?: readonly string[];
 }
@@ -60,8 +64,15 @@ export function planSweep(input: PlanInput): SweepPlan {
   // Labels steer pull-request and dispatched sweeps only: a push to main is the official sweep as merged.
   const labelled = event.name !== 'push';
   const mode = (labelled && sweepLabel && sweepModeOf(sweepLabel)) || OFFICIAL;
+  if (event.name === 'push' && decision.run && input.reuseSourceRun) {
+    decision.run = false;
+    decision.reasons.unshift(
+      `a maintainer's /reuse-sweep-run: run ${input.reuseSourceRun}'s results are ingested as this merge's official results, no new sweep`,
+    );
+  }
   return {
     ...decision,
+    ...(event.name === 'push' && input.reuseSourceRun ? { reuseSourceRun: input.reuseSourceRun } : {}),
     event: event.name,
     official: event.name === 'push',
     ...(labelled && sweepLabel ? { sweepLabel } : {}),
@@ -78,10 +89,9 @@ export interface CanarySplit {
   remaining: ChangelogMatrix;
 }
 
-/** Split the canary off a changelog sweep, as `canary-select` does (single-node 1k1k and 8k1k rows). */
+/** Split the canary off a changelog sweep, as `canary-select` does. */
 export function splitCanary(matrix: ChangelogMatrix): CanarySplit {
-  const candidates = ['1k1k', '8k1k'].flatMap((k) => matrix.single_node[k] ?? []);
-  const canary = canaryRow(candidates);
+  const canary = canaryRow(Object.values(matrix.single_node).flat());
   if (!canary) return { remaining: matrix };
   const single: Record<string, MatrixRow[]> = {};
   for (const [key, rows] of Object.entries(matrix.single_node)) single[key] = rows.filter((r) => r !== canary);

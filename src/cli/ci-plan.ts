@@ -27,6 +27,9 @@ import type { CiDecision, CiFormat } from './ci-step.js';
 import { requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
 
+/** GitHub's limit on the jobs one matrix expands to. */
+const MAX_MATRIX_JOBS = 256;
+
 interface PlanOptions {
   event?: string;
   eventName?: string;
@@ -38,6 +41,7 @@ interface PlanOptions {
   headMessage?: string;
   changelogCheck?: 'success' | 'failure';
   reuseAuthorized?: string;
+  reuseSourceRun?: string;
   out?: string;
 }
 
@@ -134,6 +138,10 @@ export function ciPlanCommand(): Command {
       'a /reuse-sweep-run authorizes reuse for this head (`ci reuse`’s skip-pr-sweep output)',
       'false',
     )
+    .option(
+      '--reuse-source-run <id>',
+      'push: the earlier run whose results stand for this merge (`ci reuse`’s reuse-source-run-id)',
+    )
     .option('--out <dir>', 'write sweep.json, canary.json and rest.json here (inputs of frontier run --matrix)')
     .action(async (o: PlanOptions) => {
       const event = eventOf(o);
@@ -142,6 +150,7 @@ export function ciPlanCommand(): Command {
         event,
         headMessage: await headMessageOf(o, event, headRef),
         reuseAuthorized: o.reuseAuthorized === 'true',
+        reuseSourceRun: o.reuseSourceRun || undefined,
       };
       let plan = planSweep({ ...input, changelog: o.changelogCheck ?? 'success' });
       let checkProblems: string[] = [];
@@ -157,6 +166,11 @@ export function ciPlanCommand(): Command {
         plan.notes.push('`agentx-fast` changes nothing: the sweep has no agentic rows');
       if (rows.length === 0 && plan.run) plan.notes.push('the change appends no changelog entry that sweeps anything');
 
+      const jobs = split ? changelogRows(split.remaining) : rows;
+      if (jobs.length > MAX_MATRIX_JOBS)
+        throw new UserError(`the sweep has ${jobs.length} jobs: a GitHub job matrix holds at most ${MAX_MATRIX_JOBS}`, {
+          hint: 'split the change into pull requests of fewer configs, or trim it (sweep-enabled)',
+        });
       const sweepJson = sweep ? (sweep.kind === 'changelog' ? changelogMatrixJson(sweep.matrix) : dumpsPlain(sweep.rows)) : '';
       const canaryJson = JSON.stringify(split?.canary ? [split.canary] : []);
       const restJson = split ? changelogMatrixJson(split.remaining) : sweepJson;
@@ -166,6 +180,9 @@ export function ciPlanCommand(): Command {
             [join(o.out, 'sweep.json'), `${sweepJson}\n`],
             [join(o.out, 'canary.json'), `${canaryJson}\n`],
             [join(o.out, 'rest.json'), `${restJson}\n`],
+            ...(sweep.kind === 'changelog'
+              ? [[join(o.out, 'changelog_metadata.json'), `${JSON.stringify(sweep.matrix.changelog_metadata)}\n`] as const]
+              : []),
           ],
           { mkdir: true },
         );
@@ -177,6 +194,11 @@ export function ciPlanCommand(): Command {
         outputs: {
           run: plan.run,
           official: plan.official,
+          'reuse-source-run': plan.reuseSourceRun ?? '',
+          'ingest-args': [
+            plan.official ? '--official' : '--unofficial',
+            ...(plan.reuseSourceRun ? ['--source-run', plan.reuseSourceRun] : []),
+          ].join(' '),
           reason: plan.reasons[0] ?? '',
           check: plan.check,
           'reuse-gate': plan.reuseGate,
@@ -186,6 +208,7 @@ export function ciPlanCommand(): Command {
           evals: plan.evals,
           'agentx-fast': plan.agentxFast,
           'skip-queue': plan.skipQueue,
+          jobs: JSON.stringify(jobs),
           'search-space-config': sweepJson,
           'canary-config': canaryJson,
           'remaining-search-space-config': restJson,

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { SAFE_NAME } from '../catalog/index.js';
+import { changelogRows } from '../changelog/index.js';
+import type { ChangelogMatrix } from '../changelog/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +68,11 @@ interface RunFlags {
 }
 
 /** A matrix file (`-`: stdin): the JSON array `frontier matrix` prints. */
+/** A changelog sweep (`changelog matrix`, `ci plan`'s sweep files): its job lists by kind and shape. */
+function isChangelogSweep(v: unknown): v is ChangelogMatrix {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'single_node' in v && 'multi_node' in v;
+}
+
 export function readMatrix(file: string): { rows: MatrixRow[]; text: string } {
   let text: string;
   try {
@@ -79,7 +86,11 @@ export function readMatrix(file: string): { rows: MatrixRow[]; text: string } {
   } catch (e) {
     throw new UserError(`--matrix ${file}: not JSON (${(e as Error).message}); pass what \`frontier matrix\` prints`);
   }
-  if (!Array.isArray(rows)) throw new UserError(`--matrix ${file}: expected a JSON array of matrix rows`);
+  if (isChangelogSweep(rows)) rows = changelogRows(rows);
+  if (!Array.isArray(rows))
+    throw new UserError(
+      `--matrix ${file}: expected a JSON array of matrix rows (frontier matrix) or a sweep (frontier changelog matrix, ci plan)`,
+    );
   rows.forEach((row, i) => {
     const r = row as Record<string, unknown>;
     const missing = ['image', 'model', 'model-prefix', 'precision', 'framework', 'runner', 'conc'].filter(

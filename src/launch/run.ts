@@ -5,7 +5,7 @@ import { adapterFor, sim } from '../engines/index.js';
 import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf } from '../evals/index.js';
 import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
-import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
+import { canaryRow, isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { clientOf } from './inferencex/point.js';
 import { planScript } from './inferencex/script-plan.js';
@@ -585,11 +585,11 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
 
   const order = [...prepared];
   if (o.canary) {
-    // The lowest concurrency of the whole matrix first: a cheap check that the setup works.
-    const first = order
-      .filter((x) => x.ready)
-      .flatMap((x) => x.g.points.map((p) => ({ x, p })))
-      .sort((a, b) => a.p.conc - b.p.conc)[0];
+    // InferenceX's canary first (the lowest-concurrency single-node throughput row): a cheap check that the setup works.
+    const points = order.filter((x) => x.ready).flatMap((x) => x.g.points.map((p) => ({ x, p })));
+    const canary = canaryRow(points.map(({ p }) => p.row));
+    const first = points.find(({ p }) => p.row === canary);
+    if (!first) reporter.note?.('canary: none (no single-node throughput row): the run starts at once');
     if (first) {
       reporter.note?.(`canary: ${first.x.g.label} at conc ${first.p.conc}`);
       const ok = await runGroup(first.x, [first.p]);
