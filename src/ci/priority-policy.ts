@@ -14,7 +14,10 @@ export const DEFAULT_PRIORITY_POLICY = 'configs/ci-priority.yaml';
 const expect = (text: string) => ({ error: text });
 // PyYAML reads `1e-05` (no dot) as a string, and the reference's Decimal(str(value)) takes it
 // all the same; so does this, but only a string that is a number.
-const score = z.union([z.number(), z.string().trim().regex(DECIMAL_TEXT)], expect('a number, e.g. 0.75'));
+const score = z.union(
+  [z.number(), z.string().trim().regex(DECIMAL_TEXT, expect('a number, e.g. 0.75'))],
+  expect('a number, e.g. 0.75'),
+);
 const scores = (of: string) => z.record(z.string(), score, expect(`a mapping of ${of} → score adjustment`));
 const names = (of: string) => z.array(z.string(expect('a label name')).min(1, expect('a label name')), expect(`a list of ${of}`));
 

@@ -57,11 +57,11 @@ async function readMatrix(file: string): Promise<unknown> {
  * for an event without a pull request passes number 0.
  */
 function contextOf(opts: PriorityOptions): PriorityContext {
-  const hasPayload = opts.event !== undefined || process.env.GITHUB_EVENT_PATH !== undefined;
+  const hasPayload = opts.event !== undefined || Boolean(process.env.GITHUB_EVENT_PATH);
   const event = hasPayload ? eventOf(opts) : undefined;
   const runId = process.env.GITHUB_RUN_ID;
   return {
-    eventName: event?.name ?? opts.eventName ?? process.env.GITHUB_EVENT_NAME ?? '',
+    eventName: event?.name ?? opts.eventName ?? (process.env.GITHUB_EVENT_NAME || ''),
     labels: namesFromArg(opts.labels, '--labels') ?? new Set(event?.pullRequest?.labels ?? []),
     queueNamespace: opts.queueNamespace ?? (runId ? `${runId}:${process.env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local'),
     prNumber: opts.prNumber ?? (event ? (event.pullRequest?.number ?? 0) : undefined),
