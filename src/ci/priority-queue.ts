@@ -35,7 +35,7 @@ const listed = (names: ReadonlySet<string> | undefined, none: string): string =>
 export function queueOrderText(jobs: readonly ScoredJob[], context: PriorityContext): string {
   const head =
     `${jobs.length} job${jobs.length === 1 ? '' : 's'}, highest priority first ` +
-    `(event: ${context.eventName || 'none'}; labels: ${listed(context.labels, 'none')}; criteria: ${listed(context.criteria, 'none (job fields)')})`;
+    `(event: ${context.eventName || 'none'}; labels: ${context.labels.size === 0 ? 'none' : listed(context.labels, 'none')}; criteria: ${listed(context.criteria, 'none (job fields)')})`;
   if (jobs.length === 0) return `${head}\n`;
   const rows = [
     ['score', 'job', 'where', 'runner', 'conc', 'why'],

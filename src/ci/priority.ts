@@ -73,7 +73,7 @@ function jobFromCriteria(criteria: ReadonlySet<string>, policy: PriorityPolicy, 
   const unknown = [...criteria].filter((c) => !supported.has(c)).sort();
   if (unknown.length > 0) {
     throw new UserError(`Unknown CI priority criteria: ${pyRepr(unknown)}`, {
-      hint: `the criteria this policy knows: ${[...supported].sort().join(', ')}`,
+      hint: `the criteria ${policy.file} knows: ${[...supported].sort().join(', ')}`,
     });
   }
   const field = (key: string): string => (Object.hasOwn(job, key) ? pyStr(job[key]) : '');

@@ -137,7 +137,7 @@ describe('frontier ci priority', () => {
     const bad = run(['--matrix', 'matrix-pr2606.json', '--policy', 'ci-priority.yaml', '--criteria', 'fp4,fp5']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain("frontier: error: Unknown CI priority criteria: ['fp5']");
-    expect(bad.stderr).toContain('hint: the criteria this policy knows: agentic, checklist-complete, dsr1, dsv4');
+    expect(bad.stderr).toContain('hint: the criteria ci-priority.yaml knows: agentic, checklist-complete, dsr1, dsv4');
   });
 
   it('refuses a matrix that is not JSON, naming where', () => {
