@@ -1,15 +1,18 @@
 /**
- * `frontier ci …`: the pull-request machinery's decisions, one subcommand each (src/cli/ci-*.ts).
- * Each reads the GitHub event payload, decides with a pure function of src/ci/, and prints the
- * decision as text or JSON, appending its step outputs to GITHUB_OUTPUT inside Actions.
+ * `frontier ci …`: the pull-request machinery's decisions, one subcommand each (src/cli/ci-*.ts,
+ * sharing src/cli/ci-step.ts). Each reads the GitHub event payload, decides with a pure function
+ * of src/ci/, and prints the decision as text or JSON, appending its step outputs to
+ * GITHUB_OUTPUT inside Actions.
  */
 import { Command } from 'commander';
 import { ciPlanCommand } from './ci-plan.js';
+import { ciPriorityCommand } from './ci-priority.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
     'the pull-request machinery: what a GitHub event runs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
   );
   ci.addCommand(ciPlanCommand());
+  ci.addCommand(ciPriorityCommand());
   return ci;
 }
