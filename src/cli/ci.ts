@@ -7,6 +7,7 @@
 import { Command } from 'commander';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
+import { ciCommentCommands } from './ci-comment.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
@@ -14,5 +15,6 @@ export function ciCommand(): Command {
   );
   ci.addCommand(ciPlanCommand());
   ci.addCommand(ciPriorityCommand());
+  for (const c of ciCommentCommands()) ci.addCommand(c);
   return ci;
 }
