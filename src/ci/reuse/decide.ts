@@ -122,7 +122,7 @@ function mergeRun(event: GithubEvent, github: GithubRecord, options: DecideOptio
     return refused(event.name, refusal('not-push-to-main', 'not a push to main'));
   const sha = event.after ?? '';
   const pulls = github.pullsOfCommit(sha);
-  if (pulls.length === 0) return refused(event.name, refusal('no-pull-request', `no associated pull request for commit ${sha}`));
+  if (pulls.length === 0) return refused(event.name, refusal('no-pull-request', 'no associated pull request'));
   if (pulls.length > 1) {
     const authorized = pulls.filter((n) => findAuthorization(github.comments(n), allowed, command).authorized);
     if (authorized.length > 0)
@@ -133,7 +133,7 @@ function mergeRun(event: GithubEvent, github: GithubRecord, options: DecideOptio
           `Commit ${sha} maps to multiple PRs (${pulls.join(', ')}); found reuse authorization on ${authorized.map((n) => `#${n}`).join(', ')}; refusing to reuse artifacts.`,
         ),
       );
-    return refused(event.name, refusal('multiple-pull-requests', `multiple associated pull requests (${pulls.join(', ')})`));
+    return refused(event.name, refusal('multiple-pull-requests', 'multiple associated pull requests'));
   }
   const number = pulls[0]!;
   const auth = findAuthorization(github.comments(number), allowed, command);

@@ -62,18 +62,14 @@ export function runRefusal(
   const id = run.id;
   const expectedPath = workflowPath(options.workflowId ?? SWEEP_WORKFLOW);
   if (run.event !== 'pull_request')
-    return refusal(
-      'run-not-pull-request',
-      `Reusable source run ${id} is not a pull_request run (event ${run.event || 'unknown'}).`,
-    );
-  if (run.status !== 'completed')
-    return refusal('run-not-completed', `Reusable source run ${id} is not completed (status ${run.status || 'unknown'}).`);
+    return refusal('run-not-pull-request', `Reusable source run ${id} is not a pull_request run.`);
+  if (run.status !== 'completed') return refusal('run-not-completed', `Reusable source run ${id} is not completed.`);
   const allowed = options.allowFailed ? ['success', 'failure', 'cancelled'] : ['success'];
   if (!allowed.includes(run.conclusion)) {
     const expected = options.allowFailed ? 'success, failure, or cancelled' : 'success';
     return refusal(
       'run-conclusion',
-      `Reusable source run ${id} has conclusion '${run.conclusion || 'None'}'; expected ${expected}.`,
+      `Reusable source run ${id} has conclusion ${run.conclusion ? `'${run.conclusion}'` : 'None'}; expected ${expected}.`,
     );
   }
   if (run.path !== '' && run.path !== expectedPath)
