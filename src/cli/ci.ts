@@ -5,9 +5,10 @@
  * GITHUB_OUTPUT inside Actions.
  */
 import { Command } from 'commander';
+import { ciCommentCommands } from './ci-comment.js';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
-import { ciCommentCommands } from './ci-comment.js';
+import { reuseCommand } from './ci-reuse.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
@@ -15,6 +16,7 @@ export function ciCommand(): Command {
   );
   ci.addCommand(ciPlanCommand());
   ci.addCommand(ciPriorityCommand());
+  ci.addCommand(reuseCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
   return ci;
 }
