@@ -27,7 +27,7 @@ import type { MatrixCoverage } from '../ci/reuse/index.js';
 import { identityRepr } from '../ci/reuse/py-repr.js';
 import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
-import type { CiFormat } from './ci-step.js';
+import type { CiDecision, CiFormat } from './ci-step.js';
 
 interface DecideOptions {
   event?: string;
