@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { PythonError, loads } from '../pycompat/index.js';
+import { PythonError, dumps, loads } from '../pycompat/index.js';
 import {
   checkBaseEnv,
   identityFromEnv,
@@ -11,8 +11,9 @@ import {
   processResult,
 } from '../results/index.js';
 import type { Env, PathKind, PointIdentity, TelemetryProbe } from '../results/index.js';
-import { writeFilesAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic, writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
+import { requireDirectory } from './error.js';
 
 /** Where the command reads and writes; tests pass their own. */
 export interface ResultsIo {
@@ -141,5 +142,37 @@ export function resultsCommand(io: ResultsIo = {}): Command {
     .option('--runner <label>', "runner label recorded as hw (default: RUNNER_TYPE, or the row's runner)")
     .option('--out-dir <dir>', 'directory for the two files', '.')
     .action((raw: string | undefined, flags: ProcessFlags) => processAction(raw, flags, io));
+  results
+    .command('collect')
+    .description(
+      "every point's aggregate under a folder (downloaded bmk_* artifacts) → one array, as the reference utils/collect_results.py",
+    )
+    .argument('<dir>', 'the folder (searched for bmk_*/agg_*.json at any depth)')
+    .option('--out <file>', 'where to write the array', 'agg_bmk.json')
+    .action((dir: string, flags: { out: string }) => {
+      const cwd = io.cwd ?? process.cwd();
+      const files = aggregateFiles(requireDirectory(resolve(cwd, dir), '<dir>'));
+      const rows = files.map((f) => {
+        try {
+          return loads(readFileSync(f, 'utf8'));
+        } catch (e) {
+          throw new UserError(`${f}: not JSON: ${(e as Error).message}`);
+        }
+      });
+      writeFileAtomic(resolve(cwd, flags.out), dumps(rows, { indent: 2 }), { mkdir: true });
+      (io.stderr ?? ((text) => process.stderr.write(text)))(`${rows.length} aggregates → ${flags.out}\n`);
+    });
   return results;
+}
+
+/**
+ * The points' aggregates under `dir`: `agg_*.json` in a `bmk_*` folder (a job's artifact, or a run
+ * directory's point), at any depth; in path order, so the array is the same on every machine.
+ */
+function aggregateFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile() && /^agg_.*\.json$/.test(entry.name) && basename(entry.parentPath).startsWith('bmk_'))
+      found.push(join(entry.parentPath, entry.name));
+  return found.sort();
 }
