@@ -8,6 +8,7 @@ import { readEvent } from '../ci/event.js';
 import type { GithubEvent } from '../ci/event.js';
 import { writeGithubOutput } from '../ci/output.js';
 import type { OutputValue } from '../ci/output.js';
+import { ciSignoffCommand } from './ci-signoff.js';
 
 export type CiFormat = 'text' | 'json';
 
@@ -24,7 +25,10 @@ export interface CiDecision {
 export function withEvent(command: Command): Command {
   return command
     .option('--event <file>', 'the GitHub event payload JSON (default: $GITHUB_EVENT_PATH)')
-    .option('--event-name <name>', 'the event name: pull_request, push, issue_comment, workflow_dispatch (default: $GITHUB_EVENT_NAME)');
+    .option(
+      '--event-name <name>',
+      'the event name: pull_request, push, issue_comment, workflow_dispatch (default: $GITHUB_EVENT_NAME)',
+    );
 }
 
 export function eventOf(opts: { event?: string; eventName?: string }): GithubEvent {
@@ -48,5 +52,6 @@ export function ciCommand(): Command {
   const ci = new Command('ci').description(
     'the pull-request machinery: what a GitHub event runs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
   );
+  ci.addCommand(ciSignoffCommand({ withEvent, withFormat, eventOf, emit }));
   return ci;
 }
