@@ -3,7 +3,11 @@ import { CHECKLIST_FILE } from '../input.js';
 import { fail, pass } from '../rule.js';
 import type { RuleResult, SignoffRule } from '../rule.js';
 
-const short = (text: string): string => (text.length > 90 ? `${text.slice(0, 87)}...` : text);
+/** An item as findings quote it: links as their text, cut to a line. */
+function short(item: string): string {
+  const text = item.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+  return text.length > 90 ? `${text.slice(0, 87)}...` : text;
+}
 
 export const templateRule: SignoffRule = {
   id: 'signoff/template',
