@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { diffLines, gitSnapshot } from '../changelog/index.js';
+import { diffLines, gitSnapshot, parseUnifiedDiff } from '../changelog/index.js';
 import type { Snapshot } from '../changelog/index.js';
 import { evaluations, runs } from '../store/index.js';
 import type { Store } from '../store/index.js';
@@ -42,12 +42,45 @@ async function gitOut(repo: string, args: string[]): Promise<string> {
 const textOf = (bytes: Buffer | undefined): string | undefined =>
   bytes === undefined || bytes.subarray(0, 8192).includes(0) ? undefined : bytes.toString('utf8');
 
-async function changedFile(base: Snapshot, head: Snapshot, path: string, status: string): Promise<ChangedFile> {
+/**
+ * Each file's hunks of one `git diff` (a process per file costs seconds on a large change), by
+ * path. A path git quotes (unusual characters) is left out: its file is diffed on its own.
+ */
+async function hunksByPath(repo: string, base: string, head: string): Promise<Map<string, string>> {
+  const diff = await gitOut(repo, [
+    '-c',
+    'core.quotePath=false',
+    'diff',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-renames',
+    '-U0',
+    base,
+    head,
+  ]);
+  const out = new Map<string, string>();
+  for (const chunk of diff.split(/^diff --git /m).slice(1)) {
+    const path = /^\+\+\+ b\/(.*)$/m.exec(chunk)?.[1];
+    if (path !== undefined && !path.startsWith('"')) out.set(path, chunk);
+  }
+  return out;
+}
+
+async function changedFile(
+  base: Snapshot,
+  head: Snapshot,
+  path: string,
+  status: string,
+  hunks: Map<string, string>,
+): Promise<ChangedFile> {
   const kind = status.startsWith('A') ? 'added' : status.startsWith('D') ? 'deleted' : 'modified';
-  const [before, after] = await Promise.all([base.read(path), head.read(path)]);
-  const headText = textOf(after);
+  const headText = textOf(await head.read(path));
   if (kind === 'deleted' || headText === undefined) return { path, status: kind, added: [], head: headText };
-  const lines = await diffLines(before ?? Buffer.alloc(0), after!);
+  const chunk = hunks.get(path);
+  const lines =
+    chunk !== undefined
+      ? parseUnifiedDiff(chunk)
+      : await diffLines((await base.read(path)) ?? Buffer.alloc(0), Buffer.from(headText));
   return {
     path,
     status: kind,
@@ -71,8 +104,9 @@ export async function readRepositoryChange(
   const base = gitSnapshot(mergeBase, repo);
   const head = gitSnapshot(headSha, repo);
   const trusted = gitSnapshot(baseSha, repo);
+  const hunks = await hunksByPath(repo, mergeBase, headSha);
   const files: ChangedFile[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) files.push(await changedFile(base, head, parts[i + 1]!, parts[i]!));
+  for (let i = 0; i + 1 < parts.length; i += 2) files.push(await changedFile(base, head, parts[i + 1]!, parts[i]!, hunks));
   const entries: ConfigEntry[] = [];
   for (const f of files.filter((x) => MASTER_CONFIG.test(x.path)))
     entries.push(...changedEntries(f.path, textOf(await base.read(f.path)), f.head));

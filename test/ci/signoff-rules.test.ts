@@ -289,8 +289,17 @@ describe('sign-off rules', () => {
         'a patch file; docs/waiver/42.md is not in the PR',
       ]);
     });
-    it('comments and docs are not patchwork', () => {
-      const harmless = [file('benchmarks/a.sh', ['# git apply is forbidden here']), file('docs/notes.md', ['git apply x.patch'])];
+    it('comments, docs, prose and package indexes are not patchwork (cases seen in the InferenceX tree)', () => {
+      const harmless = [
+        file('benchmarks/a.sh', [
+          '# git apply is forbidden here',
+          'echo "  $1: APPLIED (git apply)"',
+          'pip install --index-url https://download.pytorch.org/whl/cpu torch',
+        ]),
+        file('.github/workflows/x.yml', ['            Patchwork includes patch files, git apply, source mutation,']),
+        file('runners/launch.sh', ['cp "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/sglang/x.yaml" "$DEST"']),
+        file('docs/notes.md', ['git apply x.patch']),
+      ];
       expect(outcome('signoff/engine-patch-declared', { files: harmless }).status).toBe('n/a');
     });
   });

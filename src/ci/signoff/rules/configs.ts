@@ -8,7 +8,12 @@ export const ESTABLISHED_SKUS = ['h100', 'h200', 'b200', 'b300', 'gb200', 'gb300
 /** The Docker Hub organisation each upstream engine publishes its images under. */
 export const UPSTREAM_ORGS: Record<string, string> = { vllm: 'vllm', sglang: 'lmsysorg' };
 
-const skuOf = (runner: string): string => runner.toLowerCase().split(/[-_]/)[0] ?? '';
+/** The GPU of a runner label: `mi355x` of `mi355x-amds`, `cluster:mi355x-amds` or `b200-multinode`. */
+const skuOf = (runner: string): string =>
+  runner
+    .toLowerCase()
+    .replace(/^cluster:/, '')
+    .split(/[-_]/)[0] ?? '';
 
 /** The image as a Docker Hub path: `#` read as `/` (some entries write it so), Docker Hub's own host dropped. */
 export function imageRepository(image: string): string {

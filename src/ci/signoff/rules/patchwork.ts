@@ -11,21 +11,27 @@ interface Hit {
   what: string;
 }
 
-/** Where a change can alter what the pinned image runs: benchmark scripts, master configs, workflows, runner setup. */
-const BENCHMARK_AREA = /^(?:benchmarks|configs|runners|utils|\.github\/workflows)\//;
+/** Where a change can alter what the pinned image runs: benchmark scripts, master configs, runner launchers, workflows (not docs). */
+export const inBenchmarkArea = (path: string): boolean =>
+  /^(?:benchmarks|configs|runners|\.github\/workflows)\//.test(path) && !/\.md$/i.test(path);
 
-const ENGINE_SOURCES = String.raw`(?:site-packages|dist-packages|/sgl-workspace|/vllm-workspace|\bvllm/|\bsglang/|tensorrt_llm/)`;
+const isComment = (text: string): boolean => /^\s*#/.test(text);
+
+/** Paths inside an engine's installed sources or its container workspace. */
+const ENGINE_SOURCES = String.raw`(?:site-packages|dist-packages|/sgl-workspace|/vllm-workspace)`;
+
+/** Where a shell command starts: a line start, after `;`, `&&`, `||`, `|`, `$(`, a backtick, `then` or `do`. */
+const COMMAND = String.raw`(?:^|[;&|\`]|\$\(|\bthen\b|\bdo\b)\s*`;
 
 /** Patchwork on the engine, each shape with what it is called in the finding. */
 const PATCHWORK: [RegExp, string][] = [
-  [/\bgit\s+(?:-C\s+\S+\s+)?apply\b/, 'git apply'],
-  [/(?:^|[\s;&|(])patch\s+(?:-[a-zA-Z]*p\d|-p\s*\d|<|--?[a-z-]+.*<)/, 'patch'],
+  [new RegExp(String.raw`${COMMAND}git\s+(?:-C\s+\S+\s+)?apply\b`), 'git apply'],
+  [new RegExp(String.raw`${COMMAND}patch\s+(?:-[a-zA-Z]*p\s*\d|-[a-zA-Z-]+.*<|<)`), 'patch'],
   [new RegExp(String.raw`\bsed\s+(?:-[a-zA-Z]*i|--in-place)\b.*${ENGINE_SOURCES}`), 'sed -i on engine sources'],
-  [new RegExp(String.raw`(?:\bcat\s*>|\btee\b|\bcp\b|\bmv\b|>\s*)\s*\S*${ENGINE_SOURCES}`), 'writes into engine sources'],
+  [new RegExp(String.raw`(?:\bcat\s*>|\btee\b|\bcp\b|\bmv\b|>)\s*\S*${ENGINE_SOURCES}`), 'writes into engine sources'],
   [/importlib\.util\.find_spec/, 'resolves an installed package to edit it (importlib.util.find_spec)'],
   [/\bsitecustomize\b/, 'a sitecustomize hook'],
-  [/\bpip3?\s+install\b.*(?:git\+|\.whl\b|https?:\/\/)/, 'pip install of a fork or rebuilt wheel'],
-  [/\buv\s+pip\s+install\b.*(?:git\+|\.whl\b|https?:\/\/)/, 'pip install of a fork or rebuilt wheel'],
+  [/\bpip3?\s+install\b.*(?:git\+|\.whl\b|\s@\s*https?:\/\/)/, 'pip install of a fork or rebuilt wheel'],
 ];
 
 const isPatchFile = (path: string): boolean => /\.(?:patch|diff)$/.test(path);
@@ -35,9 +41,9 @@ function patchworkOf(files: readonly ChangedFile[]): Hit[] {
   for (const f of files) {
     if (f.status === 'deleted') continue;
     if (isPatchFile(f.path)) hits.push({ file: f.path, line: 0, text: '', what: 'a patch file' });
-    if (!BENCHMARK_AREA.test(f.path)) continue;
+    if (!inBenchmarkArea(f.path)) continue;
     for (const a of f.added) {
-      if (/^\s*#/.test(a.text)) continue;
+      if (isComment(a.text)) continue;
       const shape = PATCHWORK.find(([re]) => re.test(a.text));
       if (shape) hits.push({ file: f.path, line: a.line, text: a.text.trim(), what: shape[1] });
     }
@@ -88,8 +94,9 @@ export const hfOverridesRule: SignoffRule = {
   check(context) {
     const hits: Hit[] = [];
     for (const f of context.files) {
-      if (f.status === 'deleted' || /\.md$/i.test(f.path)) continue;
+      if (f.status === 'deleted' || !inBenchmarkArea(f.path)) continue;
       for (const a of f.added) {
+        if (isComment(a.text)) continue;
         const m = HF_OVERRIDE.exec(a.text);
         if (m) hits.push({ file: f.path, line: a.line, text: a.text.trim(), what: m[0] });
       }
@@ -124,13 +131,14 @@ export const specdecChatTemplateRule: SignoffRule = {
   severity: 'error',
   description: 'a speculative-decoding benchmark script the PR adds or changes drives the client through the chat template',
   explanation:
-    'Draft models and MTP heads are trained on chat-formatted text: raw completions give an acceptance length real traffic never sees. A changed script under benchmarks/ that enables speculative decoding (speculative flags, or mtp/eagle in its name) and calls the benchmark client must pass --use-chat-template (or --dsv4, which implies it, or a chat-completions backend). Spec-decode master-config entries whose script the PR does not touch are not resolved to a script here. Fix: add --use-chat-template to the benchmark call.',
+    'Draft models and MTP heads are trained on chat-formatted text: raw completions give an acceptance length real traffic never sees. A changed script under benchmarks/ that enables speculative decoding (speculative flags, or mtp/eagle in its name) and calls the benchmark client must pass --use-chat-template (or --dsv4, which implies it, or a chat-completions backend). Spec-decode master-config entries whose script the PR does not touch are not resolved to a script here, and the golden-AL collectors under speedbench/ (which measure acceptance, not serving) are left out. Fix: add --use-chat-template to the benchmark call.',
   check(context) {
     const scripts = context.files.filter(
       (f) =>
         f.status !== 'deleted' &&
         f.head !== undefined &&
         /^benchmarks\/.*\.sh$/.test(f.path) &&
+        !f.path.includes('/speedbench/') &&
         (SPEC_NAME.test(f.path.split('/').pop()!.replace(/\.sh$/, '')) || SPEC_FLAGS.test(f.head)) &&
         BENCH_CALL.test(f.head),
     );
