@@ -26,13 +26,15 @@ export const templateRule: SignoffRule = {
     if (!context.comment.body.includes(SIGNOFF_PHRASE))
       findings.push({ severity: 'error', message: `the comment does not open with "${SIGNOFF_PHRASE}"` });
     const template = parseChecklist(block);
+    // Items are numbered within the block; findings point at the line of the file.
+    const offset = context.checklist!.slice(0, context.checklist!.indexOf(block)).split('\n').length - 1;
     const { missing, stale, unchecked } = compareChecklist(template, context.signoff);
     for (const item of missing)
       findings.push({
         severity: 'error',
         message: `missing item: "${short(item.text)}"`,
         file: CHECKLIST_FILE,
-        line: item.line,
+        line: item.line + offset,
         hint: `paste the current template from ${CHECKLIST_FILE}`,
       });
     const explained = context.signoff.details.length > 0;
