@@ -348,6 +348,53 @@ describe('sign-off rules', () => {
     });
   });
 
+  describe('signoff/agentic-simulated-acceptance', () => {
+    const agentic = (lines: string[]) => file('benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh', lines);
+    it('an agentic MTP script with real acceptance fails; with SGLANG_SIMULATE_ACC_LEN or the ATOM knob it passes', () => {
+      const r = outcome('signoff/agentic-simulated-acceptance', {
+        files: [
+          agentic(['python3 -m sglang.launch_server --speculative-algorithm EAGLE', 'run_agentic_replay_and_write_outputs']),
+        ],
+      });
+      expect(r.status).toBe('fail');
+      expect(r.findings[0]!.message).toContain('real (unsimulated) acceptance');
+      expect(
+        outcome('signoff/agentic-simulated-acceptance', {
+          files: [agentic(['export SGLANG_SIMULATE_ACC_LEN=3.39', 'run_agentic_replay_and_write_outputs'])],
+        }).status,
+      ).toBe('pass');
+      expect(
+        outcome('signoff/agentic-simulated-acceptance', {
+          files: [agentic(['SPEC_ARGS+=(--spec-decode-acceptance-length 2.49)', 'run_agentic_replay_and_write_outputs'])],
+        }).status,
+      ).toBe('pass');
+    });
+    it('a simulation knob added to a non-agentic benchmark fails unless declared; no agentic spec-decode change is N/A', () => {
+      const fixed = file('benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_mtp.sh', [
+        'export SGLANG_SIMULATE_ACC_LEN=3',
+        'run_benchmark_serving --use-chat-template',
+      ]);
+      expect(outcome('signoff/agentic-simulated-acceptance', { files: [fixed] }).status).toBe('fail');
+      expect(
+        outcome('signoff/agentic-simulated-acceptance', {
+          files: [fixed],
+          pr: { ...input().pr, body: 'SGLANG_SIMULATE_ACC_LEN: sanctioned by the maintainers' },
+        }).status,
+      ).toBe('n/a');
+      expect(outcome('signoff/agentic-simulated-acceptance').status).toBe('n/a');
+      // A helper that patches the container is not a benchmark (benchmarks/single_node/agentic/apply_k3_container_patches.sh).
+      const helper = file('benchmarks/single_node/agentic/apply_k3_container_patches.sh', [
+        'patch --speculative-config handling',
+      ]);
+      expect(outcome('signoff/agentic-simulated-acceptance', { files: [helper] }).status).toBe('n/a');
+      // Multi-node recipes get the knob from the runners at launch.
+      const recipe = file('benchmarks/multi_node/srt-slurm-recipes/vllm/x/agentic/agg-mtp-agentic.yaml', [
+        'speculative_config: {method: mtp}',
+      ]);
+      expect(outcome('signoff/agentic-simulated-acceptance', { files: [recipe] }).status).toBe('n/a');
+    });
+  });
+
   it('a failing verdict mentions the author and lists the failing findings under their check', () => {
     const md = verdictMarkdown(verifySignoff(input({ runs: [] })));
     expect(md).toContain('## ❌❌❌ **REJECTED** ❌❌❌');

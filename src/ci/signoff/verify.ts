@@ -29,7 +29,7 @@ export const NOT_CHECKED = [
   'Check 7: deprecated models and scenarios in MODELS.md',
   'Check 8: whether a declared architecture override cuts FLOPs',
   'Check 10: monkey-patching by means the diff does not show',
-  'Check 11: agentic spec-decode configs pin the golden simulated acceptance length',
+  'Check 11: that the pinned simulated acceptance length equals the committed golden curve',
   'Check 12: append-only changes touch only the appended points',
   'general code quality',
 ];

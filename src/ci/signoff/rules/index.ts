@@ -1,5 +1,6 @@
 import type { SignoffRule } from '../rule.js';
 import { engineFirstRule, recipeLinkedRule, upstreamImageRule } from './configs.js';
+import { simulatedAcceptanceRule } from './acceptance.js';
 import { ownerRule } from './owner.js';
 import { enginePatchRule, hfOverridesRule, specdecChatTemplateRule } from './patchwork.js';
 import { evalsRule, greenSweepRule, reuseCommandRule } from './sweep.js';
@@ -18,4 +19,5 @@ export const SIGNOFF_RULES: readonly SignoffRule[] = [
   hfOverridesRule,
   specdecChatTemplateRule,
   enginePatchRule,
+  simulatedAcceptanceRule,
 ];

@@ -124,6 +124,10 @@ const BENCH_CALL = /\b(?:run_benchmark_serving|benchmark_serving(?:\.py)?|vllm\s
 /** Flags that make the client send chat-formatted prompts (`--dsv4` implies --use-chat-template in benchmark_lib.sh). */
 const CHAT = /--use-chat-template\b|--apply-chat-template\b|--dsv4\b|--backend[ =]+openai-chat\b|\/v1\/chat\/completions/;
 
+/** A benchmark script that enables speculative decoding: by its flags, or mtp/eagle in its name. */
+export const isSpecDecodeScript = (f: ChangedFile): boolean =>
+  f.head !== undefined && (SPEC_NAME.test(f.path.split('/').pop()!.replace(/\.sh$/, '')) || SPEC_FLAGS.test(f.head));
+
 export const specdecChatTemplateRule: SignoffRule = {
   id: 'signoff/specdec-chat-template',
   checkNumber: 9,
@@ -139,7 +143,7 @@ export const specdecChatTemplateRule: SignoffRule = {
         f.head !== undefined &&
         /^benchmarks\/.*\.sh$/.test(f.path) &&
         !f.path.includes('/speedbench/') &&
-        (SPEC_NAME.test(f.path.split('/').pop()!.replace(/\.sh$/, '')) || SPEC_FLAGS.test(f.head)) &&
+        isSpecDecodeScript(f) &&
         BENCH_CALL.test(f.head),
     );
     const specEntries = context.entries.filter((e) => e.specDecoding.length > 0 && MASTER_CONFIG.test(e.file));
