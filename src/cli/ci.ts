@@ -9,6 +9,7 @@ import { ciCommentCommands } from './ci-comment.js';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
 import { reuseCommand } from './ci-reuse.js';
+import { ciSignoffCommand } from './ci-signoff.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
@@ -17,6 +18,7 @@ export function ciCommand(): Command {
   ci.addCommand(ciPlanCommand());
   ci.addCommand(ciPriorityCommand());
   ci.addCommand(reuseCommand());
+  ci.addCommand(ciSignoffCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
   return ci;
 }

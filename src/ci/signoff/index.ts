@@ -1,0 +1,12 @@
+export { allOwners, isCatchAll, ownersOf, parseCodeowners, patternRegex, ruleFor } from './codeowners.js';
+export type { Codeowners, CodeownersProblem, OwnerRule } from './codeowners.js';
+export { SIGNOFF_PHRASE, compareChecklist, normalizeItem, parseChecklist, templateBlock } from './checklist.js';
+export type { Checklist, ChecklistComparison, ChecklistItem } from './checklist.js';
+export { MASTER_CONFIG, allEntries, changedEntries } from './change.js';
+export type { AddedLine, ChangedFile, ConfigEntry } from './change.js';
+export { CHECKLIST_FILE, CODEOWNERS_FILE, waiverFile } from './input.js';
+export type { PrComment, RunEvidence, SignoffInput } from './input.js';
+export type { CheckStatus, RuleResult, SignoffFinding, SignoffRule } from './rule.js';
+export { SIGNOFF_RULES } from './rules/index.js';
+export { NOT_CHECKED, verdictMarker, verdictMarkdown, verifySignoff } from './verify.js';
+export type { RuleVerdict, SignoffVerdict } from './verify.js';

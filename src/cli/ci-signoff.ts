@@ -1,0 +1,172 @@
+/**
+ * `frontier ci signoff`: verify a CODEOWNER's sign-off comment on a pull request. Reads the event
+ * (the comment), the change between --base and --head (git, no checkout), the PR's commits, the
+ * store's runs of them and the recorded API data; prints the verdict comment and writes it to a
+ * file for `gh pr comment --body-file`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { readRepositoryChange, runsOfCommits } from '../ci/signoff-gather.js';
+import { SIGNOFF_PHRASE, verdictMarkdown, verifySignoff } from '../ci/signoff/index.js';
+import type { PrComment, RunEvidence } from '../ci/signoff/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { UserError } from '../util/user-error.js';
+import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
+import type { CiFormat } from './ci-step.js';
+
+type Json = Record<string, unknown>;
+
+function readJson(file: string, flag: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserError(`${flag} ${file}: cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${flag} ${file}: not JSON: ${(e as Error).message}`, { hint: `the file holds ${what}` });
+  }
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+
+/** `--commits FILE`: what `gh api repos/O/R/pulls/N/commits --paginate` lists (objects with `sha`), or plain SHAs. */
+function commitsOf(file: string): string[] {
+  const value = readJson(file, '--commits', 'the PR commits as `gh api repos/O/R/pulls/N/commits --paginate` lists them');
+  const list = Array.isArray(value) ? value : undefined;
+  const shas = list?.map((c) => (typeof c === 'string' ? c : str(obj(c).sha)));
+  if (!shas || shas.some((s) => !/^[0-9a-f]{7,40}$/i.test(s)))
+    throw new UserError(`--commits ${file}: expected an array of commits, each a SHA or an object with "sha"`, {
+      hint: 'gh api repos/OWNER/REPO/pulls/N/commits --paginate --jq "[.[] | {sha}]"',
+    });
+  return shas;
+}
+
+/** `--comments FILE`: the PR's conversation comments, as `gh api repos/O/R/issues/N/comments --paginate` lists them. */
+function commentsOf(file: string): PrComment[] {
+  const value = readJson(file, '--comments', 'the PR comments as `gh api repos/O/R/issues/N/comments` lists them');
+  if (!Array.isArray(value)) throw new UserError(`--comments ${file}: expected an array of comments`);
+  return value.map((c) => ({
+    body: str(obj(c).body),
+    author: str(obj(obj(c).user).login),
+    association: str(obj(c).author_association),
+  }));
+}
+
+/** `--teams FILE`: `{"org/team": ["login", …]}`. */
+function teamsOf(file: string): Record<string, string[]> {
+  const value = obj(readJson(file, '--teams', 'team members: {"org/team": ["login", ...]}'));
+  return Object.fromEntries(
+    Object.entries(value).map(([team, members]) => [
+      team.replace(/^@/, '').toLowerCase(),
+      Array.isArray(members) ? members.map((m) => (typeof m === 'string' ? m : str(obj(m).login))) : [],
+    ]),
+  );
+}
+
+/** The store's runs of `commits`, or undefined when there is no store to read (a SQLite file that does not exist). */
+async function storeRuns(db: string | undefined, commits: string[]): Promise<RunEvidence[] | undefined> {
+  const { openStore, storeLocation } = await import('../store/index.js');
+  const location = storeLocation(db);
+  if (!/^postgres(ql)?:\/\//i.test(location) && !existsSync(location)) return undefined;
+  let store;
+  try {
+    store = await openStore(location);
+  } catch (e) {
+    throw new UserError(`--db ${location}: ${(e as Error).message}`);
+  }
+  try {
+    return await runsOfCommits(store, commits);
+  } finally {
+    await store.close();
+  }
+}
+
+interface SignoffOptions {
+  event?: string;
+  eventName?: string;
+  format: CiFormat;
+  repo: string;
+  base: string;
+  head: string;
+  commits?: string;
+  pr?: string;
+  comments?: string;
+  teams?: string;
+  db?: string;
+  commentFile?: string;
+}
+
+export function ciSignoffCommand(): Command {
+  const command = new Command('signoff')
+    .description(
+      "verify a CODEOWNER's sign-off comment: owners, template, green sweep and evals, images, patches, spec-decode, reuse",
+    )
+    .option('--repo <dir>', 'the repository (git; read with git show, no checkout)', '.')
+    .requiredOption('--base <ref>', 'the base revision (the trusted default branch: CODEOWNERS and the checklist are read here)')
+    .requiredOption('--head <ref>', 'the PR head revision')
+    .option(
+      '--commits <file>',
+      "the PR's commits as gh api repos/O/R/pulls/N/commits lists them (default: git rev-list base..head)",
+    )
+    .option('--pr <file>', 'the pull request as gh api repos/O/R/pulls/N gives it (its body; default: the event)')
+    .option('--comments <file>', "the PR's conversation comments (gh api repos/O/R/issues/N/comments), for /reuse-sweep-run")
+    .option('--teams <file>', 'team members, {"org/team": ["login", ...]}, for team owners in CODEOWNERS')
+    .option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)')
+    .option(
+      '--comment-file <file>',
+      'where to write the verdict comment (default $RUNNER_TEMP/signoff-verdict.md, else ./signoff-verdict.md)',
+    );
+  return withFormat(withEvent(command)).action(async (opts: SignoffOptions) => {
+    const event = eventOf(opts);
+    const comment = event.comment;
+    if (event.name !== 'issue_comment' || !comment || !event.issue?.isPullRequest) {
+      throw new UserError(`ci signoff decides on a comment on a pull request, not a ${event.name} event`, {
+        hint: 'run it for issue_comment events on pull requests',
+      });
+    }
+    if (!comment.body.includes(SIGNOFF_PHRASE)) {
+      const text = `not a sign-off: the comment does not carry "${SIGNOFF_PHRASE}"`;
+      emit({ text, json: { verdict: 'skip', reason: text }, outputs: { verdict: 'skip' } }, opts.format);
+      return;
+    }
+    const prNumber = event.issue.number;
+    const change = await readRepositoryChange(resolve(opts.repo), opts.base, opts.head, prNumber);
+    const prJson = opts.pr ? obj(readJson(opts.pr, '--pr', 'the pull request as gh api repos/O/R/pulls/N gives it')) : undefined;
+    // The event keeps no issue body: read it from the payload itself.
+    const eventBody = opts.event ?? process.env.GITHUB_EVENT_PATH;
+    const prBody = prJson
+      ? str(prJson.body)
+      : str(obj(obj(readJson(eventBody!, '--event', 'a GitHub event payload')).issue).body);
+    const commits = opts.commits ? commitsOf(opts.commits) : change.commits;
+    const verdict = verifySignoff({
+      pr: { number: prNumber, body: prBody, headSha: change.headSha, commits },
+      comment,
+      codeowners: change.codeowners,
+      checklist: change.checklist,
+      files: change.files,
+      entries: change.entries,
+      headEntries: change.headEntries,
+      waiverExists: change.waiverExists,
+      runs: await storeRuns(opts.db, commits),
+      comments: opts.comments ? commentsOf(opts.comments) : undefined,
+      teams: opts.teams ? teamsOf(opts.teams) : undefined,
+    });
+    const markdown = verdictMarkdown(verdict);
+    const commentFile = resolve(opts.commentFile ?? join(process.env.RUNNER_TEMP ?? '.', 'signoff-verdict.md'));
+    writeFileAtomic(commentFile, markdown);
+    emit(
+      {
+        text: markdown,
+        json: { ...verdict, commentFile },
+        outputs: { verdict: verdict.verdict, 'comment-file': commentFile },
+        exitCode: verdict.verdict === 'fail' ? 1 : 0,
+      },
+      opts.format,
+    );
+  });
+}
