@@ -2,6 +2,7 @@
  * `frontier ci plan`: for the event Actions is running, whether a sweep runs, how, and which
  * rows; the sweep files it writes are what `frontier run --matrix` takes.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import {
@@ -15,6 +16,9 @@ import {
 } from '../changelog/index.js';
 import type { ChangelogMatrix, Snapshot } from '../changelog/index.js';
 import { planSweep, splitCanary } from '../ci/plan.js';
+import { annotateMatrix } from '../ci/priority.js';
+import { DEFAULT_PRIORITY_POLICY, loadPriorityPolicy } from '../ci/priority-policy.js';
+import { queueOrder } from '../ci/priority-queue.js';
 import type { SweepPlan } from '../ci/plan.js';
 import type { GithubEvent } from '../ci/event.js';
 import { formatSummary, isAgenticRow, summarizeMatrix } from '../matrix/index.js';
@@ -42,6 +46,7 @@ interface PlanOptions {
   changelogCheck?: 'success' | 'failure';
   reuseAuthorized?: string;
   reuseSourceRun?: string;
+  priorityPolicy: string;
   out?: string;
 }
 
@@ -94,6 +99,22 @@ async function sweepOf(plan: SweepPlan, event: GithubEvent, base: Snapshot | und
   return { kind: 'changelog', matrix };
 }
 
+/**
+ * The jobs in queue order, each with its priority, queue token and skip-queue request, as
+ * `ci priority` gives them; as they are when the catalog has no priority policy.
+ */
+async function queued(jobs: MatrixRow[], event: GithubEvent, policyFile: string): Promise<MatrixRow[]> {
+  if (jobs.length === 0 || !existsSync(policyFile)) return jobs;
+  const runId = process.env.GITHUB_RUN_ID;
+  const { annotated, jobs: scored } = annotateMatrix(jobs, await loadPriorityPolicy(policyFile), {
+    eventName: event.name,
+    labels: new Set(event.pullRequest?.labels ?? []),
+    queueNamespace: runId ? `${runId}:${process.env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local',
+    prNumber: event.pullRequest?.number ?? 0,
+  });
+  return queueOrder(scored).map((s) => (annotated as MatrixRow[])[Number(s.path[0])]!);
+}
+
 function describe(plan: SweepPlan, sweep: Sweep | undefined, canary: MatrixRow | undefined): string {
   const lines = [
     `sweep: ${plan.run ? 'runs' : 'does not run'}${plan.run ? ` (${plan.official ? 'official' : 'unofficial'})` : ''}`,
@@ -142,6 +163,11 @@ export function ciPlanCommand(): Command {
       '--reuse-source-run <id>',
       'push: the earlier run whose results stand for this merge (`ci reuse`’s reuse-source-run-id)',
     )
+    .option(
+      '--priority-policy <file>',
+      'order the jobs by queue priority (`ci priority`), when the file exists',
+      DEFAULT_PRIORITY_POLICY,
+    )
     .option('--out <dir>', 'write sweep.json, canary.json and rest.json here (inputs of frontier run --matrix)')
     .action(async (o: PlanOptions) => {
       const event = eventOf(o);
@@ -166,7 +192,7 @@ export function ciPlanCommand(): Command {
         plan.notes.push('`agentx-fast` changes nothing: the sweep has no agentic rows');
       if (rows.length === 0 && plan.run) plan.notes.push('the change appends no changelog entry that sweeps anything');
 
-      const jobs = split ? changelogRows(split.remaining) : rows;
+      const jobs = await queued(split ? changelogRows(split.remaining) : rows, event, o.priorityPolicy);
       if (jobs.length > MAX_MATRIX_JOBS)
         throw new UserError(`the sweep has ${jobs.length} jobs: a GitHub job matrix holds at most ${MAX_MATRIX_JOBS}`, {
           hint: 'split the change into pull requests of fewer configs, or trim it (sweep-enabled)',

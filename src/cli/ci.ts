@@ -6,6 +6,7 @@
  */
 import { Command } from 'commander';
 import { ciCommentCommands } from './ci-comment.js';
+import { ciInitCommand } from './ci-init.js';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
 import { reuseCommand } from './ci-reuse.js';
@@ -20,5 +21,6 @@ export function ciCommand(): Command {
   ci.addCommand(reuseCommand());
   ci.addCommand(ciSignoffCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
+  ci.addCommand(ciInitCommand());
   return ci;
 }

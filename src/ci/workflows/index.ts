@@ -1,0 +1,27 @@
+/**
+ * `frontier ci init`: the GitHub Actions workflows of a catalog repository. Thin by design:
+ * each step is one `frontier` call, or the `gh`/`jq` calls that fetch what a decision reads.
+ */
+import { workflowYaml } from './common.js';
+import type { WorkflowOptions } from './common.js';
+import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
+import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
+import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
+
+export type { WorkflowOptions } from './common.js';
+export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW };
+
+/** Each workflow file (its path under the repository) and its text. */
+export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
+  const header = (what: string): string =>
+    `${what}\nWritten by \`frontier ci init\` (Frontier ${version}); regenerate rather than edit: every decision is a \`frontier ci\` step.`;
+  return [
+    [
+      SWEEP_WORKFLOW,
+      workflowYaml(header('The sweep: plan → canary → jobs → results, ingest and the PR comment.'), sweepWorkflow(o)),
+    ],
+    [BENCHMARK_WORKFLOW, workflowYaml(header('One matrix row on its runner (called by the sweep).'), benchmarkWorkflow(o))],
+    [REUSE_WORKFLOW, workflowYaml(header('Answers a /reuse-sweep-run comment.'), reuseWorkflow(o, SWEEP_WORKFLOW))],
+    [SIGNOFF_WORKFLOW, workflowYaml(header('Verifies a CODEOWNER sign-off comment.'), signoffWorkflow(o))],
+  ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);
+}

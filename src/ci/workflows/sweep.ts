@@ -1,0 +1,225 @@
+/**
+ * The sweep workflow: plan → canary → the job matrix → results (collect, success rate,
+ * ingest, the PR comment). InferenceX's run-sweep.yml, with each decision a `frontier ci` step.
+ */
+import { RELEVANT_LABELS } from '../labels.js';
+import { CHECKOUT, DOWNLOAD, UPLOAD, frontierEnv, setupSteps } from './common.js';
+import type { Job, WorkflowOptions } from './common.js';
+import { reuseLookupSteps } from './reuse.js';
+
+export const SWEEP_WORKFLOW = 'frontier-sweep.yml';
+export const BENCHMARK_WORKFLOW = 'frontier-benchmark.yml';
+
+const PLAN_OUTPUTS = ['run', 'official', 'canary', 'fail-fast', 'canary-config', 'jobs', 'reuse-source-run', 'ingest-args'];
+
+function planJob(o: WorkflowOptions): Job {
+  return {
+    'runs-on': 'ubuntu-latest',
+    permissions: { contents: 'read', 'pull-requests': 'read', issues: 'read', actions: 'read' },
+    outputs: Object.fromEntries(PLAN_OUTPUTS.map((k) => [k, `\${{ steps.plan.outputs.${k} }}`])),
+    steps: [
+      ...setupSteps(o),
+      ...reuseLookupSteps(SWEEP_WORKFLOW),
+      {
+        name: 'Plan the sweep',
+        id: 'plan',
+        run: [
+          'frontier ci plan --out sweep \\',
+          '  --reuse-authorized "${{ steps.reuse.outputs.skip-pr-sweep }}" \\',
+          '  --reuse-source-run "${{ steps.reuse.outputs.reuse-source-run-id }}"',
+        ].join('\n'),
+      },
+      {
+        name: 'Keep the sweep',
+        if: 'always()',
+        uses: UPLOAD,
+        with: { name: 'frontier-sweep', path: 'sweep/', 'if-no-files-found': 'ignore' },
+      },
+    ],
+  };
+}
+
+const benchmark = (config: string, artifact: string): Job => ({
+  uses: `./.github/workflows/${BENCHMARK_WORKFLOW}`,
+  secrets: 'inherit',
+  with: { config, artifact },
+});
+
+/** The collected results, as InferenceX names its artifacts (so `ci reuse` and InferenceX's own tools read them). */
+const RESULT_ARTIFACTS = [
+  ['results_bmk', 'results/results_bmk/'],
+  ['eval_results_all', 'results/eval_results_all/'],
+  ['run-stats', 'results/run-stats/'],
+  ['changelog-metadata', 'results/changelog-metadata/'],
+] as const;
+
+function resultsJob(o: WorkflowOptions): Job {
+  return {
+    needs: ['plan', 'canary', 'sweep'],
+    if: "always() && (needs.plan.outputs.run == 'true' || needs.plan.outputs.reuse-source-run != '')",
+    'runs-on': 'ubuntu-latest',
+    permissions: { contents: 'read', actions: 'read', 'pull-requests': 'write', issues: 'write' },
+    env: {
+      FRONTIER_DB: `\${{ secrets.${o.dbSecret} }}`,
+      GH_TOKEN: '${{ github.token }}',
+      ...(o.dashboardUrl ? { FRONTIER_DASHBOARD_URL: o.dashboardUrl } : {}),
+    },
+    steps: [
+      ...setupSteps(o),
+      { name: 'The sweep', uses: DOWNLOAD, with: { name: 'frontier-sweep', path: 'sweep' } },
+      {
+        name: 'The jobs’ results',
+        if: "needs.plan.outputs.reuse-source-run == ''",
+        uses: DOWNLOAD,
+        with: { pattern: '{bmk,eval}_*', path: 'jobs', 'merge-multiple': true },
+      },
+      {
+        name: 'The jobs of this run',
+        run: 'gh api --paginate --slurp "repos/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID/jobs?filter=all&per_page=100" > jobs.json',
+      },
+      {
+        name: 'Collect',
+        if: "needs.plan.outputs.reuse-source-run == ''",
+        run: [
+          'mkdir -p jobs results/changelog-metadata',
+          'frontier results collect jobs --out results/results_bmk/agg_bmk.json',
+          'frontier eval collect jobs --out results/eval_results_all/agg_eval_all.json',
+          'frontier ci success-rate --jobs jobs.json --out results/run-stats/run_stats.json',
+          'cp sweep/changelog_metadata.json results/changelog-metadata/ 2>/dev/null || true',
+        ].join('\n'),
+      },
+      {
+        name: 'The reused run’s results',
+        if: "needs.plan.outputs.reuse-source-run != ''",
+        run: [
+          'gh run download "${{ needs.plan.outputs.reuse-source-run }}" --repo "$GITHUB_REPOSITORY" --dir results \\',
+          `  ${RESULT_ARTIFACTS.map(([name]) => `--name ${name}`).join(' ')}`,
+          'frontier ci reuse validate --artifacts-dir results --matrix sweep/sweep.json',
+        ].join('\n'),
+      },
+      ...RESULT_ARTIFACTS.map(([name, path]) => ({
+        name: `Keep ${name}`,
+        if: "needs.plan.outputs.reuse-source-run == ''",
+        uses: UPLOAD,
+        with: { name, path, 'if-no-files-found': 'ignore' },
+      })),
+      {
+        name: 'Ingest',
+        run: 'frontier ingest results --run-id "$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT" --url "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" --commit "$GITHUB_SHA" ${{ needs.plan.outputs.ingest-args }}',
+      },
+      {
+        name: 'Summarise',
+        run: 'frontier ci comment --run-id "$GITHUB_RUN_ID" --jobs jobs.json --matrix sweep/sweep.json --comment-file summary.md\ncat summary.md >> "$GITHUB_STEP_SUMMARY"',
+      },
+      {
+        name: 'Comment on the pull request',
+        if: "github.event_name == 'pull_request'",
+        env: { PR: '${{ github.event.pull_request.number }}' },
+        run: [
+          '# One summary comment per pull request, updated in place (found by its marker).',
+          'id=$(gh api --paginate "repos/$GITHUB_REPOSITORY/issues/$PR/comments" --jq \'.[] | select(.body | startswith("<!-- frontier-sweep-summary -->")) | .id\' | tail -n 1)',
+          'if [ -n "$id" ]; then gh api -X PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F body=@summary.md >/dev/null',
+          'else gh pr comment "$PR" --body-file summary.md; fi',
+        ].join('\n'),
+      },
+    ],
+  };
+}
+
+/** A label event for a label that changes nothing gets a concurrency group of its own, so it cannot cancel a sweep in progress. */
+function concurrencyGroup(): string {
+  return [
+    'frontier-sweep-${{ github.event.pull_request.number || github.sha }}-${{',
+    "  (github.event.action == 'labeled' || github.event.action == 'unlabeled') &&",
+    `  !contains(fromJSON('${JSON.stringify(RELEVANT_LABELS)}'), github.event.label.name) &&`,
+    "  github.run_id || 'active' }}",
+  ].join('\n');
+}
+
+export function sweepWorkflow(o: WorkflowOptions): Record<string, unknown> {
+  const paths = ['perf-changelog.yaml'];
+  return {
+    name: 'Frontier sweep',
+    'run-name':
+      'Frontier sweep - ${{ github.event.pull_request.title || github.event.head_commit.message || inputs.generate-cli-command }}',
+    on: {
+      push: { branches: [o.mainBranch], paths },
+      pull_request: { branches: [o.mainBranch], types: ['ready_for_review', 'synchronize', 'labeled', 'unlabeled'], paths },
+      workflow_dispatch: {
+        inputs: {
+          'generate-cli-command': {
+            description:
+              'frontier matrix arguments, e.g. test-config --config-files configs/nvidia-master.yaml --config-keys dsr1-fp8-b200-sglang',
+            required: true,
+            type: 'string',
+          },
+        },
+      },
+    },
+    concurrency: { group: concurrencyGroup(), 'cancel-in-progress': true },
+    env: frontierEnv(o),
+    jobs: {
+      plan: planJob(o),
+      canary: {
+        needs: 'plan',
+        if: "needs.plan.outputs.canary == 'true'",
+        ...benchmark('${{ toJSON(fromJSON(needs.plan.outputs.canary-config)[0]) }}', 'canary'),
+      },
+      sweep: {
+        needs: ['plan', 'canary'],
+        // A failed canary stops the sweep; no canary (skipped) lets it start at once.
+        if: "always() && needs.plan.outputs.run == 'true' && needs.plan.outputs.jobs != '[]' && (needs.canary.result == 'success' || needs.canary.result == 'skipped')",
+        strategy: {
+          'fail-fast': "${{ needs.plan.outputs.fail-fast == 'true' }}",
+          'max-parallel': 64,
+          matrix: { config: '${{ fromJSON(needs.plan.outputs.jobs) }}' },
+        },
+        ...benchmark('${{ toJSON(matrix.config) }}', 'sweep-${{ strategy.job-index }}'),
+      },
+      results: resultsJob(o),
+    },
+  };
+}
+
+/** The reusable benchmark job: one matrix row on the runner it names, its results kept as an artifact. */
+export function benchmarkWorkflow(o: WorkflowOptions): Record<string, unknown> {
+  return {
+    name: 'Frontier benchmark',
+    on: {
+      workflow_call: {
+        inputs: {
+          config: { description: 'one matrix row, as JSON', required: true, type: 'string' },
+          artifact: { description: 'a name for this job’s results, unique in the run', required: true, type: 'string' },
+        },
+      },
+    },
+    env: frontierEnv(o),
+    jobs: {
+      benchmark: {
+        name: "${{ fromJSON(inputs.config)['exp-name'] }} ${{ fromJSON(inputs.config).runner }} conc ${{ toJSON(fromJSON(inputs.config).conc) }}",
+        'runs-on': '${{ fromJSON(inputs.config).runner }}',
+        'timeout-minutes': 480,
+        steps: [
+          { name: 'Check out', uses: CHECKOUT },
+          { name: 'Set up Node.js', uses: 'actions/setup-node@v4', with: { 'node-version': o.nodeVersion } },
+          { name: 'Install Frontier', run: 'npm install --global "$FRONTIER_PACKAGE"' },
+          { name: 'The row', env: { CONFIG: '${{ inputs.config }}' }, run: 'printf \'[%s]\\n\' "$CONFIG" > row.json' },
+          { name: 'Benchmark', run: 'frontier run --matrix row.json --out run' },
+          // As InferenceX names them: bmk_* (the points' aggregates), eval_* (the evals), server_logs_*.
+          ...(
+            [
+              ['bmk', 'run/bmk_*/agg_*.json'],
+              ['eval', 'run/eval_*/'],
+              ['server_logs', 'run/server_logs_*/'],
+            ] as const
+          ).map(([kind, path]) => ({
+            name: `Keep ${kind.replace('_', ' ')}`,
+            if: 'always()',
+            uses: UPLOAD,
+            with: { name: `${kind}_\${{ inputs.artifact }}`, path, 'if-no-files-found': 'ignore' },
+          })),
+        ],
+      },
+    },
+  };
+}
