@@ -73,7 +73,7 @@ export const LAYERS = {
   api: { job: 'the HTTP server, its OpenAPI document, upload unpacking', imports: ['contract', 'results', 'store', 'util'] },
   ci: {
     job: 'the pull-request machinery: event gating, canary, priority, reuse, sign-off, the PR comment, workflows (pure decisions)',
-    imports: ['catalog', 'changelog', 'contract', 'evals', 'matrix', 'pycompat', 'review', 'store', 'util'],
+    imports: ['catalog', 'changelog', 'contract', 'matrix', 'pycompat', 'store', 'util'],
   },
   cli: { job: 'the command layer: options, output, exit codes', imports: '*' },
   web: { job: 'the dashboard (web/src/)', imports: ['contract'] },
