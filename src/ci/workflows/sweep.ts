@@ -81,7 +81,7 @@ function resultsJob(o: WorkflowOptions): Job {
         name: 'Collect',
         if: "needs.plan.outputs.reuse-source-run == ''",
         run: [
-          'mkdir -p jobs results/changelog-metadata',
+          'mkdir -p jobs results/results_bmk results/eval_results_all results/run-stats results/changelog-metadata',
           'frontier results collect jobs --out results/results_bmk/agg_bmk.json',
           'frontier eval collect jobs --out results/eval_results_all/agg_eval_all.json',
           'frontier ci success-rate --jobs jobs.json --out results/run-stats/run_stats.json',
