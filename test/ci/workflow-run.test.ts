@@ -47,8 +47,9 @@ function sweepRepository(o: { faulty?: boolean } = {}): CatalogRepository {
   return { ...repo, head: git(repo.dir, 'rev-parse', 'HEAD') };
 }
 
-function sweep(repo: CatalogRepository, event: string, db: string): RunResult {
+function sweep(repo: CatalogRepository, event: string, db: string, api?: Record<string, unknown>): RunResult {
   return runWorkflowLocally({
+    api,
     repo: repo.dir,
     sha: repo.head,
     workflow: SWEEP,
@@ -109,6 +110,9 @@ describe('the generated sweep workflow, run locally', () => {
     const canary = job(r, 'canary/benchmark');
     expect(canary.name).toMatch(/^canary \/ llama3\.1-8b_1024_64 h100 conc 1$/);
     expect(canary.conclusion).toBe('success');
+    const canaryAgg = Object.keys(r.artifact('bmk_canary'));
+    expect(canaryAgg).toHaveLength(1);
+    expect(JSON.parse(readFileSync(r.artifact('bmk_canary')[canaryAgg[0]!]!, 'utf8'))).toMatchObject({ conc: 1, isl: 1024 });
     expect(r.results).toEqual({ plan: 'success', canary: 'success', sweep: 'success', results: 'success' });
     const swept = r.jobs.filter((j) => j.path.startsWith('sweep['));
     expect(swept.map((j) => j.conclusion)).toEqual(['success', 'success', 'success']);
@@ -176,7 +180,9 @@ describe('the generated sweep workflow, run locally', () => {
   it('a failing canary: the sweep is skipped, the results job still runs and the comment reports the failure', () => {
     const repo = sweepRepository({ faulty: true });
     const db = join(tempFiles({}), 'frontier.db');
-    const r = sweep(repo, labeled(repo, 'full-sweep-enabled'), db);
+    // An earlier run's summary is on the pull request: this run edits it in place.
+    const earlier = { id: 55, body: '<!-- frontier-sweep-summary -->\nan earlier run', user: { login: 'github-actions[bot]' } };
+    const r = sweep(repo, labeled(repo, 'full-sweep-enabled'), db, { 'issues/2/comments': [earlier] });
 
     expect(job(r, 'plan').outputs).toMatchObject({ run: 'true', canary: 'true' });
     const canary = job(r, 'canary/benchmark');
@@ -195,7 +201,8 @@ describe('the generated sweep workflow, run locally', () => {
 
     const stats = JSON.parse(readFileSync(r.artifact('run-stats')['run_stats.json']!, 'utf8')) as Record<string, unknown>;
     expect(stats['h100-lab']).toEqual({ n_success: 0, total: 1 });
-    expect(r.comments).toHaveLength(1);
+    expect(r.comments.map((c) => c.edit)).toEqual([55]);
+    expect(r.gh.some((a) => a[0] === 'pr')).toBe(false);
     const { body } = r.comments[0]!;
     expect(body.startsWith('<!-- frontier-sweep-summary -->')).toBe(true);
     expect(body).toContain(String(RUN_ID));
