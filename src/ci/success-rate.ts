@@ -56,12 +56,45 @@ export function hardwareOfJob(jobName: string, patterns: HardwarePatterns): stri
   return undefined;
 }
 
-/** Per bucket (every one of `labels`, zeros included): the jobs that succeeded and those that counted. */
-export function successRates(jobs: readonly WorkflowJob[], labels: readonly string[]): RunStats {
+/**
+ * Frontier's rows (and so its benchmark jobs' names) carry a runner label (`h100`) where InferenceX's
+ * carry a node (`h100-lab_0`), so a name may match no bucket. A runner label stands for the bucket
+ * whose `cluster:` label lists every one of its nodes, when exactly one does; a label spread over
+ * clusters stands for none. Label → bucket, from a parsed runners.yaml. The reference counts no such
+ * job, so this is opt-in (`--runner-labels`, which Frontier's generated sweep passes).
+ */
+export function runnerLabelBuckets(runners: unknown): Map<string, string> {
+  const doc = isPlainMapping(runners) ? runners : {};
+  const raw = 'labels' in doc ? doc.labels : doc;
+  const labels = isPlainMapping(raw) ? raw : {};
+  const nodes = (l: string): string[] => (Array.isArray(labels[l]) ? (labels[l] as unknown[]).map(String) : []);
+  const clusters = Object.keys(labels).filter((l) => l.startsWith(CLUSTER_LABEL_PREFIX));
+  const buckets = new Map<string, string>();
+  for (const label of Object.keys(labels)
+    .filter((l) => !l.startsWith(CLUSTER_LABEL_PREFIX))
+    .sort(byCodePoint)) {
+    const own = nodes(label);
+    const holding = clusters.filter((c) => own.length > 0 && own.every((n) => nodes(c).includes(n)));
+    if (holding.length === 1) buckets.set(label, normalizeHardwareLabel(holding[0]!));
+  }
+  return buckets;
+}
+
+/**
+ * Per bucket (every one of `labels`, zeros included): the jobs that succeeded and those that counted.
+ * A job whose name carries no bucket counts for its runner label's (`runnerBuckets`), if any.
+ */
+export function successRates(
+  jobs: readonly WorkflowJob[],
+  labels: readonly string[],
+  runnerBuckets: ReadonlyMap<string, string> = new Map(),
+): RunStats {
   const patterns = hardwareMatchPatterns(labels);
+  const byRunner = hardwareMatchPatterns([...runnerBuckets.keys()]);
   const stats: RunStats = Object.fromEntries(labels.map((hw) => [hw, { n_success: 0, total: 0 }]));
   for (const job of jobs) {
-    const hw = hardwareOfJob(job.name, patterns);
+    const runner = hardwareOfJob(job.name, byRunner);
+    const hw = hardwareOfJob(job.name, patterns) ?? (runner === undefined ? undefined : runnerBuckets.get(runner));
     if (hw === undefined || job.conclusion === 'skipped') continue;
     stats[hw]!.total++;
     if (job.conclusion === 'success') stats[hw]!.n_success++;

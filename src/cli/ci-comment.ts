@@ -12,6 +12,7 @@ import type { RunManifest } from '../launch/run-dir.js';
 import { matrixRowsOf, ranFromManifest, ranFromMatrix } from '../ci/ran.js';
 import {
   hardwareLabels,
+  runnerLabelBuckets,
   manifestRunStats,
   overallRate,
   parseWorkflowJobs,
@@ -35,13 +36,13 @@ function readText(path: string, what: string): string {
   }
 }
 
-async function readHardwareLabels(path: string): Promise<string[]> {
+async function readHardwareLabels(path: string): Promise<{ labels: string[]; runnerBuckets: Map<string, string> }> {
   const doc = await parseYaml(readText(path, 'the runner config'), path);
   if (doc.problems.some((p) => p.severity === 'error'))
     throw new UserError(`${path}: not readable YAML: ${doc.problems[0]!.message}`, {
       hint: 'fix the file, or pass --runner-config',
     });
-  return hardwareLabels(doc.value);
+  return { labels: hardwareLabels(doc.value), runnerBuckets: runnerLabelBuckets(doc.value) };
 }
 
 function readManifest(dir: string): RunManifest {
@@ -58,12 +59,13 @@ async function statsOf(o: {
   jobs?: string;
   runDir?: string;
   runnerConfig: string;
+  runnerLabels?: boolean;
 }): Promise<{ source: string; stats: RunStats } | undefined> {
-  if (o.jobs)
-    return {
-      source: `the workflow run's jobs (${o.jobs})`,
-      stats: successRates(readJobs(o.jobs), await readHardwareLabels(o.runnerConfig)),
-    };
+  if (o.jobs) {
+    const { labels, runnerBuckets } = await readHardwareLabels(o.runnerConfig);
+    const stats = successRates(readJobs(o.jobs), labels, o.runnerLabels ? runnerBuckets : undefined);
+    return { source: `the workflow run's jobs (${o.jobs})`, stats };
+  }
   if (o.runDir) return { source: `the run directory's manifest (${o.runDir})`, stats: manifestRunStats(readManifest(o.runDir)) };
   return undefined;
 }
@@ -79,6 +81,11 @@ const jobsOption = () =>
     'the workflow run\'s jobs, recorded: gh api --paginate --slurp "repos/O/R/actions/runs/ID/jobs?filter=all&per_page=100"',
   );
 const runDirOption = () => new Option('--run-dir <dir>', 'a frontier run directory (its run.json)');
+const runnerLabelsOption = () =>
+  new Option(
+    '--runner-labels',
+    'also count a job named by a runner label (as Frontier’s benchmark jobs are) for the one cluster holding all its nodes',
+  );
 const runnerConfigOption = () =>
   new Option('--runner-config <path>', 'runners.yaml: its cluster: labels are the hardware buckets').default(
     'configs/runners.yaml',
@@ -91,28 +98,39 @@ function successRateCommand(): Command {
       .addOption(jobsOption())
       .addOption(runDirOption())
       .addOption(runnerConfigOption())
+      .addOption(runnerLabelsOption())
       .option('--out <file>', 'the run_stats JSON to write', 'run_stats.json'),
-  ).action(async (o: { jobs?: string; runDir?: string; runnerConfig: string; out: string; format: CiFormat }) => {
-    const found = await statsOf(o);
-    if (!found) throw new UserError('nothing to count', { hint: 'give --jobs FILE (the workflow run’s jobs) or --run-dir DIR' });
-    writeFileAtomic(resolve(o.out), runStatsJson(found.stats), { mkdir: true });
-    const r = overallRate(found.stats);
-    emit(
-      {
-        text: successRateTable(found.stats),
-        json: {
-          source: found.source,
-          file: o.out,
-          n_success: r.n_success,
-          total: r.total,
-          pct: r.pct ?? null,
-          by_hardware: found.stats,
+  ).action(
+    async (o: {
+      jobs?: string;
+      runDir?: string;
+      runnerConfig: string;
+      runnerLabels?: boolean;
+      out: string;
+      format: CiFormat;
+    }) => {
+      const found = await statsOf(o);
+      if (!found)
+        throw new UserError('nothing to count', { hint: 'give --jobs FILE (the workflow run’s jobs) or --run-dir DIR' });
+      writeFileAtomic(resolve(o.out), runStatsJson(found.stats), { mkdir: true });
+      const r = overallRate(found.stats);
+      emit(
+        {
+          text: successRateTable(found.stats),
+          json: {
+            source: found.source,
+            file: o.out,
+            n_success: r.n_success,
+            total: r.total,
+            pct: r.pct ?? null,
+            by_hardware: found.stats,
+          },
+          outputs: { 'run-stats-file': o.out, 'success-rate': rateText(found.stats) },
         },
-        outputs: { 'run-stats-file': o.out, 'success-rate': rateText(found.stats) },
-      },
-      o.format,
-    );
-  });
+        o.format,
+      );
+    },
+  );
 }
 
 interface CommentOptions {
@@ -123,6 +141,7 @@ interface CommentOptions {
   matrix?: string;
   jobs?: string;
   runnerConfig: string;
+  runnerLabels?: boolean;
   db?: string;
   dashboardUrl?: string;
   threshold: string;
@@ -161,6 +180,7 @@ function commentCommand(): Command {
         .option('--matrix <file>', 'the sweep matrix JSON (what was asked), when there is no run directory')
         .addOption(jobsOption())
         .addOption(runnerConfigOption())
+        .addOption(runnerLabelsOption())
         .option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)')
         .option('--dashboard-url <url>', 'the dashboard, for links to this run (default $FRONTIER_DASHBOARD_URL)')
         .option('--threshold <pct>', 'flag changes for the worse beyond this many percent', '5')

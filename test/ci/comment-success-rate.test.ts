@@ -11,6 +11,7 @@ import {
   manifestRunStats,
   parseWorkflowJobs,
   runStatsJson,
+  runnerLabelBuckets,
   successRateTable,
   successRates,
 } from '../../src/ci/success-rate.js';
@@ -65,6 +66,33 @@ describe('success rates', () => {
     expect(hardwareLabels({ labels: { h200: ['a'] }, hardware: { 'cluster:x': {}, y: {} } })).toEqual(['x', 'y']);
     expect(hardwareLabels({ 'cluster:b': [], 'cluster:a': [], c: [] })).toEqual(['a', 'b']);
     expect(hardwareLabels({ labels: { h200: [] } })).toEqual([]);
+  });
+
+  it("a job named by a runner label counts for the one cluster holding all the label's nodes (Frontier's rows)", () => {
+    const runners = {
+      labels: {
+        h100: ['lab_0', 'lab_1'],
+        h200: ['a_0', 'b_0'],
+        'cluster:h100-lab': ['lab_0', 'lab_1', 'lab_2'],
+        'cluster:a': ['a_0'],
+        'cluster:b': ['b_0'],
+      },
+    };
+    const buckets = runnerLabelBuckets(runners);
+    expect([...buckets]).toEqual([['h100', 'h100-lab']]);
+    const jobs = [
+      { name: 'canary / x h100 conc 1', conclusion: 'success' },
+      { name: 'sweep / x h100 conc 2', conclusion: 'failure' },
+      { name: 'sweep / x h100-lab_2 conc 4', conclusion: 'success' },
+      { name: 'sweep / x h200 conc 1', conclusion: 'success' },
+    ];
+    expect(successRates(jobs, hardwareLabels(runners), buckets)).toEqual({
+      a: { n_success: 0, total: 0 },
+      b: { n_success: 0, total: 0 },
+      'h100-lab': { n_success: 2, total: 3 },
+    });
+    // Without the fallback, as the reference counts: the label-named jobs count nowhere.
+    expect(successRates(jobs, hardwareLabels(runners))['h100-lab']).toEqual({ n_success: 1, total: 1 });
   });
 
   it('reads one page, pages one after another (gh api --paginate), a slurped array and a bare array', () => {

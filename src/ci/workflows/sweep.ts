@@ -81,10 +81,10 @@ function resultsJob(o: WorkflowOptions): Job {
         name: 'Collect',
         if: "needs.plan.outputs.reuse-source-run == ''",
         run: [
-          'mkdir -p jobs results/changelog-metadata',
+          'mkdir -p jobs results/results_bmk results/eval_results_all results/run-stats results/changelog-metadata',
           'frontier results collect jobs --out results/results_bmk/agg_bmk.json',
           'frontier eval collect jobs --out results/eval_results_all/agg_eval_all.json',
-          'frontier ci success-rate --jobs jobs.json --out results/run-stats/run_stats.json',
+          'frontier ci success-rate --jobs jobs.json --runner-labels --out results/run-stats/run_stats.json',
           'cp sweep/changelog_metadata.json results/changelog-metadata/ 2>/dev/null || true',
         ].join('\n'),
       },
@@ -109,7 +109,7 @@ function resultsJob(o: WorkflowOptions): Job {
       },
       {
         name: 'Summarise',
-        run: 'frontier ci comment --run-id "$GITHUB_RUN_ID" --jobs jobs.json --matrix sweep/sweep.json --comment-file summary.md\ncat summary.md >> "$GITHUB_STEP_SUMMARY"',
+        run: 'frontier ci comment --run-id "$GITHUB_RUN_ID" --jobs jobs.json --runner-labels --matrix sweep/sweep.json --comment-file summary.md\ncat summary.md >> "$GITHUB_STEP_SUMMARY"',
       },
       {
         name: 'Comment on the pull request',

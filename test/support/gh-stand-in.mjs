@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// A stand-in for the GitHub CLI in workflow steps run by test/support/actions-runner.ts. It logs
+// every call to $FAKE_GH_DIR/calls.jsonl, answers `gh api` from $FAKE_GH_DIR/routes.json (the
+// runner writes it: recorded answers by path pattern, and the run's jobs as they stand), and records
+// `gh pr comment N --body-file F` and comment edits (`gh api -X PATCH …/issues/comments/ID -F body=@F`)
+// in $FAKE_GH_DIR/comments.jsonl. Anything else fails as the real CLI would without a network.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.env.FAKE_GH_DIR;
+if (!dir) {
+  process.stderr.write('gh stand-in: FAKE_GH_DIR is not set\n');
+  process.exit(2);
+}
+const args = process.argv.slice(2);
+appendFileSync(join(dir, 'calls.jsonl'), `${JSON.stringify(args)}\n`);
+
+const fail = (message) => {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+};
+
+/** `-F key=@file` reads the file, as gh does. */
+const fieldValue = (v) => (v.startsWith('@') ? readFileSync(v.slice(1), 'utf8') : v);
+
+if (args[0] === 'api') {
+  let method = 'GET';
+  let endpoint;
+  let jq;
+  let paginate = false;
+  let slurp = false;
+  const fields = {};
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i];
+    if (a === '-X' || a === '--method') method = args[++i].toUpperCase();
+    else if (a === '--jq' || a === '-q') jq = args[++i];
+    else if (a === '--paginate') paginate = true;
+    else if (a === '--slurp') slurp = true;
+    else if (a === '-F' || a === '-f' || a === '--field' || a === '--raw-field') {
+      const [k, ...v] = args[++i].split('=');
+      fields[k] = fieldValue(v.join('='));
+    } else if (a.startsWith('-')) fail(`gh stand-in: unsupported flag ${a}`);
+    else endpoint = a;
+  }
+  if (!endpoint) fail('gh stand-in: no endpoint');
+  if (slurp && !paginate) fail('the `--slurp` option is only supported with `--paginate`');
+  if (slurp && jq) fail('the `--slurp` option is not supported with `--jq` or `--template`');
+  const repo = process.env.GITHUB_REPOSITORY ?? '';
+  const path = endpoint.replace(/^\//, '').replace(`repos/${repo}/`, '').replace(/\?.*$/, '');
+  if (method === 'PATCH') {
+    const m = /^issues\/comments\/(\d+)$/.exec(path);
+    if (!m) fail(`gh stand-in: no PATCH ${path}`);
+    appendFileSync(join(dir, 'comments.jsonl'), `${JSON.stringify({ edit: Number(m[1]), body: fields.body ?? '' })}\n`);
+    process.stdout.write('{}\n');
+    process.exit(0);
+  }
+  if (method !== 'GET') fail(`gh stand-in: no ${method} ${path}`);
+  const { routes } = JSON.parse(readFileSync(join(dir, 'routes.json'), 'utf8'));
+  const route = routes.find((r) => new RegExp(`^${r.path}$`).test(path));
+  if (!route) fail(`gh: Not Found (HTTP 404)\n(gh stand-in: no recorded answer for ${path})`);
+  const page = route.answer;
+  const text = `${JSON.stringify(slurp ? [page] : page)}\n`;
+  if (jq) process.stdout.write(execFileSync('jq', ['-r', jq], { input: text, encoding: 'utf8' }));
+  else process.stdout.write(text);
+} else if (args[0] === 'pr' && args[1] === 'comment') {
+  const at = args.indexOf('--body-file');
+  if (at < 0) fail('gh stand-in: pr comment without --body-file');
+  const body = readFileSync(args[at + 1], 'utf8');
+  appendFileSync(join(dir, 'comments.jsonl'), `${JSON.stringify({ pr: Number(args[2]), body })}\n`);
+  process.stdout.write(`https://github.com/${process.env.GITHUB_REPOSITORY}/pull/${args[2]}#issuecomment-1\n`);
+} else {
+  fail(`gh stand-in: unsupported command: gh ${args.join(' ')}`);
+}
