@@ -3,7 +3,7 @@
  * the event name (`GITHUB_EVENT_NAME`; the payload itself does not carry it). Only the fields
  * the decisions use are kept, under names that say what they are; everything else is dropped.
  */
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from '../util/json-file.js';
 import { UserError } from '../util/user-error.js';
 
 export const EVENT_NAMES = ['pull_request', 'push', 'issue_comment', 'workflow_dispatch'] as const;
@@ -138,19 +138,9 @@ export function readEvent(
     });
   }
   checkEventName(name);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read the event payload ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`${path}: not JSON: ${(e as Error).message}`, {
-      hint: 'the payload is the file GITHUB_EVENT_PATH names',
-    });
-  }
+  const payload = readJsonFile(path, {
+    what: `the event payload ${path}`,
+    hint: 'the payload is the file GITHUB_EVENT_PATH names',
+  });
   return parseEvent(name, payload, path);
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { readJsonFile } from '../util/json-file.js';
 import { Command, Option } from 'commander';
 import { parseYaml } from '../catalog/index.js';
 import { RunDir } from '../launch/run-dir.js';
@@ -158,13 +159,7 @@ function pullRequestOf(o: CommentOptions): { number: number; headSha: string } |
 function ranOf(o: CommentOptions) {
   if (o.runDir) return { source: 'run directory' as const, rows: ranFromManifest(readManifest(o.runDir)) };
   if (!o.matrix) return undefined;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readText(o.matrix, 'the matrix file'));
-  } catch (e) {
-    if (e instanceof UserError) throw e;
-    throw new UserError(`${o.matrix}: not JSON: ${(e as Error).message}`);
-  }
+  const doc = readJsonFile(o.matrix, { what: `--matrix ${o.matrix}` });
   return { source: 'matrix' as const, rows: ranFromMatrix(matrixRowsOf(doc, o.matrix)) };
 }
 

@@ -185,14 +185,15 @@ export function ciPlanCommand(): Command {
         checkProblems = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}: ${p.message}`);
         plan = planSweep({ ...input, changelog: report.ok ? 'success' : 'failure' });
       }
-      const sweep = plan.run ? await sweepOf(plan, event, base, head) : undefined;
-      const split = sweep?.kind === 'changelog' && plan.mode.canary ? splitCanary(sweep.matrix) : undefined;
+      // A reused run's sweep is still this change's: the results job checks the reused artifacts against it.
+      const sweep = plan.run || plan.reuseSourceRun ? await sweepOf(plan, event, base, head) : undefined;
+      const split = sweep?.kind === 'changelog' && plan.run && plan.mode.canary ? splitCanary(sweep.matrix) : undefined;
       const rows = sweep ? rowsOf(sweep) : [];
       if (plan.agentxFast && sweep && !rows.some(isAgenticRow))
         plan.notes.push('`agentx-fast` changes nothing: the sweep has no agentic rows');
       if (rows.length === 0 && plan.run) plan.notes.push('the change appends no changelog entry that sweeps anything');
 
-      const jobs = await queued(split ? changelogRows(split.remaining) : rows, event, o.priorityPolicy);
+      const jobs = plan.run ? await queued(split ? changelogRows(split.remaining) : rows, event, o.priorityPolicy) : [];
       if (jobs.length > MAX_MATRIX_JOBS)
         throw new UserError(`the sweep has ${jobs.length} jobs: a GitHub job matrix holds at most ${MAX_MATRIX_JOBS}`, {
           hint: 'split the change into pull requests of fewer configs, or trim it (sweep-enabled)',

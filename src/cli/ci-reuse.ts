@@ -3,8 +3,8 @@
  * (`/reuse-sweep-run [run id]`)? `frontier ci reuse validate`: are the downloaded artifacts of the
  * source run consistent enough to publish? The GitHub API's answers come in as recorded files.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { readJsonFile } from '../util/json-file.js';
 import { Command } from 'commander';
 import type { ReuseDecision } from '../ci/reuse/index.js';
 import {
@@ -25,7 +25,6 @@ import {
 } from '../ci/reuse/index.js';
 import type { MatrixCoverage } from '../ci/reuse/index.js';
 import { identityRepr } from '../ci/reuse/py-repr.js';
-import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiDecision, CiFormat } from './ci-step.js';
 
@@ -141,21 +140,8 @@ interface ValidateOptions {
   dryRun?: boolean;
 }
 
-function readMatrix(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UserError(`--matrix ${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`--matrix ${file}: not JSON: ${(e as Error).message}`, {
-      hint: 'pass what `frontier changelog matrix` prints',
-    });
-  }
-}
+const readMatrix = (file: string): unknown =>
+  readJsonFile(file, { what: `--matrix ${file}`, hint: 'pass what `frontier changelog matrix` prints' });
 
 function coverageLines(c: MatrixCoverage): string[] {
   const lines = [

@@ -4,8 +4,9 @@
  * store's runs of them and the recorded API data; prints the verdict comment and writes it to a
  * file for `gh pr comment --body-file`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readJsonFile } from '../util/json-file.js';
 import { Command } from 'commander';
 import { readRepositoryChange, runsOfCommits } from '../ci/signoff-gather.js';
 import { SIGNOFF_PHRASE, verdictMarkdown, verifySignoff } from '../ci/signoff/index.js';
@@ -17,19 +18,8 @@ import type { CiFormat } from './ci-step.js';
 
 type Json = Record<string, unknown>;
 
-function readJson(file: string, flag: string, what: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new UserError(`${flag} ${file}: cannot read it: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`${flag} ${file}: not JSON: ${(e as Error).message}`, { hint: `the file holds ${what}` });
-  }
-}
+const readJson = (file: string, flag: string, what: string): unknown =>
+  readJsonFile(file, { what: `${flag} ${file}`, hint: `the file holds ${what}` });
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});

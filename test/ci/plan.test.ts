@@ -193,6 +193,9 @@ describe('frontier ci plan', () => {
       'ingest-args': '--official --source-run 4242',
     });
     expect(reused.outputs.reason).toMatch(/run 4242's results are ingested as this merge's official results/);
+    // The sweep is still written (the reused artifacts are checked against it); nothing is queued to run.
+    expect(reused.outputs.jobs).toBe('[]');
+    expect(JSON.parse(reused.outputs['search-space-config']!)).toMatchObject({ changelog_metadata: { head_ref: repo.head } });
   });
 
   it('a dispatch runs the matrix its input names', () => {

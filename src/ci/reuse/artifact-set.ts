@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { UserError } from '../../util/user-error.js';
+import { readJsonFile } from '../../util/json-file.js';
 
 export interface JsonFile {
   /** Relative to the artifacts folder, with `/`. */
@@ -46,27 +47,15 @@ const isDir = (p: string): boolean => {
 
 const sorted = (names: string[]): string[] => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-function readJsonFile(root: string, path: string): JsonFile {
-  const rel = relative(root, path).split(sep).join('/');
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return { path: rel, data: JSON.parse(text) };
-  } catch (e) {
-    throw new UserError(`${path}: not JSON: ${(e as Error).message}`, {
-      hint: 'download the artifact again (gh run download RUN_ID -n NAME)',
-    });
-  }
-}
+const readJsonAt = (root: string, path: string): JsonFile => ({
+  path: relative(root, path).split(sep).join('/'),
+  data: readJsonFile(path, { hint: 'download the artifact again (gh run download RUN_ID -n NAME)' }),
+});
 
 const jsonFilesIn = (root: string, dir: string): JsonFile[] =>
   isDir(dir)
     ? sorted(readdirSync(dir).filter((n) => n.endsWith('.json') && !isDir(join(dir, n)))).map((n) =>
-        readJsonFile(root, join(dir, n)),
+        readJsonAt(root, join(dir, n)),
       )
     : [];
 
@@ -75,7 +64,7 @@ function jsonFilesUnder(root: string, dir: string): JsonFile[] {
   for (const name of sorted(readdirSync(dir))) {
     const path = join(dir, name);
     if (isDir(path)) out.push(...jsonFilesUnder(root, path));
-    else if (name.endsWith('.json')) out.push(readJsonFile(root, path));
+    else if (name.endsWith('.json')) out.push(readJsonAt(root, path));
   }
   return out;
 }

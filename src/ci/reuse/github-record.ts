@@ -4,9 +4,10 @@
  * the decision needs and nobody recorded is a UserError naming it and the `gh api` call that
  * records it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../util/user-error.js';
+import { readJsonFile } from '../../util/json-file.js';
 import type { GithubRecord, RecordedPullRequest } from './decide.js';
 import type { RecordedComment } from './rules.js';
 import type { WorkflowRun } from './source-run.js';
@@ -126,21 +127,8 @@ export const RECORD_FILES = {
 
 type Kind = keyof typeof RECORD_FILES;
 
-function readJson(path: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`${path}: not JSON: ${(e as Error).message}`, {
-      hint: 'record it with gh api, which prints the API response as JSON',
-    });
-  }
-}
+const readJson = (path: string): unknown =>
+  readJsonFile(path, { hint: 'record it with gh api, which prints the API response as JSON' });
 
 /** The recorded answers at `files`, as the lookups the decision makes. */
 export function recordedGithub(files: RecordFiles): GithubRecord {
