@@ -11,21 +11,15 @@ import { evaluations, runs } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { UserError } from '../util/user-error.js';
 import { CHECKLIST_FILE, CODEOWNERS_FILE, MASTER_CONFIG, allEntries, changedEntries, waiverFile } from './signoff/index.js';
-import type { ChangedFile, ConfigEntry, RunEvidence } from './signoff/index.js';
+import type { ChangedFile, ConfigEntry, RunEvidence, SignoffInput } from './signoff/index.js';
 
 const git = promisify(execFile);
 
-export interface RepositoryChange {
-  headSha: string;
-  codeowners: string | undefined;
-  checklist: string | undefined;
-  files: ChangedFile[];
-  entries: ConfigEntry[];
-  headEntries: ConfigEntry[];
-  waiverExists: boolean;
-  /** The commits of base..head, newest first (the PR's commits when no --commits file is given). */
-  commits: string[];
-}
+/** What the change between base and head tells the sign-off rules, and the commits of base..head (newest first). */
+export type RepositoryChange = Pick<
+  SignoffInput,
+  'codeowners' | 'checklist' | 'files' | 'entries' | 'headEntries' | 'waiverExists'
+> & { headSha: string; commits: string[] };
 
 async function gitOut(repo: string, args: string[]): Promise<string> {
   try {
