@@ -132,7 +132,7 @@ function describe(plan: SweepPlan, sweep: Sweep | undefined, canary: MatrixRow |
   if (canary)
     lines.push(`  canary: ${canary['exp-name']} ${canary.runner} conc ${String(canary.conc)}; if it fails, nothing else runs`);
   else if (plan.run && plan.mode.canary)
-    lines.push('  canary: none (no single-node 1k1k/8k1k throughput row): the sweep starts at once');
+    lines.push('  canary: none (no single-node fixed-sequence throughput row): the sweep starts at once');
   for (const n of plan.notes) lines.push(`  note: ${n}`);
   if (sweep) lines.push('', formatSummary(summarizeMatrix(rowsOf(sweep))));
   return `${lines.join('\n')}\n`;
