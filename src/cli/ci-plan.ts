@@ -96,7 +96,8 @@ async function sweepOf(plan: SweepPlan, event: GithubEvent, base: Snapshot | und
     allEvals: plan.evals === 'all',
     evalsOnly: plan.evals === 'only',
   });
-  return { kind: 'changelog', matrix };
+  // As the reference's jobs see it: its JSON, every row with its defaults filled in (eval-only: false, …).
+  return { kind: 'changelog', matrix: JSON.parse(changelogMatrixJson(matrix)) as ChangelogMatrix };
 }
 
 /**

@@ -59,6 +59,9 @@ describe('frontier ci plan', () => {
     expect(jobs).toHaveLength(Object.values(all.single_node).flat().length - 1);
     expect(jobs.some((j) => j.conc === 1 && j.isl === 1024)).toBe(false);
     expect(JSON.parse(readFileSync(join(repo.dir, 'sweep/canary.json'), 'utf8'))).toEqual(canary);
+    // The canary is the sweep's own row as its JSON has it (defaults such as eval-only: false filled in).
+    expect(Object.values(all.single_node).flat()).toContainEqual(canary[0]);
+    expect(canary[0]).toHaveProperty('eval-only', false);
     expect(JSON.parse(readFileSync(join(repo.dir, 'sweep/changelog_metadata.json'), 'utf8'))).toMatchObject({ base_ref: 'main' });
 
     // The files are what `frontier run --matrix` takes.
