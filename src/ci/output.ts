@@ -43,3 +43,20 @@ export function writeGithubOutput(
   appendFileSync(file, githubOutputLines(outputs));
   return file;
 }
+
+/** The outputs in GITHUB_OUTPUT text (`key=value` lines and `key<<DELIMITER` blocks), as Actions reads them. */
+export function parseGithubOutput(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2]!, i + 1);
+      if (end < 0) throw new Error(`GITHUB_OUTPUT: no closing ${heredoc[2]} for ${heredoc[1]}`);
+      out[heredoc[1]!] = lines.slice(i + 1, end).join('\n');
+      i = end;
+    } else if (line.includes('=')) out[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+  }
+  return out;
+}

@@ -23,22 +23,16 @@ import {
   validateArtifacts,
   validateCommand,
 } from '../ci/reuse/index.js';
-import type { MatrixCoverage } from '../ci/reuse/index.js';
+import type { MatrixCoverage, RecordFiles } from '../ci/reuse/index.js';
 import { identityRepr } from '../ci/reuse/py-repr.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiDecision, CiFormat } from './ci-step.js';
 
-interface DecideOptions {
+interface DecideOptions extends Omit<RecordFiles, 'dir'> {
   event?: string;
   eventName?: string;
   format: CiFormat;
   github?: string;
-  pulls?: string;
-  pr?: string;
-  comments?: string;
-  commits?: string;
-  runs?: string;
-  artifacts?: string;
   runId?: string;
   artifactsDir: string;
   workflowId: string;

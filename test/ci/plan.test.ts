@@ -1,25 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseGithubOutput } from '../../src/ci/output.js';
 import { runCli, tempFiles } from '../helpers.js';
 import { catalogRepository, git, pullRequestEvent } from './repository.js';
 import type { CatalogRepository } from './repository.js';
-
-/** Parse GITHUB_OUTPUT lines (key=value and key<<DELIM heredocs). */
-function outputs(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const heredoc = /^([\w-]+)<<(.+)$/.exec(line);
-    if (heredoc) {
-      const end = lines.indexOf(heredoc[2]!, i + 1);
-      out[heredoc[1]!] = lines.slice(i + 1, end).join('\n');
-      i = end;
-    } else if (line.includes('=')) out[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
-  }
-  return out;
-}
 
 function plan(repo: CatalogRepository, eventName: string, payload: string, ...args: string[]) {
   const work = tempFiles({ 'event.json': payload, 'out.txt': '' });
@@ -27,7 +12,7 @@ function plan(repo: CatalogRepository, eventName: string, payload: string, ...ar
     cwd: repo.dir,
     env: { GITHUB_OUTPUT: join(work, 'out.txt') },
   });
-  return { ...result, outputs: outputs(readFileSync(join(work, 'out.txt'), 'utf8')), work };
+  return { ...result, outputs: parseGithubOutput(readFileSync(join(work, 'out.txt'), 'utf8')), work };
 }
 
 describe('frontier ci plan', () => {

@@ -9,6 +9,7 @@
  * the step named "Install Frontier" is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
  * `gh api` from recorded JSON and from the jobs this runner ran. `runs-on` is ignored: all runs here.
  */
+import { parseGithubOutput } from '../../src/ci/output.js';
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -228,22 +229,8 @@ export function artifactFiles(workdir: string, paths: string): { root: string; f
   return { root, files: visible.sort() };
 }
 
-function readOutputFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(file)) return out;
-  const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc) {
-      const end = lines.indexOf(heredoc[2]!, i + 1);
-      if (end < 0) throw new Error(`GITHUB_OUTPUT: no closing ${heredoc[2]} for ${heredoc[1]}`);
-      out[heredoc[1]!] = lines.slice(i + 1, end).join('\n');
-      i = end;
-    } else if (line.includes('=')) out[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
-  }
-  return out;
-}
+const readOutputFile = (file: string): Record<string, string> =>
+  existsSync(file) ? parseGithubOutput(readFileSync(file, 'utf8')) : {};
 
 /** The jobs listing (`GET …/actions/runs/ID/jobs`) as GitHub answers it, from the jobs run so far and the one running. */
 function jobsListing(run: Run, running?: { name: string; steps: StepRecord[] }) {
