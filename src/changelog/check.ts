@@ -20,6 +20,8 @@ import type { Snapshot } from './snapshot.js';
 export interface CheckOptions extends ChangeOptions {
   /** The pull request this change belongs to; without it the change is judged as on main. */
   pr?: number | undefined;
+  /** The repository whose pull requests entries link to (owner/name; default InferenceX's). */
+  repository?: string | undefined;
   /** The recipes folder (default: the first of RECIPE_DIRS the tree has). */
   recipesDir?: string | undefined;
   /** The change says it runs no sweep, and why: pairing is reported, not enforced. */
@@ -52,7 +54,7 @@ export async function checkChangelog(base: Snapshot, head: Snapshot, options: Ch
   const baseLog = await parseChangelog(change.base, base.display(file));
   const changelogChanged = !change.base.equals(change.head);
   if (changelogChanged && headLog.problems.length === 0 && baseLog.problems.length === 0) {
-    const history = checkHistory(baseLog, headLog, options.pr);
+    const history = checkHistory(baseLog, headLog, options.pr, options.repository);
     problems.push(...history.problems);
     report.additions = history.additions;
     report.corrections = history.corrections;
@@ -310,7 +312,7 @@ async function checkPairing(
     ...(scenarios.length === 1 ? ['  scenario-type:', `    - ${scenarios[0]}`] : []),
     '  description:',
     '    - "<what changed and why>"',
-    `  pr-link: ${options.pr === undefined ? 'XXX' : prLink(options.pr)}`,
+    `  pr-link: ${options.pr === undefined ? 'XXX' : prLink(options.pr, options.repository)}`,
   ].join('\n      ');
   const problems = uncovered.map((u): Problem => {
     const { doc } = after.get(u.key)!;

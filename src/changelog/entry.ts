@@ -34,6 +34,19 @@ export type ChangelogEntry = z.infer<typeof ChangelogEntry>;
 /** Fields that select evals, which an append-only entry may not use. */
 export const EVAL_SELECTION_FIELDS = ['evals-only', 'all-evals', 'eval-min-prefill-ep'] as const;
 
-export const CANONICAL_PR_LINK = /^https:\/\/github\.com\/SemiAnalysisAI\/InferenceX\/pull\/\d+$/;
-export const PR_LINK_PLACEHOLDERS = new Set(['XXX', 'https://github.com/SemiAnalysisAI/InferenceX/pull/XXX']);
-export const prLink = (pr: number): string => `https://github.com/SemiAnalysisAI/InferenceX/pull/${pr}`;
+/** The repository whose pull requests entries link to, unless a check is told another (`--repository`). */
+export const DEFAULT_REPOSITORY = 'SemiAnalysisAI/InferenceX';
+
+/** A pull request's canonical link in `repository` (owner/name); `pr` may be a placeholder (XXX). */
+export const prLink = (pr: number | string, repository = DEFAULT_REPOSITORY): string =>
+  `https://github.com/${repository}/pull/${pr}`;
+
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether `link` is a canonical pull-request link of `repository`. */
+export const isCanonicalPrLink = (link: string, repository = DEFAULT_REPOSITORY): boolean =>
+  new RegExp(`^https://github\\.com/${escaped(repository)}/pull/\\d+$`).test(link);
+
+/** Whether `link` stands for "this pull request, once it exists": XXX, or the repository's pull/XXX. */
+export const isPrLinkPlaceholder = (link: string, repository = DEFAULT_REPOSITORY): boolean =>
+  link === 'XXX' || link === prLink('XXX', repository);

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Problem } from '../catalog/index.js';
-import { CANONICAL_PR_LINK, PR_LINK_PLACEHOLDERS, prLink } from './entry.js';
+import { DEFAULT_REPOSITORY, isCanonicalPrLink, isPrLinkPlaceholder, prLink } from './entry.js';
 import type { ParsedChangelog } from './parse.js';
 
 /**
@@ -29,7 +29,13 @@ export interface HistoryResult {
 
 const ENTRY_LINE = /^- config-keys:[^\r\n]*$/;
 
-export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: number | undefined): HistoryResult {
+/** `repository`: whose pull requests the entries link to (owner/name). */
+export function checkHistory(
+  base: ParsedChangelog,
+  head: ParsedChangelog,
+  pr: number | undefined,
+  repository = DEFAULT_REPOSITORY,
+): HistoryResult {
   const problems: Problem[] = [];
   const report = (line: number, message: string, hint: string, rule = 'changelog-history'): void => {
     problems.push({ severity: severityOf(rule), rule, file: head.file, line, col: 1, message, hint });
@@ -52,7 +58,7 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
         'changelog-layout',
       );
     }
-    checkNewLinks(head, inserted, pr, report);
+    checkNewLinks(head, inserted, pr, repository, report);
     const history = historyText(base.raw.toString('utf8'));
     const fixed = Buffer.from([history, ...blocks.filter((_, i) => inserted.includes(i))].filter(Boolean).join('\n'));
     return { problems, additions: inserted.length, corrections: 0, fixed };
@@ -86,8 +92,12 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
     const link = String(after['pr-link'] ?? '');
     if (String(before['pr-link'] ?? '') === link) {
       entryReport(entryLine(i), `entry ${i + 1} was reformatted without a semantic change`, 'restore its original bytes');
-    } else if (!CANONICAL_PR_LINK.test(link)) {
-      entryReport(lineOf(head, i, 'pr-link'), `entry ${i + 1} pr-link correction is not canonical: "${link}"`, `use ${PR_URL}`);
+    } else if (!isCanonicalPrLink(link, repository)) {
+      entryReport(
+        lineOf(head, i, 'pr-link'),
+        `entry ${i + 1} pr-link correction is not canonical: "${link}"`,
+        `use ${prLink('<number>', repository)}`,
+      );
     } else {
       corrections++;
     }
@@ -101,7 +111,7 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
     );
   }
   const appended = Array.from({ length: additions }, (_, k) => baseEntries.length + k);
-  checkNewLinks(head, appended, pr, report);
+  checkNewLinks(head, appended, pr, repository, report);
 
   // Byte-level: where and how the bytes changed. Each edit is reported once: with appended
   // entries, a changed historical line is named with its original text (the entry-level view
@@ -117,32 +127,31 @@ export function checkHistory(base: ParsedChangelog, head: ParsedChangelog, pr: n
 /** Layout problems change no sweep: reported as warnings, repaired by --fix. */
 const severityOf = (rule: string): Problem['severity'] => (rule === 'changelog-layout' ? 'warning' : 'error');
 
-const PR_URL = 'https://github.com/SemiAnalysisAI/InferenceX/pull/<number>';
-
 /** pr-link of new entries: canonical on main; this PR's URL or XXX on a pull request. */
 function checkNewLinks(
   head: ParsedChangelog,
   indices: number[],
   pr: number | undefined,
+  repository: string,
   report: (line: number, message: string, hint: string, rule?: string) => void,
 ): void {
   for (const i of indices) {
     const link = String(head.entries[i]!['pr-link'] ?? '');
     const line = lineOf(head, i, 'pr-link');
     if (pr === undefined) {
-      if (!CANONICAL_PR_LINK.test(link)) {
+      if (!isCanonicalPrLink(link, repository)) {
         report(
           line,
           `new entry ${i + 1} has pr-link "${link}", not a canonical pull request URL`,
-          `on main, link the merged pull request: ${PR_URL}`,
+          `on main, link the merged pull request: ${prLink('<number>', repository)}`,
           'changelog-pr-link',
         );
       }
-    } else if (!PR_LINK_PLACEHOLDERS.has(link) && link !== prLink(pr)) {
+    } else if (!isPrLinkPlaceholder(link, repository) && link !== prLink(pr, repository)) {
       report(
         line,
         `new entry ${i + 1} has pr-link "${link}"`,
-        `use ${prLink(pr)} (or XXX until the pull request exists)`,
+        `use ${prLink(pr, repository)} (or XXX until the pull request exists)`,
         'changelog-pr-link',
       );
     }

@@ -1,5 +1,5 @@
 export { AppendOnlyError, appendOnlyDelta, validateAppendOnlyScope } from './append-only.js';
-export { CANONICAL_PR_LINK, ChangelogEntry, PR_LINK_PLACEHOLDERS, prLink } from './entry.js';
+export { ChangelogEntry, DEFAULT_REPOSITORY, isCanonicalPrLink, isPrLinkPlaceholder, prLink } from './entry.js';
 export { changelogMatrixJson, changelogRows } from './output.js';
 export type { ChangelogMatrix } from './output.js';
 export { parseChangelog, positionOf } from './parse.js';

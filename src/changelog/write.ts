@@ -50,18 +50,24 @@ async function parsed(raw: Buffer, label: string): Promise<ParsedChangelog> {
  * end (those main does not already have), their pr-link set to this pull request. A PR that
  * only corrects historical pr-links gets those corrections applied to main's bytes.
  */
-export async function mergeChangelog(baseRaw: Buffer, prRaw: Buffer, mainRaw: Buffer, pr: number): Promise<Buffer> {
+export async function mergeChangelog(
+  baseRaw: Buffer,
+  prRaw: Buffer,
+  mainRaw: Buffer,
+  pr: number,
+  repository?: string,
+): Promise<Buffer> {
   const [base, ours, main] = await Promise.all([
     parsed(baseRaw, 'merge base'),
     parsed(prRaw, 'pull request side'),
     parsed(mainRaw, 'main side'),
   ]);
-  const history = checkHistory(base, ours, pr);
+  const history = checkHistory(base, ours, pr, repository);
   if (history.problems.length > 0) {
     const p = history.problems[0]!;
     throw new ChangelogError(`the pull request's changelog breaks its history (line ${p.line}): ${p.message}`);
   }
-  const link = prLink(pr);
+  const link = prLink(pr, repository);
   if (history.additions > 0) {
     const blocks = entryBlocks(ours);
     const contributions = ours.entries

@@ -14,6 +14,7 @@ import {
   formatEntry,
   gitSnapshot,
   mergeChangelog,
+  DEFAULT_REPOSITORY,
   prLink,
   resolveEntryKeys,
 } from '../changelog/index.js';
@@ -95,23 +96,36 @@ export function changelogCommand(): Command {
   withSides(changelog.command('check'))
     .description('check a change of perf-changelog.yaml (file, history, sweep and pairing rules); exit 1 with findings')
     .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', prNumber)
+    .option('--repository <owner/name>', 'the repository whose pull requests entries link to', DEFAULT_REPOSITORY)
     .option('--fix', 'repair blank-line separators, trailing whitespace and misplaced new entries in the head file')
     .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .action(async (opts: SideOptions & { pr?: number; fix?: boolean; prBody?: string; format: 'text' | 'json' | 'markdown' }) => {
-      const { base, head } = sides(opts);
-      const options = { ...opts, changelogFile: opts.changelogFile, noSweep: await changeOptOut(opts.prBody, opts.head) };
-      let report = await checkChangelog(base, head, options);
-      if (opts.fix && report.fixed) {
-        if (opts.head)
-          throw new ChangelogError('--fix rewrites a file: give the head as a directory (--head-dir, default the working tree)');
-        writeFileAtomic(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
-        process.stderr.write(`fixed ${join(opts.headDir ?? '.', opts.changelogFile)}\n`);
-        report = await checkChangelog(base, head, options);
-      }
-      process.stdout.write(formatCheck(report, opts.format, opts.changelogFile));
-      process.exitCode = report.ok ? 0 : 1;
-    });
+    .action(
+      async (
+        opts: SideOptions & {
+          pr?: number;
+          repository: string;
+          fix?: boolean;
+          prBody?: string;
+          format: 'text' | 'json' | 'markdown';
+        },
+      ) => {
+        const { base, head } = sides(opts);
+        const options = { ...opts, changelogFile: opts.changelogFile, noSweep: await changeOptOut(opts.prBody, opts.head) };
+        let report = await checkChangelog(base, head, options);
+        if (opts.fix && report.fixed) {
+          if (opts.head)
+            throw new ChangelogError(
+              '--fix rewrites a file: give the head as a directory (--head-dir, default the working tree)',
+            );
+          writeFileAtomic(join(opts.headDir ?? '.', opts.changelogFile), report.fixed);
+          process.stderr.write(`fixed ${join(opts.headDir ?? '.', opts.changelogFile)}\n`);
+          report = await checkChangelog(base, head, options);
+        }
+        process.stdout.write(formatCheck(report, opts.format, opts.changelogFile));
+        process.exitCode = report.ok ? 0 : 1;
+      },
+    );
 
   withSides(changelog.command('matrix'))
     .description('the sweep the appended entries trigger (the reference process_changelog.py output)')
@@ -142,6 +156,7 @@ export function changelogCommand(): Command {
     .requiredOption('--key <keys...>', 'config keys (or * globs) to sweep')
     .requiredOption('--description <lines...>', 'what changed and why, one argument per line')
     .option('--pr <number>', 'the pull request number (default: the XXX placeholder)', prNumber)
+    .option('--repository <owner/name>', 'the repository whose pull requests entries link to', DEFAULT_REPOSITORY)
     .option('--append-only', 'add concurrency points to existing curves without re-running them')
     .option('--evals-only', 'run the evals only')
     .option('--all-evals', 'run every eval of the keys')
@@ -156,7 +171,7 @@ export function changelogCommand(): Command {
         const entry: Record<string, unknown> = {
           'config-keys': opts.key,
           description: opts.description,
-          'pr-link': opts.pr === undefined ? 'XXX' : prLink(opts.pr as number),
+          'pr-link': opts.pr === undefined ? 'XXX' : prLink(opts.pr as number, opts.repository as string),
           'evals-only': opts.evalsOnly ? true : undefined,
           'all-evals': opts.allEvals ? true : undefined,
           'append-only': opts.appendOnly ? true : undefined,
@@ -200,10 +215,11 @@ export function changelogCommand(): Command {
     .requiredOption('--ours <file>', "the pull request's version (git stage 2 when merging main into the PR)")
     .requiredOption('--theirs <file>', "main's version (git stage 3)")
     .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', prNumber)
+    .option('--repository <owner/name>', 'the repository whose pull requests entries link to', DEFAULT_REPOSITORY)
     .option('-o, --output <file>', 'write the result here (default: standard output)')
-    .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; output?: string }) => {
+    .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; repository: string; output?: string }) => {
       const [base, ours, theirs] = await Promise.all([readFile(opts.baseFile), readFile(opts.ours), readFile(opts.theirs)]);
-      const merged = await mergeChangelog(base, ours, theirs, opts.pr);
+      const merged = await mergeChangelog(base, ours, theirs, opts.pr, opts.repository);
       if (opts.output) writeFileAtomic(opts.output, merged);
       else process.stdout.write(merged);
     });

@@ -182,7 +182,11 @@ export function ciPlanCommand(): Command {
       let plan = planSweep({ ...input, changelog: o.changelogCheck ?? 'success' });
       let checkProblems: string[] = [];
       if (plan.check === 'success' && !o.changelogCheck && base) {
-        const report = await checkChangelog(base, head, { pr: event.pullRequest?.number });
+        // Entries link to this repository's pull requests (InferenceX's when the event names none).
+        const report = await checkChangelog(base, head, {
+          pr: event.pullRequest?.number,
+          repository: event.repository || undefined,
+        });
         checkProblems = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}: ${p.message}`);
         plan = planSweep({ ...input, changelog: report.ok ? 'success' : 'failure' });
       }

@@ -22,6 +22,7 @@ interface Change {
   headMaster?: string;
   baseMaster?: string;
   pr?: number;
+  repository?: string;
 }
 
 async function check(change: Change): Promise<CheckReport> {
@@ -36,7 +37,10 @@ async function check(change: Change): Promise<CheckReport> {
   const { writeFileSync } = await import('node:fs');
   writeFileSync(join(dir, 'base/perf-changelog.yaml'), change.base ?? HISTORY);
   writeFileSync(join(dir, 'head/perf-changelog.yaml'), change.head);
-  return checkChangelog(dirSnapshot(join(dir, 'base'), 'base'), dirSnapshot(join(dir, 'head'), 'head'), { pr: change.pr });
+  return checkChangelog(dirSnapshot(join(dir, 'base'), 'base'), dirSnapshot(join(dir, 'head'), 'head'), {
+    pr: change.pr,
+    repository: change.repository,
+  });
 }
 
 /** The findings as [rule, line, message], for compact assertions. */
@@ -225,6 +229,36 @@ describe('the history rules', () => {
     expect((await check({ head: `${HISTORY}\n${entry('qwen3-0.6b-q8-cpu-llamacpp', LINK(77))}`, pr: 77 })).ok).toBe(true);
     expect(findings(await check({ head: `${HISTORY}\n${NEW}`, pr: 77 }))).toEqual([
       ['changelog-pr-link', 17, `new entry 3 has pr-link "${LINK(3)}"`],
+    ]);
+  });
+});
+
+describe('a catalog repository of its own', () => {
+  const OWN = (n: number | string): string => `https://github.com/acme/catalog/pull/${n}`;
+  const history = HISTORY.replace(LINK(1), OWN(1)).replace(LINK(2), OWN(2));
+
+  it("links its own pull requests: canonical, placeholder and this PR's link", async () => {
+    const own = { base: history, repository: 'acme/catalog' };
+    expect((await check({ ...own, head: `${history}\n${entry('qwen3-0.6b-q8-cpu-llamacpp', OWN(3))}` })).ok).toBe(true);
+    expect((await check({ ...own, head: `${history}\n${entry('qwen3-0.6b-q8-cpu-llamacpp', OWN('XXX'))}`, pr: 9 })).ok).toBe(
+      true,
+    );
+    const inferencex = await check({ ...own, head: `${history}\n${NEW}` });
+    expect(inferencex.problems).toMatchObject([
+      {
+        rule: 'changelog-pr-link',
+        message: `new entry 3 has pr-link "${LINK(3)}", not a canonical pull request URL`,
+        hint: 'on main, link the merged pull request: https://github.com/acme/catalog/pull/<number>',
+      },
+    ]);
+    const wrongPr = await check({ ...own, head: `${history}\n${entry('qwen3-0.6b-q8-cpu-llamacpp', OWN(3))}`, pr: 9 });
+    expect(wrongPr.problems[0]!.hint).toBe(`use ${OWN(9)} (or XXX until the pull request exists)`);
+  });
+
+  it("without --repository, another repository's links are not canonical", async () => {
+    const report = await check({ base: history, head: `${history}\n${entry('qwen3-0.6b-q8-cpu-llamacpp', OWN(3))}` });
+    expect(findings(report)).toEqual([
+      ['changelog-pr-link', 17, `new entry 3 has pr-link "${OWN(3)}", not a canonical pull request URL`],
     ]);
   });
 });

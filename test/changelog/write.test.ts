@@ -107,6 +107,34 @@ describe('frontier changelog add / merge', () => {
     expect(check.stdout).toBe('✓ perf-changelog.yaml: 1 appended entry, 0 pr-link corrections, 0 changed configs\n');
   });
 
+  it('--repository: an entry linking a catalog repository of its own, which its check accepts', () => {
+    const own = {
+      ...catalog,
+      'perf-changelog.yaml': block('dsr1-fp8-h200-vllm', 'https://github.com/acme/catalog/pull/1').toString(),
+    };
+    const dir = tempFiles(own);
+    const add = [
+      'changelog',
+      'add',
+      '--key',
+      'dsr1-fp8-h200-vllm',
+      '--description',
+      'x',
+      '--pr',
+      '42',
+      '--repository',
+      'acme/catalog',
+    ];
+    expect(runCli(add, { cwd: dir }).status).toBe(0);
+    expect(readFileSync(join(dir, 'perf-changelog.yaml'), 'utf8')).toContain(
+      'pr-link: https://github.com/acme/catalog/pull/42\n',
+    );
+    const base = tempFiles(own);
+    const check = ['changelog', 'check', '--base-dir', base, '--head-dir', dir, '--pr', '42'];
+    expect(runCli([...check, '--repository', 'acme/catalog']).status).toBe(0);
+    expect(runCli(check).stdout).toContain('new entry 2 has pr-link "https://github.com/acme/catalog/pull/42"');
+  });
+
   it('refuses a key that does not exist, suggesting the near one, and leaves the file alone', () => {
     const dir = tempFiles(catalog);
     const result = runCli(['changelog', 'add', '--key', 'dsr1-fp8-h200-vlm', '--description', 'x'], { cwd: dir });

@@ -7,8 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, tempFiles } from '../helpers.js';
 
-// The changelog gate accepts InferenceX's pull-request links only (a follow-up: the repository's own).
-const LINK = 'https://github.com/SemiAnalysisAI/InferenceX/pull/';
+const LINK = 'https://github.com/acme/catalog/pull/';
 const entry = (key: string, what: string, pr: number): string =>
   `- config-keys:\n    - ${key}\n  description:\n    - "${what}"\n  pr-link: ${LINK}${pr}\n`;
 
