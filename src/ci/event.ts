@@ -39,8 +39,8 @@ export interface GithubEvent {
   /** The label a labeled/unlabeled event added or removed. */
   label?: string;
   pullRequest?: PullRequestInfo;
-  /** issue_comment: the issue or pull request number, and whether it is a pull request. */
-  issue?: { number: number; isPullRequest: boolean };
+  /** issue_comment: the issue or pull request number, whether it is a pull request, and its description. */
+  issue?: { number: number; isPullRequest: boolean; body: string };
   comment?: CommentInfo;
   /** push: the ref, the range, and the head commit's message. */
   ref?: string;
@@ -98,7 +98,7 @@ export function parseEvent(name: string, payload: unknown, source = 'the event p
     const issue = obj(raw.issue);
     const comment = obj(raw.comment);
     if (raw.comment === undefined) throw new UserError(`${source}: an issue_comment event without "comment"`);
-    event.issue = { number: Number(issue.number ?? 0), isPullRequest: issue.pull_request !== undefined };
+    event.issue = { number: Number(issue.number ?? 0), isPullRequest: issue.pull_request !== undefined, body: str(issue.body) };
     event.comment = {
       body: str(comment.body),
       author: str(obj(comment.user).login),

@@ -127,21 +127,12 @@ export function ciSignoffCommand(): Command {
     const prNumber = event.issue.number;
     const change = await readRepositoryChange(resolve(opts.repo), opts.base, opts.head, prNumber);
     const prJson = opts.pr ? obj(readJson(opts.pr, '--pr', 'the pull request as gh api repos/O/R/pulls/N gives it')) : undefined;
-    // The event keeps no issue body: read it from the payload itself.
-    const eventBody = opts.event ?? process.env.GITHUB_EVENT_PATH;
-    const prBody = prJson
-      ? str(prJson.body)
-      : str(obj(obj(readJson(eventBody!, '--event', 'a GitHub event payload')).issue).body);
+    const prBody = prJson ? str(prJson.body) : event.issue.body;
     const commits = opts.commits ? commitsOf(opts.commits) : change.commits;
     const verdict = verifySignoff({
+      ...change,
       pr: { number: prNumber, body: prBody, headSha: change.headSha, commits },
       comment,
-      codeowners: change.codeowners,
-      checklist: change.checklist,
-      files: change.files,
-      entries: change.entries,
-      headEntries: change.headEntries,
-      waiverExists: change.waiverExists,
       runs: await storeRuns(opts.db, commits),
       comments: opts.comments ? commentsOf(opts.comments) : undefined,
       teams: opts.teams ? teamsOf(opts.teams) : undefined,
