@@ -16,6 +16,7 @@ PACKAGES=(
   curl # HTTP probes from shell scripts (health checks in generated launch scripts)
   postgresql # initdb + postgres for the throw-away PostgreSQL server the store tests run against (test/support/postgres.ts)
   chromium # the headless browser the dashboard tests and perf drive with playwright-core (/usr/bin/chromium)
+  jq # the workflow tests run the generated steps, which filter gh api answers with jq (test/support/gh-stand-in.mjs)
   python3 # the pycompat tests take their expected text from Python's own json.dumps, repr() and format()
 )
 
