@@ -5,7 +5,7 @@
  * meets its earlier row instead of adding a twin (the reference's eval key has that bug).
  */
 import type { Generated } from 'kysely';
-import type { ConfigRow } from '../contract/index.js';
+import type { ConfigRow, RunRow } from '../contract/index.js';
 
 /** The SQL engines the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,28 +20,13 @@ export interface ConfigsTable extends Stored<Omit<ConfigRow, 'config_id'>> {
   key: string;
 }
 
-export interface RunsTable {
+/**
+ * A run: the API's run row (`src/contract/api.ts`), stored, without what is counted from its
+ * results (points, evals, success rate). One stored attempt per run id; `labels` is a JSON array.
+ */
+export interface RunsTable extends Stored<Omit<RunRow, 'labels' | 'points' | 'evals' | 'success_rate'>> {
   id: Generated<number>;
-  /** The run's own id (a GitHub run id, a Frontier run id); one stored attempt per run id. */
-  run_id: string;
-  attempt: number;
-  official: number;
-  /** Reuse: the run whose artifacts these are ('' when none) and the run that merged them. */
-  source_run_id: string;
-  merge_run_id: string;
-  origin: string;
-  name: string;
-  url: string;
-  commit_sha: string;
-  branch: string;
-  /** JSON array of strings. */
   labels: string;
-  status: string;
-  /** YYYY-MM-DD: the date every row of the run carries. */
-  date: string;
-  started_at: string;
-  finished_at: string;
-  ingested_at: string;
 }
 
 export interface BenchmarkResultsTable {
