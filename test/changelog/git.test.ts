@@ -1,20 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changelogMatrix, checkChangelog, gitSnapshot } from '../../src/changelog/index.js';
-import { REPO, runCli, tempFiles } from '../helpers.js';
+import { REPO, git, runCli, tempFiles } from '../helpers.js';
 
 const LINK = 'https://github.com/SemiAnalysisAI/InferenceX/pull/';
 const HISTORY = `- config-keys:\n    - dsr1-fp8-h200-vllm\n  description:\n    - "Initial sweep"\n  pr-link: ${LINK}1\n`;
 const NEW = `- config-keys:\n    - dsr1-fp8-h200-vllm\n  description:\n    - "Bump vLLM"\n  pr-link: ${LINK}2\n`;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Frontier Test', '-c', 'user.email=test@frontier.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-  });
-}
 
 /** The example catalog, with the vLLM config at 8k1k (the scenario evals are chosen from). */
 function exampleAt8k1k(): string {

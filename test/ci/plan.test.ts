@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseGithubOutput } from '../../src/ci/output.js';
-import { runCli, tempFiles } from '../helpers.js';
-import { catalogRepository, git, pullRequestEvent } from './repository.js';
+import { git, runCli, tempFiles } from '../helpers.js';
+import { catalogRepository, pullRequestEvent } from './repository.js';
 import type { CatalogRepository } from './repository.js';
 
 function plan(repo: CatalogRepository, eventName: string, payload: string, ...args: string[]) {

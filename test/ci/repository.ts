@@ -2,21 +2,13 @@
  * A catalog repository for the `frontier ci` tests: main holds the example catalog and one
  * changelog entry; branch `pr` moves the simulated config to a new image and appends its entry.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, tempFiles } from '../helpers.js';
+import { REPO, git, tempFiles } from '../helpers.js';
 
 const LINK = 'https://github.com/acme/catalog/pull/';
 const entry = (key: string, what: string, pr: number): string =>
   `- config-keys:\n    - ${key}\n  description:\n    - "${what}"\n  pr-link: ${LINK}${pr}\n`;
-
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Frontier Test', '-c', 'user.email=test@frontier.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-  }).trim();
-}
 
 export interface CatalogRepository {
   dir: string;

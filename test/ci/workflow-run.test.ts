@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { CLI, REPO, runCli, tempFiles } from '../helpers.js';
+import { CLI, REPO, git, runCli, tempFiles } from '../helpers.js';
 import { evaluate } from '../support/actions-expressions.js';
 import type { Scope } from '../support/actions-expressions.js';
 import { artifactFiles, runWorkflowLocally } from '../support/actions-runner.js';
 import type { JobRecord, RunResult } from '../support/actions-runner.js';
-import { catalogRepository, git, pullRequestEvent } from './repository.js';
+import { catalogRepository, pullRequestEvent } from './repository.js';
 import type { CatalogRepository } from './repository.js';
 
 const SWEEP = '.github/workflows/frontier-sweep.yml';

@@ -1,20 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RULES } from '../../src/review/index.js';
 import type { LintReport, ReviewReport } from '../../src/review/index.js';
-import { inferencexTree, runCli, tempFiles } from '../helpers.js';
+import { git, inferencexTree, runCli, tempFiles } from '../helpers.js';
 
 const RECIPES = 'benchmarks/multi_node/srt-slurm-recipes';
 const B200 = `${RECIPES}/sglang/deepseek-v4/8k1k/disagg-b200-low-latency-1p1d-tp8-tp8-mtp.yaml`;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Frontier Test', '-c', 'user.email=test@frontier.invalid', ...args], {
-    cwd,
-    encoding: 'utf8',
-  });
-}
 
 /** The fixture tree as a git repository: main, and a branch `b200` with the B200 recipe mistakes. */
 let repo: string;

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +6,7 @@ import { importClusters, readCloneRoutes } from '../../src/clusters/index.js';
 import { lint, loadTree, review } from '../../src/review/index.js';
 import type { RuleFinding } from '../../src/review/index.js';
 import { edit } from './edit-tree.js';
-import { REPO, inferencexTree, runCli, tempFiles } from '../helpers.js';
+import { REPO, git, inferencexTree, runCli, tempFiles } from '../helpers.js';
 
 /**
  * The launcher rules and `frontier clusters import` on InferenceX's real launchers (the fixture
@@ -147,8 +146,6 @@ describe('frontier clusters import', () => {
 
   it('with --resolve (git ls-remote) the profiles pin every ref and pass lint; without, lint names what to pin', () => {
     const remote = tempFiles({ 'README.md': 'srt-slurm\n' });
-    const git = (cwd: string, ...args: string[]): string =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' });
     git(remote, 'init', '-q', '-b', 'main');
     git(remote, 'add', '-A');
     git(remote, 'commit', '-q', '-m', 'one');
