@@ -25,10 +25,13 @@ export const CHECKOUT = 'actions/checkout@v4';
 export const UPLOAD = 'actions/upload-artifact@v4';
 export const DOWNLOAD = 'actions/download-artifact@v4';
 
-/** Check out the repository, with history (the changelog gate and sign-off read base..head), and install Frontier. */
-export function setupSteps(o: WorkflowOptions): Step[] {
+/**
+ * Check out the repository and install Frontier. With history (the default): the changelog gate,
+ * reuse and sign-off read base..head; a benchmark job needs only the tree.
+ */
+export function setupSteps(o: WorkflowOptions, { history = true } = {}): Step[] {
   return [
-    { name: 'Check out', uses: CHECKOUT, with: { 'fetch-depth': 0 } },
+    history ? { name: 'Check out', uses: CHECKOUT, with: { 'fetch-depth': 0 } } : { name: 'Check out', uses: CHECKOUT },
     { name: 'Set up Node.js', uses: 'actions/setup-node@v4', with: { 'node-version': o.nodeVersion } },
     { name: 'Install Frontier', run: 'npm install --global "$FRONTIER_PACKAGE"' },
   ];

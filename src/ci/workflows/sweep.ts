@@ -3,7 +3,7 @@
  * ingest, the PR comment). InferenceX's run-sweep.yml, with each decision a `frontier ci` step.
  */
 import { RELEVANT_LABELS } from '../labels.js';
-import { CHECKOUT, DOWNLOAD, UPLOAD, frontierEnv, setupSteps } from './common.js';
+import { DOWNLOAD, UPLOAD, frontierEnv, setupSteps } from './common.js';
 import type { Job, WorkflowOptions } from './common.js';
 import { reuseLookupSteps } from './reuse.js';
 
@@ -200,9 +200,7 @@ export function benchmarkWorkflow(o: WorkflowOptions): Record<string, unknown> {
         'runs-on': '${{ fromJSON(inputs.config).runner }}',
         'timeout-minutes': 480,
         steps: [
-          { name: 'Check out', uses: CHECKOUT },
-          { name: 'Set up Node.js', uses: 'actions/setup-node@v4', with: { 'node-version': o.nodeVersion } },
-          { name: 'Install Frontier', run: 'npm install --global "$FRONTIER_PACKAGE"' },
+          ...setupSteps(o, { history: false }),
           { name: 'The row', env: { CONFIG: '${{ inputs.config }}' }, run: 'printf \'[%s]\\n\' "$CONFIG" > row.json' },
           { name: 'Benchmark', run: 'frontier run --matrix row.json --out run' },
           // As InferenceX names them: bmk_* (the points' aggregates), eval_* (the evals), server_logs_*.
