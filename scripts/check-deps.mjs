@@ -38,7 +38,14 @@ export const LAYERS = {
   },
   sim: { job: 'the simulated engine: performance model, scheduler, server, router, faults', imports: ['contract', 'util'] },
   engines: { job: 'one adapter per engine: processes, probes, launch scripts', imports: ['sim', 'util'] },
-  bench: { job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics', imports: ['util'] },
+  traces: {
+    job: 'recorded agent sessions: the Weka and hash_ids trace formats, the synthetic corpus, distributions',
+    imports: ['util'],
+  },
+  bench: {
+    job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics, agentic trace replay',
+    imports: ['traces', 'util'],
+  },
   results: { job: "a point's aggregate, as InferenceX's process_result.py writes it", imports: ['contract', 'pycompat', 'util'] },
   evals: {
     job: 'accuracy gates: GSM8K dataset, client, scoring, thresholds, collection',
@@ -63,6 +70,7 @@ export const LAYERS = {
       'recipes',
       'results',
       'sim',
+      'traces',
       'util',
     ],
   },
