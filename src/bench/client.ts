@@ -90,7 +90,13 @@ export class Client {
    * Send one request on the slot's connection (with its body, when built ahead of time) and
    * follow its stream to the end. Never rejects: failures are in the result.
    */
-  send(request: BenchRequest, slot: number, scheduledAt?: number, body = this.body(request)): Promise<RequestResult> {
+  send(
+    request: BenchRequest,
+    slot: number,
+    scheduledAt?: number,
+    body = this.body(request),
+    headers?: Record<string, string>,
+  ): Promise<RequestResult> {
     return new Promise((resolve) => {
       const connection = (this.connections[slot] ??= new HttpConnection(
         this.url,
@@ -107,7 +113,7 @@ export class Client {
       const errorBody: Buffer[] = [];
       let errorBytes = 0;
       const done = (): void => resolve({ ...tracker.finish(), sentAt, scheduledAt, endAt: performance.now(), status, retries });
-      connection.request('POST', this.path, this.headers, body, {
+      connection.request('POST', this.path, headers ? { ...this.headers, ...headers } : this.headers, body, {
         // The clock starts when the bytes go out (on a new connection, once it is open).
         onSent: (now) => {
           sentAt = now;
@@ -163,6 +169,11 @@ export class Client {
         },
       });
     });
+  }
+
+  /** Stop the request in flight on `slot`, if any: it fails with `reason` (a cancellation). */
+  abort(slot: number, reason: string): void {
+    this.connections[slot]?.abort(new HttpError('ECANCELED', reason));
   }
 
   async close(): Promise<void> {

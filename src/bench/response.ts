@@ -9,6 +9,8 @@
 export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  /** Prompt tokens served from the prefix cache, where the server says (vLLM, SGLang, OpenAI). */
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
 }
 
 export interface ResponseRecord {
