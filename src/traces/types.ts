@@ -30,6 +30,9 @@ export interface TraceRequest {
   /** Recorded server time for the call, seconds (Weka `api_time`), when known. */
   apiTime?: number;
   model?: string;
+  /** A streaming call (Weka `type: "s"`); its recorded time to first token, seconds, in `ttft`. */
+  streaming?: boolean;
+  ttft?: number;
   source: SourceLine;
 }
 
@@ -41,6 +44,11 @@ export interface TraceSubagent {
   /** Recorded wall time from its first request's start to its last request's end, seconds. */
   duration: number;
   requests: TraceRequest[];
+  /** Weka `tool_use_count` and `status`, as recorded (the proxy leaves the count null). */
+  toolUseCount?: number | null;
+  status?: string;
+  /** Weka `models`, as recorded. */
+  models?: string[];
   source: SourceLine;
 }
 
@@ -54,5 +62,12 @@ export interface Trace {
   hashIdScope: 'local' | 'global';
   /** The main agent's requests and its subagents, in recorded order. */
   entries: TraceEntry[];
+  /** Weka `models`, as recorded. */
+  models?: string[];
+  /**
+   * Block traces: when this session starts on the file's clock, seconds from the file's first
+   * `timestamp` (sessions of one file overlap as recorded). Absent for Weka traces, which each start at 0.
+   */
+  start?: number;
   source: SourceLine;
 }

@@ -1,0 +1,109 @@
+import { readFile } from 'node:fs/promises';
+import { UserError } from '../util/user-error.js';
+import { blockTraceReader } from './blocks.js';
+import { traceError } from './errors.js';
+import type { TraceFormat } from './errors.js';
+import { isObject } from './fields.js';
+import { objectLines } from './object-lines.js';
+import type { Trace } from './types.js';
+import { parseWekaTrace } from './weka.js';
+
+export interface ParseOptions {
+  /** Tokens per hash block of a block trace (which does not record it); default 512 as in Mooncake. */
+  blockSize?: number;
+}
+
+const WEKA: TraceFormat = 'Weka trace';
+const BLOCKS: TraceFormat = 'hash_ids block trace';
+
+/** Which format a line's object is written in, or undefined when it has the keys of neither. */
+function formatOf(obj: Record<string, unknown>): TraceFormat | undefined {
+  if ('requests' in obj || 'block_size' in obj || 'hash_id_scope' in obj) return WEKA;
+  if ('input_length' in obj || 'output_length' in obj || 'text_input' in obj) return BLOCKS;
+  return undefined;
+}
+
+const FORMAT_HINT =
+  'a Weka trace has "id" and "requests" (one trace per line, or one pretty-printed trace per file); a block trace has "input_length", "output_length" and "hash_ids" per line';
+
+function parseSingleJson(text: string, file: string): Trace[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value)) return undefined;
+  const lines = objectLines(text, value);
+  if (formatOf(value) !== WEKA)
+    throw traceError(
+      { file, line: 1 },
+      undefined,
+      undefined,
+      'a JSON object that is not a Weka trace (no "requests")',
+      FORMAT_HINT,
+    );
+  return [parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o))];
+}
+
+/**
+ * The traces of one file's text: Weka JSONL (a trace per line), a single pretty-printed Weka
+ * trace, or a `hash_ids` block trace (a request per line); the format is told by the first
+ * line's keys. Every failure is a UserError naming `file:line`, the format and the key.
+ */
+export function parseTraces(text: string, file: string, options: ParseOptions = {}): Trace[] {
+  const lines = text.split('\n');
+  const first = lines.findIndex((l) => l.trim() !== '');
+  if (first < 0)
+    throw new UserError(`${file}: empty: no traces`, {
+      hint: 'point at a traces.jsonl (Weka) or a hash_ids block trace; regenerate it if it was cut short',
+    });
+  let firstValue: unknown;
+  try {
+    firstValue = JSON.parse(lines[first]!);
+  } catch {
+    const single = parseSingleJson(text, file);
+    if (single) return single;
+  }
+  let format: TraceFormat | undefined;
+  const blocks = blockTraceReader(options.blockSize);
+  const weka: Trace[] = [];
+  lines.forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    const at = { file, line: i + 1 };
+    let value: unknown;
+    try {
+      value = i === first && firstValue !== undefined ? firstValue : JSON.parse(raw);
+    } catch (e) {
+      throw traceError(
+        at,
+        format,
+        undefined,
+        `not JSON: ${(e as Error).message}`,
+        'each line holds one complete JSON object; fix or remove the line',
+      );
+    }
+    if (!isObject(value)) throw traceError(at, format, undefined, 'not a JSON object', FORMAT_HINT);
+    if (format === undefined) {
+      format = formatOf(value);
+      if (format === undefined)
+        throw traceError(at, undefined, undefined, 'neither a Weka trace nor a block-trace request', FORMAT_HINT);
+    }
+    if (format === WEKA) weka.push(parseWekaTrace(value, at));
+    else blocks.line(value, at);
+  });
+  return format === WEKA ? weka : blocks.traces;
+}
+
+/** The traces of a file (see parseTraces); a file that cannot be read is a UserError. */
+export async function readTraceFile(path: string, options: ParseOptions = {}): Promise<Trace[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      hint: 'pass the path of a traces.jsonl (Weka) or a hash_ids block trace',
+    });
+  }
+  return parseTraces(text, path, options);
+}
