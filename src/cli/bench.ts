@@ -6,6 +6,7 @@ import type { ArgSpec, ParserSpec } from './argparse.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { commaList } from './options.js';
 import { firstServedModel } from './served-model.js';
+import { isTraceBench, runTraceBenchCommand } from './bench-trace.js';
 
 /**
  * `frontier bench`: the reference client's command line (InferenceX's `benchmark_serving.py`
@@ -459,6 +460,10 @@ export function formatReport(report: BenchReport): string {
 }
 
 export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {
+  if (isTraceBench(argv)) {
+    await runTraceBenchCommand(argv);
+    return undefined;
+  }
   const parsed = await benchOptions(argv);
   if (!parsed) return undefined;
   const { options, out, metadata } = parsed;

@@ -81,6 +81,8 @@ export function recordJson(r: ReplayRecord): Record<string, unknown> {
     benchmark_phase: r.phase,
     was_cancelled: r.cancelled,
     cancellation_time_ns: r.cancelled ? epochNs(res.endAt) : null,
+    // The response's `id`, to match the record with server-side logs (Frontier's addition).
+    response_id: res.id ?? null,
   };
   if (failed) {
     const message = res.error ?? 'cancelled';
