@@ -2,33 +2,39 @@
 // bench --trace` at 256 lanes against `frontier sim serve`, each profiled request's client-observed
 // TTFT and mean ITL next to the sim's ground truth for the same response (when it read the
 // request, when it wrote each token). The difference is what the replay client adds.
-// Usage: node perf/agentic-replay.mjs [lanes] [seconds]   (build first: npm run build)
+// Usage: [THINK=s] node perf/agentic-replay.mjs [lanes] [seconds]   (build first: npm run build)
+// THINK: the recorded think time between turns (default 0.5 s; 0 keeps every connection busy).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { startSim } from './bench-client.mjs';
+import { canPin, startSim } from './bench-client.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${repo}dist/frontier.mjs`;
 const lanes = Number(process.argv[2] ?? 256);
 const seconds = Number(process.argv[3] ?? 20);
-const speed = 1000;
+// Sim and client on CPUs of their own where the machine allows (as bench-client.mjs does).
+const cpus = canPin ? [0, availableParallelism() - 1] : [];
 
-/** A synthetic Weka corpus: contexts growing a block or two a turn, short think times, a subagent now and then. */
+/**
+ * A synthetic Weka corpus: contexts of 16-token blocks growing a block every other turn, short think
+ * times, a subagent now and then. Contexts stay short: the sim tokenizes every prompt on its event
+ * loop (tens of ms for long ones), which would delay its reads and writes and land in the figure.
+ */
 function corpus(traces, turns) {
   const lines = [];
   for (let i = 0; i < traces; i++) {
     const requests = [];
-    let blocks = 8 + (i % 16);
+    let blocks = 2 + (i % 8);
     let t = 0;
     for (let k = 0; k < turns; k++) {
-      blocks += 1 + (k % 2);
+      blocks += k % 2;
       const hashIds = Array.from({ length: blocks }, (_, j) => j);
       requests.push({
         type: 'n',
         t,
-        in: blocks * 64,
+        in: blocks * 16,
         out: 24 + (k % 5) * 8,
         hash_ids: hashIds,
         ...(k > 0 ? { think_time: 2 } : {}),
@@ -41,10 +47,10 @@ function corpus(traces, turns) {
           agent_id: `sa${k}`,
           subagent_type: 'Explore',
           duration_ms: 3000,
-          requests: [{ type: 'n', t, in: 640, out: 32, hash_ids: Array.from({ length: 10 }, (_, j) => 1000 + j) }],
+          requests: [{ type: 'n', t, in: 160, out: 32, hash_ids: Array.from({ length: 10 }, (_, j) => 1000 + j) }],
         });
     }
-    lines.push(JSON.stringify({ id: `perf-${i}`, block_size: 64, hash_id_scope: 'local', requests }));
+    lines.push(JSON.stringify({ id: `perf-${i}`, block_size: 16, hash_id_scope: 'local', requests }));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -57,29 +63,46 @@ const q = (xs, p) => {
 
 const dir = mkdtempSync(`${tmpdir()}/frontier-replay-perf-`);
 writeFileSync(`${dir}/traces.jsonl`, corpus(Math.max(lanes * 2, 64), 40));
-const sim = await startSim(['--speed', String(speed), '--max-num-seqs', String(lanes), '--ground-truth', `${dir}/truth.jsonl`]);
-const started = process.hrtime.bigint();
-const bench = spawnSync(
-  process.execPath,
+// A tiny model whose every step takes 20 ms, in real time: one token per 20 ms per stream, prefill
+// of a whole batch in a step, so the sim is not what is measured.
+const sim = await startSim(
   [
-    cli,
-    'bench',
-    '--trace',
-    `${dir}/traces.jsonl`,
-    '--url',
-    sim.url,
-    '--concurrency',
-    String(lanes),
-    '--benchmark-duration',
-    String(seconds),
-    '--warmup-requests-per-lane',
-    '1',
-    '--time-scale',
-    String(speed),
-    '--no-server-metrics',
-    '--output-artifact-dir',
-    `${dir}/aiperf_artifacts`,
+    '--model',
+    'qwen3-0.6b',
+    '--max-num-seqs',
+    String(lanes * 2),
+    '--max-num-batched-tokens',
+    String(lanes * 4096),
+    '--efficiency',
+    'stepOverheadMs=20',
+    '--efficiency',
+    'layerOverheadUs=0',
+    '--ground-truth',
+    `${dir}/truth.jsonl`,
   ],
+  cpus[1],
+);
+const started = process.hrtime.bigint();
+const client = [
+  cli,
+  'bench',
+  '--trace',
+  `${dir}/traces.jsonl`,
+  '--url',
+  sim.url,
+  '--concurrency',
+  String(lanes),
+  '--benchmark-duration',
+  String(seconds),
+  '--warmup-requests-per-lane',
+  '1',
+  '--no-server-metrics',
+  '--output-artifact-dir',
+  `${dir}/aiperf_artifacts`,
+];
+const bench = spawnSync(
+  cpus.length ? 'taskset' : process.execPath,
+  cpus.length ? ['-c', String(cpus[0]), process.execPath, ...client] : client,
   { encoding: 'utf8', maxBuffer: 64 << 20 },
 );
 const wallS = Number(process.hrtime.bigint() - started) / 1e9;
