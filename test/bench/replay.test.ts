@@ -227,6 +227,24 @@ describe('trace replay against a recording server', () => {
     expect(s.seen.length).toBeLessThan(20);
   });
 
+  it('cancels warmup stragglers once the warmup grace period is over, and profiles from then on', async () => {
+    // Lane 0's priming request hangs; lane 1's warmup drains at once.
+    const s = await server({
+      delayMs: (h, body) => (body.max_tokens === 1 && String(h['x-correlation-id']).endsWith('@0.0') ? 60_000 : 0),
+    });
+    const report = await replayTraces(
+      [linearTrace('g0', 6), linearTrace('g1', 6)],
+      options(s.url, { concurrency: 2, warmupRequestsPerLane: 1, warmupGracePeriodS: 0.3 }),
+    );
+    const cancelled = report.records.filter((r) => r.cancelled);
+    expect(cancelled.map((r) => [r.lane, r.phase])).toEqual([[0, 'warmup']]);
+    // Lane 0 skips the rest of its warmup and profiles the turns after it.
+    const lane0 = report.records.filter((r) => r.lane === 0 && !r.cancelled);
+    expect(lane0.length).toBeGreaterThan(0);
+    expect(lane0.every((r) => r.phase === 'profiling')).toBe(true);
+    expect(report.aggregate.cancelled_request_count).toBe(0);
+  });
+
   it('ends a --benchmark-duration run at the duration, cutting idle gaps short', async () => {
     const s = await server();
     const corpus = [linearTrace('d', 50, { delay: 0.05 })];

@@ -196,16 +196,23 @@ class Replay {
   async run(): Promise<ReplayReport> {
     const grace = setTimeout(() => this.warmupGraceOver(), this.o.warmupGracePeriodS * 1000);
     this.timers.push(grace);
-    let profilingEnd = performance.now();
     try {
       await Promise.all(this.plan.lanes.map((start, lane) => this.lane(lane, start)));
-      profilingEnd = performance.now();
-    } finally {
-      for (const t of this.timers) clearTimeout(t);
-      await this.scraper?.stop();
-      await this.client.close();
+    } catch (e) {
+      // A run that broke still leaves what it measured.
+      await this.close();
+      this.finish(performance.now());
+      throw e;
     }
+    const profilingEnd = performance.now();
+    await this.close();
     return this.finish(profilingEnd);
+  }
+
+  private async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    await this.scraper?.stop();
+    await this.client.close();
   }
 
   private finish(profilingEnd: number): ReplayReport {

@@ -56,7 +56,7 @@ export interface Seen {
  */
 export async function recordingServer(
   o: {
-    delayMs?: (headers: IncomingHttpHeaders) => number;
+    delayMs?: (headers: IncomingHttpHeaders, body: Record<string, unknown>) => number;
     fail?: (n: number) => boolean;
   } = {},
 ): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
@@ -89,10 +89,10 @@ export async function recordingServer(
           res.write(
             `data: ${JSON.stringify({ id: 'x', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: tokens, prompt_tokens_details: { cached_tokens: 3 } } })}\n\n`,
           );
-          res.end('data: [DONE]\n\n');
+          if (!res.destroyed) res.end('data: [DONE]\n\n');
           entry.end = performance.now();
         },
-        o.delayMs?.(request.headers) ?? 0,
+        o.delayMs?.(request.headers, body) ?? 0,
       );
     });
   });
