@@ -106,6 +106,12 @@ const ARGS: ArgSpec[] = [
     help: 'k: the server runs k× faster than real time (a simulator); idle gaps are divided by k.',
   },
   {
+    flags: ['--no-cache-bust'],
+    dest: 'no_cache_bust',
+    kind: 'flag',
+    help: 'Send no per-trajectory prefix: equal hash ids are equal text across lanes and traces.',
+  },
+  {
     flags: ['--live-assistant'],
     dest: 'live',
     kind: 'flag',
@@ -284,6 +290,7 @@ export async function traceBenchOptions(argv: string[]): Promise<TraceBenchArgs 
       idleGapCapS: a.gap_cap as number,
       timeScale: a.time_scale as number,
       liveAssistant: Boolean(a.live),
+      cacheBust: !a.no_cache_bust,
       extraBody: extra.length > 0 ? parseExtraInputs(extra) : undefined,
       dynamoSessionBinding: Boolean(a.binding),
       dynamoSessionTimeoutS: a.binding_timeout as number,

@@ -175,6 +175,22 @@ describe('trace replay against a recording server', () => {
     expect(prompts[0]).not.toBe(prompts[1]);
   });
 
+  it('sends equal text for equal blocks across instances with the cache-bust prefix off', async () => {
+    const s = await server();
+    const report = await replayTraces(
+      [linearTrace('nb', 3)],
+      options(s.url, { concurrency: 2, warmupRequestsPerLane: 0, startMinRatio: 0, startMaxRatio: 0, cacheBust: false }),
+    );
+    const firsts = s.seen
+      .filter((x) => x.body.max_tokens === 1)
+      .map((x) => (x.body.messages as { content: string }[])[0]!.content);
+    expect(firsts).toHaveLength(2);
+    expect(firsts[0]).toBe(firsts[1]);
+    expect(firsts[0]).toBe(new PromptBuilder(new BlockTexts(4)).text('nb', [0, 1]));
+    // One theoretical cache for the run: the second lane's first context was sent by the first.
+    expect(report.records.some((r) => r.turnIndex === 0 && r.theoreticalHitBlocks === 2)).toBe(true);
+  });
+
   it('sends recorded contexts with the recorded output length (pre-canned) or threads live replies', async () => {
     const s = await server();
     const t = linearTrace('live', 3, { output: 5 });

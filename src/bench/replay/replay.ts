@@ -42,6 +42,12 @@ export interface ReplayOptions {
   idleGapCapS: number;
   /** k: the engine runs k× faster than real time; recorded gaps are divided by k. */
   timeScale: number;
+  /**
+   * Put a prefix unique to each trajectory instance before its context (AIPerf's `--cache-bust
+   * first_turn_prefix`, the default), so that lanes replaying the same trace share no cache.
+   * Off, equal hash ids are equal text everywhere (block traces whose sharing is the point).
+   */
+  cacheBust?: boolean | undefined;
   /** Thread the server's replies as assistant messages (live-assistant mode) instead of sending recorded contexts. */
   liveAssistant: boolean;
   extraBody?: Record<string, unknown> | undefined;
@@ -135,6 +141,7 @@ class Replay {
   private readonly client: Client;
   private readonly plan: ReplayPlan;
   private readonly prompts = new Map<number, PromptBuilder>();
+  private readonly sharedSeen = new Set<number>();
   private readonly records: ReplayRecord[] = [];
   private readonly freeSlots: number[] = [];
   private slots = 0;
@@ -265,7 +272,7 @@ class Replay {
       trace_idle_gap_cap_seconds: o.idleGapCapS,
       time_scale: o.timeScale,
       live_assistant_responses: o.liveAssistant,
-      cache_bust: 'first_turn_prefix',
+      cache_bust: (o.cacheBust ?? true) ? 'first_turn_prefix' : 'none',
       use_server_token_count: true,
       dynamo_session_binding: o.dynamoSessionBinding,
       dynamo_session_header: o.dynamoSessionHeader,
@@ -305,9 +312,11 @@ class Replay {
     instanceId: string,
     from: { start: number; profileFrom: number },
   ): Promise<void> {
-    const seen = new Set<number>();
+    const bust = this.o.cacheBust ?? true;
+    // Without the cache-bust prefix, equal blocks are equal text across instances: one theoretical cache for the run.
+    const seen = bust ? new Set<number>() : this.sharedSeen;
     const scope = trace.hashIdScope === 'local' ? trace.id : '*';
-    const prefix = this.prompt(trace.blockSize).prefix(instanceId);
+    const prefix = bust ? this.prompt(trace.blockSize).prefix(instanceId) : '';
     const stream = (conversationId: string, correlationId: string): Stream => ({
       lane,
       scope,
@@ -499,7 +508,7 @@ class Replay {
     const requestId = randomUUID();
     const headers: Record<string, string> = { 'X-Request-ID': requestId, 'X-Correlation-ID': s.correlationId };
     if (this.o.dynamoSessionHeader) headers['X-Dynamo-Session-ID'] = s.correlationId;
-    const { hits, blocks } = theoreticalHits(s.seen, request.hashIds);
+    const { hits, blocks } = theoreticalHits(s.seen, request.hashIds, s.scope);
     const slot = this.freeSlots.pop() ?? this.slots++;
     this.inFlight.set(slot, so.phase);
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight.size);
@@ -571,8 +580,8 @@ function commonPrefix(a: readonly number[], b: readonly number[]): number {
  * prefix was sent before in this trajectory instance), and the context's block count; records the
  * context's prefixes as seen.
  */
-export function theoreticalHits(seen: Set<number>, hashIds: readonly number[]): { hits: number; blocks: number } {
-  let chain = 0x811c9dc5;
+export function theoreticalHits(seen: Set<number>, hashIds: readonly number[], scope = ''): { hits: number; blocks: number } {
+  let chain = hash32(scope);
   let hits = 0;
   let matching = true;
   for (const id of hashIds) {
