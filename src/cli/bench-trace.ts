@@ -320,8 +320,8 @@ export function formatTraceReport(report: ReplayReport, traces: number): string 
   const share = stat('cached_token_share', 'avg');
   const theoretical = stat('theoretical_prefix_cache_hit', 'avg');
   const out = [
-    `trace replay: ${traces} trace(s), ${report.plan.lanes.length} lane(s), ${(g.benchmark_duration as number).toFixed(1)} s profiled`,
-    `requests: ${g.completed_request_count as number} profiled, ${g.error_request_count as number} failed, ${g.warmup_request_count as number} warmup, ${report.skipped} skipped (--max-context-length)`,
+    `trace replay: ${traces} trace(s), ${report.plan.lanes.length} lane(s), ${(stat('benchmark_duration', 'avg') as number).toFixed(1)} s profiled`,
+    `requests: ${stat('completed_request_count', 'avg') as number} profiled, ${stat('error_request_count', 'avg') as number} failed, ${stat('warmup_request_count', 'avg') as number} warmup, ${report.skipped} skipped (--max-context-length)`,
     `TTFT p50 ${ms(stat('time_to_first_token', 'p50'))}, p99 ${ms(stat('time_to_first_token', 'p99'))} · ITL p50 ${ms(stat('inter_token_latency', 'p50'))}, p99 ${ms(stat('inter_token_latency', 'p99'))}`,
     `throughput: ${rate('request_throughput')} req/s, ${rate('output_token_throughput')} output tok/s, ${rate('total_token_throughput')} total tok/s`,
     `cached tokens: ${typeof share === 'number' ? `${(100 * share).toFixed(1)}% of input (server usage)` : 'not reported by the server'}` +

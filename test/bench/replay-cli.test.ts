@@ -106,7 +106,7 @@ describe('frontier bench --trace', () => {
     });
     expect(aggregate.input_config).toMatchObject({ concurrency: 3, random_seed: 42, extra_inputs: { temperature: 0 } });
     const lines = readFileSync(join(out, 'profile_export.jsonl'), 'utf8').trim().split('\n');
-    expect(lines.length).toBe((aggregate.completed_request_count as number) + 6);
+    expect(lines.length).toBe((aggregate.completed_request_count as { avg: number }).avg + 6);
     const server = JSON.parse(readFileSync(join(out, 'server_metrics_export.json'), 'utf8')) as {
       metrics: Record<string, unknown>;
     };

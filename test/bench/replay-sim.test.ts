@@ -66,8 +66,8 @@ describe('trace replay against the simulated engine', () => {
       expect(turns.map((r) => r.turnIndex)[0]).toBe(lane.start);
       expect(turns.find((r) => r.phase === 'profiling')?.turnIndex).toBe(lane.profileFrom);
     }
-    expect(report.aggregate.request_count).toBe(profiled.length);
-    expect(report.aggregate.warmup_request_count).toBe(12);
+    expect(report.aggregate.request_count).toEqual({ unit: 'requests', avg: profiled.length });
+    expect(report.aggregate.warmup_request_count).toEqual({ unit: 'requests', avg: 12 });
   });
 
   it('writes AIPerf artifacts that parse and carry the fields the aggregation reads', async () => {
@@ -141,8 +141,9 @@ describe('trace replay against the simulated engine', () => {
       string,
       Record<string, unknown>
     >;
-    expect(aggregate.request_count).toBe(profiled.length);
-    expect(aggregate.error_request_count).toBe(0);
+    expect(aggregate.request_count).toEqual({ unit: 'requests', avg: profiled.length });
+    expect(aggregate.error_request_count).toEqual({ unit: 'requests', avg: 0 });
+    expect(aggregate.completed_request_count).toEqual({ unit: 'requests', avg: profiled.length });
     expect(aggregate.metadata!.dataset).toEqual({ source_type: 'trace_file', loader: 'weka', num_dataset_entries: 4 });
     for (const key of ['time_to_first_token', 'inter_token_latency', 'request_latency'])
       expect(Object.keys(aggregate[key]!)).toEqual(expect.arrayContaining(['avg', 'p50', 'p90', 'p99', 'unit']));

@@ -221,7 +221,7 @@ describe('trace replay against a recording server', () => {
     );
     expect(report.skipped).toBe(3);
     expect(s.seen).toHaveLength(3);
-    expect(report.aggregate.skipped_request_count).toBe(3);
+    expect(report.aggregate.skipped_request_count).toEqual({ unit: 'requests', avg: 3 });
   });
 
   it('stops the run once the share of failed requests exceeds the threshold', async () => {
@@ -258,7 +258,7 @@ describe('trace replay against a recording server', () => {
     const lane0 = report.records.filter((r) => r.lane === 0 && !r.cancelled);
     expect(lane0.length).toBeGreaterThan(0);
     expect(lane0.every((r) => r.phase === 'profiling')).toBe(true);
-    expect(report.aggregate.cancelled_request_count).toBe(0);
+    expect(report.aggregate.cancelled_request_count).toEqual({ unit: 'requests', avg: 0 });
   });
 
   it('ends a --benchmark-duration run at the duration, cutting idle gaps short', async () => {

@@ -150,14 +150,16 @@ export function aggregateJson(records: readonly ReplayRecord[], c: AggregateCont
   const ok = profiled.filter((r) => !isError(r));
   const errors = profiled.length - ok.length;
   const durationS = Math.max(c.end - c.start, 0) / 1000;
+  // Counts are metric objects too, as AIPerf writes them (validate_agentic_result.py reads `.avg`).
+  const count = (n: number): { unit: string; avg: number } => ({ unit: 'requests', avg: n });
   const out: Record<string, unknown> = {
-    request_count: ok.length,
-    error_request_count: errors,
-    completed_request_count: profiled.length,
-    warmup_request_count: records.length - profiled.length,
-    skipped_request_count: c.skipped,
-    cancelled_request_count: profiled.filter((r) => r.cancelled).length,
-    benchmark_duration: durationS,
+    request_count: count(ok.length),
+    error_request_count: count(errors),
+    completed_request_count: count(profiled.length),
+    warmup_request_count: count(records.length - profiled.length),
+    skipped_request_count: count(c.skipped),
+    cancelled_request_count: count(profiled.filter((r) => r.cancelled).length),
+    benchmark_duration: { unit: 'sec', avg: durationS },
   };
   const put = (key: string, values: number[], unit: string): void => {
     const s = metricStats(values, unit);
