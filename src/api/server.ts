@@ -534,7 +534,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           thresholdOf: options.thresholdOf,
         });
         const summary = await ingestBatch(store, batch, { dryRun: q.dry_run === true });
-        return reply.status(summary.benchmarks.new + summary.evals.new > 0 && !summary.dry_run ? 201 : 200).send(summary);
+        return reply
+          .status(summary.benchmarks.new + summary.agentic.new + summary.evals.new > 0 && !summary.dry_run ? 201 : 200)
+          .send(summary);
       } catch (e) {
         if (e instanceof IngestError) {
           throw new HttpError(422, `the upload has ${e.problems.length} problem(s); nothing was written`, {

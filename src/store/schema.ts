@@ -5,7 +5,7 @@
  * meets its earlier row instead of adding a twin (the reference's eval key has that bug).
  */
 import type { Generated } from 'kysely';
-import type { ConfigRow, RunRow } from '../contract/index.js';
+import type { AgenticPointRow, ConfigRow, RunRow } from '../contract/index.js';
 
 /** The SQL engines the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -59,6 +59,20 @@ export interface BenchmarkResultsTable {
  * what the dashboard and `/api/v1/benchmarks` ask for most, kept up to date by every ingest (the
  * reference keeps a materialized view for the same reason).
  */
+/**
+ * An agentic point: the API's agentic row (`src/contract/api.ts`), stored, without what its config
+ * and run hold; with its whole aggregate and its TTFT by context length as JSON text (null: the run
+ * kept no per-request records). Its natural key is (run, config, kv offloading, backend, DRAM, conc).
+ */
+export interface AgenticPointsTable extends Stored<
+  Omit<AgenticPointRow, Exclude<keyof ConfigRow, 'config_id'> | 'point_id' | 'run_id' | 'attempt' | 'official'>
+> {
+  id: Generated<number>;
+  run_pk: number;
+  aggregate: string;
+  ttft_by_context: string | null;
+}
+
 export interface LatestPointsTable {
   id: Generated<number>;
   official: number;
@@ -140,6 +154,7 @@ export interface Database {
   configs: ConfigsTable;
   runs: RunsTable;
   benchmark_results: BenchmarkResultsTable;
+  agentic_points: AgenticPointsTable;
   latest_points: LatestPointsTable;
   eval_results: EvalResultsTable;
   changelog_entries: ChangelogEntriesTable;
