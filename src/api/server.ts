@@ -15,6 +15,8 @@ import type { ParetoAnswer } from '../contract/index.js';
 import {
   IngestConflict,
   IngestError,
+  agenticPoint,
+  agenticPoints,
   availability,
   benchmarks,
   compareRun,
@@ -400,6 +402,52 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
     POINTS,
     async (q, page) => evaluations(store, { ...filterOf(q), ...page, task: q.task as string | undefined }),
+  );
+
+  paged(
+    '/api/v1/agentic',
+    {
+      summary:
+        'Agentic points (coding-agent trace replay): the latest of each config, KV offloading and conc (as of a date), or one run’s',
+      querystring: query({
+        model: resultFilter.model,
+        hardware: resultFilter.hardware,
+        framework: resultFilter.framework,
+        precision: resultFilter.precision,
+        run: resultFilter.run,
+        source,
+        date: resultFilter.date,
+        exact: resultFilter.exact,
+      }),
+    },
+    POINTS,
+    async (q, page) => {
+      const { isl: _, osl: __, metrics: ___, ...f } = filterOf(q);
+      return agenticPoints(store, { ...f, ...page });
+    },
+  );
+
+  app.get(
+    '/api/v1/agentic/:id',
+    {
+      schema: {
+        summary: 'One agentic point: its headline numbers, its whole aggregate and its TTFT by context length',
+        params: {
+          type: 'object',
+          properties: { id: int('point id (point_id of an agentic row)') },
+          required: ['id'],
+          additionalProperties: false,
+        },
+        querystring: query({}),
+      } as FastifySchema,
+      ...read,
+    },
+    async (request) => {
+      const { id } = request.params as { id: number };
+      const found = await agenticPoint(store, id);
+      if (!found) throw new HttpError(404, `no agentic point ${id} in the store`);
+      return found;
+    },
   );
 
   paged(
