@@ -88,6 +88,8 @@ export interface RunRow {
   finished_at: string;
   ingested_at: string;
   points: number;
+  /** Agentic points (trace replay), counted apart from the fixed-length ones. */
+  agentic_points: number;
   evals: number;
   /** Jobs that succeeded over all jobs (run stats), null when the run has none. */
   success_rate: number | null;

@@ -355,7 +355,7 @@ export async function availability(store: Store, page: Paging = {}): Promise<Ava
   return (rows as Record<string, unknown>[]).map((raw) => toRow<AvailabilityRow>(raw));
 }
 
-const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'evals' | 'success_rate'>, 'r'> = {
+const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 'success_rate'>, 'r'> = {
   run_id: 'r',
   attempt: 'r',
   official: 'r',
@@ -391,6 +391,11 @@ export async function runs(
         .whereRef('b.run_pk', '=', 'r.id')
         .select(eb.fn.countAll<number>().as('n'))
         .as('points'),
+      eb
+        .selectFrom('agentic_points as a')
+        .whereRef('a.run_pk', '=', 'r.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('agentic_points'),
       eb.selectFrom('eval_results as e').whereRef('e.run_pk', '=', 'r.id').select(eb.fn.countAll<number>().as('n')).as('evals'),
       eb
         .selectFrom('run_stats as s')
@@ -412,6 +417,7 @@ export async function runs(
     const { n_success, total, ...rest } = raw as Record<string, unknown>;
     const row = toRow<RunRow>(rest, ['labels']);
     row.points = Number(row.points);
+    row.agentic_points = Number(row.agentic_points);
     row.evals = Number(row.evals);
     row.success_rate = total === null || Number(total) === 0 ? null : Number(n_success) / Number(total);
     return row;

@@ -22,9 +22,9 @@ export interface ConfigsTable extends Stored<Omit<ConfigRow, 'config_id'>> {
 
 /**
  * A run: the API's run row (`src/contract/api.ts`), stored, without what is counted from its
- * results (points, evals, success rate). One stored attempt per run id; `labels` is a JSON array.
+ * results (points, agentic points, evals, success rate). One stored attempt per run id; `labels` is a JSON array.
  */
-export interface RunsTable extends Stored<Omit<RunRow, 'labels' | 'points' | 'evals' | 'success_rate'>> {
+export interface RunsTable extends Stored<Omit<RunRow, 'labels' | 'points' | 'agentic_points' | 'evals' | 'success_rate'>> {
   id: Generated<number>;
   labels: string;
 }

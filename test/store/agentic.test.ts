@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFile
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TtftBucket } from '../../src/contract/index.js';
-import { IngestError, TABLES, agenticPoint, agenticPoints, ingestBatch, readArtifacts } from '../../src/store/index.js';
+import { IngestError, TABLES, agenticPoint, agenticPoints, ingestBatch, readArtifacts, runs } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { percentile } from '../../src/store/ttft-context.js';
 import { REPO } from '../helpers.js';
@@ -51,6 +51,7 @@ describe.each(DIALECTS)('agentic points on %s', (dialect) => {
     });
     const rows = await agenticPoints(store, { model: 'dsr1' });
     expect(rows).toHaveLength(6);
+    expect((await runs(store))[0]).toMatchObject({ points: 0, agentic_points: 6, evals: 0 });
     for (const [rf, agg] of aggregates(RUN)) {
       const row = rows.find((r) => r.conc === agg.conc && r.kv_offloading === agg.kv_offloading)!;
       expect(row).toMatchObject({

@@ -106,4 +106,11 @@ describe('the Agentic page in Chromium', () => {
     expect(await (await chart('agentic-ttft-chart'))('lines')).toBe(2);
     await page.screenshot({ path: join(SHOTS, 'agentic-run.png'), fullPage: true });
   });
+
+  it('a run’s page counts its agentic points and links to them over the official ones', async () => {
+    await page.goto(`${base}/runs/pr-agentic`);
+    await page.getByRole('link', { name: '6 agentic points over the official ones' }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/agentic?run=pr-agentic`);
+    expect(await (await chart('agentic-chart'))('overlay-points')).toBe(6);
+  });
 });
