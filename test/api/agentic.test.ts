@@ -1,9 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
 import type { AgenticPointDetail, AgenticPointRow } from '../../src/contract/index.js';
-import { ingestBatch, readArtifacts } from '../../src/store/index.js';
+import { createToken, ingestBatch, readArtifacts } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { DIALECTS, copyDir, editJson, storeFactory } from '../store/helpers.js';
@@ -75,6 +78,26 @@ describe.each(DIALECTS)('the agentic endpoints on %s', (dialect) => {
   it('refuses parameters that do not apply, naming them', async () => {
     expect(await get('/api/v1/agentic?isl=1024')).toEqual({ status: 400, body: { error: 'unknown parameter "isl"' } });
     expect((await get('/api/v1/agentic/abc')).status).toBe(400);
+  });
+
+  it('an uploaded run directory with only agentic points is ingested (201), counted apart', async () => {
+    const tar = join(mkdtempSync(join(tmpdir(), 'frontier-tar-')), 'run.tar.gz');
+    execFileSync('tar', ['-czf', tar, '-C', RUN, '.']);
+    const token = await createToken(store, `upload-${dialect}`);
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/ingest?run_id=uploaded',
+        payload: readFileSync(tar),
+        headers: { 'content-type': 'application/gzip', authorization: `Bearer ${token}` },
+      });
+    const first = await send();
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ run_id: 'uploaded', agentic: { total: 6, new: 6 }, benchmarks: { total: 0 } });
+    const again = await send();
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ agentic: { total: 6, new: 0, changed: 0, removed: 0 } });
+    expect(((await get('/api/v1/agentic?run=uploaded')).body as unknown[]).length).toBe(6);
   });
 
   it('the OpenAPI document lists both endpoints with their parameters', async () => {
