@@ -11,6 +11,12 @@ import { parseWekaTrace } from './weka.js';
 export interface ParseOptions {
   /** Tokens per hash block of a block trace (which does not record it); default 512 as in Mooncake. */
   blockSize?: number;
+  /**
+   * Accept Weka traces whose first entries are subagents. The reference's request cap
+   * (build_weka_hf_dataset.py, `frontier traces cap`) writes such traces when it drops the turn
+   * that spawned them; otherwise a subagent before any main request is an error.
+   */
+  leadingSubagents?: boolean;
 }
 
 const WEKA: TraceFormat = 'Weka trace';
@@ -26,7 +32,7 @@ function formatOf(obj: Record<string, unknown>): TraceFormat | undefined {
 const FORMAT_HINT =
   'a Weka trace has "id" and "requests" (one trace per line, or one pretty-printed trace per file); a block trace has "input_length", "output_length" and "hash_ids" per line';
 
-function parseSingleJson(text: string, file: string): Trace[] | undefined {
+function parseSingleJson(text: string, file: string, options: ParseOptions): Trace[] | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -43,7 +49,7 @@ function parseSingleJson(text: string, file: string): Trace[] | undefined {
       'a JSON object that is not a Weka trace (no "requests")',
       FORMAT_HINT,
     );
-  return [parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o))];
+  return [parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o), options)];
 }
 
 /**
@@ -62,7 +68,7 @@ export function parseTraces(text: string, file: string, options: ParseOptions = 
   try {
     firstValue = JSON.parse(lines[first]!);
   } catch {
-    const single = parseSingleJson(text, file);
+    const single = parseSingleJson(text, file, options);
     if (single) return single;
   }
   let format: TraceFormat | undefined;
@@ -89,7 +95,7 @@ export function parseTraces(text: string, file: string, options: ParseOptions = 
       if (format === undefined)
         throw traceError(at, undefined, undefined, 'neither a Weka trace nor a block-trace request', FORMAT_HINT);
     }
-    if (format === WEKA) weka.push(parseWekaTrace(value, at));
+    if (format === WEKA) weka.push(parseWekaTrace(value, at, undefined, options));
     else blocks.line(value, at);
   });
   return format === WEKA ? weka : blocks.traces;
