@@ -58,7 +58,10 @@ function parseSingleJson(text: string, file: string, options: ParseOptions): Tra
  * line's keys. Every failure is a UserError naming `file:line`, the format and the key.
  */
 export function parseTraces(text: string, file: string, options: ParseOptions = {}): Trace[] {
-  const lines = text.split('\n');
+  return parseLines(text.split('\n'), file, options, () => text);
+}
+
+function parseLines(lines: readonly string[], file: string, options: ParseOptions, wholeText: () => string | undefined): Trace[] {
   const first = lines.findIndex((l) => l.trim() !== '');
   if (first < 0)
     throw new UserError(`${file}: empty: no traces`, {
@@ -68,7 +71,8 @@ export function parseTraces(text: string, file: string, options: ParseOptions = 
   try {
     firstValue = JSON.parse(lines[first]!);
   } catch {
-    const single = parseSingleJson(text, file, options);
+    const text = wholeText();
+    const single = text === undefined ? undefined : parseSingleJson(text, file, options);
     if (single) return single;
   }
   let format: TraceFormat | undefined;
@@ -101,15 +105,43 @@ export function parseTraces(text: string, file: string, options: ParseOptions = 
   return format === WEKA ? weka : blocks.traces;
 }
 
+/**
+ * Past this size a file is decoded a line at a time: a whole corpus can pass the longest string
+ * V8 makes (about 512 MiB), and then it can only be JSONL.
+ */
+const WHOLE_TEXT_LIMIT = 256 << 20;
+
+function bufferLines(buffer: Buffer): string[] {
+  const lines: string[] = [];
+  for (let start = 0; start <= buffer.length;) {
+    let end = buffer.indexOf(10, start);
+    if (end < 0) end = buffer.length;
+    lines.push(buffer.toString('utf8', start, end));
+    start = end + 1;
+  }
+  return lines;
+}
+
 /** The traces of a file (see parseTraces); a file that cannot be read is a UserError. */
 export async function readTraceFile(path: string, options: ParseOptions = {}): Promise<Trace[]> {
-  let text: string;
+  let buffer: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    buffer = await readFile(path);
   } catch (e) {
     throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
       hint: 'pass the path of a traces.jsonl (Weka) or a hash_ids block trace',
     });
   }
-  return parseTraces(text, path, options);
+  return parseTraceBuffer(buffer, path, options);
+}
+
+/** parseTraces on a file's bytes, a line at a time past `wholeTextLimit` bytes. */
+export function parseTraceBuffer(
+  buffer: Buffer,
+  file: string,
+  options: ParseOptions = {},
+  wholeTextLimit = WHOLE_TEXT_LIMIT,
+): Trace[] {
+  if (buffer.length <= wholeTextLimit) return parseTraces(buffer.toString('utf8'), file, options);
+  return parseLines(bufferLines(buffer), file, options, () => undefined);
 }
