@@ -15,6 +15,8 @@ import type { ParetoAnswer } from '../contract/index.js';
 import {
   IngestConflict,
   IngestError,
+  agenticPoint,
+  agenticPoints,
   availability,
   benchmarks,
   compareRun,
@@ -403,6 +405,52 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   );
 
   paged(
+    '/api/v1/agentic',
+    {
+      summary:
+        'Agentic points (coding-agent trace replay): the latest of each config, KV offloading and conc (as of a date), or one run’s',
+      querystring: query({
+        model: resultFilter.model,
+        hardware: resultFilter.hardware,
+        framework: resultFilter.framework,
+        precision: resultFilter.precision,
+        run: resultFilter.run,
+        source,
+        date: resultFilter.date,
+        exact: resultFilter.exact,
+      }),
+    },
+    POINTS,
+    async (q, page) => {
+      const { isl: _, osl: __, metrics: ___, ...f } = filterOf(q);
+      return agenticPoints(store, { ...f, ...page });
+    },
+  );
+
+  app.get(
+    '/api/v1/agentic/:id',
+    {
+      schema: {
+        summary: 'One agentic point: its headline numbers, its whole aggregate and its TTFT by context length',
+        params: {
+          type: 'object',
+          properties: { id: int('point id (point_id of an agentic row)') },
+          required: ['id'],
+          additionalProperties: false,
+        },
+        querystring: query({}),
+      } as FastifySchema,
+      ...read,
+    },
+    async (request) => {
+      const { id } = request.params as { id: number };
+      const found = await agenticPoint(store, id);
+      if (!found) throw new HttpError(404, `no agentic point ${id} in the store`);
+      return found;
+    },
+  );
+
+  paged(
     '/api/v1/runs',
     {
       summary: 'Runs, newest first, with point and eval counts and success rate',
@@ -534,7 +582,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           thresholdOf: options.thresholdOf,
         });
         const summary = await ingestBatch(store, batch, { dryRun: q.dry_run === true });
-        return reply.status(summary.benchmarks.new + summary.evals.new > 0 && !summary.dry_run ? 201 : 200).send(summary);
+        return reply
+          .status(summary.benchmarks.new + summary.agentic.new + summary.evals.new > 0 && !summary.dry_run ? 201 : 200)
+          .send(summary);
       } catch (e) {
         if (e instanceof IngestError) {
           throw new HttpError(422, `the upload has ${e.problems.length} problem(s); nothing was written`, {

@@ -16,6 +16,7 @@ import { probeCommand, runCommand } from './run.js';
 import { report } from './report.js';
 import { simCommand } from './sim.js';
 import { storeCommands } from './store.js';
+import { tracesCommand } from './traces.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
 declare const FRONTIER_VERSION: string;
@@ -83,6 +84,7 @@ program.addCommand(runCommand());
 program.addCommand(probeCommand());
 program.addCommand(standinCommand(), { hidden: true });
 program.addCommand(evalCommand());
+program.addCommand(tracesCommand());
 for (const command of storeCommands()) program.addCommand(command);
 
 program

@@ -96,13 +96,14 @@ function ingestCommand(): Command {
         const lines = [
           `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${store.location}`,
           `  points: ${counts(s.benchmarks)}`,
+          ...(s.agentic.total + s.agentic.removed > 0 ? [`  agentic points: ${counts(s.agentic)}`] : []),
           `  evals: ${counts(s.evals)}`,
           `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
         ];
         if (s.replaced_attempt !== undefined) lines.push(`  replaced attempt ${s.replaced_attempt}`);
         if (s.run_changes.length > 0)
           lines.push(`  run changed: ${s.run_changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ')}`);
-        const rows = [s.benchmarks, s.evals].reduce((n, c) => n + c.new + c.changed + c.removed, 0);
+        const rows = [s.benchmarks, s.agentic, s.evals].reduce((n, c) => n + c.new + c.changed + c.removed, 0);
         if (!s.dry_run && rows === 0 && s.replaced_attempt === undefined && s.run_changes.length === 0)
           lines.push('  (already stored: nothing changed)');
         process.stdout.write(`${lines.join('\n')}\n`);

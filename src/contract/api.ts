@@ -88,6 +88,8 @@ export interface RunRow {
   finished_at: string;
   ingested_at: string;
   points: number;
+  /** Agentic points (trace replay), counted apart from the fixed-length ones. */
+  agentic_points: number;
   evals: number;
   /** Jobs that succeeded over all jobs (run stats), null when the run has none. */
   success_rate: number | null;
@@ -182,4 +184,70 @@ export interface ParetoAnswer {
     /** Indices into points, x ascending. */
     frontier: number[];
   }[];
+}
+
+/**
+ * An agentic point (`/api/v1/agentic`): a config replaying recorded coding-agent sessions (AIPerf's
+ * trace replay, InferenceX's `scenario-type: agentic-coding`) at one concurrency. The headline
+ * numbers of its aggregate (`process_agentic_result.py`'s JSON) as fields; null where the aggregate
+ * has none. Latencies in seconds, throughput in tok/s per GPU, rates as fractions (0–1).
+ */
+export interface AgenticPointRow extends ConfigRow {
+  /** The point's id, for `/api/v1/agentic/{id}`. */
+  point_id: number;
+  run_id: string;
+  attempt: number;
+  official: boolean;
+  date: string;
+  conc: number;
+  /** The runner label the point ran on (`hw` in the aggregate). */
+  runner: string;
+  /** `none`, or where KV blocks are offloaded to (`dram`); with the backend's name (`vllm-simple`, `hicache`; '' for none). */
+  kv_offloading: string;
+  kv_offload_backend: string;
+  allocated_cpu_dram_gb: number;
+  num_requests_total: number;
+  num_requests_successful: number;
+  /** Requests that failed (dropped as errors; warmup requests are not counted). */
+  num_errors: number;
+  tput_per_gpu: number | null;
+  output_tput_per_gpu: number | null;
+  input_tput_per_gpu: number | null;
+  /** Interactivity (tok/s/user: 1 / ITL). */
+  mean_intvty: number | null;
+  median_intvty: number | null;
+  mean_ttft: number | null;
+  median_ttft: number | null;
+  p90_ttft: number | null;
+  /** The aggregate's slowest TTFT percentile (it has no p99); `ttft_by_context` has p99 per bucket. */
+  p95_ttft: number | null;
+  mean_e2el: number | null;
+  median_e2el: number | null;
+  p90_e2el: number | null;
+  median_itl: number | null;
+  /** Prefix-cache hit rates the server measured: on GPU, and from the CPU/offload tier; the replayed trace's ideal. */
+  gpu_cache_hit_rate: number | null;
+  cpu_cache_hit_rate: number | null;
+  theoretical_cache_hit_rate: number | null;
+  /** Peak GPU KV-cache usage (fraction) and the GPU KV pool (tokens). */
+  gpu_kv_usage: number | null;
+  kv_cache_pool_tokens: number | null;
+}
+
+/** TTFT of the requests whose input length is in [min_tokens, max_tokens): seconds. */
+export interface TtftBucket {
+  min_tokens: number;
+  max_tokens: number;
+  count: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/** One agentic point (`/api/v1/agentic/{id}`): its row, its whole aggregate and its TTFT by context length. */
+export interface AgenticPointDetail extends AgenticPointRow {
+  aggregate: Record<string, unknown>;
+  /** Null when the run kept no per-request records (`profile_export.jsonl`). */
+  ttft_by_context: TtftBucket[] | null;
 }

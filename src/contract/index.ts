@@ -4,6 +4,8 @@
  * and nothing of Node's.
  */
 export type {
+  AgenticPointDetail,
+  AgenticPointRow,
   AvailabilityRow,
   ComparedPoint,
   Comparison,
@@ -15,6 +17,7 @@ export type {
   RunDetail,
   RunLog,
   RunRow,
+  TtftBucket,
 } from './api.js';
 export { configLabel, configTopology } from './labels.js';
 export { METRIC_CATALOG, THROUGHPUT_METRIC, goalOf, metricDef } from './metrics.js';

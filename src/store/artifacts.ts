@@ -11,8 +11,11 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { loads, toPlain } from '../pycompat/index.js';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../util/json-depth.js';
 import { notPlainFiles } from './files.js';
-import { formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
+import { agenticKey, isAgenticRow, readAgenticRow } from './agentic.js';
+import type { AgenticInput } from './agentic.js';
+import { configKey, formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
 import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
+import { ttftByContext } from './ttft-context.js';
 import { isIsoDate } from '../util/date.js';
 import { UserError } from '../util/user-error.js';
 
@@ -67,6 +70,8 @@ export interface IngestBatch {
   /** With reuse: the run that merged the source run's results (holds the changelog). */
   mergeRun: RunInfo | undefined;
   benchmarks: BenchmarkInput[];
+  /** Agentic points (trace replay), each with its TTFT by context length when the run kept its records. */
+  agentic: AgenticInput[];
   evals: EvalInput[];
   runStats: RunStatInput[];
   changelog: ChangelogInput[];
@@ -200,11 +205,27 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
             .filter((f) => f.startsWith('agg_') && f.endsWith('.json'))
             .map((f) => `${d}/${f}`),
         );
+  const agentic: AgenticInput[] = [];
+  const agenticFiles = readdirSync(dir)
+    .filter((d) => d.startsWith(AGENTIC_AGGREGATES) && isDir(join(dir, d)))
+    .sort()
+    .flatMap((d) =>
+      readdirSync(join(dir, d))
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => `${d}/${f}`),
+    );
   for (const file of benchFiles) {
     files.push(file);
     readArray(dir, file, problems).forEach((row, i) => {
-      // Agentic rows (their own schema) are not fixed-sequence-length points; the store does not hold them yet.
-      if (row && typeof row === 'object' && (row as Record<string, unknown>).scenario_type === 'agentic-coding') return;
+      // Agentic rows have their own schema and table. A collected agg_bmk.json holds them too
+      // (InferenceX collects every bmk_* artifact), but without the names that find their records:
+      // read from there only when the per-point folders are not here.
+      if (isAgenticRow(row)) {
+        const a = agenticFiles.length === 0 ? readAgenticRow(row, file, i, problems) : undefined;
+        if (a) agentic.push(a);
+        return;
+      }
       const b = readBenchmarkRow(row, file, i, problems);
       if (b) benchmarks.push(b);
     });
@@ -220,6 +241,34 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
       });
     else duplicates.set(key, i);
   });
+
+  for (const file of agenticFiles) {
+    files.push(file);
+    const value = readJson(dir, file, problems);
+    if (value === undefined) continue;
+    const rows = Array.isArray(value) ? value : [value];
+    rows.forEach((row, i) => {
+      const a = readAgenticRow(row, file, Array.isArray(value) ? i : undefined, problems);
+      if (!a) return;
+      const records = agenticRecords(dir, file, agenticFiles);
+      if (records) {
+        files.push(records);
+        a.ttft_by_context = ttftByContext(readFileSync(join(dir, records), 'utf8'), records, problems);
+      }
+      agentic.push(a);
+    });
+  }
+  const agenticKeys = new Map<string, string>();
+  for (const a of agentic) {
+    const key = agenticKey(a, configKey(a.config));
+    const first = agenticKeys.get(key);
+    if (first !== undefined)
+      problems.push({
+        file: a.file,
+        message: `the same agentic point as ${first} (config, KV offloading and conc ${a.conc}): one run measures a point once`,
+      });
+    else agenticKeys.set(key, a.file);
+  }
 
   // Evals.
   const evals: EvalInput[] = [];
@@ -272,11 +321,11 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
     changelog.push(...readChangelog(readJson(dir, changelogFile, problems), changelogFile, problems));
   }
 
-  if (benchmarks.length + evals.length + runStats.length + changelog.length === 0 && problems.length === 0) {
+  if (benchmarks.length + agentic.length + evals.length + runStats.length + changelog.length === 0 && problems.length === 0) {
     problems.push({
       file: dir,
       message:
-        'no results here: expected results_bmk/agg_bmk.json, bmk_*/agg_*.json, agg_eval_all.json, run_stats.json or changelog metadata',
+        'no results here: expected results_bmk/agg_bmk.json, bmk_*/agg_*.json, bmk_agentic_*/*.json, agg_eval_all.json, run_stats.json or changelog metadata',
     });
   }
 
@@ -292,7 +341,33 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
     Object.assign(run, { run_id: options.sourceRun, merge_run_id: run.run_id, attempt: options.attempt ?? 1 });
   }
   if (problems.length > 0) throw new IngestError(problems, dir);
-  return { run, mergeRun, benchmarks, evals, runStats, changelog, logs: readLogs(dir), files };
+  return { run, mergeRun, benchmarks, agentic, evals, runStats, changelog, logs: readLogs(dir), files };
+}
+
+/** The folder prefix of an agentic point's aggregate (InferenceX's upload name), and of its raw AIPerf artifacts. */
+const AGENTIC_AGGREGATES = 'bmk_agentic_';
+const AGENTIC_RAW = 'agentic_';
+
+/**
+ * The per-request records of an agentic aggregate `bmk_agentic_<RF>/<name>.json`, relative to the
+ * directory: `agentic_<name>/aiperf_artifacts/profile_export.jsonl`, or in the folder of the one
+ * profile run (`aiperf_artifacts/<run>/`) as InferenceX's aggregation finds it; `agentic_<RF>/`
+ * when the folder holds only this aggregate. Undefined when the run did not keep them.
+ */
+function agenticRecords(root: string, file: string, all: string[]): string | undefined {
+  const [folder, name] = file.split('/') as [string, string];
+  const rf = folder.slice(AGENTIC_AGGREGATES.length);
+  const alone = all.filter((f) => f.startsWith(`${folder}/`)).length === 1;
+  const candidates = [`${AGENTIC_RAW}${name.replace(/\.json$/, '')}`, ...(alone ? [`${AGENTIC_RAW}${rf}`] : [])];
+  for (const candidate of candidates) {
+    const base = `${candidate}/aiperf_artifacts`;
+    if (existsSync(join(root, base, 'profile_export.jsonl'))) return `${base}/profile_export.jsonl`;
+    if (!isDir(join(root, base))) continue;
+    for (const child of readdirSync(join(root, base)).sort()) {
+      if (existsSync(join(root, base, child, 'profile_export.jsonl'))) return `${base}/${child}/profile_export.jsonl`;
+    }
+  }
+  return undefined;
 }
 
 function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {

@@ -7,7 +7,20 @@ export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
 export type { IngestSummary, RowCounts, RunChange } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
 export type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
-export { availability, benchmarks, evaluations, history, run, runLog, runLogs, runs } from './queries.js';
+export {
+  agenticPoint,
+  agenticPoints,
+  availability,
+  benchmarks,
+  evaluations,
+  history,
+  run,
+  runLog,
+  runLogs,
+  runs,
+} from './queries.js';
+export { AGENTIC_HEADLINE } from './agentic.js';
+export type { AgenticInput } from './agentic.js';
 export type { ResultFilter } from './queries.js';
 export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
 export { TokenError, createToken, listTokens, revokeToken, verifyToken } from './tokens.js';

@@ -5,6 +5,8 @@
  * refused.
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { AGENTIC_HEADLINE } from './agentic.js';
+import type { AgenticHeadline } from './agentic.js';
 import type { IngestBatch, RunInfo } from './artifacts.js';
 import { writeTransaction } from './db.js';
 import type { Store } from './db.js';
@@ -26,6 +28,8 @@ export interface IngestSummary {
   configs: { total: number; new: number };
   /** `changed`: rows that were stored with other values. */
   benchmarks: RowCounts;
+  /** Agentic points (trace replay), counted like benchmark points. */
+  agentic: RowCounts;
   evals: RowCounts;
   run_stats: number;
   logs: number;
@@ -170,7 +174,7 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
 
     // Configs: insert the new ones, then look every id up by key.
     const configs = new Map<string, ConfigIdentity>();
-    for (const r of [...batch.benchmarks, ...batch.evals]) configs.set(configKey(r.config), r.config);
+    for (const r of [...batch.benchmarks, ...batch.agentic, ...batch.evals]) configs.set(configKey(r.config), r.config);
     const keys = [...configs.keys()];
     let newConfigs = 0;
     for (const part of chunks(keys, 200)) {
@@ -213,6 +217,29 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
     // Orphaned keys first, from every point left (this run's included), then this run's other keys.
     await refillLatest(trx, orphaned);
     await advanceLatest(trx, runPk, run.official, date);
+
+    const agentic = await replaceRunRows(
+      trx,
+      'agentic_points',
+      ['run_pk', 'config_id', 'kv_offloading', 'kv_offload_backend', 'allocated_cpu_dram_gb', 'conc'],
+      runPk,
+      batch.agentic.map((a) => ({
+        run_pk: runPk,
+        config_id: ids.get(configKey(a.config))!,
+        kv_offloading: a.kv_offloading,
+        kv_offload_backend: a.kv_offload_backend,
+        allocated_cpu_dram_gb: a.allocated_cpu_dram_gb,
+        conc: a.conc,
+        date,
+        runner: a.runner,
+        num_requests_total: a.num_requests_total,
+        num_requests_successful: a.num_requests_successful,
+        num_errors: a.num_errors,
+        ...Object.fromEntries((Object.keys(AGENTIC_HEADLINE) as AgenticHeadline[]).map((k) => [k, a.headline[k]])),
+        aggregate: JSON.stringify(a.aggregate),
+        ttft_by_context: a.ttft_by_context === null ? null : JSON.stringify(a.ttft_by_context),
+      })),
+    );
 
     const evals = await replaceRunRows(
       trx,
@@ -290,6 +317,7 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       run_changes: changes,
       configs: { total: keys.length, new: newConfigs },
       benchmarks: bench,
+      agentic,
       evals,
       run_stats: batch.runStats.length,
       logs: batch.logs.length,
@@ -321,13 +349,13 @@ class DryRunRollback extends Error {}
  */
 async function replaceRunRows(
   trx: Transaction<Database>,
-  table: 'benchmark_results' | 'eval_results',
+  table: 'benchmark_results' | 'agentic_points' | 'eval_results',
   key: string[],
   runPk: number,
   rows: Record<string, unknown>[],
   beforeDelete?: (ids: number[]) => Promise<unknown>,
 ): Promise<RowCounts> {
-  // Typed loosely: one body for two tables whose columns differ.
+  // Typed loosely: one body for tables whose columns differ.
   const db = trx as unknown as Kysely<Record<string, Record<string, unknown> & { id: number; run_pk: number }>>;
   const updated = Object.keys(rows[0] ?? {}).filter((c) => !key.includes(c));
   // The stored rows' values by key, to count the rows this ingest changes.
@@ -368,6 +396,7 @@ export async function deleteRun(db: Kysely<Database> | Transaction<Database>, ru
   for (const table of [
     'latest_points',
     'benchmark_results',
+    'agentic_points',
     'eval_results',
     'changelog_entries',
     'run_stats',

@@ -5,7 +5,7 @@
  */
 import { Migrator } from 'kysely';
 import type { CreateTableBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
-import type { Dialect } from './schema.js';
+import type { AgenticPointsTable, Dialect } from './schema.js';
 
 type Table = CreateTableBuilder<string, string>;
 
@@ -130,9 +130,75 @@ function runLogs(dialect: Dialect): Migration {
   };
 }
 
+type AgenticColumn = keyof AgenticPointsTable & string;
+
+/**
+ * Agentic points (trace replay at one concurrency): a table of their own, since they have no
+ * sequence lengths and other headline numbers than fixed-length points. The config is shared with
+ * fixed-length points; the KV offloading fields complete the point's identity.
+ */
+function agenticPoints(dialect: Dialect): Migration {
+  return {
+    async up(db) {
+      let t = runRef(withId(db, dialect, 'agentic_points'));
+      t = t.addColumn('config_id', 'integer', (c) => c.notNull().references('configs.id'));
+      t = text(t, ...(['date', 'runner', 'kv_offloading', 'kv_offload_backend'] satisfies AgenticColumn[]));
+      t = int(
+        t,
+        ...([
+          'conc',
+          'allocated_cpu_dram_gb',
+          'num_requests_total',
+          'num_requests_successful',
+          'num_errors',
+        ] satisfies AgenticColumn[]),
+      );
+      t = real(
+        t,
+        ...([
+          'tput_per_gpu',
+          'output_tput_per_gpu',
+          'input_tput_per_gpu',
+          'mean_intvty',
+          'median_intvty',
+          'mean_ttft',
+          'median_ttft',
+          'p90_ttft',
+          'p95_ttft',
+          'mean_e2el',
+          'median_e2el',
+          'p90_e2el',
+          'median_itl',
+          'gpu_cache_hit_rate',
+          'cpu_cache_hit_rate',
+          'theoretical_cache_hit_rate',
+          'gpu_kv_usage',
+          'kv_cache_pool_tokens',
+        ] satisfies AgenticColumn[]),
+      );
+      t = text(t, 'aggregate' satisfies AgenticColumn).addColumn('ttft_by_context' satisfies AgenticColumn, 'text');
+      await t
+        .addUniqueConstraint('agentic_points_key', [
+          'run_pk',
+          'config_id',
+          'kv_offloading',
+          'kv_offload_backend',
+          'allocated_cpu_dram_gb',
+          'conc',
+        ])
+        .execute();
+      await db.schema.createIndex('agentic_points_config').on('agentic_points').columns(['config_id', 'date']).execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
-  const migrations: Record<string, Migration> = { '001_initial': initial(dialect), '002_run_logs': runLogs(dialect) };
+  const migrations: Record<string, Migration> = {
+    '001_initial': initial(dialect),
+    '002_run_logs': runLogs(dialect),
+    '003_agentic_points': agenticPoints(dialect),
+  };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
@@ -143,6 +209,7 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
 export const TABLES = [
   'latest_points',
   'benchmark_results',
+  'agentic_points',
   'eval_results',
   'changelog_entries',
   'run_stats',

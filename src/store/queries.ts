@@ -4,9 +4,20 @@
  */
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { AvailabilityRow, ConfigRow, EvalRow, PointRow, RunDetail, RunLog, RunRow } from '../contract/index.js';
+import type {
+  AgenticPointDetail,
+  AgenticPointRow,
+  AvailabilityRow,
+  ConfigRow,
+  EvalRow,
+  PointRow,
+  RunDetail,
+  RunLog,
+  RunRow,
+  TtftBucket,
+} from '../contract/index.js';
 import type { Store } from './db.js';
-import type { BenchmarkResultsTable, ConfigsTable, EvalResultsTable, RunsTable } from './schema.js';
+import type { AgenticPointsTable, BenchmarkResultsTable, ConfigsTable, EvalResultsTable, RunsTable } from './schema.js';
 
 /** Which rows: one run's, or the latest official (or unofficial, or any) point of each config. */
 export interface ResultFilter {
@@ -44,7 +55,7 @@ function paged<Q extends { limit(n: number): Q; offset(n: number): Q }>(q: Q, p:
 /** Rows loosely typed: Kysely cannot infer aliased joins over a table name chosen at run time, nor selects from them. */
 type Loose = Kysely<Record<string, Record<string, unknown>>>;
 
-type From = 'benchmark_results' | 'eval_results';
+type From = 'benchmark_results' | 'agentic_points' | 'eval_results';
 
 /**
  * Where each field of a contract row is read from (a table alias: x the point or eval, r its run,
@@ -129,16 +140,58 @@ const AVAILABILITY_SOURCES: Sources<AvailabilityRow, 'x' | 'c'> = {
   date: 'x',
 };
 
+const AGENTIC_SOURCES: Sources<AgenticPointRow, 'x' | 'r' | 'c'> = {
+  point_id: 'x',
+  config_id: 'x',
+  ...CONFIG_SOURCES,
+  run_id: 'r',
+  attempt: 'r',
+  official: 'r',
+  date: 'x',
+  conc: 'x',
+  runner: 'x',
+  kv_offloading: 'x',
+  kv_offload_backend: 'x',
+  allocated_cpu_dram_gb: 'x',
+  num_requests_total: 'x',
+  num_requests_successful: 'x',
+  num_errors: 'x',
+  tput_per_gpu: 'x',
+  output_tput_per_gpu: 'x',
+  input_tput_per_gpu: 'x',
+  mean_intvty: 'x',
+  median_intvty: 'x',
+  mean_ttft: 'x',
+  median_ttft: 'x',
+  p90_ttft: 'x',
+  p95_ttft: 'x',
+  mean_e2el: 'x',
+  median_e2el: 'x',
+  p90_e2el: 'x',
+  median_itl: 'x',
+  gpu_cache_hit_rate: 'x',
+  cpu_cache_hit_rate: 'x',
+  theoretical_cache_hit_rate: 'x',
+  gpu_kv_usage: 'x',
+  kv_cache_pool_tokens: 'x',
+};
+
 // Every field is a column of its tables (a compile error names the one that is not).
 type NoneLeft<T extends never> = T;
 type _ConfigColumns = NoneLeft<Exclude<keyof ConfigRow, keyof ConfigsTable | 'config_id'>>;
 type _PointColumns = NoneLeft<Exclude<keyof PointRow, keyof ConfigsTable | keyof RunsTable | keyof BenchmarkResultsTable>>;
 type _EvalColumns = NoneLeft<Exclude<keyof EvalRow, keyof ConfigsTable | keyof RunsTable | keyof EvalResultsTable>>;
+type _AgenticColumns = NoneLeft<
+  Exclude<keyof AgenticPointRow, keyof ConfigsTable | keyof RunsTable | keyof AgenticPointsTable | 'point_id'>
+>;
 type _AvailabilityColumns = NoneLeft<Exclude<keyof AvailabilityRow, keyof ConfigsTable | keyof BenchmarkResultsTable>>;
 
 /** The columns of those fields, each as its field's name. */
 const select = (eb: ExpressionBuilder<Record<string, Record<string, unknown>>, string>, sources: Record<string, string>) =>
-  Object.entries(sources).map(([k, alias]) => eb.ref(`${alias}.${k}`).as(k));
+  Object.entries(sources).map(([k, alias]) => eb.ref(`${alias}.${COLUMN_OF[k] ?? k}`).as(k));
+
+/** Fields whose column has another name. */
+const COLUMN_OF: Record<string, string> = { point_id: 'id' };
 
 const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'decode_dp_attention', 'official'];
 
@@ -302,7 +355,7 @@ export async function availability(store: Store, page: Paging = {}): Promise<Ava
   return (rows as Record<string, unknown>[]).map((raw) => toRow<AvailabilityRow>(raw));
 }
 
-const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'evals' | 'success_rate'>, 'r'> = {
+const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 'success_rate'>, 'r'> = {
   run_id: 'r',
   attempt: 'r',
   official: 'r',
@@ -338,6 +391,11 @@ export async function runs(
         .whereRef('b.run_pk', '=', 'r.id')
         .select(eb.fn.countAll<number>().as('n'))
         .as('points'),
+      eb
+        .selectFrom('agentic_points as a')
+        .whereRef('a.run_pk', '=', 'r.id')
+        .select(eb.fn.countAll<number>().as('n'))
+        .as('agentic_points'),
       eb.selectFrom('eval_results as e').whereRef('e.run_pk', '=', 'r.id').select(eb.fn.countAll<number>().as('n')).as('evals'),
       eb
         .selectFrom('run_stats as s')
@@ -359,6 +417,7 @@ export async function runs(
     const { n_success, total, ...rest } = raw as Record<string, unknown>;
     const row = toRow<RunRow>(rest, ['labels']);
     row.points = Number(row.points);
+    row.agentic_points = Number(row.agentic_points);
     row.evals = Number(row.evals);
     row.success_rate = total === null || Number(total) === 0 ? null : Number(n_success) / Number(total);
     return row;
@@ -416,4 +475,73 @@ export async function runLog(store: Store, runId: string, name: string): Promise
     .where('l.name', '=', name)
     .executeTakeFirst();
   return row?.content;
+}
+
+/**
+ * Agentic points. With a run: that run's points. Otherwise the latest point of each config, KV
+ * offloading and conc among the chosen runs, as of the date when one is given. `isl` and `osl` do
+ * not apply (a replayed trace has no fixed lengths).
+ */
+export async function agenticPoints(
+  store: Store,
+  f: Omit<ResultFilter, 'isl' | 'osl' | 'metrics'> & Paging = {},
+): Promise<AgenticPointRow[]> {
+  const latest = f.run === undefined;
+  const selected = joined(store, 'agentic_points', f).select((eb) => [
+    ...select(eb as never, AGENTIC_SOURCES),
+    ...(latest
+      ? [
+          sql<number>`row_number() over (partition by x.config_id, x.kv_offloading, x.kv_offload_backend, x.allocated_cpu_dram_gb, x.conc order by x.date desc, x.run_pk desc)`.as(
+            'rank',
+          ),
+        ]
+      : []),
+  ]);
+  const rows = await paged(
+    (store.db as unknown as Loose)
+      .selectFrom(selected.as('p'))
+      .selectAll()
+      .$if(latest, (p) => p.where('p.rank', '=', 1))
+      .orderBy('p.model_prefix')
+      .orderBy('p.hardware')
+      .orderBy('p.framework')
+      .orderBy('p.config_id')
+      .orderBy('p.kv_offloading')
+      .orderBy('p.kv_offload_backend')
+      .orderBy('p.allocated_cpu_dram_gb')
+      .orderBy('p.conc')
+      .orderBy('p.date')
+      .orderBy('p.run_id'),
+    f,
+  ).execute();
+  return (rows as Record<string, unknown>[]).map((raw) => {
+    delete raw.rank;
+    return agenticRow(raw);
+  });
+}
+
+/** One agentic point with its whole aggregate and its TTFT by context length; undefined when there is none with that id. */
+export async function agenticPoint(store: Store, id: number): Promise<AgenticPointDetail | undefined> {
+  const raw = await joined(store, 'agentic_points', { source: 'all' })
+    .select((eb) => [
+      ...select(eb as never, AGENTIC_SOURCES),
+      eb.ref('x.aggregate').as('aggregate'),
+      eb.ref('x.ttft_by_context').as('ttft_by_context'),
+    ])
+    .where('x.id', '=', id)
+    .executeTakeFirst();
+  if (!raw) return undefined;
+  const { aggregate, ttft_by_context, ...row } = raw as Record<string, unknown>;
+  return {
+    ...agenticRow(row),
+    aggregate: JSON.parse(aggregate as string) as Record<string, unknown>,
+    ttft_by_context: ttft_by_context === null ? null : (JSON.parse(ttft_by_context as string) as TtftBucket[]),
+  };
+}
+
+/** Numbers as numbers (PostgreSQL's integer sums and SQLite's reals both come back as JS numbers already; ids may be strings). */
+function agenticRow(raw: Record<string, unknown>): AgenticPointRow {
+  const row = toRow<AgenticPointRow>(raw);
+  row.point_id = Number(row.point_id);
+  return row;
 }

@@ -141,11 +141,11 @@ const IDENTITY_KEYS = new Set([
 const isTopologyKey = (k: string): boolean => /^(prefill|decode)_/.test(k);
 
 /** Reads typed fields of one row, recording problems instead of throwing. */
-class Fields {
+export class Fields {
   constructor(
     private readonly row: Record<string, unknown>,
     private readonly file: string,
-    private readonly index: number,
+    private readonly index: number | undefined,
     private readonly problems: IngestProblem[],
   ) {}
 
@@ -220,7 +220,7 @@ function side(f: Fields, prefix: string, fallbackWorkers: number): SideTopology 
   };
 }
 
-function identity(f: Fields, modelPrefixKey: string): ConfigIdentity {
+export function identity(f: Fields, modelPrefixKey: string): ConfigIdentity {
   const multinode = f.bool('is_multinode', false);
   let prefill: SideTopology;
   let decode: SideTopology;
@@ -250,7 +250,12 @@ function identity(f: Fields, modelPrefixKey: string): ConfigIdentity {
   };
 }
 
-function asObject(row: unknown, file: string, index: number, problems: IngestProblem[]): Record<string, unknown> | undefined {
+export function asObject(
+  row: unknown,
+  file: string,
+  index: number | undefined,
+  problems: IngestProblem[],
+): Record<string, unknown> | undefined {
   if (row !== null && typeof row === 'object' && !Array.isArray(row)) return row as Record<string, unknown>;
   problems.push({ file, index, message: `expected an object, got ${JSON.stringify(row)?.slice(0, 60)}` });
   return undefined;

@@ -5,7 +5,7 @@
  * meets its earlier row instead of adding a twin (the reference's eval key has that bug).
  */
 import type { Generated } from 'kysely';
-import type { ConfigRow, RunRow } from '../contract/index.js';
+import type { AgenticPointRow, ConfigRow, RunRow } from '../contract/index.js';
 
 /** The SQL engines the store runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -22,9 +22,9 @@ export interface ConfigsTable extends Stored<Omit<ConfigRow, 'config_id'>> {
 
 /**
  * A run: the API's run row (`src/contract/api.ts`), stored, without what is counted from its
- * results (points, evals, success rate). One stored attempt per run id; `labels` is a JSON array.
+ * results (points, agentic points, evals, success rate). One stored attempt per run id; `labels` is a JSON array.
  */
-export interface RunsTable extends Stored<Omit<RunRow, 'labels' | 'points' | 'evals' | 'success_rate'>> {
+export interface RunsTable extends Stored<Omit<RunRow, 'labels' | 'points' | 'agentic_points' | 'evals' | 'success_rate'>> {
   id: Generated<number>;
   labels: string;
 }
@@ -59,6 +59,20 @@ export interface BenchmarkResultsTable {
  * what the dashboard and `/api/v1/benchmarks` ask for most, kept up to date by every ingest (the
  * reference keeps a materialized view for the same reason).
  */
+/**
+ * An agentic point: the API's agentic row (`src/contract/api.ts`), stored, without what its config
+ * and run hold; with its whole aggregate and its TTFT by context length as JSON text (null: the run
+ * kept no per-request records). Its natural key is (run, config, kv offloading, backend, DRAM, conc).
+ */
+export interface AgenticPointsTable extends Stored<
+  Omit<AgenticPointRow, Exclude<keyof ConfigRow, 'config_id'> | 'point_id' | 'run_id' | 'attempt' | 'official'>
+> {
+  id: Generated<number>;
+  run_pk: number;
+  aggregate: string;
+  ttft_by_context: string | null;
+}
+
 export interface LatestPointsTable {
   id: Generated<number>;
   official: number;
@@ -140,6 +154,7 @@ export interface Database {
   configs: ConfigsTable;
   runs: RunsTable;
   benchmark_results: BenchmarkResultsTable;
+  agentic_points: AgenticPointsTable;
   latest_points: LatestPointsTable;
   eval_results: EvalResultsTable;
   changelog_entries: ChangelogEntriesTable;

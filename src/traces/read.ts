@@ -11,6 +11,12 @@ import { parseWekaTrace } from './weka.js';
 export interface ParseOptions {
   /** Tokens per hash block of a block trace (which does not record it); default 512 as in Mooncake. */
   blockSize?: number;
+  /**
+   * Accept Weka traces whose first entries are subagents. The reference's request cap
+   * (build_weka_hf_dataset.py, `frontier traces cap`) writes such traces when it drops the turn
+   * that spawned them; otherwise a subagent before any main request is an error.
+   */
+  leadingSubagents?: boolean;
 }
 
 const WEKA: TraceFormat = 'Weka trace';
@@ -26,7 +32,7 @@ function formatOf(obj: Record<string, unknown>): TraceFormat | undefined {
 const FORMAT_HINT =
   'a Weka trace has "id" and "requests" (one trace per line, or one pretty-printed trace per file); a block trace has "input_length", "output_length" and "hash_ids" per line';
 
-function parseSingleJson(text: string, file: string): Trace[] | undefined {
+function parseSingleJson(text: string, file: string, options: ParseOptions): Trace[] | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -43,7 +49,7 @@ function parseSingleJson(text: string, file: string): Trace[] | undefined {
       'a JSON object that is not a Weka trace (no "requests")',
       FORMAT_HINT,
     );
-  return [parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o))];
+  return [parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o), options)];
 }
 
 /**
@@ -52,7 +58,10 @@ function parseSingleJson(text: string, file: string): Trace[] | undefined {
  * line's keys. Every failure is a UserError naming `file:line`, the format and the key.
  */
 export function parseTraces(text: string, file: string, options: ParseOptions = {}): Trace[] {
-  const lines = text.split('\n');
+  return parseLines(text.split('\n'), file, options, () => text);
+}
+
+function parseLines(lines: readonly string[], file: string, options: ParseOptions, wholeText: () => string | undefined): Trace[] {
   const first = lines.findIndex((l) => l.trim() !== '');
   if (first < 0)
     throw new UserError(`${file}: empty: no traces`, {
@@ -62,7 +71,8 @@ export function parseTraces(text: string, file: string, options: ParseOptions = 
   try {
     firstValue = JSON.parse(lines[first]!);
   } catch {
-    const single = parseSingleJson(text, file);
+    const text = wholeText();
+    const single = text === undefined ? undefined : parseSingleJson(text, file, options);
     if (single) return single;
   }
   let format: TraceFormat | undefined;
@@ -89,21 +99,49 @@ export function parseTraces(text: string, file: string, options: ParseOptions = 
       if (format === undefined)
         throw traceError(at, undefined, undefined, 'neither a Weka trace nor a block-trace request', FORMAT_HINT);
     }
-    if (format === WEKA) weka.push(parseWekaTrace(value, at));
+    if (format === WEKA) weka.push(parseWekaTrace(value, at, undefined, options));
     else blocks.line(value, at);
   });
   return format === WEKA ? weka : blocks.traces;
 }
 
+/**
+ * Past this size a file is decoded a line at a time: a whole corpus can pass the longest string
+ * V8 makes (about 512 MiB), and then it can only be JSONL.
+ */
+const WHOLE_TEXT_LIMIT = 256 << 20;
+
+function bufferLines(buffer: Buffer): string[] {
+  const lines: string[] = [];
+  for (let start = 0; start <= buffer.length;) {
+    let end = buffer.indexOf(10, start);
+    if (end < 0) end = buffer.length;
+    lines.push(buffer.toString('utf8', start, end));
+    start = end + 1;
+  }
+  return lines;
+}
+
 /** The traces of a file (see parseTraces); a file that cannot be read is a UserError. */
 export async function readTraceFile(path: string, options: ParseOptions = {}): Promise<Trace[]> {
-  let text: string;
+  let buffer: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    buffer = await readFile(path);
   } catch (e) {
     throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
       hint: 'pass the path of a traces.jsonl (Weka) or a hash_ids block trace',
     });
   }
-  return parseTraces(text, path, options);
+  return parseTraceBuffer(buffer, path, options);
+}
+
+/** parseTraces on a file's bytes, a line at a time past `wholeTextLimit` bytes. */
+export function parseTraceBuffer(
+  buffer: Buffer,
+  file: string,
+  options: ParseOptions = {},
+  wholeTextLimit = WHOLE_TEXT_LIMIT,
+): Trace[] {
+  if (buffer.length <= wholeTextLimit) return parseTraces(buffer.toString('utf8'), file, options);
+  return parseLines(bufferLines(buffer), file, options, () => undefined);
 }

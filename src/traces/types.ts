@@ -23,8 +23,10 @@ export interface TraceRequest {
   /** Content-block ids of the whole context, in order: equal ids are equal content (prefix reuse). */
   hashIds: number[];
   /**
-   * Idle time before this request, seconds, measured from the end of the previous request of
-   * the same stream (Weka `think_time`, block-trace `delay`/1000). Absent for a stream's first request.
+   * Idle time before this request, seconds (Weka `think_time`, block-trace `delay`/1000), counted
+   * as the corpus records it: from the end of whatever the agent last waited for (the previous
+   * request of any stream of the trace, so a main turn after a fan-out counts from its subagents'
+   * end). Absent for a trace's first request.
    */
   delay?: number;
   /** Recorded server time for the call, seconds (Weka `api_time`), when known. */

@@ -92,7 +92,12 @@ function parseSubagent(f: Fields, lineOf: LineOf): TraceSubagent {
 }
 
 /** One Weka trace object (`obj`, read at `at`) in memory; `lineOf` gives the line of a nested object when known. */
-export function parseWekaTrace(obj: Record<string, unknown>, at: SourceLine, lineOf: LineOf = () => undefined): Trace {
+export function parseWekaTrace(
+  obj: Record<string, unknown>,
+  at: SourceLine,
+  lineOf: LineOf = () => undefined,
+  options: { leadingSubagents?: boolean } = {},
+): Trace {
   const f: Fields = new Fields(obj, at, FORMAT, '');
   const id = f.obj.id;
   if (id === undefined) f.fail('id', 'missing', 'add "id": the session id, a string');
@@ -128,11 +133,11 @@ export function parseWekaTrace(obj: Record<string, unknown>, at: SourceLine, lin
       mainSeen = true;
       return { kind: 'request', request: parseRequest(ef, false) };
     }
-    if (!mainSeen)
+    if (!mainSeen && !options.leadingSubagents)
       ef.fail(
         'type',
         "a subagent before the trace's first main request: its parent never ran",
-        'a subagent is spawned by a main-agent turn: put that request before it',
+        'a subagent is spawned by a main-agent turn: put that request before it (a capped corpus, whose spawning turn was dropped, reads with --allow-leading-subagents)',
       );
     return { kind: 'subagent', subagent: parseSubagent(ef, lineOf) };
   });

@@ -274,6 +274,8 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
+        '/api/v1/agentic',
+        '/api/v1/agentic/{id}',
         '/api/v1/availability',
         '/api/v1/benchmarks',
         '/api/v1/compare',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatWekaTraces, parseTraces, readTraceFile } from '../../src/traces/index.js';
 import type { TraceSubagent } from '../../src/traces/index.js';
+import { parseTraceBuffer } from '../../src/traces/read.js';
 import { UserError } from '../../src/util/user-error.js';
 import { REPO } from '../helpers.js';
 
@@ -99,6 +100,21 @@ describe('Weka traces', () => {
     );
     expect(trace).toMatchObject({ blockSize: 64, hashIdScope: 'local' });
     expect(trace!.entries.map((e) => e.kind)).toEqual(['request', 'subagent']);
+  });
+});
+
+describe('files too large for one string', () => {
+  it('are read a line at a time, to the same traces', () => {
+    for (const name of ['weka_traces.jsonl', 'trace_replay_sample.jsonl']) {
+      const bytes = readFileSync(join(DIR, name));
+      expect(parseTraceBuffer(bytes, name, {}, 0)).toEqual(parseTraces(bytes.toString('utf8'), name));
+    }
+  });
+
+  it('then can only be JSONL', () => {
+    expect(() => parseTraceBuffer(readFileSync(join(DIR, 'weka_single.json')), 'one.json', {}, 0)).toThrow(
+      /^one\.json:1: not JSON/,
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import { parseUrl, toUrl } from './lib/url-state.js';
 import type { Page, ViewState } from './lib/url-state.js';
 import { Link } from './navigation.js';
 import type { Update } from './navigation.js';
+import { Agentic } from './pages/Agentic.js';
 import { Evaluation } from './pages/Evaluation.js';
 import { Inference } from './pages/Inference.js';
 import { Run, Runs } from './pages/Runs.js';
@@ -34,6 +35,7 @@ function useView(): [ViewState, Update] {
 
 const NAV: { page: Page; label: string }[] = [
   { page: 'inference', label: 'Inference' },
+  { page: 'agentic', label: 'Agentic' },
   { page: 'evaluation', label: 'Evaluation' },
   { page: 'trends', label: 'Trends' },
   { page: 'runs', label: 'Runs' },
@@ -59,6 +61,7 @@ export function App() {
       </header>
       <main>
         {view.page === 'inference' && <Inference view={view} update={update} />}
+        {view.page === 'agentic' && <Agentic view={view} update={update} />}
         {view.page === 'evaluation' && <Evaluation view={view} update={update} />}
         {view.page === 'trends' && <Trends view={view} update={update} />}
         {view.page === 'runs' && <Runs update={update} />}

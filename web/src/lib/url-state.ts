@@ -6,7 +6,7 @@
 import { DEFAULT_TCO, X_METRICS, Y_METRICS } from './metrics.js';
 import type { Tco } from './metrics.js';
 
-export const PAGES = ['inference', 'evaluation', 'trends', 'runs', 'run', 'tco'] as const;
+export const PAGES = ['inference', 'agentic', 'evaluation', 'trends', 'runs', 'run', 'tco'] as const;
 export type Page = (typeof PAGES)[number];
 
 export interface ViewState {

@@ -23,6 +23,7 @@ export function Runs({ update }: { update: Update }) {
               <th>kind</th>
               <th>status</th>
               <th>points</th>
+              <th>agentic</th>
               <th>evals</th>
               <th>success rate</th>
               <th>branch</th>
@@ -41,6 +42,7 @@ export function Runs({ update }: { update: Update }) {
                 <td>{r.official ? 'official' : <span className="unofficial">unofficial</span>}</td>
                 <td>{r.status}</td>
                 <td>{r.points}</td>
+                <td>{r.agentic_points}</td>
                 <td>{r.evals}</td>
                 <td>{rate(r.success_rate)}</td>
                 <td>{r.branch || '–'}</td>
@@ -100,6 +102,14 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
                   update={update}
                 >
                   {r.official ? 'on the frontier' : 'over the official frontier'}
+                </Link>
+              </>
+            )}
+            {r.agentic_points > 0 && (
+              <>
+                {' · '}
+                <Link view={DEFAULTS} to={{ page: 'agentic', run: r.official ? undefined : id }} update={update}>
+                  {r.agentic_points} agentic points{r.official ? '' : ' over the official ones'}
                 </Link>
               </>
             )}
