@@ -267,11 +267,15 @@ export class Instance {
     if (!cache || !hashes || hashes.length === 0) return this.count(s, 0, 0);
     const bs = this.limits.blockSize;
     const limit = Math.min(hashes.length, Math.floor((s.prefillTarget - 1) / bs));
-    const found = cache.match(hashes, limit);
-    // Room for the blocks coming from DRAM, without evicting the HBM blocks of the match.
-    if (found.blocks === 0 || !this.makeRoomKeeping(hashes, found.blocks, found.fromDram)) {
-      return this.count(s, 0, 0);
+    let found = cache.match(hashes, limit);
+    // Room for the blocks coming from DRAM, without evicting the HBM blocks of the match; without
+    // it, only the prefix already in HBM is reused.
+    if (found.fromDram > 0 && !this.makeRoomKeeping(hashes, found.blocks, found.fromDram)) {
+      let inHbm = 0;
+      while (inHbm < found.blocks && cache.has(hashes[inHbm]!) === 'gpu') inHbm++;
+      found = { blocks: inHbm, fromDram: 0 };
     }
+    if (found.blocks === 0) return this.count(s, 0, 0);
     const loaded = cache.acquire(hashes, found.blocks);
     s.pinned = found.blocks;
     s.prefilled = found.blocks * bs;
