@@ -9,7 +9,7 @@ import { PrefixCache } from './prefix-cache.js';
  * chunks), then admits waiting ones while `maxNumSeqs`, the token budget `maxNumBatchedTokens`
  * (chunked prefill) and the paged KV cache allow. When the cache cannot hold a running
  * sequence's next tokens, the most recently admitted sequence is preempted: its KV is freed and
- * it is recomputed later. With prefix caching (cache.ts's options) a new sequence whose prompt
+ * it is recomputed later. With prefix caching (CacheOptions) a new sequence whose prompt
  * starts with cached blocks pins them and prefills only the rest; blocks from host DRAM first
  * cross the host link, the sequence waiting (holding its memory) until they land. Pure: no I/O,
  * no clock.
