@@ -17,7 +17,7 @@ import {
   startSimRouter,
   startSimServer,
 } from '../sim/index.js';
-import type { DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
+import type { Cluster, DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
 import { numberArg, numberListArg } from './options.js';
 import { UserError } from '../util/user-error.js';
@@ -52,6 +52,9 @@ interface DeploymentFlags {
   specDraftTokens?: number;
   specAcceptance?: number;
   efficiency?: string[];
+  enablePrefixCaching: boolean;
+  kvOffloadDramGb?: number;
+  hostLinkBandwidth?: number;
 }
 
 /** The flags that select a simulated deployment, shared by `serve` and `estimate`. */
@@ -90,6 +93,17 @@ function withDeployment(command: Command): Command {
       '--efficiency <key=value>',
       `override a performance-model factor (${Object.keys(DEFAULT_EFFICIENCY).join(', ')}); repeatable`,
       (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--no-enable-prefix-caching', "turn off automatic prefix caching (vLLM's; on by default)")
+    .option(
+      '--kv-offload-dram-gb <GB>',
+      'host DRAM for KV offload over the whole deployment, decimal GB (InferenceX TOTAL_CPU_DRAM_GB); split over the prefilling instances (default 0: none)',
+      number(0),
+    )
+    .option(
+      '--host-link-bandwidth <GB/s>',
+      'GPU-to-host bandwidth per GPU, one direction, as reached (default: PCIe 5.0 x16 64 GB/s, NVLink-C2C 450 GB/s on gb200/gb300, × the network efficiency)',
+      number(1e-3),
     );
 }
 
@@ -127,6 +141,9 @@ function deployment(flags: DeploymentFlags): DeploymentOptions {
       : undefined,
     efficiency,
     limits: { maxNumSeqs: flags.maxNumSeqs, maxNumBatchedTokens: flags.maxNumBatchedTokens, blockSize: flags.blockSize },
+    prefixCaching: flags.enablePrefixCaching,
+    kvOffloadDramGB: flags.kvOffloadDramGb,
+    hostLinkGBps: flags.hostLinkBandwidth,
   };
 }
 
@@ -149,6 +166,14 @@ function describeMemory(t: Topology): string[] {
     const m = memory(pool.engine);
     return `  ${name}${pool.workers} × ${gpusOf(pool.engine.parallelism)} GPUs: weights ${m.weightsGB.toFixed(1)} GB/GPU, KV cache ${m.kvCacheGB.toFixed(1)} GB/GPU`;
   });
+}
+
+/**
+ * vLLM's startup line for each engine's KV cache (`GPU KV cache size: N tokens`), which
+ * InferenceX's aggregation sums from the server log for the pool's capacity.
+ */
+function describeKvCache(cluster: Cluster): string[] {
+  return cluster.instances.map((i) => `  GPU KV cache size: ${i.maxSequenceTokens.toLocaleString('en-US')} tokens`);
 }
 
 export function simCommand(): Command {
@@ -189,6 +214,7 @@ export function simCommand(): Command {
     .option('--fault-malformed-rate <p>', 'share of streams with one malformed SSE event', number(0, 1), 0)
     .option('--fault-crash-after <n>', 'exit (status 1) after n requests, dropping every connection', integer(1))
     .option('--fault-slow-start <s>', '/health answers 503 for this many seconds after start', number(0), 0)
+    .option('--enable-prompt-tokens-details', "usage carries prompt_tokens_details.cached_tokens (vLLM's flag)")
     .action(
       async (
         flags: DeploymentFlags & {
@@ -211,6 +237,7 @@ export function simCommand(): Command {
           faultMalformedRate: number;
           faultCrashAfter?: number;
           faultSlowStart: number;
+          enablePromptTokensDetails?: boolean;
         },
       ) => {
         if (flags.role !== 'both' && (flags.prefillWorkers !== undefined || flags.decodeWorkers !== undefined)) {
@@ -251,6 +278,7 @@ export function simCommand(): Command {
           faults,
           answers,
           groundTruthFile: flags.groundTruth,
+          promptTokensDetails: flags.enablePromptTokensDetails === true,
           onCrash: () => {
             process.stderr.write('frontier sim: crashed (--fault-crash-after)\n');
             process.exit(1);
@@ -264,6 +292,7 @@ export function simCommand(): Command {
           [
             `frontier sim: ${describeTopology(topology)}${flags.role === 'both' ? '' : `, ${flags.role} role`}`,
             ...describeMemory(topology),
+            ...describeKvCache(server.cluster),
             `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
             '',
           ].join('\n'),
@@ -285,35 +314,51 @@ export function simCommand(): Command {
     .option('--decode <url>', 'a decode server, http://host:port (repeatable)', collect)
     .option('--port <n>', 'port on --host (0: any free port)', integer(0), DEFAULT_SERVER_OPTIONS.port)
     .option('--host <addr>', 'address to listen on', DEFAULT_SERVER_OPTIONS.host)
-    .action(async (flags: { prefill?: string[]; decode?: string[]; port: number; host: string }) => {
-      if (!flags.prefill?.length || !flags.decode?.length) {
-        throw new UserError('the router needs at least one --prefill URL and one --decode URL');
-      }
-      const router = await startSimRouter({
-        prefill: flags.prefill,
-        decode: flags.decode,
-        host: flags.host,
-        port: flags.port,
-      }).catch((e: NodeJS.ErrnoException) => {
-        if (e.code === 'EADDRINUSE')
-          throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
-        throw new UserError(e.message);
-      });
-      // The URL comes after " on ", as in `sim serve`'s banner, so one pattern finds either's.
-      process.stdout.write(
-        [
-          `frontier sim router listening on ${router.url}`,
-          ...flags.prefill.map((u) => `  prefill: ${u}`),
-          ...flags.decode.map((u) => `  decode: ${u}`),
-          '',
-        ].join('\n'),
-      );
-      const stop = (): void => {
-        void router.close().then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    .option(
+      '--no-session-affinity',
+      'send every request to the least-loaded prefill server, ignoring X-Dynamo-Session-ID / X-Correlation-ID / nvext.session_control',
+    )
+    .option('--session-ttl <s>', 'seconds an idle session stays bound to its prefill server', number(1), 3600)
+    .action(
+      async (flags: {
+        prefill?: string[];
+        decode?: string[];
+        port: number;
+        host: string;
+        sessionAffinity: boolean;
+        sessionTtl: number;
+      }) => {
+        if (!flags.prefill?.length || !flags.decode?.length) {
+          throw new UserError('the router needs at least one --prefill URL and one --decode URL');
+        }
+        const router = await startSimRouter({
+          prefill: flags.prefill,
+          decode: flags.decode,
+          host: flags.host,
+          port: flags.port,
+          sessionAffinity: flags.sessionAffinity,
+          sessionTtlMs: flags.sessionTtl * 1000,
+        }).catch((e: NodeJS.ErrnoException) => {
+          if (e.code === 'EADDRINUSE')
+            throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
+          throw new UserError(e.message);
+        });
+        // The URL comes after " on ", as in `sim serve`'s banner, so one pattern finds either's.
+        process.stdout.write(
+          [
+            `frontier sim router listening on ${router.url}`,
+            ...flags.prefill.map((u) => `  prefill: ${u}`),
+            ...flags.decode.map((u) => `  decode: ${u}`),
+            '',
+          ].join('\n'),
+        );
+        const stop = (): void => {
+          void router.close().then(() => process.exit(0));
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      },
+    );
 
   withDeployment(sim.command('estimate'))
     .description(

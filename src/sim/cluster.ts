@@ -1,4 +1,4 @@
-import type { SchedulerLimits, Sequence, SimRequest } from './instance.js';
+import type { CacheOptions, PromptSources, SchedulerLimits, Sequence, SimRequest } from './instance.js';
 import { Instance } from './instance.js';
 import type { EngineSpec } from './perf.js';
 import { gpusOf, sequenceKvBytes } from './perf.js';
@@ -13,6 +13,8 @@ export interface PoolSpec {
   engine: EngineSpec;
   limits: SchedulerLimits;
   workers: number;
+  /** Prefix caching and the DRAM tier, per instance (default: prefix caching, no DRAM). */
+  cache?: CacheOptions | undefined;
 }
 
 export type Topology = { kind: 'aggregated'; pool: PoolSpec } | { kind: 'disaggregated'; prefill: PoolSpec; decode: PoolSpec };
@@ -58,7 +60,7 @@ export class Cluster {
 
   constructor(readonly topology: Topology) {
     const make = (pool: PoolSpec, role: 'agg' | 'prefill' | 'decode'): Instance[] =>
-      Array.from({ length: pool.workers }, () => new Instance(pool.engine, pool.limits, role));
+      Array.from({ length: pool.workers }, () => new Instance(pool.engine, pool.limits, role, pool.cache));
     if (topology.kind === 'aggregated') {
       this.prefill = make(topology.pool, 'agg');
       this.decode = this.prefill;
@@ -109,8 +111,10 @@ export class Cluster {
   /** When the next step or transfer ends, or undefined when idle. */
   nextEventTime(): number | undefined {
     let next: number | undefined;
-    for (const i of this.instances)
-      if (i.busyUntil !== undefined && (next === undefined || i.busyUntil < next)) next = i.busyUntil;
+    for (const i of this.instances) {
+      const at = i.busyUntil ?? i.wakeAt;
+      if (at !== undefined && (next === undefined || at < next)) next = at;
+    }
     for (const t of this.transfers) if (next === undefined || t.at < next) next = t.at;
     return next;
   }
@@ -194,26 +198,71 @@ export class Cluster {
   }
 
   /** Counters over every worker, for /metrics. */
-  stats(): {
-    running: number;
-    waiting: number;
-    kvUsage: number;
-    preemptions: number;
-    promptTokens: number;
-    generatedTokens: number;
-  } {
+  stats(): ClusterStats {
     const all = this.instances;
-    const used = all.reduce((s, i) => s + i.kvUsedBytes, 0);
-    const capacity = all.reduce((s, i) => s + i.capacityBytes, 0);
+    const sum = (f: (i: Instance) => number, pool = all): number => pool.reduce((s, i) => s + f(i), 0);
+    const capacity = sum((i) => i.capacityBytes);
+    const dramBlocks = sum((i) => i.cache?.dramBlocks ?? 0);
+    const sources: PromptSources = {
+      localCompute: sum((i) => i.promptSources.localCompute),
+      localCacheHit: sum((i) => i.promptSources.localCacheHit),
+      externalKvTransfer: sum((i) => i.promptSources.externalKvTransfer),
+    };
     return {
-      running: all.reduce((s, i) => s + i.running.length, 0),
-      waiting: all.reduce((s, i) => s + i.waiting.length, 0) + this.transfers.length,
-      kvUsage: capacity > 0 ? used / capacity : 0,
-      preemptions: all.reduce((s, i) => s + i.preemptions, 0),
-      promptTokens: this.prefill.reduce((s, i) => s + i.promptTokensComputed, 0),
-      generatedTokens: all.reduce((s, i) => s + i.generatedTokens, 0),
+      running: sum((i) => i.running.length),
+      waiting: sum((i) => i.waiting.length) + this.transfers.length,
+      kvUsage: capacity > 0 ? sum((i) => i.activeBytes) / capacity : 0,
+      preemptions: sum((i) => i.preemptions),
+      // vLLM counts every prompt token of a request once, cached or computed.
+      promptTokens: sources.localCompute + sources.localCacheHit + sources.externalKvTransfer,
+      generatedTokens: sum((i) => i.generatedTokens),
+      promptSources: sources,
+      prefixCaching: all.some((i) => i.cache !== undefined),
+      cacheQueries: sum((i) => i.cacheQueries),
+      cacheHits: sum((i) => i.cacheHits),
+      dramTier: dramBlocks > 0,
+      externalQueries: sum((i) => i.externalQueries),
+      externalHits: sum((i) => i.externalHits),
+      dramUsage: dramBlocks > 0 ? sum((i) => i.cache?.dramBlocksUsed ?? 0) / dramBlocks : 0,
+      offloadBytesGpuToCpu: sum((i) => (i.cache?.offloadedBlocks ?? 0) * i.hostBlockBytes),
+      offloadBytesCpuToGpu: sum((i) => (i.cache?.loadedBlocks ?? 0) * i.hostBlockBytes),
+      offloadSecondsGpuToCpu: sum((i) => i.offloadMs) / 1e3,
+      offloadSecondsCpuToGpu: sum((i) => i.loadMs) / 1e3,
+      blockSize: all[0]!.limits.blockSize,
+      gpuBlocks: sum((i) => Math.floor(i.capacityBytes / i.blockBytes)),
+      cpuBlocks: dramBlocks,
     };
   }
+}
+
+/** What /metrics reports, over every worker of the deployment. */
+export interface ClusterStats {
+  running: number;
+  waiting: number;
+  /** Share of the KV pool held by running sequences (unused cached blocks count as free, as in vLLM). */
+  kvUsage: number;
+  preemptions: number;
+  /** Prompt tokens of the requests admitted (cached or computed, each request once). */
+  promptTokens: number;
+  generatedTokens: number;
+  promptSources: PromptSources;
+  prefixCaching: boolean;
+  /** Prefix-cache lookups and HBM hits, in tokens. */
+  cacheQueries: number;
+  cacheHits: number;
+  /** A DRAM tier exists; its lookups and hits (tokens), and its occupancy (0–1). */
+  dramTier: boolean;
+  externalQueries: number;
+  externalHits: number;
+  dramUsage: number;
+  offloadBytesGpuToCpu: number;
+  offloadBytesCpuToGpu: number;
+  offloadSecondsGpuToCpu: number;
+  offloadSecondsCpuToGpu: number;
+  blockSize: number;
+  /** KV blocks of HBM and of DRAM, over every worker. */
+  gpuBlocks: number;
+  cpuBlocks: number;
 }
 
 function leastLoaded(pool: Instance[]): Instance {

@@ -2,12 +2,16 @@ export { AnswerBook, finalAnswer } from './answers.js';
 export type { AnswerKey } from './answers.js';
 export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel } from './catalog.js';
 export type { Hardware, Model, Precision } from './catalog.js';
+export { ROOT_BLOCK_HASH, blockHashes } from './block-hash.js';
 export { Cluster, TRANSFER_LATENCY_MS, kvTransferMs } from './cluster.js';
-export type { PoolSpec, TokenEvent, Topology } from './cluster.js';
+export type { ClusterStats, PoolSpec, TokenEvent, Topology } from './cluster.js';
+export { hostLinkGBps } from './host-link.js';
+export { PrefixCache } from './prefix-cache.js';
+export type { PrefixMatch } from './prefix-cache.js';
 export { FaultPlan, NO_FAULTS } from './faults.js';
 export type { FaultOptions, RequestFaults } from './faults.js';
-export { DEFAULT_LIMITS, Instance } from './instance.js';
-export type { SchedulerLimits, SimRequest } from './instance.js';
+export { DEFAULT_CACHE, DEFAULT_LIMITS, Instance } from './instance.js';
+export type { CacheOptions, PromptSources, SchedulerLimits, SimRequest } from './instance.js';
 export {
   DEFAULT_EFFICIENCY,
   SimConfigError,
@@ -23,6 +27,8 @@ export type { Efficiency, EngineOptions, EngineSpec, Memory, Parallelism, StepLo
 export { DEFAULT_SERVER_OPTIONS, SIM_ROLES, startSimServer } from './server.js';
 export type { KvTransferParams, SimRole, SimServer, SimServerOptions } from './server.js';
 export { startSimRouter } from './router.js';
+export { DEFAULT_SESSION_TTL_MS, SessionAffinity, sessionOf } from './router/affinity.js';
+export type { SessionBinding } from './router/affinity.js';
 export type { SimRouter, SimRouterOptions } from './router.js';
 export { simulateClosedLoop } from './simulate.js';
 export type { LoadSpec, SimulatedRun } from './simulate.js';

@@ -1,5 +1,7 @@
+import { hostLinkGBps } from './host-link.js';
 import type { EngineSpec, StepLoad } from './perf.js';
-import { memory, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
+import { gpusOf, memory, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
+import { PrefixCache } from './prefix-cache.js';
 
 /**
  * One engine instance with a continuous-batching scheduler, in virtual time (ms). Like vLLM's
@@ -7,7 +9,10 @@ import { memory, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
  * chunks), then admits waiting ones while `maxNumSeqs`, the token budget `maxNumBatchedTokens`
  * (chunked prefill) and the paged KV cache allow. When the cache cannot hold a running
  * sequence's next tokens, the most recently admitted sequence is preempted: its KV is freed and
- * it is recomputed later. Pure: no I/O, no clock.
+ * it is recomputed later. With prefix caching (CacheOptions) a new sequence whose prompt
+ * starts with cached blocks pins them and prefills only the rest; blocks from host DRAM first
+ * cross the host link, the sequence waiting (holding its memory) until they land. Pure: no I/O,
+ * no clock.
  */
 
 export interface SchedulerLimits {
@@ -19,6 +24,25 @@ export interface SchedulerLimits {
 
 export const DEFAULT_LIMITS: SchedulerLimits = { maxNumSeqs: 256, maxNumBatchedTokens: 8192, blockSize: 16 };
 
+/** KV-cache reuse: vLLM's automatic prefix caching, and a host-DRAM tier under it. */
+export interface CacheOptions {
+  /** Reuse cached prompt blocks (vLLM's `--enable-prefix-caching`, on by default). */
+  prefixCaching: boolean;
+  /** Host DRAM this instance offloads evicted blocks to, bytes (0: no DRAM tier). */
+  dramBytes: number;
+  /** GPU ↔ host bandwidth per GPU, one direction, GB/s (default: the hardware's link, host-link.ts). */
+  hostLinkGBps?: number | undefined;
+}
+
+export const DEFAULT_CACHE: CacheOptions = { prefixCaching: true, dramBytes: 0 };
+
+/** Prompt tokens by where their KV came from (vLLM's `prompt_tokens_by_source`). */
+export interface PromptSources {
+  localCompute: number;
+  localCacheHit: number;
+  externalKvTransfer: number;
+}
+
 /** `agg` prefills and decodes; `prefill` hands sequences off after prefill; `decode` receives them prefilled. */
 export type InstanceRole = 'agg' | 'prefill' | 'decode';
 
@@ -27,6 +51,10 @@ export interface SimRequest {
   promptTokens: number;
   /** Tokens the request will generate (its max_tokens, or where it would stop). */
   outputTokens: number;
+  /** Hashes of the prompt's full blocks (block-hash.ts), for prefix caching; none: never cached. */
+  blockHashes?: readonly number[] | undefined;
+  /** Prompt tokens found cached when it was first admitted (set by the instance; `cached_tokens`). */
+  cachedTokens?: number | undefined;
 }
 
 /** A sequence inside an instance. */
@@ -36,8 +64,12 @@ export interface Sequence {
   prefillTarget: number;
   prefilled: number;
   generated: number;
-  /** KV bytes held (block-rounded). */
+  /** KV bytes held privately (block-rounded), beyond the cached blocks it pins. */
   kvBytes: number;
+  /** Leading prompt blocks pinned in the prefix cache (shared, counted by the cache). */
+  pinned: number;
+  /** Its cached prefix is still crossing the host link until then (virtual ms). */
+  readyAt: number;
   /** Fractional accepted speculative tokens carried to the next step. */
   credit: number;
   state: 'waiting' | 'running' | 'done';
@@ -64,12 +96,32 @@ export class Instance {
   readonly waiting: Sequence[] = [];
   readonly running: Sequence[] = [];
   readonly capacityBytes: number;
+  /** KV bytes the sequences hold privately; the prefix cache's blocks come on top (`usedBytes`). */
   kvUsedBytes = 0;
   preemptions = 0;
   promptTokensComputed = 0;
   generatedTokens = 0;
+  /** Prefix-cache lookups (vLLM's prefix_cache_queries / hits, in tokens), and the DRAM tier's. */
+  cacheQueries = 0;
+  cacheHits = 0;
+  externalQueries = 0;
+  externalHits = 0;
+  /** Prompt tokens of the requests admitted, by source, each request counted once. */
+  readonly promptSources: PromptSources = { localCompute: 0, localCacheHit: 0, externalKvTransfer: 0 };
+  /** Host-link transfer time spent, each direction (ms). */
+  offloadMs = 0;
+  loadMs = 0;
   /** End of the step in flight, or undefined when idle. */
   busyUntil: number | undefined;
+  /** Idle, but a sequence's cached prefix lands then: start a step. */
+  wakeAt: number | undefined;
+  readonly cache: PrefixCache | undefined;
+  /** Bytes of one cached block, as the KV pool counts them (one GPU's worth per shard). */
+  readonly blockBytes: number;
+  /** Bytes of one block in host DRAM: every GPU's shard. */
+  readonly hostBlockBytes: number;
+  private readonly hostLinkBytesPerMs: number;
+  private hostLinkFreeAt = 0;
   private planned: Planned[] = [];
   private readonly verify: number;
   private readonly acceptance: number;
@@ -78,10 +130,34 @@ export class Instance {
     readonly spec: EngineSpec,
     readonly limits: SchedulerLimits,
     readonly role: InstanceRole = 'agg',
+    readonly cacheOptions: CacheOptions = DEFAULT_CACHE,
   ) {
     this.capacityBytes = memory(spec).kvCapacityBytes;
     this.verify = verifyTokens(spec);
     this.acceptance = spec.speculative?.acceptanceLength ?? 1;
+    this.blockBytes = sequenceKvBytes(spec, limits.blockSize);
+    const { pp, dpAttn } = spec.parallelism;
+    this.hostBlockBytes = this.blockBytes * (dpAttn ? pp : gpusOf(spec.parallelism));
+    const linkGBps = cacheOptions.hostLinkGBps ?? hostLinkGBps(spec.hardware) * spec.efficiency.network;
+    // Every GPU moves its own shard over its own link, in parallel.
+    this.hostLinkBytesPerMs = linkGBps * 1e6;
+    const dramBlocks = cacheOptions.dramBytes > 0 ? Math.floor(cacheOptions.dramBytes / this.hostBlockBytes) : 0;
+    this.cache = cacheOptions.prefixCaching ? new PrefixCache(dramBlocks) : undefined;
+  }
+
+  /** Bytes of the KV pool in use: the sequences' own, and every cached block (evictable or not). */
+  get usedBytes(): number {
+    return this.kvUsedBytes + (this.cache ? this.cache.gpuBlocks * this.blockBytes : 0);
+  }
+
+  /** Bytes in use by running sequences (cached blocks nobody uses count as free, as vLLM's usage gauge counts them). */
+  get activeBytes(): number {
+    return this.kvUsedBytes + (this.cache ? this.cache.pinnedBlocks * this.blockBytes : 0);
+  }
+
+  /** Milliseconds to move `blocks` blocks over the host link. */
+  hostTransferMs(blocks: number): number {
+    return (blocks * this.blockBytes) / this.hostLinkBytesPerMs;
   }
 
   /** KV bytes a sequence needs to hold `tokens` tokens (whole blocks). */
@@ -110,6 +186,8 @@ export class Instance {
       // A sequence handed over after prefill arrives with its first token.
       generated: prefilled ? 1 : 0,
       kvBytes: 0,
+      pinned: 0,
+      readyAt: 0,
       credit: 0,
       state: 'waiting',
       cancelled: false,
@@ -139,22 +217,149 @@ export class Instance {
   private release(sequence: Sequence): void {
     if (sequence.state === 'running') this.running.splice(this.running.indexOf(sequence), 1);
     sequence.state = 'done';
+    this.unpin(sequence);
     this.kvUsedBytes -= sequence.kvBytes;
     sequence.kvBytes = 0;
   }
 
+  /** A sequence lets go of its cached blocks: they stay cached, evictable. */
+  private unpin(sequence: Sequence): void {
+    if (sequence.pinned > 0) this.cache!.release(sequence.request.blockHashes!, sequence.pinned);
+    sequence.pinned = 0;
+  }
+
+  /** Private bytes a sequence needs to hold `tokens` tokens, beyond the cached blocks it pins. */
+  private privateBytes(sequence: Sequence, tokens: number): number {
+    return Math.max(0, this.bytesFor(tokens) - sequence.pinned * this.blockBytes);
+  }
+
+  /** Room for `bytes` more in the KV pool, evicting unused cached blocks (LRU) if need be. */
+  private makeRoom(bytes: number): boolean {
+    const short = this.usedBytes + bytes - this.capacityBytes;
+    if (short <= 0) return true;
+    const cache = this.cache;
+    if (!cache || cache.evictableBlocks * this.blockBytes < short) return false;
+    const { offloaded } = cache.evict(Math.ceil(short / this.blockBytes));
+    // Offloads run on the device-to-host direction of the link and hold no request back.
+    this.offloadMs += this.hostTransferMs(offloaded);
+    return true;
+  }
+
   /** Grow a sequence's KV to `tokens`; false when the cache is full. */
   private grow(sequence: Sequence, tokens: number): boolean {
-    const bytes = this.bytesFor(tokens);
+    const bytes = this.privateBytes(sequence, tokens);
     if (bytes <= sequence.kvBytes) return true;
-    if (this.kvUsedBytes + bytes - sequence.kvBytes > this.capacityBytes) return false;
+    if (!this.makeRoom(bytes - sequence.kvBytes)) return false;
     this.kvUsedBytes += bytes - sequence.kvBytes;
     sequence.kvBytes = bytes;
     return true;
   }
 
+  /**
+   * A sequence about to be admitted with nothing computed looks its prompt up: the longest cached
+   * prefix of whole blocks (never the whole prompt: its last token is computed to sample from) is
+   * pinned, DRAM blocks brought in over the host link. Returns an undo for when it is not admitted.
+   */
+  private lookUp(s: Sequence, now: number): (() => void) | undefined {
+    if (s.prefilled > 0) return undefined;
+    const hashes = s.request.blockHashes;
+    const cache = this.cache;
+    if (!cache || !hashes || hashes.length === 0) return this.count(s, 0, 0);
+    const bs = this.limits.blockSize;
+    const limit = Math.min(hashes.length, Math.floor((s.prefillTarget - 1) / bs));
+    let found = cache.match(hashes, limit);
+    // Room for the blocks coming from DRAM, without evicting the HBM blocks of the match; without
+    // it, only the prefix already in HBM is reused.
+    if (found.fromDram > 0 && !this.makeRoomKeeping(hashes, found.blocks, found.fromDram)) {
+      let inHbm = 0;
+      while (inHbm < found.blocks && cache.has(hashes[inHbm]!) === 'gpu') inHbm++;
+      found = { blocks: inHbm, fromDram: 0 };
+    }
+    if (found.blocks === 0) return this.count(s, 0, 0);
+    const loaded = cache.acquire(hashes, found.blocks);
+    s.pinned = found.blocks;
+    s.prefilled = found.blocks * bs;
+    if (loaded > 0) {
+      const ms = this.hostTransferMs(loaded);
+      this.loadMs += ms;
+      this.hostLinkFreeAt = Math.max(now, this.hostLinkFreeAt) + ms;
+      s.readyAt = this.hostLinkFreeAt;
+    }
+    const uncount = this.count(s, (found.blocks - loaded) * bs, loaded * bs);
+    return () => {
+      this.unpin(s);
+      s.prefilled = 0;
+      s.readyAt = 0;
+      uncount();
+    };
+  }
+
+  /** Make room for `incoming` DRAM blocks while the first `keep` blocks of `hashes` (some evictable) stay. */
+  private makeRoomKeeping(hashes: readonly number[], keep: number, incoming: number): boolean {
+    if (incoming === 0) return true;
+    const cache = this.cache!;
+    // Pin the HBM part of the match first so the eviction cannot take it.
+    const held: number[] = [];
+    for (let i = 0; i < keep; i++) if (cache.has(hashes[i]!) === 'gpu') held.push(hashes[i]!);
+    cache.acquire(held, held.length);
+    const ok = this.makeRoom(incoming * this.blockBytes);
+    cache.release(held, held.length);
+    return ok;
+  }
+
+  /** Count a lookup (hits in tokens, from HBM and from DRAM); returns its undo. */
+  private count(s: Sequence, gpuHit: number, dramHit: number): () => void {
+    const cached = this.cache !== undefined;
+    const queried = cached ? s.prefillTarget : 0;
+    const dram = cached && this.cache.dramBlocks > 0;
+    const first = s.request.cachedTokens === undefined;
+    this.cacheQueries += queried;
+    this.cacheHits += gpuHit;
+    if (dram) {
+      this.externalQueries += queried;
+      this.externalHits += dramHit;
+    }
+    if (first) {
+      s.request.cachedTokens = gpuHit + dramHit;
+      this.promptSources.localCacheHit += gpuHit;
+      this.promptSources.externalKvTransfer += dramHit;
+      this.promptSources.localCompute += s.request.promptTokens - gpuHit - dramHit;
+    }
+    return () => {
+      this.cacheQueries -= queried;
+      this.cacheHits -= gpuHit;
+      if (dram) {
+        this.externalQueries -= queried;
+        this.externalHits -= dramHit;
+      }
+      if (first) {
+        s.request.cachedTokens = undefined;
+        this.promptSources.localCacheHit -= gpuHit;
+        this.promptSources.externalKvTransfer -= dramHit;
+        this.promptSources.localCompute -= s.request.promptTokens - gpuHit - dramHit;
+      }
+    };
+  }
+
+  /** A sequence finished its prefill: its full prompt blocks join the cache, pinned by it. */
+  private register(s: Sequence): void {
+    const hashes = s.request.blockHashes;
+    const cache = this.cache;
+    if (!cache || !hashes) return;
+    const full = Math.min(hashes.length, Math.floor(s.request.promptTokens / this.limits.blockSize));
+    if (full <= s.pinned) return;
+    for (let i = s.pinned; i < full; i++) cache.insert(hashes[i]!);
+    // Those blocks' bytes move from the sequence to the cache (a duplicate's are freed).
+    const held = s.kvBytes + s.pinned * this.blockBytes;
+    s.pinned = full;
+    const own = Math.max(0, held - full * this.blockBytes);
+    this.kvUsedBytes += own - s.kvBytes;
+    s.kvBytes = own;
+  }
+
   private preempt(victim: Sequence): void {
     this.release(victim);
+    victim.readyAt = 0;
     victim.prefillTarget = victim.request.promptTokens + victim.generated;
     victim.prefilled = 0;
     victim.credit = 0;
@@ -166,6 +371,7 @@ export class Instance {
   /** Plan the next step at `now`; returns its end time, or undefined when there is nothing to do. */
   start(now: number): number | undefined {
     if (this.busyUntil !== undefined) return this.busyUntil;
+    this.wakeAt = undefined;
     const planned: Planned[] = [];
     const load: StepLoad = { prefillTokens: 0, prefillAttention: 0, prefillContext: 0, decodeSeqs: 0, decodeContext: 0 };
     let budget = this.limits.maxNumBatchedTokens;
@@ -188,6 +394,10 @@ export class Instance {
 
     for (let i = 0; i < this.running.length && budget > 0; i++) {
       const s = this.running[i]!;
+      if (s.readyAt > now) {
+        this.wakeAt = Math.min(this.wakeAt ?? Infinity, s.readyAt);
+        continue;
+      }
       const prefilling = s.prefilled < s.prefillTarget;
       const chunk = prefilling ? Math.min(s.prefillTarget - s.prefilled, budget) : 0;
       const tokens = prefilling ? s.prefilled + chunk : this.contextOf(s) + this.verify;
@@ -206,17 +416,23 @@ export class Instance {
     // New sequences only when nothing had to be preempted (as vLLM does).
     while (!preempted && budget > 0 && this.waiting.length > 0 && this.running.length < this.limits.maxNumSeqs) {
       const s = this.waiting[0]!;
+      const undo = this.lookUp(s, now);
       const prefilling = s.prefilled < s.prefillTarget;
       const chunk = prefilling ? Math.min(s.prefillTarget - s.prefilled, budget) : 0;
-      if (!this.grow(s, prefilling ? s.prefilled + chunk : this.contextOf(s) + this.verify)) break;
+      if (!this.grow(s, prefilling ? s.prefilled + chunk : this.contextOf(s) + this.verify)) {
+        undo?.();
+        break;
+      }
       this.waiting.shift();
       s.state = 'running';
       this.running.push(s);
-      if (prefilling) addPrefill(s, chunk);
+      if (s.readyAt > now) this.wakeAt = Math.min(this.wakeAt ?? Infinity, s.readyAt);
+      else if (prefilling) addPrefill(s, chunk);
       else addDecode(s);
     }
 
     if (planned.length === 0) return undefined;
+    this.wakeAt = undefined;
     this.planned = planned;
     this.busyUntil = now + stepTime(this.spec, load).ms;
     return this.busyUntil;
@@ -243,6 +459,7 @@ export class Instance {
         this.promptTokensComputed += chunk;
         // The step that completes a prefill samples the next token.
         if (s.prefilled >= s.prefillTarget) {
+          this.register(s);
           prefillDone = true;
           tokens = 1;
         }

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { SessionAffinity } from './router/affinity.js';
 import { BackendPool, backendOf } from './router/backends.js';
 import { createPrefillDecode } from './router/prefill-decode.js';
 import { createRouterRoutes, sendError } from './router/routes.js';
@@ -31,6 +32,14 @@ export interface SimRouterOptions {
   port: number;
   /** How long /health waits for each backend's /health (default 2 s). */
   healthTimeoutMs?: number | undefined;
+  /**
+   * Keep each session's turns on the prefill server that holds its prefix (router/affinity.ts:
+   * `X-Dynamo-Session-ID`, `X-Correlation-ID`, `nvext.session_control`). Default on; off, every
+   * request goes to the least-loaded prefill server.
+   */
+  sessionAffinity?: boolean | undefined;
+  /** How long an idle session stays bound (default one hour). */
+  sessionTtlMs?: number | undefined;
 }
 
 export interface SimRouter {
@@ -57,7 +66,13 @@ export async function startSimRouter(options: SimRouterOptions): Promise<SimRout
     backends,
     decode,
     upstream,
-    generate: createPrefillDecode({ prefill, decode, upstream, counters }),
+    generate: createPrefillDecode({
+      prefill,
+      decode,
+      upstream,
+      counters,
+      affinity: options.sessionAffinity === false ? undefined : new SessionAffinity(options.sessionTtlMs),
+    }),
     stats,
     healthTimeoutMs: options.healthTimeoutMs ?? 2000,
   });

@@ -49,6 +49,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     live,
     groundTruth,
     kvTransfer,
+    promptTokensDetails: options.promptTokensDetails ?? false,
   });
   const loop = new SimulationLoop(cluster, clock, live, writer);
   const generate = createGenerationHandler({

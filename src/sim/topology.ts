@@ -3,8 +3,8 @@ import type { TopologyRole, TopologyShape } from '../contract/index.js';
 import { findHardware, findModel } from './catalog.js';
 import type { Precision } from './catalog.js';
 import type { PoolSpec, Topology } from './cluster.js';
-import { DEFAULT_LIMITS } from './instance.js';
-import type { SchedulerLimits } from './instance.js';
+import { DEFAULT_CACHE, DEFAULT_LIMITS } from './instance.js';
+import type { CacheOptions, SchedulerLimits } from './instance.js';
 import { SimConfigError, engineSpec } from './perf.js';
 import type { EngineSpec, Efficiency } from './perf.js';
 
@@ -32,6 +32,15 @@ export interface DeploymentOptions extends PoolOptions {
   speculative?: EngineSpec['speculative'];
   efficiency?: Partial<Efficiency> | undefined;
   limits?: Partial<SchedulerLimits> | undefined;
+  /** Automatic prefix caching (default on, as in vLLM). */
+  prefixCaching?: boolean | undefined;
+  /**
+   * Host DRAM for KV offload over the whole deployment, decimal GB (what InferenceX's
+   * TOTAL_CPU_DRAM_GB gives); split evenly over the instances that prefill. Default 0: none.
+   */
+  kvOffloadDramGB?: number | undefined;
+  /** GPU ↔ host bandwidth per GPU, GB/s one direction, as reached (default: the hardware's link × network efficiency). */
+  hostLinkGBps?: number | undefined;
 }
 
 export const DEFAULT_DEPLOYMENT: DeploymentOptions = { model: 'llama-3.1-8b', hardware: 'h100', precision: 'fp8' };
@@ -43,7 +52,19 @@ export function buildTopology(options: DeploymentOptions): Topology {
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new SimConfigError(`${name} must be a positive integer, got ${value}`);
   }
-  const pool = (workers: number, own: PoolOptions = {}): PoolSpec => {
+  const dramGB = options.kvOffloadDramGB ?? 0;
+  if (!Number.isFinite(dramGB) || dramGB < 0)
+    throw new SimConfigError(`the KV offload DRAM must be a non-negative number of GB, got ${dramGB}`);
+  if (options.hostLinkGBps !== undefined && !(options.hostLinkGBps > 0))
+    throw new SimConfigError(`the host link bandwidth must be positive (GB/s), got ${options.hostLinkGBps}`);
+  if (dramGB > 0 && options.prefixCaching === false)
+    throw new SimConfigError('a KV offload DRAM tier holds prefix-cache blocks: it needs prefix caching on');
+  const cacheFor = (workers: number, dram: boolean): CacheOptions => ({
+    prefixCaching: options.prefixCaching ?? DEFAULT_CACHE.prefixCaching,
+    dramBytes: dram ? (dramGB * 1e9) / workers : 0,
+    hostLinkGBps: options.hostLinkGBps,
+  });
+  const pool = (workers: number, own: PoolOptions = {}, dram = true): PoolSpec => {
     if (!Number.isInteger(workers) || workers < 1) throw new SimConfigError(`workers must be a positive integer, got ${workers}`);
     const engine = engineSpec({
       model,
@@ -58,7 +79,7 @@ export function buildTopology(options: DeploymentOptions): Topology {
       speculative: options.speculative,
       efficiency: options.efficiency,
     });
-    return { engine, limits, workers };
+    return { engine, limits, workers, cache: cacheFor(workers, dram) };
   };
   const { prefillWorkers, decodeWorkers } = options;
   if (prefillWorkers === undefined && decodeWorkers === undefined)
@@ -66,7 +87,11 @@ export function buildTopology(options: DeploymentOptions): Topology {
   if (prefillWorkers === undefined || decodeWorkers === undefined) {
     throw new SimConfigError('a disaggregated deployment needs both --prefill-workers and --decode-workers');
   }
-  return { kind: 'disaggregated', prefill: pool(prefillWorkers, options.prefill), decode: pool(decodeWorkers, options.decode) };
+  return {
+    kind: 'disaggregated',
+    prefill: pool(prefillWorkers, options.prefill),
+    decode: pool(decodeWorkers, options.decode, false),
+  };
 }
 
 /** The simulated deployment's topology, for its label. */

@@ -243,12 +243,18 @@ describe('frontier sim router: prefill and decode servers as separate servers', 
       speed: 1,
       topology: buildTopology({ ...DEPLOYMENT, prefillWorkers: 1, decodeWorkers: 1 }),
     });
-    const prompt = 'word '.repeat(4000);
-    const body = { model: MODEL, prompt, max_tokens: 4, ignore_eos: true };
+    // Each prompt starts differently: a repeated one would be a prefix-cache hit, not a prefill.
+    let n = 0;
+    const body = (): Record<string, unknown> => ({
+      model: MODEL,
+      prompt: `${n++}:${'word '.repeat(4000)}`,
+      max_tokens: 4,
+      ignore_eos: true,
+    });
     const ttfts = async (url: string): Promise<number[]> => {
-      await stream(url, '/v1/completions', body); // warm-up
+      await stream(url, '/v1/completions', body()); // warm-up
       const out: number[] = [];
-      for (let i = 0; i < 5; i++) out.push((await stream(url, '/v1/completions', body)).ttft);
+      for (let i = 0; i < 5; i++) out.push((await stream(url, '/v1/completions', body())).ttft);
       return out;
     };
     const viaRouter = median(await ttfts(router.url));

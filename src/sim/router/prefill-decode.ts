@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { readBody } from '../http.js';
+import type { SessionAffinity } from './affinity.js';
+import { sessionOf } from './affinity.js';
 import type { BackendPool } from './backends.js';
 import { RouteError, tooLarge } from './route-error.js';
 import type { RouterCounters } from './stats.js';
@@ -22,6 +24,8 @@ export interface PrefillDecodeOptions {
   decode: BackendPool;
   upstream: UpstreamClient;
   counters: RouterCounters;
+  /** Keeps a session's turns on one prefill server; none: every request goes to the least loaded. */
+  affinity?: SessionAffinity | undefined;
 }
 
 /**
@@ -31,7 +35,7 @@ export interface PrefillDecodeOptions {
  */
 export type GenerationProxy = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
-export function createPrefillDecode({ prefill, decode, upstream, counters }: PrefillDecodeOptions): GenerationProxy {
+export function createPrefillDecode({ prefill, decode, upstream, counters, affinity }: PrefillDecodeOptions): GenerationProxy {
   return async (req, res, path) => {
     counters.requests++;
     counters.inFlight++;
@@ -59,7 +63,7 @@ export function createPrefillDecode({ prefill, decode, upstream, counters }: Pre
         stream: false,
         kv_transfer_params: PREFILL_KV_PARAMS,
       };
-      const p = prefill.pick();
+      const p = affinity ? affinity.pick(prefill, sessionOf(req.headers, body)) : prefill.pick();
       const prefilled = await upstream.call(p, 'POST', path, headers, Buffer.from(JSON.stringify(prefillBody)), signal);
       if (signal.aborted) return;
       if (prefilled.statusCode !== 200) throw await backendError(p, prefilled);

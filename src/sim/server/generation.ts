@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Rng, hash32 } from '../../util/rng.js';
 import type { AnswerBook } from '../answers.js';
+import { blockHashes } from '../block-hash.js';
 import type { Cluster } from '../cluster.js';
 import type { FaultPlan } from '../faults.js';
+import type { SimRequest } from '../instance.js';
 import { TokenStream, decode, encode } from '../tokens.js';
 import type { SimClock } from './clock.js';
 import type { GroundTruthLog } from './ground-truth.js';
@@ -49,7 +51,7 @@ export function createGenerationHandler(o: GenerationHandlerOptions): Generation
   return (res, body, chat, received) => {
     if (!o.isLoaded()) throw new BadRequest('the model is still loading', 503);
     if (faults.crashesAfterThis()) o.onCrashFault();
-    const { promptString, promptTokens, maxTokens, remoteDecode, remotePrefill } = parseGeneration(body, chat, o);
+    const { promptString, promptTokens, promptIds, maxTokens, remoteDecode, remotePrefill } = parseGeneration(body, chat, o);
     const id = nextId++;
     const temperature = typeof body.temperature === 'number' ? body.temperature : 1;
     const seed = typeof body.seed === 'number' ? body.seed : temperature === 0 ? hash32(promptString) : rng.int(2 ** 32);
@@ -103,7 +105,8 @@ export function createGenerationHandler(o: GenerationHandlerOptions): Generation
     });
     if (l.stream) writer.openStream(l);
     loop.pump();
-    const request = { id, promptTokens, outputTokens: planned };
+    const request: SimRequest = { id, promptTokens, outputTokens: planned, blockHashes: hashesOf(cluster, promptIds) };
+    l.sim = request;
     // The engine's clock starts when the request arrived, not after this server tokenized it: at
     // --speed k, milliseconds of tokenizing would otherwise become k times as many model time.
     const arrived = Math.min(clock.now(), clock.virtualOf(received));
@@ -113,6 +116,13 @@ export function createGenerationHandler(o: GenerationHandlerOptions): Generation
     } else cluster.submit(request, arrived);
     loop.schedule();
   };
+}
+
+/** The prompt's block hashes for the prefix cache of the instances that prefill; none when they keep no cache. */
+function hashesOf(cluster: Cluster, ids: readonly number[] | undefined): number[] | undefined {
+  const prefill = cluster.prefill[0]!;
+  if (!ids || !prefill.cache) return undefined;
+  return blockHashes(ids, prefill.limits.blockSize);
 }
 
 /** Tokens of a fixed reply (the evals double), then none. */

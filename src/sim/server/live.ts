@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestFaults } from '../faults.js';
+import type { SimRequest } from '../instance.js';
 
 /** Where a request's output text comes from, one token at a time. */
 export interface TokenSource {
@@ -43,6 +44,8 @@ export interface LiveRequest {
   created: number;
   /** A prefill for a remote decode: the response carries `kv_transfer_params`. */
   remoteDecode: boolean;
+  /** What the simulation runs (it records the prompt tokens found cached). */
+  sim?: SimRequest | undefined;
   /** Admitted prefilled (a decode for a remote prefill): the prefill's request id and the transfer's time. */
   remotePrefill?: { requestId: string | null; transferMs: number } | undefined;
 }

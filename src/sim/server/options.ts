@@ -33,6 +33,8 @@ export interface SimServerOptions {
   answers?: AnswerBook | undefined;
   /** A JSONL file for per-request ground truth: arrival, first token, every token's time. */
   groundTruthFile?: string | undefined;
+  /** vLLM's `--enable-prompt-tokens-details`: usage reports `prompt_tokens_details.cached_tokens` (default off, as in vLLM). */
+  promptTokensDetails?: boolean | undefined;
   /** Called when a `crashAfter` fault fires, after every connection has been dropped. */
   onCrash?: (() => void) | undefined;
 }

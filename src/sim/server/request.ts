@@ -18,6 +18,8 @@ export interface GenerationRequest {
   /** The prompt as text (token ids decoded), and its length in tokens. */
   promptString: string;
   promptTokens: number;
+  /** The prompt's token ids, when this server tokenized it (not for a prompt a prefill server counted). */
+  promptIds: readonly number[] | undefined;
   maxTokens: number;
   /** A prefill server's request for a remote decode: the answer carries `kv_transfer_params`. */
   remoteDecode: boolean;
@@ -46,7 +48,8 @@ export function parseGeneration(
   // Admitted prefilled, the prompt's length is the one the prefill server counted: the engine's
   // tokenizer takes a millisecond, this one tens of them for long prompts, and not twice.
   const counted = remotePrefill && positiveInt(kv.remote_num_tokens) ? (kv.remote_num_tokens as number) : undefined;
-  const promptTokens = typeof promptText === 'string' ? (counted ?? encode(promptText).length) : promptText.length;
+  const promptIds = typeof promptText === 'string' ? (counted === undefined ? encode(promptText) : undefined) : promptText;
+  const promptTokens = typeof promptText === 'string' ? (counted ?? promptIds!.length) : promptText.length;
   const promptString = typeof promptText === 'string' ? promptText : decode(promptText);
   if (promptTokens === 0) throw new BadRequest('the prompt is empty');
   const requested = intField(body, chat ? ['max_completion_tokens', 'max_tokens'] : ['max_tokens']);
@@ -60,6 +63,7 @@ export function parseGeneration(
   return {
     promptString,
     promptTokens,
+    promptIds,
     maxTokens,
     remoteDecode: served.role === 'prefill' && kv?.do_remote_decode === true && body.stream !== true,
     remotePrefill: remotePrefill

@@ -16,6 +16,8 @@ export interface ResponseWriterOptions {
   live: Map<number, LiveRequest>;
   groundTruth: GroundTruthLog;
   kvTransfer: KvTransferAllocator;
+  /** vLLM's `--enable-prompt-tokens-details`: usage carries `prompt_tokens_details.cached_tokens`. */
+  promptTokensDetails: boolean;
 }
 
 /** The parts of a request's stream events built once per request (the writer's hot path only fills in the text). */
@@ -27,7 +29,12 @@ export interface StreamFraming {
   eventTail: string;
 }
 
-type Usage = { prompt_tokens: number; total_tokens: number; completion_tokens: number };
+type Usage = {
+  prompt_tokens: number;
+  total_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+};
 
 /**
  * Writes what the simulation produces to each request's response: the OpenAI completions and
@@ -159,7 +166,7 @@ export class ResponseWriter {
         created: l.created,
         model: this.o.servedModelName,
         choices: [choice],
-        usage: usage(l),
+        usage: usage(l, this.o.promptTokensDetails),
         ...(l.remoteDecode ? { kv_transfer_params: this.o.kvTransfer.paramsFor(l.requestId, l.promptTokens) } : {}),
       };
       sendJson(l.res, 200, body);
@@ -172,7 +179,7 @@ export class ResponseWriter {
         created: l.created,
         model: this.o.servedModelName,
         choices: [],
-        usage: usage(l),
+        usage: usage(l, this.o.promptTokensDetails),
       };
       l.held += `data: ${JSON.stringify(chunk)}\n\n`;
     }
@@ -193,6 +200,9 @@ function tokenEvent(l: LiveRequest, text: string, finish: string | null): string
   return `${l.eventHead}${JSON.stringify(text)}${tail}${usageTail(l)}}\n\n`;
 }
 
-function usage(l: LiveRequest): Usage {
-  return { prompt_tokens: l.promptTokens, total_tokens: l.promptTokens + l.generated, completion_tokens: l.generated };
+function usage(l: LiveRequest, details: boolean): Usage {
+  const u: Usage = { prompt_tokens: l.promptTokens, total_tokens: l.promptTokens + l.generated, completion_tokens: l.generated };
+  // Prompt tokens whose KV was reused (from HBM or host DRAM), as vLLM counts num_cached_tokens.
+  if (details) u.prompt_tokens_details = { cached_tokens: l.sim?.cachedTokens ?? 0 };
+  return u;
 }
