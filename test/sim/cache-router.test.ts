@@ -5,11 +5,13 @@ import type { SimRouter, SimServer } from '../../src/sim/index.js';
 import { completion, scrape, serveWithTruth, streamUsage, text } from '../support/sim-cache.js';
 
 describe('session bindings', () => {
-  it('reads X-Dynamo-Session-ID, X-Correlation-ID and nvext.session_control (bind / close)', () => {
+  it('reads X-Dynamo-Session-ID, X-Correlation-ID and nvext.session_control (open / bind / close)', () => {
     expect(sessionOf({ 'x-dynamo-session-id': 'a' }, {})).toEqual({ id: 'a', close: false });
     expect(sessionOf({ 'x-correlation-id': 'b' }, {})).toEqual({ id: 'b', close: false });
     const control = (action: string): Record<string, unknown> => ({ nvext: { session_control: { session_id: 'c', action } } });
     expect(sessionOf({}, control('bind'))).toEqual({ id: 'c', close: false });
+    // What `frontier bench --trace --dynamo-session-binding` sends on a session's first turn.
+    expect(sessionOf({}, control('open'))).toEqual({ id: 'c', close: false });
     expect(sessionOf({}, control('close'))).toEqual({ id: 'c', close: true });
     // The body's control wins over a header; nothing names no session.
     expect(sessionOf({ 'x-dynamo-session-id': 'a' }, control('bind'))!.id).toBe('c');

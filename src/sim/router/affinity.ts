@@ -7,7 +7,7 @@ import type { Backend, BackendPool } from './backends.js';
  * prompt prefix is cached, until the session closes or sits idle past the TTL. A request names
  * its session with the `X-Dynamo-Session-ID` header, an `X-Correlation-ID` header (AIPerf's
  * per-session id, what an nginx `hash $http_x_correlation_id` affinity keys on), or Dynamo's
- * body field `nvext.session_control: {session_id, action: "bind" | "close"}` (close: this turn is
+ * body field `nvext.session_control: {session_id, action: "open" | "bind" | "close"}` (close: this turn is
  * the last; the binding is dropped after it is routed).
  */
 
