@@ -9,7 +9,16 @@ export {
 export type { AgenticAggregate, AggregateInputs } from './aggregate.js';
 export { agenticContextFromEnv, gpuShape } from './context.js';
 export type { AgenticComponent, AgenticContext, AgenticEnv, KvOffloadBackend, ShapeFields } from './context.js';
-export { BACKENDS, detectBackend, sglangKvCachePoolTokensFromLog, vllmKvCachePoolTokensFromLog } from './backends/index.js';
+export {
+  AtomBackend,
+  BACKENDS,
+  DynamoVllmBackend,
+  SglangBackend,
+  VllmBackend,
+  detectBackend,
+  sglangKvCachePoolTokensFromLog,
+  vllmKvCachePoolTokensFromLog,
+} from './backends/index.js';
 export type { ServerFlat, ServerMetricsBackend, ServerNested } from './backends/index.js';
 export { errorCategory, loadRecordsWithAccounting } from './records.js';
 export type { RecordDict, RequestAccounting } from './records.js';
