@@ -25,6 +25,7 @@ import {
   writeJson,
   writeJsonl,
 } from './support.js';
+import type { Json } from './support.js';
 
 const AGG_TOP_LEVEL_KEYS = [
   'infmax_model_prefix',
@@ -202,7 +203,7 @@ describe('process_agentic_result cases', () => {
     const missingE2el = rec({ conv: 'trace-missing-e2el', start: 2e9, end: 3e9 });
     delete missingE2el.metrics.request_latency;
     const [, nested] = computeRequestMetrics([missingOsl, missingE2el]);
-    expect(plain((nested.latency as any).e2e_norm_intvty)).toEqual({});
+    expect(plain((nested.latency as Json).e2e_norm_intvty)).toEqual({});
   });
 
   it('skips non-positive and non-finite E2EL/OSL values', () => {
@@ -222,18 +223,18 @@ describe('process_agentic_result cases', () => {
     records.push(rec({ conv: 'trace-valid', start: 10e9, end: 11e9 }));
     // Python floats NaN and inf reach the records as such.
     for (const r of records) {
-      r.metrics.request_latency.value = new PyFloat(r.metrics.request_latency.value);
+      r.metrics.request_latency.value = new PyFloat(r.metrics.request_latency.value) as unknown as Json;
       r.metrics.output_sequence_length.value = Number.isFinite(r.metrics.output_sequence_length.value)
         ? r.metrics.output_sequence_length.value
-        : new PyFloat(r.metrics.output_sequence_length.value);
+        : (new PyFloat(r.metrics.output_sequence_length.value) as unknown as Json);
     }
     const [, nested] = computeRequestMetrics(records);
-    expect(plain((nested.latency as any).e2e_norm_intvty)).toEqual({ mean: 50, p50: 50, p75: 50, p90: 50, p95: 50, std: 0 });
+    expect(plain((nested.latency as Json).e2e_norm_intvty)).toEqual({ mean: 50, p50: 50, p75: 50, p90: 50, p95: 50, std: 0 });
   });
 
   it('has empty E2E-normalised interactivity without valid samples', () => {
     const [, nested] = computeRequestMetrics([]);
-    expect(plain((nested.latency as any).e2e_norm_intvty)).toEqual({});
+    expect(plain((nested.latency as Json).e2e_norm_intvty)).toEqual({});
   });
 
   it('divides throughput per GPU by TP × PP × PCP', () => {
@@ -333,7 +334,7 @@ describe('process_agentic_result cases', () => {
     const warmup = rec({ turn: 1, e2e: 10_000.0, start: 2e9, end: 3e9 });
     warmup.metadata.benchmark_phase = 'warmup';
     const errored = rec({ turn: 2, e2e: 20_000.0, start: 3e9, end: 4e9 });
-    errored.error = { type: 'HTTPStatusError', message: '500 server error' };
+    errored.error = { type: 'HTTPStatusError', message: '500 server error' } as unknown as Json;
     writeJsonl(join(artifact, 'profile_export.jsonl'), [profiling, warmup, errored]);
     writeJson(join(artifact, 'profile_export_aiperf.json'), { request_count: 1, error_request_count: 1 });
     const agg = runProcessor(resultDir);
@@ -607,7 +608,7 @@ describe('process_agentic_result cases', () => {
     expect(s.kv_cache.gpu_usage_pct).toBeCloseTo(0.75, 6);
     expect(s.cache.frontend_cache_hit_rate).toBeCloseTo(0.5, 6);
     expect(s.cache.router_shared_cache_hit_rate).toBeCloseTo(0.55, 6);
-    expect(s.sources.some((source: { role: string }) => source.role === 'prefill')).toBe(true);
+    expect((s.sources as unknown as { role: string }[]).some((source) => source.role === 'prefill')).toBe(true);
   });
 
   it("uses AIPerf's theoretical cache metric; expected output lengths from the HF trace cache", () => {

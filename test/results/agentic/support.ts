@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agenticAggregateJson, agenticContextFromEnv, aggregateAgenticResultDir } from '../../../src/results/index.js';
 
+/** Parsed JSON in a test: the reference's tests index it freely, and each assertion checks the shape it reads. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
 export interface RecordSpec {
   convId: string;
   turnIndex: number;
@@ -17,8 +21,8 @@ export interface RecordSpec {
 }
 
 /** One profile_export.jsonl record, as `_make_record` in the reference's tests. */
-export function makeRecord(s: RecordSpec): Record<string, any> {
-  return {
+export function makeRecord(s: RecordSpec): Json {
+  const record: unknown = {
     metadata: {
       session_num: 0,
       x_correlation_id: 'x'.repeat(36),
@@ -41,6 +45,7 @@ export function makeRecord(s: RecordSpec): Record<string, any> {
     },
     error: null,
   };
+  return record as Json;
 }
 
 export const tempDir = (): string => mkdtempSync(join(tmpdir(), 'frontier-agentic-'));
@@ -119,9 +124,9 @@ export function baseEnv(resultDir: string): Record<string, string> {
 }
 
 /** Aggregate a result folder as the reference's main() does, and read the file back as JSON. */
-export function runProcessor(resultDir: string, overrides: Record<string, string> = {}): any {
+export function runProcessor(resultDir: string, overrides: Record<string, string> = {}): Json {
   const context = agenticContextFromEnv({ ...baseEnv(resultDir), ...overrides });
-  return JSON.parse(agenticAggregateJson(aggregateAgenticResultDir(resultDir, context)));
+  return JSON.parse(agenticAggregateJson(aggregateAgenticResultDir(resultDir, context))) as Json;
 }
 
 export const SERVER_METRICS_KEYS = ['present', 'adapter', 'metric_count', 'cache', 'kv_cache', 'kv_offload', 'tokens', 'sources'];
@@ -143,7 +148,7 @@ export const SERVER_CACHE_KEYS = [
 ];
 const sorted = (o: object): string[] => Object.keys(o).sort();
 
-export function serverSchemaProblems(agg: any): string[] {
+export function serverSchemaProblems(agg: Json): string[] {
   const s = agg.server_metrics;
   const problems: string[] = [];
   const check = (what: string, got: object, want: string[]): void => {
@@ -165,7 +170,7 @@ export function serverSchemaProblems(agg: any): string[] {
   return problems;
 }
 
-export function requestSchemaProblems(agg: any): string[] {
+export function requestSchemaProblems(agg: Json): string[] {
   const r = agg.request_metrics;
   const problems: string[] = [];
   const check = (what: string, got: object, want: string[]): void => {
