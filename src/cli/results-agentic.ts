@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { pyPath } from '../pycompat/index.js';
+import { pyFloat, pyPath } from '../pycompat/index.js';
 import {
   agenticAggregateJson,
   agenticContextFromEnv,
@@ -70,8 +70,10 @@ export function addAgenticValidateCommand(results: Command, io: AgenticIo): void
     .argument('<artifact-dir>', 'the aiperf_artifacts folder (direct or per-run layout)')
     .requiredOption('--failed-request-threshold <fraction>', 'maximum accepted error fraction, inclusive (0 to 1)')
     .action((artifactDir: string, flags: { failedRequestThreshold: string }) => {
-      const threshold = Number(flags.failedRequestThreshold.trim());
-      if (flags.failedRequestThreshold.trim() === '' || Number.isNaN(threshold)) {
+      let threshold: number;
+      try {
+        threshold = pyFloat(flags.failedRequestThreshold, '--failed-request-threshold');
+      } catch {
         throw new UserError(`argument --failed-request-threshold: invalid float value: '${flags.failedRequestThreshold}'`, {
           exitCode: 2,
         });
