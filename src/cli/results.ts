@@ -14,6 +14,7 @@ import type { Env, PathKind, PointIdentity, TelemetryProbe } from '../results/in
 import { writeFileAtomic, writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
+import { addAgenticCommand, addAgenticValidateCommand } from './results-agentic.js';
 
 /** Where the command reads and writes; tests pass their own. */
 export interface ResultsIo {
@@ -162,6 +163,8 @@ export function resultsCommand(io: ResultsIo = {}): Command {
       writeFileAtomic(resolve(cwd, flags.out), dumps(rows, { indent: 2 }), { mkdir: true });
       (io.stderr ?? ((text) => process.stderr.write(text)))(`${rows.length} aggregates → ${flags.out}\n`);
     });
+  addAgenticCommand(results, io);
+  addAgenticValidateCommand(results, io);
   return results;
 }
 

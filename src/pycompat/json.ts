@@ -185,8 +185,10 @@ export class PyJsonSyntaxError extends Error {
  * Parse JSON as Python's `json.loads` does: NaN, Infinity and -Infinity are accepted, a number
  * with a fraction or exponent is a float (returned as `PyFloat`), duplicate keys keep the last
  * value. Objects are plain objects (integer-like keys therefore come first, unlike Python).
+ * With `exactInts`, an integer beyond ±(2^53 - 1) is a `bigint` (Python's int keeps every digit:
+ * nanosecond timestamps subtract exactly).
  */
-export function loads(text: string): unknown {
+export function loads(text: string, options: { exactInts?: boolean } = {}): unknown {
   let i = 0;
   const fail = (message: string): never => {
     throw new PyJsonSyntaxError(message, i);
@@ -243,7 +245,8 @@ export function loads(text: string): unknown {
     if (!m) return fail('Expecting value');
     i += m[0].length;
     const n = Number(m[0]);
-    return m[1] !== undefined || m[2] !== undefined ? new PyFloat(n) : n;
+    if (m[1] !== undefined || m[2] !== undefined) return new PyFloat(n);
+    return options.exactInts && !Number.isSafeInteger(n) ? BigInt(m[0]) : n;
   };
   const string = (): string => {
     STRING.lastIndex = i;

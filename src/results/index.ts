@@ -7,3 +7,4 @@ export { processResult } from './process.js';
 export type { PowerContext, ProcessedPoint } from './process.js';
 export { identityFromRow, parseRow, resultFilenameOf, roleGpus, rowEnv } from './row.js';
 export type { MatrixRowLike, MultiNodeRowLike, RowExtra, RowWorkerLike, SingleNodeRowLike } from './row.js';
+export * from './agentic/index.js';
