@@ -17,3 +17,5 @@ export { EventTooLarge, MAX_EVENT_CHARS, SseSplitter } from './sse.js';
 export { mean, median, percentile, percentileSorted, std, sum } from './stats.js';
 export { TokenizerError, gpt2Tokenizer, huggingFaceTokenizer, loadTokenizer, serverTokenizer } from './tokenizer.js';
 export type { Tokenizer } from './tokenizer.js';
+export { REPLAY_DEFAULTS, UnusableTraces, replayTraces } from './replay/index.js';
+export type { ReplayOptions, ReplayReport } from './replay/index.js';

@@ -103,7 +103,7 @@ const ARGS: ArgSpec[] = [
     kind: 'one',
     type: 'float',
     default: REPLAY_DEFAULTS.timeScale,
-    help: 'k: the server runs k× faster than real time (a simulator); idle gaps are divided by k.',
+    help: 'k: the server runs k× faster than real time (a simulator); times (gaps, duration, results) are its own.',
   },
   {
     flags: ['--no-cache-bust'],
@@ -180,7 +180,7 @@ const ARGS: ArgSpec[] = [
     dest: 'timeout',
     kind: 'one',
     type: 'float',
-    default: 600,
+    default: REPLAY_DEFAULTS.timeoutMs / 1000,
     help: 'Longest wait for the next byte (s).',
   },
   ...(

@@ -8,8 +8,8 @@ import type { ChangelogMatrix } from '../changelog/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commandLine, renderLaunchScript } from '../engines/index.js';
-import type { EngineAdapter } from '../engines/index.js';
+import { commandLine, renderLaunchScript, shellQuote } from '../engines/index.js';
+import type { EngineAdapter, Launch } from '../engines/index.js';
 import {
   isInferencexTree,
   leaders,
@@ -22,11 +22,15 @@ import {
   srtctlApply,
 } from '../launch/inferencex/index.js';
 import type { InferencexTree, RecipeBook, RecipePlan, RecordedJobScript, RecordedScript } from '../launch/inferencex/index.js';
-import type { PreparedGroup } from '../launch/index.js';
+import type { AgenticSettings, PreparedGroup } from '../launch/index.js';
+import { isAgenticRow } from '../matrix/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
+import type { PlannedPoint } from '../plan/index.js';
 import {
   RunDir,
+  agenticPointOf,
   consoleReporter,
+  replayArgsOf,
   jobFor,
   engineLabel,
   prepareGroup,
@@ -44,12 +48,14 @@ import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
 import { requireDirectory } from './error.js';
+import { agenticSettings, withAgenticOptions } from './run-agentic.js';
+import type { AgenticFlags } from './run-agentic.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 
 declare const FRONTIER_VERSION: string;
 
-interface RunFlags {
+interface RunFlags extends AgenticFlags {
   matrix: string;
   cluster?: string;
   clusters: string;
@@ -135,11 +141,28 @@ const selfCommand = (): string[] => [process.execPath, resolve(process.argv[1]!)
 const stamp = (): string => new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
 
 /** A launch rendered by an adapter: its processes as they will start. */
+/** An agentic point's replay, as a local run starts it (in process). */
+function replayDryRunArgs(
+  prepared: PreparedGroup,
+  p: PlannedPoint,
+  agentic: AgenticSettings,
+  out: string,
+  launch: Launch,
+): string[] {
+  const d = prepared.deployment;
+  const a = agenticPointOf(p, agentic, launch, {
+    model: d.servedModelName,
+    maxModelLen: d.maxModelLen,
+    artifacts: new RunDir(out).agenticArtifacts(p.resultFilename),
+  });
+  return replayArgsOf(a, agentic.tracesFile);
+}
+
 function adapterProcesses(
   prepared: PreparedGroup & { adapter: EngineAdapter },
   cluster: ClusterProfile,
   basePort: number,
-): { text: string; processes: DryRunProcess[] } {
+): { text: string; processes: DryRunProcess[]; launch: Launch } {
   let port = basePort;
   const hosts =
     cluster.scheduler === 'slurm'
@@ -148,6 +171,7 @@ function adapterProcesses(
   const placement = placeWorkers(prepared.deployment.layout, cluster.gpusPerNode, hosts);
   const launch = prepared.adapter.launch(prepared.deployment, placement, { next: () => port++ });
   return {
+    launch,
     text: renderLaunchScript(launch, prepared.planned.label),
     processes: launch.processes.map((p) => ({
       name: p.name,
@@ -244,6 +268,7 @@ async function dryRun(
   basePort: number,
   tree: InferencexTree | undefined,
   recipes: RecipeBook | undefined,
+  agentic: AgenticSettings | undefined,
 ): Promise<{ launches: DryRunLaunch[]; text: string }> {
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
   const launches: DryRunLaunch[] = [];
@@ -389,9 +414,14 @@ async function dryRun(
       launch.processes = rendered.processes;
       const script =
         cluster.scheduler === 'slurm'
-          ? jobFor(prepared, g.points, new RunDir(out), cluster, selfCommand(), basePort).script
+          ? jobFor(prepared, g.points, new RunDir(out), cluster, selfCommand(), basePort, undefined, agentic).script
           : rendered.text;
       lines.push(...script.split('\n').map((l) => `  | ${l}`));
+      if (cluster.scheduler !== 'slurm' && agentic)
+        for (const p of g.points.filter((x) => isAgenticRow(x.row)))
+          lines.push(
+            `  replay at conc ${p.conc}: frontier ${replayDryRunArgs(prepared, p, agentic, out, rendered.launch).map(shellQuote).join(' ')}`,
+          );
     }
   } finally {
     await Promise.allSettled([...recordings.values(), ...jobRecordings.values()]);
@@ -401,7 +431,7 @@ async function dryRun(
 }
 
 export function runCommand(): Command {
-  return new Command('run')
+  return withAgenticOptions(new Command('run'))
     .description('run a sweep matrix: start each engine, wait until ready, bench every concurrency, keep the results')
     .requiredOption('--matrix <file>', 'the rows to run: what `frontier matrix` prints (- for stdin)')
     .option('--cluster <name>', 'cluster profile (clusters/<name>.yaml); default: the one serving the rows’ runner')
@@ -443,8 +473,10 @@ export function runCommand(): Command {
       const out = resolve(flags.out ?? `runs/${stamp()}`);
       const tree = inferencexTree(flags.inferencex);
       const recipes = tree ? await loadRecipeBook(tree, rows) : undefined;
+      const note = (line: string): boolean => process.stderr.write(`${line}\n`);
       if (flags.dryRun) {
-        const plan = await dryRun(rows, cluster, out, basePort, tree, recipes);
+        const agentic = await agenticSettings(flags, rows, out, false, note);
+        const plan = await dryRun(rows, cluster, out, basePort, tree, recipes, agentic);
         process.stdout.write(
           flags.format === 'json'
             ? `${JSON.stringify({ cluster: cluster.name, launches: plan.launches }, null, 2)}\n`
@@ -464,6 +496,7 @@ export function runCommand(): Command {
       process.on('SIGTERM', onSignal);
       const evals = flags.evals && rows.some((r) => r['run-eval']) ? await evalSettings(flags) : undefined;
       process.stderr.write(`run directory: ${out}\ncluster: ${cluster.name}\n`);
+      const agentic = await agenticSettings(flags, rows, out, true, note);
       try {
         const { manifest } = await run({
           rows,
@@ -480,6 +513,7 @@ export function runCommand(): Command {
           reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),
           signal: controller.signal,
           evals,
+          ...(agentic ? { agentic } : {}),
           ...(tree ? { inferencex: tree } : {}),
           ...(recipes ? { recipes } : {}),
         });

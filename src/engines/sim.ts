@@ -42,6 +42,8 @@ function optionFlags(d: Deployment): string[] {
   // An eval against the sim measures the pipeline, not a model: the sim answers the questions
   // it has the key of, right with the probability of `eval-accuracy`.
   if (d.evalAnswers) flags.push('--answers', d.evalAnswers, '--accuracy', String(o['eval-accuracy'] ?? 0.95));
+  // An agentic replay reads the reuse the server reports, as InferenceX's agentic vLLM recipes ask for it.
+  if (d.scenario === 'agentic-coding') flags.push('--enable-prompt-tokens-details');
   if (o['extra-args'] !== undefined) flags.push(...String(o['extra-args']).split(/\s+/).filter(Boolean));
   return flags;
 }
@@ -115,7 +117,8 @@ export const sim: EngineAdapter = {
     const layout = d.layout;
     if (layout.kind === 'aggregated') {
       const w = placement.workers[0]!;
-      const p = server('server', 'server', w.hosts[0]!, w.gpus[0] ?? [], layout.worker, []);
+      const dram = d.cpuOffloadGb ? ['--kv-offload-dram-gb', String(d.cpuOffloadGb)] : [];
+      const p = server('server', 'server', w.hosts[0]!, w.gpus[0] ?? [], layout.worker, dram);
       return {
         processes: [p],
         endpoint: { host: p.host, port: p.port! },
@@ -125,10 +128,13 @@ export const sim: EngineAdapter = {
       };
     }
     const processes: EngineProcess[] = [];
+    // The DRAM budget is the deployment's; prefill workers hold the reusable prefixes and share it.
+    const dram = (role: 'prefill' | 'decode'): string[] =>
+      d.cpuOffloadGb && role === 'prefill' ? ['--kv-offload-dram-gb', String(d.cpuOffloadGb / layout.prefill.workers)] : [];
     const byRole = (role: 'prefill' | 'decode', pool: Pool): EngineProcess[] =>
       placement.workers
         .filter((w) => w.role === role)
-        .map((w) => server(`${role}-${w.index}`, role, w.hosts[0]!, w.gpus[0] ?? [], pool, ['--role', role]));
+        .map((w) => server(`${role}-${w.index}`, role, w.hosts[0]!, w.gpus[0] ?? [], pool, ['--role', role, ...dram(role)]));
     const prefill = byRole('prefill', layout.prefill);
     const decode = byRole('decode', layout.decode);
     processes.push(...prefill, ...decode);

@@ -58,6 +58,10 @@ export interface Deployment {
   maxModelLen: number;
   specDecoding: 'mtp' | 'draft_model' | 'none';
   /** The highest concurrency the run will bench: sizes batch limits. */
+  /** An agentic-coding row's launch (trace replay): engines report prompt-cache reuse. */
+  scenario?: 'agentic-coding';
+  /** Host DRAM for KV-cache offload, GB (an agentic row's `total-cpu-dram-gb` when `kv-offloading: dram`). */
+  cpuOffloadGb?: number;
   maxConcurrency: number;
   layout: Layout;
   /** KV transfer backend of a disaggregated deployment (the catalog's `kv-p2p-transfer`, e.g. nixl). */

@@ -9,6 +9,8 @@ import { UserError } from '../util/user-error.js';
  *
  *   bmk_<RF>/<RF>.json          the load generator's raw result
  *   bmk_<RF>/agg_<RF>.json      the point's aggregate (process_result)
+ *   bmk_agentic_<RF>/<RF>.json  an agentic point's aggregate (process_agentic_result)
+ *   agentic_<RF>/               its replay's artifacts (aiperf_artifacts/, benchmark_command.txt)
  *   server_logs_<RF>/           the engine's logs (RF of the launch's first point)
  *   eval_<exp>_<RF>/            GSM8K: results_*.json, samples_gsm8k_*.jsonl, meta_env.json
  *   agg_eval_all.json           every eval's row, as collect_eval_results.py makes them
@@ -32,6 +34,8 @@ export interface PointRecord {
   /** The index of its matrix row: a reference job, which run_stats counts. */
   row: number;
   status: PointStatus;
+  /** An agentic-coding point: its aggregate is `bmk_agentic_<RF>/<RF>.json`, which agg_bmk.json leaves out as InferenceX's collector does. */
+  agentic?: true | undefined;
   error?: string | undefined;
   started?: string | undefined;
   ended?: string | undefined;
@@ -118,6 +122,9 @@ export class RunDir {
   bmkDir = (rf: string): string => join(this.root, `bmk_${fileNamePart(rf)}`);
   rawFile = (rf: string): string => join(this.bmkDir(rf), `${rf}.json`);
   aggFile = (rf: string): string => join(this.bmkDir(rf), `agg_${rf}.json`);
+  agenticAggFile = (rf: string): string => join(this.root, `bmk_agentic_${fileNamePart(rf)}`, `${rf}.json`);
+  agenticDir = (rf: string): string => join(this.root, `agentic_${fileNamePart(rf)}`);
+  agenticArtifacts = (rf: string): string => join(this.agenticDir(rf), 'aiperf_artifacts');
   serverLogs = (rf: string): string => join(this.root, `server_logs_${fileNamePart(rf)}`);
   evalDir = (exp: string, rf: string): string => join(this.root, `eval_${fileNamePart(exp)}_${fileNamePart(rf)}`);
   get manifestFile(): string {
@@ -170,7 +177,7 @@ export class RunDir {
   /** `results_bmk/agg_bmk.json` and `run_stats.json` from the manifest's points. */
   writeRunResults(m: RunManifest): void {
     const aggs = m.points
-      .filter((p) => p.status === 'ok')
+      .filter((p) => p.status === 'ok' && !p.agentic)
       .map((p) => JSON.parse(readFileSync(this.aggFile(p.resultFilename), 'utf8')) as unknown);
     writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2), { mkdir: true });
     // As calc_success_rate.py: per hardware bucket (the cluster that ran the jobs), a job (a

@@ -27,6 +27,8 @@ import { stopLeftovers } from './leftovers.js';
 import { PlacementError, nodesNeeded, placeWorkers } from '../plan/placement.js';
 import { RunDir, RunError, sha256 } from './run-dir.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { finishAgenticPoint } from './agentic.js';
+import type { AgenticSettings } from './agentic.js';
 import type { EvalRecord, GroupRecord, PointRecord, RunManifest } from './run-dir.js';
 
 /**
@@ -91,6 +93,8 @@ export interface GroupContext {
   signal: AbortSignal;
   record: GroupRecord;
   finishPoint(p: PlannedPoint, outcome: PointOutcome): void;
+  /** The corpus and replay settings of agentic-coding points. */
+  agentic?: AgenticSettings | undefined;
   /** Persist the manifest (after the group record changed). */
   save(): void;
   /** The launch's pending evals (none without a dataset), run after its points. */
@@ -130,6 +134,8 @@ export interface RunOptions {
   inferencex?: InferencexTree;
   /** Its recipes the multi-node rows name (`loadRecipeBook`): those rows run them. */
   recipes?: RecipeBook;
+  /** The trace corpus agentic-coding rows replay; without it they fail and say so. */
+  agentic?: AgenticSettings;
 }
 
 export interface EvalSettings {
@@ -413,6 +419,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
               runner: p.row.runner,
               row: rowIndex.get(p.row)!,
               status: 'pending',
+              ...(isAgenticRow(p.row) ? { agentic: true as const } : {}),
             };
       record.group = g.id;
       pointRecords.set(p.resultFilename, record);
@@ -432,6 +439,12 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     if (g.skip) {
       record.status = 'skipped';
       record.error = g.skip;
+      return { g, record };
+    }
+    if (isAgenticRow(g.rows[0]!) && !o.agentic) {
+      record.status = 'failed';
+      record.error = 'an agentic-coding row replays a trace corpus: pass --traces FILE (frontier traces synth makes one)';
+      for (const p of g.points) Object.assign(pointRecords.get(p.resultFilename)!, { status: 'failed', error: record.error });
       return { g, record };
     }
     for (const e of g.evals) {
@@ -469,6 +482,19 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     if (outcome.status === 'failed') {
       record.status = 'failed';
       record.error = outcome.error;
+    } else if ('agentic' in outcome) {
+      const { problems, summary } = finishAgenticPoint(dir, p, outcome.problems);
+      Object.assign(record, summary);
+      if (problems.length === 0) {
+        record.status = 'ok';
+        delete record.error;
+      } else {
+        record.status = 'invalid';
+        record.error = problems.join('; ');
+      }
+    } else if (isAgenticRow(p.row)) {
+      record.status = 'failed';
+      record.error = 'the executor measured an agentic-coding point as a fixed-length one';
     } else {
       dir.writeRaw(p.resultFilename, outcome.raw);
       if (outcome.status === 'ok') {
@@ -560,6 +586,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
           reporter.pointDone?.(g, p, pointRecords.get(p.resultFilename)!);
         },
         save,
+        agentic: o.agentic,
         evals: o.evals ? evals : [],
         ...(o.evals && evals.length > 0
           ? { evalSettings: o.evals, evaluate: (baseUrl: string) => evaluate(ready, evals, o.evals!, baseUrl) }

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runBench } from '../bench/index.js';
 import type { SharedCores } from '../bench/saturation.js';
 import type { Launch } from '../engines/index.js';
+import { isAgenticRow } from '../matrix/index.js';
+import { replayPoint } from './replay-point.js';
 import { clearEngines, recordEngines } from './leftovers.js';
 import { startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
@@ -94,6 +96,19 @@ export async function serveAndBench(
         continue;
       }
       reporter.pointStart?.(g, p);
+      if (isAgenticRow(p.row)) {
+        const report = await replayPoint(ctx, p, launch, o.model);
+        if (signal.aborted) return;
+        if (report.failure) await Promise.race([running.firstExit, sleep(1000)]);
+        const during = dead('during the replay');
+        ctx.finishPoint(
+          p,
+          during
+            ? { status: 'failed', error: during }
+            : { status: report.failure ? 'invalid' : 'ok', agentic: true, problems: report.failure ? [report.failure] : [] },
+        );
+        continue;
+      }
       const report = await runBench({
         ...benchOptionsOf({ baseUrl, model: o.model, isl: o.isl, osl: o.osl, conc: p.conc, client: launch.client }),
         ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),

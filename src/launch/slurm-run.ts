@@ -4,7 +4,9 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { tail } from './local.js';
-import type { Launch } from '../engines/index.js';
+import type { Deployment, Launch } from '../engines/index.js';
+import { agenticPointOf, replayArgsOf } from './agentic.js';
+import type { AgenticSettings } from './agentic.js';
 import { placeWorkers } from '../plan/placement.js';
 import { evalArgsOf } from './evals.js';
 import { logsKeyOf, recipeOf } from '../plan/launches.js';
@@ -13,7 +15,7 @@ import { routeRecipe, rowRouteRequest } from '../clusters/index.js';
 import type { ClusterProfile, SrtctlSettings } from '../clusters/index.js';
 import type { RunDir } from './run-dir.js';
 import { benchArgsOf } from './point-bench.js';
-import { isMultiNodeRow } from '../matrix/index.js';
+import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import { renderJobScript } from './slurm-script.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
@@ -57,6 +59,7 @@ export function jobFor(
   frontier: string[],
   basePort = 8000,
   evals: { list: readonly PlannedEval[]; settings: EvalSettings } | undefined = undefined,
+  agentic: AgenticSettings | undefined = undefined,
 ): { launch: Launch; logDir: string; script: string; work?: string } {
   const g = group.planned;
   const d = group.deployment;
@@ -89,10 +92,12 @@ export function jobFor(
     launch,
     points: points.map((p) => ({
       conc: p.conc,
-      benchArgs: benchArgsOf(
-        { baseUrl, model: d.servedModelName, isl: d.isl, osl: d.osl, conc: p.conc, client: launch.client },
-        dir.rawFile(p.resultFilename),
-      ),
+      benchArgs: isAgenticRow(p.row)
+        ? agenticArgs(p, agentic, launch, d, dir)
+        : benchArgsOf(
+            { baseUrl, model: d.servedModelName, isl: d.isl, osl: d.osl, conc: p.conc, client: launch.client },
+            dir.rawFile(p.resultFilename),
+          ),
     })),
     evals: (evals?.list ?? []).map((e) => ({
       concs: e.concs,
@@ -112,6 +117,23 @@ export function jobFor(
     notes,
   });
   return { launch, logDir, script };
+}
+
+/** An agentic point's step: `frontier bench --trace` into `agentic_<RF>/aiperf_artifacts` (the run directory is shared). */
+function agenticArgs(
+  p: PlannedPoint,
+  agentic: AgenticSettings | undefined,
+  launch: Launch,
+  d: Deployment,
+  dir: RunDir,
+): string[] {
+  if (!agentic) throw new Error('an agentic-coding point needs a trace corpus');
+  const a = agenticPointOf(p, agentic, launch, {
+    model: d.servedModelName,
+    maxModelLen: d.maxModelLen,
+    artifacts: dir.agenticArtifacts(p.resultFilename),
+  });
+  return replayArgsOf(a, agentic.tracesFile);
 }
 
 /**
@@ -393,7 +415,16 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     if (group.jobScript) return jobScriptJob(ctx, group.jobScript);
     if (group.srtctl) return srtctlJob(ctx, group.srtctl, cluster.srtctl!);
     const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
-    const { launch, logDir, script, work } = jobFor(group, points, dir, cluster, o.frontierCommand, o.basePort, evals);
+    const { launch, logDir, script, work } = jobFor(
+      group,
+      points,
+      dir,
+      cluster,
+      o.frontierCommand,
+      o.basePort,
+      evals,
+      ctx.agentic,
+    );
     // The eval step reads its row from the eval folder (meta_env.json is made from it).
     for (const e of evals?.list ?? []) {
       mkdirSync(join(dir.root, e.dir), { recursive: true });
@@ -420,6 +451,17 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
       return undefined;
     };
     for (const p of points) {
+      if (isAgenticRow(p.row)) {
+        const records = join(dir.agenticArtifacts(p.resultFilename), 'profile_export.jsonl');
+        const dead = died('during the replay');
+        if (existsSync(records) && !dead) ctx.finishPoint(p, { status: 'ok', agentic: true, problems: [] });
+        else
+          ctx.finishPoint(p, {
+            status: 'failed',
+            error: `job ${id} ended ${state ?? ''} without the replay's records for conc ${p.conc}${dead ? `: ${dead}` : `; the end of its output:\n${jobOut()}`}`,
+          });
+        continue;
+      }
       const raw = dir.rawFile(p.resultFilename);
       if (!existsSync(raw)) {
         const step = died('before the benchmark');

@@ -1,7 +1,7 @@
 import { topologyLabel } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow, rowTopology } from '../matrix/index.js';
-import type { MatrixRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
+import type { MatrixRow, MultiNodeAgenticRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
 import { resultFilenameOf } from '../results/index.js';
 
 /**
@@ -17,7 +17,7 @@ export interface PlannedPoint {
   /** RESULT_FILENAME, as the reference workflow builds it. */
   resultFilename: string;
   /** The row this point comes from (for its identity in results). */
-  row: SingleNodeRow | MultiNodeRow;
+  row: MatrixRow;
   /** Multinode only: the raw result's name suffix `_conc<c>_gpus_<g>_ctx_<p>_gen_<d>` (or `…_gpus_<g>`). */
   multinodeSuffix?: string;
 }
@@ -46,6 +46,13 @@ export interface PlannedEval {
 export const logsKeyOf = (g: PlannedGroup, points: readonly PlannedPoint[] = g.points): string =>
   points[0]?.resultFilename ?? g.points[0]?.resultFilename ?? g.evals[0]!.dir.replace(/^eval_/, '');
 
+/**
+ * The context an agentic launch serves: the Weka corpora's 256k variant (requests of at most
+ * 256,000 tokens in + out), which InferenceX replays against every model whose native context is
+ * shorter than 1M. The replay skips longer requests (`--max-context-length`), as AIPerf does.
+ */
+export const AGENTIC_MAX_MODEL_LEN = 262_144;
+
 /** A launch that runs evals serves at least this context: the 5-shot prompt and the reference's generation budget fit. */
 export const EVAL_MIN_CONTEXT = 4096;
 
@@ -64,14 +71,14 @@ const worker = (w: RowWorker): WorkerShape => ({
   pcp: w['pcp-size'],
 });
 
-export function layoutOf(row: SingleNodeRow | MultiNodeRow): Layout {
+export function layoutOf(row: MatrixRow): Layout {
   if (!isMultiNodeRow(row)) {
     return {
       kind: 'aggregated',
       worker: { tp: row.tp, pp: row.pp, ep: row.ep, dpAttn: row['dp-attn'], dcp: row['dcp-size'], pcp: row['pcp-size'] },
     };
   }
-  const r = row as MultiNodeRow;
+  const r = row;
   if (!r.disagg) return { kind: 'aggregated', worker: worker(r.prefill) };
   return {
     kind: 'disaggregated',
@@ -94,7 +101,7 @@ export function recipeOf(row: MatrixRow): string | undefined {
   return setting?.slice('CONFIG_FILE='.length);
 }
 
-function multinodeSuffix(row: MultiNodeRow, conc: number): string {
+function multinodeSuffix(row: MultiNodeRow | MultiNodeAgenticRow, conc: number): string {
   const gpus = (w: RowWorker): number => w['num-worker'] * w.tp * w.pp * w['pcp-size'];
   const recipe = recipeOf(row);
   const config = recipe
@@ -114,14 +121,24 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
   const single = new Map<string, PlannedGroup>();
   for (const row of rows) {
     if (isAgenticRow(row)) {
-      groups.push({
-        id: `g${groups.length}`,
-        label: `${row['model-prefix']} ${row.precision} ${row.framework} agentic-coding conc ${String(row.conc)}`,
-        rows: [row],
-        points: [],
-        skip: 'agentic-coding scenarios replay traces, which frontier run does not do yet',
-        evals: [],
-      });
+      // Each agentic point gets an engine of its own, as each is its own InferenceX job: a replay
+      // measures the prefix cache it builds, and the previous point's cache would flatter it.
+      const concs = typeof row.conc === 'number' ? [row.conc] : row.conc;
+      const base = resultFilenameOf(row, runner);
+      for (const conc of concs)
+        groups.push({
+          id: `g${groups.length}`,
+          label: `${row['model-prefix']} ${row.precision} ${row.framework} ${topologyLabel(rowTopology(row))} agentic-coding kv ${row['kv-offloading']}`,
+          rows: [row],
+          points: row['eval-only']
+            ? []
+            : [
+                isMultiNodeRow(row)
+                  ? { conc, resultFilename: base + multinodeSuffix(row, conc), row, multinodeSuffix: multinodeSuffix(row, conc) }
+                  : { conc, resultFilename: base, row },
+              ],
+          evals: [],
+        });
       continue;
     }
     if (isMultiNodeRow(row)) {
@@ -172,7 +189,14 @@ export interface DeploymentSettings {
 
 /** A group's deployment: its first row's model and shape, sized for its highest concurrency. */
 export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deployment {
-  const row = group.points[0]?.row ?? (group.rows[0] as SingleNodeRow | MultiNodeRow);
+  const row = group.points[0]?.row ?? group.rows[0]!;
+  const sequence = isAgenticRow(row)
+    ? { isl: 0, osl: 0, maxModelLen: AGENTIC_MAX_MODEL_LEN }
+    : {
+        isl: row.isl,
+        osl: row.osl,
+        maxModelLen: group.evals.length > 0 ? Math.max(row['max-model-len'], EVAL_MIN_CONTEXT) : row['max-model-len'],
+      };
   return {
     framework: s.framework,
     model: row.model,
@@ -181,16 +205,16 @@ export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deploy
     precision: row.precision,
     image: row.image,
     gpu: s.gpu,
-    isl: row.isl,
-    osl: row.osl,
-    maxModelLen: group.evals.length > 0 ? Math.max(row['max-model-len'], EVAL_MIN_CONTEXT) : row['max-model-len'],
+    ...sequence,
     specDecoding: row['spec-decoding'],
     maxConcurrency: Math.max(1, ...group.points.map((p) => p.conc)),
     layout: layoutOf(row),
     ...(row['kv-p2p-transfer'] ? { kvTransfer: row['kv-p2p-transfer'] } : {}),
     options: s.options,
     // Rows of a group share their tuning: it is part of what groups them.
-    ...(row['engine-tuning'] ? { tuning: row['engine-tuning'] } : {}),
+    ...(!isAgenticRow(row) && row['engine-tuning'] ? { tuning: row['engine-tuning'] } : {}),
+    ...(isAgenticRow(row) ? { scenario: 'agentic-coding' as const } : {}),
+    ...(isAgenticRow(row) && row['kv-offloading'] === 'dram' ? { cpuOffloadGb: row['total-cpu-dram-gb'] } : {}),
     ...(s.frontierCommand ? { frontierCommand: s.frontierCommand } : {}),
   };
 }

@@ -55,6 +55,11 @@ export interface MultiNodeRowLike extends RowBaseLike {
 /** A fixed-seq-len matrix row (as `frontier matrix` prints them), single-node or multinode. */
 export type MatrixRowLike = SingleNodeRowLike | MultiNodeRowLike;
 
+type SequenceFields = 'isl' | 'osl' | 'disagg';
+/** Any matrix row, agentic ones included (they have no isl/osl, and single-node ones no disagg): what names a result. */
+export type NamedRowLike = (Omit<SingleNodeRowLike, SequenceFields> | Omit<MultiNodeRowLike, SequenceFields>) &
+  Partial<Pick<RowBaseLike, SequenceFields>>;
+
 export interface RowExtra {
   /** Recorded as `hw` (RUNNER_TYPE); default the row's `runner`. */
   runner?: string;
@@ -62,19 +67,19 @@ export interface RowExtra {
   resultFilename?: string;
 }
 
-const isMultiNode = (row: MatrixRowLike): row is MultiNodeRowLike => 'prefill' in row;
 const gpus = (w: RowWorkerLike): number => w['num-worker'] * w.tp * (w.pp ?? 1) * (w['pcp-size'] ?? 1);
 
 /**
  * The base RESULT_FILENAME the benchmark workflows give a row, with `runner` standing in for the
  * machine's name. Multinode launchers append `_<config>_conc<c>_gpus_<g>[_ctx_<p>_gen_<d>]` per point.
  */
-export function resultFilenameOf(row: MatrixRowLike, runner: string): string {
+export function resultFilenameOf(row: NamedRowLike, runner: string): string {
   const exp = row['exp-name'] ?? `${row['model-prefix']}_${row.isl}_${row.osl}`;
   const fingerprint = row['recipe-fingerprint'] ? `_recipe-${row['recipe-fingerprint'].slice(0, 16)}` : '';
   const head = `${exp}_${row.precision}_${row.framework}`;
-  const tail = `_disagg-${row.disagg}_spec-${row['spec-decoding']}`;
-  if (isMultiNode(row)) {
+  // A single-node agentic row has no disagg key: the workflow's input defaults to false.
+  const tail = `_disagg-${row.disagg ?? false}_spec-${row['spec-decoding']}`;
+  if ('prefill' in row) {
     const w = (x: RowWorkerLike): string =>
       `tp${x.tp}-pp${x.pp ?? 1}-dcp${x['dcp-size'] ?? 1}-pcp${x['pcp-size'] ?? 1}-ep${x.ep}-dp${x['dp-attn']}-nw${x['num-worker']}`;
     return `${head}_prefill-${w(row.prefill)}_decode-${w(row.decode)}${tail}_conc${row.conc.join('x')}_${runner}${fingerprint}`;
@@ -88,14 +93,17 @@ export function resultFilenameOf(row: MatrixRowLike, runner: string): string {
  * (`…_gpus_<g>_ctx_<p>_gen_<d>`: p and d; `…_gpus_<g>` alone, an aggregated arm: g and 0), else
  * from the row's topology (workers × tp × pp × pcp per role).
  */
-export function roleGpus(row: MultiNodeRowLike, resultFilename: string): { prefill: number; decode: number } {
+export function roleGpus(
+  row: Pick<MultiNodeRowLike, 'prefill' | 'decode'>,
+  resultFilename: string,
+): { prefill: number; decode: number } {
   const m = /_gpus_(\d+)(?:_ctx_(\d+)_gen_(\d+))?$/.exec(resultFilename);
   if (m) return m[2] === undefined ? { prefill: Number(m[1]), decode: 0 } : { prefill: Number(m[2]), decode: Number(m[3]) };
   return { prefill: gpus(row.prefill), decode: gpus(row.decode) };
 }
 
 /** The environment the benchmark workflow exports for a row, as `process_result.py` reads it. */
-export function rowEnv(row: MatrixRowLike, extra: RowExtra = {}): Env {
+export function rowEnv(row: NamedRowLike, extra: RowExtra = {}): Env {
   const runner = extra.runner ?? row.runner;
   const resultFilename = extra.resultFilename ?? resultFilenameOf(row, runner);
   const env: Env = {
@@ -104,17 +112,18 @@ export function rowEnv(row: MatrixRowLike, extra: RowExtra = {}): Env {
     PRECISION: row.precision,
     SPEC_DECODING: row['spec-decoding'],
     RESULT_FILENAME: resultFilename,
-    ISL: String(row.isl),
-    OSL: String(row.osl),
-    DISAGG: String(row.disagg),
+    ISL: row.isl === undefined ? '' : String(row.isl),
+    OSL: row.osl === undefined ? '' : String(row.osl),
+    DISAGG: String(row.disagg ?? false),
     MODEL_PREFIX: row['model-prefix'],
     IMAGE: row.image,
     RECIPE_FINGERPRINT: row['recipe-fingerprint'] ?? '',
     // GitHub's toJson: pretty-printed with two spaces.
     ROUTER_METADATA: row.router ? JSON.stringify(row.router, null, 2) : '',
     KV_P2P_TRANSFER: row['kv-p2p-transfer'] ?? '',
+    ...(isAgentic(row) ? agenticEnv(row) : {}),
   };
-  if (!isMultiNode(row)) {
+  if (!('prefill' in row)) {
     return {
       ...env,
       TP: String(row.tp),
@@ -144,6 +153,34 @@ export function rowEnv(row: MatrixRowLike, extra: RowExtra = {}): Env {
     ...role('DECODE', row.decode),
     PREFILL_HARDWARE: row.prefill.hardware ?? '',
     DECODE_HARDWARE: row.decode.hardware ?? '',
+  };
+}
+
+interface AgenticRowLike {
+  'scenario-type': 'agentic-coding';
+  model: string;
+  conc: number | number[];
+  'kv-offloading': string;
+  'kv-offload-backend'?: { name: string; version?: string };
+  'total-cpu-dram-gb': number;
+  duration: number;
+}
+
+const isAgentic = (row: object): row is AgenticRowLike => (row as Partial<AgenticRowLike>)['scenario-type'] === 'agentic-coding';
+
+/** What run-sweep.yml adds for an agentic row (process_agentic_result.py reads these). */
+function agenticEnv(row: AgenticRowLike): Env {
+  const backend = row['kv-offload-backend'];
+  return {
+    SCENARIO_TYPE: 'agentic-coding',
+    MODEL: row.model,
+    ...(typeof row.conc === 'number' ? { CONC: String(row.conc) } : {}),
+    KV_OFFLOADING: row['kv-offloading'],
+    KV_OFFLOAD_BACKEND: backend?.name ?? '',
+    // GitHub's toJson: pretty-printed with two spaces.
+    KV_OFFLOAD_BACKEND_METADATA: backend ? JSON.stringify(backend, null, 2) : '',
+    TOTAL_CPU_DRAM_GB: String(row['total-cpu-dram-gb']),
+    DURATION: String(row.duration),
   };
 }
 

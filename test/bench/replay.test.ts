@@ -48,7 +48,7 @@ describe('theoretical prefix cache', () => {
 });
 
 describe('trace replay against a recording server', () => {
-  it('honours idle gaps, capped and scaled by --time-scale', async () => {
+  it("honours idle gaps, capped and scaled by --time-scale, and records in the engine's time", async () => {
     const s = await server();
     // Gaps of 2 s and 1000 s; capped at 3 s, ten times faster: 0.2 s and 0.3 s.
     const t = trace('gaps', [
@@ -76,6 +76,9 @@ describe('trace replay against a recording server', () => {
     expect(gap2).toBeLessThan(50_000);
     // The first request of a lane with profiling from turn 0 is the priming request: warmup.
     expect(report.records.map((r) => r.phase)).toEqual(['warmup', 'profiling', 'profiling']);
+    // Records are in the engine's time: ten times what the request took here.
+    const served = s.seen[1]!.end - s.seen[1]!.start;
+    expect(report.records[1]!.result.latency).toBeGreaterThanOrEqual(served * 10 * 0.99);
   });
 
   it('runs subagents beside the parent and joins only those that ended before the next request', async () => {

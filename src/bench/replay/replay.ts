@@ -40,7 +40,10 @@ export interface ReplayOptions {
   warmupRequestsPerLane: number;
   warmupGracePeriodS: number;
   idleGapCapS: number;
-  /** k: the engine runs k× faster than real time; recorded gaps are divided by k. */
+  /**
+   * k: the engine runs k× faster than real time (a simulator). Every time here (gaps, duration,
+   * grace periods) is the engine's, and so are the records' times: real time × k.
+   */
   timeScale: number;
   /**
    * Put a prefix unique to each trajectory instance before its context (AIPerf's `--cache-bust
@@ -85,6 +88,8 @@ export const REPLAY_DEFAULTS = {
   failedRequestThreshold: 0.1,
   failedRequestMinSample: 10,
   sliceDurationS: 1,
+  /** Longest wait for a response's next byte. */
+  timeoutMs: 600_000,
 } as const;
 
 export interface ReplayReport {
@@ -164,6 +169,8 @@ class Replay {
   private errors = 0;
   private skipped = 0;
   private readonly scraper: MetricsScraper | undefined;
+  /** Where model time and real time meet: the replay's start. */
+  private readonly origin = performance.now();
 
   constructor(
     private readonly traces: readonly Trace[],
@@ -201,19 +208,41 @@ class Replay {
   }
 
   async run(): Promise<ReplayReport> {
-    const grace = setTimeout(() => this.warmupGraceOver(), this.o.warmupGracePeriodS * 1000);
+    const grace = setTimeout(() => this.warmupGraceOver(), this.realMs(this.o.warmupGracePeriodS));
     this.timers.push(grace);
     try {
       await Promise.all(this.plan.lanes.map((start, lane) => this.lane(lane, start)));
     } catch (e) {
       // A run that broke still leaves what it measured.
       await this.close();
-      this.finish(performance.now());
+      this.finish(this.modelNow());
       throw e;
     }
-    const profilingEnd = performance.now();
+    const profilingEnd = this.modelNow();
     await this.close();
     return this.finish(profilingEnd);
+  }
+
+  // --- time: with --time-scale k the engine runs k× faster; settings and records are in its time --
+
+  /** Real milliseconds of `s` model seconds. */
+  private realMs(s: number): number {
+    return (s * 1000) / this.o.timeScale;
+  }
+
+  /** performance.now() in model time (as the origin plus k× the real time since it). */
+  private modelNow(): number {
+    return this.origin + (performance.now() - this.origin) * this.o.timeScale;
+  }
+
+  private toModelTime(r: RequestResult): void {
+    const k = this.o.timeScale;
+    if (k === 1) return;
+    r.ttft *= k;
+    r.latency *= k;
+    for (let i = 0; i < r.itl.length; i++) r.itl[i]! *= k;
+    r.sentAt = this.origin + (r.sentAt - this.origin) * k;
+    r.endAt = this.origin + (r.endAt - this.origin) * k;
   }
 
   private async close(): Promise<void> {
@@ -407,12 +436,12 @@ class Replay {
   private beginProfiling(): void {
     if (this.profilingBegun) return;
     this.profilingBegun = true;
-    this.profilingStart = performance.now();
+    this.profilingStart = this.modelNow();
     this.releaseBarrier();
     if (this.stopping) return;
     this.scraper?.start();
     if (this.o.benchmarkDurationS !== undefined)
-      this.timers.push(setTimeout(() => this.stop('benchmark duration reached'), this.o.benchmarkDurationS * 1000));
+      this.timers.push(setTimeout(() => this.stop('benchmark duration reached'), this.realMs(this.o.benchmarkDurationS)));
   }
 
   private warmupGraceOver(): void {
@@ -437,7 +466,7 @@ class Replay {
       for (const slot of [...this.inFlight.keys()]) this.abort(slot, `cancelled: ${reason}`);
     };
     if (now) cancel();
-    else this.timers.push(setTimeout(cancel, this.o.benchmarkGracePeriodS * 1000));
+    else this.timers.push(setTimeout(cancel, this.realMs(this.o.benchmarkGracePeriodS)));
   }
 
   private abort(slot: number, reason: string): void {
@@ -455,7 +484,7 @@ class Replay {
         this.sleepers.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, (gap * 1000) / this.o.timeScale);
+      const timer = setTimeout(wake, this.realMs(gap));
       this.sleepers.add(wake);
     });
   }
@@ -527,6 +556,7 @@ class Replay {
       this.freeSlots.push(slot);
     }
     const cancelled = this.aborted.delete(slot);
+    this.toModelTime(result);
     const record: ReplayRecord = {
       phase: so.phase,
       lane: s.lane,

@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPLAY_DEFAULTS } from '../bench/index.js';
+import type { ReplayOptions } from '../bench/index.js';
+import type { Launch } from '../engines/index.js';
+import { isAgenticRow } from '../matrix/index.js';
+import type { PlannedPoint } from '../plan/index.js';
+import {
+  agenticAggregateJson,
+  agenticContextFromEnv,
+  aggregateAgenticResultDir,
+  rowEnv,
+  validateAgenticArtifacts,
+} from '../results/index.js';
+import type { Trace } from '../traces/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import type { RunDir } from './run-dir.js';
+
+/**
+ * How an agentic-coding point is measured, as InferenceX's `build_replay_cmd` drives AIPerf's
+ * `inferencex-agentx-mvp` scenario: lanes = the row's concurrency, the row's duration, trajectory
+ * starts in [25%, 75%], 10 warmup requests per lane, a 300 s idle-gap cap, a 30-minute warmup
+ * grace, server token counts, a 10% failed-request limit, Dynamo session binding for dynamo-*
+ * frameworks, and the server's context as the longest request replayed.
+ */
+
+export interface AgenticSettings {
+  /** The corpus every agentic point replays (where a Slurm job can read it: the run directory). */
+  tracesFile: string;
+  traces: readonly Trace[];
+  /** Profiling seconds for every point instead of its row's `duration` (the workflow's `duration` input). */
+  durationS?: number | undefined;
+  /** AIPERF_EXPERIMENTAL_FAST (the `agentx-fast` label): 1200 s, one warmup request per lane. */
+  fast?: boolean | undefined;
+}
+
+/** InferenceX's AIPERF_FAILED_REQUEST_THRESHOLD (benchmark-tmpl.yml). */
+export const FAILED_REQUEST_THRESHOLD = 0.1;
+const FAST = { durationS: 1200, warmupRequestsPerLane: 1 };
+
+export interface AgenticPoint {
+  baseUrl: string;
+  model: string;
+  conc: number;
+  durationS: number;
+  warmupRequestsPerLane: number;
+  timeScale: number;
+  maxContextLength: number;
+  dynamoSessionBinding: boolean;
+  /** The replay's artifacts: `agentic_<RF>/aiperf_artifacts`. */
+  artifacts: string;
+}
+
+export function agenticPointOf(
+  p: PlannedPoint,
+  s: AgenticSettings,
+  launch: Launch,
+  o: { model: string; maxModelLen: number; artifacts: string },
+): AgenticPoint {
+  if (!isAgenticRow(p.row)) throw new Error(`${p.resultFilename} is not an agentic-coding point`);
+  return {
+    baseUrl: `http://${launch.endpoint.host}:${launch.endpoint.port}`,
+    model: o.model,
+    conc: p.conc,
+    durationS: s.durationS ?? (s.fast ? FAST.durationS : p.row.duration),
+    warmupRequestsPerLane: s.fast ? FAST.warmupRequestsPerLane : REPLAY_DEFAULTS.warmupRequestsPerLane,
+    timeScale: launch.client.timeScale,
+    maxContextLength: o.maxModelLen,
+    dynamoSessionBinding: p.row.framework.startsWith('dynamo-'),
+    artifacts: o.artifacts,
+  };
+}
+
+/** The replay of a point, run in this process (local runs). */
+export function replayOptionsOf(a: AgenticPoint): ReplayOptions {
+  return {
+    ...REPLAY_DEFAULTS,
+    baseUrl: a.baseUrl,
+    model: a.model,
+    concurrency: a.conc,
+    benchmarkDurationS: a.durationS,
+    warmupRequestsPerLane: a.warmupRequestsPerLane,
+    timeScale: a.timeScale,
+    liveAssistant: false,
+    dynamoSessionBinding: a.dynamoSessionBinding,
+    dynamoSessionHeader: false,
+    maxContextLength: a.maxContextLength,
+    failedRequestThreshold: FAILED_REQUEST_THRESHOLD,
+    outputDir: a.artifacts,
+  };
+}
+
+/** The same replay as `frontier bench --trace` arguments (after the command itself), for job scripts. */
+export function replayArgsOf(a: AgenticPoint, tracesFile: string): string[] {
+  return [
+    'bench',
+    '--trace',
+    tracesFile,
+    '--url',
+    a.baseUrl,
+    '--model',
+    a.model,
+    '--concurrency',
+    String(a.conc),
+    '--benchmark-duration',
+    String(a.durationS),
+    '--warmup-requests-per-lane',
+    String(a.warmupRequestsPerLane),
+    '--max-context-length',
+    String(a.maxContextLength),
+    '--failed-request-threshold',
+    String(FAILED_REQUEST_THRESHOLD),
+    ...(a.timeScale !== 1 ? ['--time-scale', String(a.timeScale)] : []),
+    ...(a.dynamoSessionBinding ? ['--dynamo-session-binding'] : []),
+    '--output-artifact-dir',
+    a.artifacts,
+  ];
+}
+
+/**
+ * A replayed point's aggregate (`bmk_agentic_<RF>/<RF>.json`, as process_agentic_result.py writes
+ * it from the environment the workflow exports for the row) and its verdict: the reasons it is
+ * invalid (validate_agentic_result.py's error-rate check, and the replay's own stop), none when ok.
+ */
+export function finishAgenticPoint(
+  dir: RunDir,
+  p: PlannedPoint,
+  replayProblems: readonly string[],
+): { problems: string[]; summary?: AgenticSummary } {
+  const rf = p.resultFilename;
+  const problems = [...replayProblems];
+  if (!existsSync(join(dir.agenticArtifacts(rf), 'profile_export.jsonl')))
+    return { problems: [...problems, `the replay wrote no records (${dir.agenticArtifacts(rf)})`] };
+  const env = { ...rowEnv(p.row, { runner: p.row.runner, resultFilename: rf }), CONC: String(p.conc) };
+  const json = agenticAggregateJson(aggregateAgenticResultDir(dir.agenticDir(rf), agenticContextFromEnv(env)));
+  writeFileAtomic(dir.agenticAggFile(rf), json, { mkdir: true });
+  problems.push(...validateAgenticArtifacts(dir.agenticArtifacts(rf), FAILED_REQUEST_THRESHOLD));
+  return { problems, summary: summaryOf(JSON.parse(json) as AggregateBody) };
+}
+
+interface AggregateBody {
+  request_metrics?: {
+    throughput?: { per_gpu?: { output_tput_tps?: number } };
+    latency?: { intvty?: { p50?: number }; ttft?: { p50?: number } };
+  };
+}
+
+export interface AgenticSummary {
+  outputTputPerGpu?: number | undefined;
+  interactivity?: number | undefined;
+  medianTtftMs?: number | undefined;
+}
+
+/** The run manifest's summary figures of a point, from its aggregate. */
+function summaryOf(body: AggregateBody): AgenticSummary {
+  const m = body.request_metrics;
+  const ttft = m?.latency?.ttft?.p50;
+  return {
+    outputTputPerGpu: m?.throughput?.per_gpu?.output_tput_tps,
+    interactivity: m?.latency?.intvty?.p50,
+    medianTtftMs: ttft === undefined ? undefined : ttft * 1000,
+  };
+}
