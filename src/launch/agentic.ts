@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPLAY_DEFAULTS } from '../bench/index.js';
 import type { ReplayOptions } from '../bench/index.js';
@@ -8,7 +8,7 @@ import type { PlannedPoint } from '../plan/index.js';
 import {
   agenticAggregateJson,
   agenticContextFromEnv,
-  aggregateAgenticResultDir,
+  aggregateAgentic,
   rowEnv,
   validateAgenticArtifacts,
 } from '../results/index.js';
@@ -125,6 +125,7 @@ export function replayArgsOf(a: AgenticPoint, tracesFile: string): string[] {
 export function finishAgenticPoint(
   dir: RunDir,
   p: PlannedPoint,
+  logDir: string,
   replayProblems: readonly string[],
 ): { problems: string[]; summary?: AgenticSummary } {
   const rf = p.resultFilename;
@@ -132,7 +133,15 @@ export function finishAgenticPoint(
   if (!existsSync(join(dir.agenticArtifacts(rf), 'profile_export.jsonl')))
     return { problems: [...problems, `the replay wrote no records (${dir.agenticArtifacts(rf)})`] };
   const env = { ...rowEnv(p.row, { runner: p.row.runner, resultFilename: rf }), CONC: String(p.conc) };
-  const json = agenticAggregateJson(aggregateAgenticResultDir(dir.agenticDir(rf), agenticContextFromEnv(env)));
+  // The engine logs say the KV cache's size (vLLM's "GPU KV cache size: N tokens"), as server.log beside InferenceX's results does.
+  const serverLogPaths = existsSync(logDir)
+    ? readdirSync(logDir)
+        .filter((f) => f.endsWith('.log'))
+        .sort()
+        .map((f) => join(logDir, f))
+    : [];
+  const agg = aggregateAgentic(dir.agenticArtifacts(rf), agenticContextFromEnv(env), { serverLogPaths });
+  const json = agenticAggregateJson(agg);
   writeFileAtomic(dir.agenticAggFile(rf), json, { mkdir: true });
   problems.push(...validateAgenticArtifacts(dir.agenticArtifacts(rf), FAILED_REQUEST_THRESHOLD));
   return { problems, summary: summaryOf(JSON.parse(json) as AggregateBody) };

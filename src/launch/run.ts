@@ -483,7 +483,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       record.status = 'failed';
       record.error = outcome.error;
     } else if ('agentic' in outcome) {
-      const { problems, summary } = finishAgenticPoint(dir, p, outcome.problems);
+      const { problems, summary } = finishAgenticPoint(dir, p, outcome.logDir, outcome.problems);
       Object.assign(record, summary);
       if (problems.length === 0) {
         record.status = 'ok';

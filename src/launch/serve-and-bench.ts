@@ -105,7 +105,12 @@ export async function serveAndBench(
           p,
           during
             ? { status: 'failed', error: during }
-            : { status: report.failure ? 'invalid' : 'ok', agentic: true, problems: report.failure ? [report.failure] : [] },
+            : {
+                status: report.failure ? 'invalid' : 'ok',
+                agentic: true,
+                logDir,
+                problems: report.failure ? [report.failure] : [],
+              },
         );
         continue;
       }

@@ -454,7 +454,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
       if (isAgenticRow(p.row)) {
         const records = join(dir.agenticArtifacts(p.resultFilename), 'profile_export.jsonl');
         const dead = died('during the replay');
-        if (existsSync(records) && !dead) ctx.finishPoint(p, { status: 'ok', agentic: true, problems: [] });
+        if (existsSync(records) && !dead) ctx.finishPoint(p, { status: 'ok', agentic: true, logDir, problems: [] });
         else
           ctx.finishPoint(p, {
             status: 'failed',

@@ -110,7 +110,7 @@ describe('frontier bench --trace', () => {
     const server = JSON.parse(readFileSync(join(out, 'server_metrics_export.json'), 'utf8')) as {
       metrics: Record<string, unknown>;
     };
-    expect(Object.keys(server.metrics)).toContain('vllm:generation_tokens_total');
+    expect(Object.keys(server.metrics)).toContain('vllm:generation_tokens');
   });
 
   it('exits 1 with the failure when the server fails more requests than the threshold', async () => {

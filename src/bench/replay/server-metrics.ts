@@ -133,6 +133,8 @@ export class MetricsScraper {
           type = 'counter';
         } else if (base && base[2] === 'created') continue;
       } else if (type === 'histogram' || type === 'summary') continue; // quantile lines of a summary
+      // AIPerf exports a counter under its name without `_total` (vllm:prefix_cache_hits), what InferenceX's backends read.
+      if (type === 'counter' && metric.endsWith('_total')) metric = metric.slice(0, -'_total'.length);
       const key = `${endpoint}\u0000${metric}\u0000${JSON.stringify(s.labels)}`;
       let series = this.series.get(key);
       if (!series) {
@@ -151,7 +153,7 @@ export class MetricsScraper {
   export(): Record<string, unknown> {
     const metrics: Record<string, { type: string; description: string; series: unknown[] }> = {};
     for (const s of this.series.values()) {
-      const entry = (metrics[s.metric] ??= { type: s.type, description: this.help.get(s.metric) ?? '', series: [] });
+      const entry = (metrics[s.metric] ??= { type: s.type, description: this.help.get(s.metric) ?? this.help.get(`${s.metric}_total`) ?? '', series: [] });
       entry.series.push({
         endpoint_url: s.endpoint,
         labels: s.labels,
