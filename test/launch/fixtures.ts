@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunDir } from '../../src/launch/index.js';
-import type { EvalSettings } from '../../src/launch/index.js';
+import type { AgenticSettings, EvalSettings } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import { loadGsm8k } from '../../src/evals/index.js';
-import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
+import type { MultiNodeRow, SingleNodeAgenticRow, SingleNodeRow } from '../../src/matrix/index.js';
+import { DEFAULT_SYNTH_OPTIONS, formatWekaTraces, synthTraces } from '../../src/traces/index.js';
 import { runMatrix } from '../../src/cli/matrix.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { BUNDLED_INFERENCEX, REPO } from '../helpers.js';
@@ -129,4 +130,39 @@ export async function fixtureSweep(): Promise<MatrixRow[]> {
       FIXTURE_TREE,
     ),
   ) as MatrixRow[];
+}
+
+/** An agentic-coding row of the simulated engine, as the matrix writes one. */
+export function agenticRow(o: Partial<SingleNodeAgenticRow> = {}): SingleNodeAgenticRow {
+  return {
+    image: 'frontier/sim:local',
+    model: 'meta-llama/Llama-3.1-8B-Instruct',
+    'model-prefix': 'llama3.1-8b',
+    precision: 'fp8',
+    framework: 'sim',
+    runner: 'h100',
+    tp: 1,
+    pp: 1,
+    'dcp-size': 1,
+    'pcp-size': 1,
+    ep: 1,
+    'dp-attn': false,
+    'spec-decoding': 'none',
+    conc: 2,
+    'kv-offloading': 'none',
+    'total-cpu-dram-gb': 0,
+    duration: 30,
+    'exp-name': `llama3.1-8b_tp1_conc${o.conc ?? 2}_kv${o['kv-offloading'] ?? 'none'}`,
+    'scenario-type': 'agentic-coding',
+    'run-eval': false,
+    ...o,
+  };
+}
+
+/** A small synthetic corpus (frontier traces synth at 5% scale), written where a run can read it. */
+export function smallCorpus(dir: string): AgenticSettings {
+  const traces = synthTraces({ ...DEFAULT_SYNTH_OPTIONS, traces: 8, scale: 0.05 });
+  const tracesFile = join(dir, 'traces.jsonl');
+  writeFileSync(tracesFile, formatWekaTraces(traces));
+  return { tracesFile, traces };
 }

@@ -14,7 +14,7 @@ import { CLI, REPO, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
 import { waitFor } from '../support/wait.js';
-import { disaggRow, engineServing, simCluster, singleRow } from './fixtures.js';
+import { agenticRow, disaggRow, engineServing, simCluster, singleRow, smallCorpus } from './fixtures.js';
 
 let slurm: LocalSlurm;
 
@@ -93,6 +93,25 @@ describe('frontier run on Slurm', () => {
     expect(lint.out).toBe('');
     const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[1]!.resultFilename), 'utf8')) as Record<string, unknown>;
     expect(agg).toMatchObject({ conc: 2, tp: 1, hw: 'h100' });
+  }, 120_000);
+
+  it('replays an agentic point in its job (frontier bench --trace) and aggregates it from the shared run directory', async () => {
+    const agentic = smallCorpus(tempFiles({}));
+    const { manifest, dir } = await runOnSlurm([agenticRow({ conc: 2 })], cluster(), undefined, undefined, { agentic });
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    const rf = manifest.points[0]!.resultFilename;
+    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
+    expect(script).toContain(`bench --trace ${agentic.tracesFile} `);
+    expect(script).toContain(`--output-artifact-dir ${dir.agenticArtifacts(rf)}`);
+    expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch')]).out).toBe('');
+    const agg = JSON.parse(readFileSync(dir.agenticAggFile(rf), 'utf8')) as {
+      scenario_type: string;
+      num_requests_successful: number;
+      server_metrics: { cache: { gpu_cache_hit_rate: number } };
+    };
+    expect(agg.scenario_type).toBe('agentic-coding');
+    expect(agg.num_requests_successful).toBeGreaterThan(0);
+    expect(agg.server_metrics.cache.gpu_cache_hit_rate).toBeGreaterThan(0.3);
   }, 120_000);
 
   it('runs a row’s GSM8K eval in the job after its points, and records it from the eval folder', async () => {
