@@ -1,4 +1,4 @@
-// npm start [-- RUN_DIR]: the main job on embedded defaults. The example catalog's full sweep, run by `frontier run` on the
+// npm start [-- RUN_DIR]: the main job on embedded defaults. The example catalog's full sweep (agentic rows on a small synthetic corpus), run by `frontier run` on the
 // local-sim cluster profile (examples/clusters/local-sim.yaml): every GPU row on the simulated engine, the llama.cpp
 // row on a real llama-server serving a tiny model. Prints where the run directory is and its summary table, then
 // ingests the run into runs/frontier.db ($FRONTIER_DB) and serves the dashboard over it ($PORT, default 8080)
@@ -36,7 +36,14 @@ const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace
 // Paths as the user would type them from where they started (runs/<date>-<time> from the repository).
 const here = (path) => relative(process.cwd(), path) || '.';
 const out = process.argv[2] ? resolve(process.argv[2]) : here(join(REPO, 'runs', stamp));
-const child = spawn(process.execPath, frontier(['run', '--matrix', '-', '--cluster', 'local-sim', '--out', out]), {
+// The agentic rows replay a small synthetic corpus for two simulated minutes each (a real one runs an hour).
+const corpus = join(out, 'traces', 'small.jsonl');
+const synth = spawnSync(process.execPath, [FRONTIER, 'traces', 'synth', '--scale', '0.05', '--traces', '24', '-o', corpus], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (synth.status !== 0) process.exit(synth.status ?? 1);
+const agentic = ['--traces', corpus, '--agentic-duration', '120'];
+const child = spawn(process.execPath, frontier(['run', '--matrix', '-', '--cluster', 'local-sim', '--out', out, ...agentic]), {
   env,
   stdio: ['pipe', 'inherit', 'inherit'],
 });

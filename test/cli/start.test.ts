@@ -41,13 +41,20 @@ describe('npm start', () => {
       expect([...engines].sort()).toEqual(['llama.cpp', 'sim', 'sim (for dynamo-sglang)', 'sim (for vllm)']);
       expect(stdout).toMatch(/qwen3-0\.6b q8 llama\.cpp TP1 256\/64\s+4\s+ok/);
       expect(stdout).toMatch(/dsr1 fp8 dynamo-sglang 1P1D TP8\/TP8 1024\/64\s+32\s+ok/);
+      // The agentic rows replayed the small synthetic corpus: their aggregates are InferenceX's agentic ones.
+      const agentic = ran.filter((p) => p.agentic);
+      const fixed = ran.filter((p) => !p.agentic);
+      expect(agentic).toHaveLength(5);
+      expect(stdout).toMatch(/llama3\.1-8b fp8 sim TP2 agentic-coding kv dram\s+64\s+ok/);
       const all = JSON.parse(readFileSync(join(out, 'results_bmk/agg_bmk.json'), 'utf8')) as unknown[];
-      expect(all).toHaveLength(ran.length);
+      expect(all).toHaveLength(fixed.length);
 
       // Ingested as an official run, and the dashboard is up.
-      expect(stdout).toContain(`points: ${ran.length} (${ran.length} new)`);
+      expect(stdout).toContain(`points: ${fixed.length} (${fixed.length} new)`);
+      expect(stdout).toContain('agentic points: 5 (5 new)');
       const runs = (await (await fetch(`${url}/api/v1/runs`)).json()) as { official: boolean; points: number }[];
-      expect(runs).toEqual([expect.objectContaining({ official: true, points: ran.length })]);
+      expect(runs).toEqual([expect.objectContaining({ official: true, points: fixed.length })]);
+      expect((await (await fetch(`${url}/api/v1/agentic`)).json()) as unknown[]).toHaveLength(5);
       const page = await fetch(`${url}/inference`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await page.text()).toContain('<div id="root"></div>');
