@@ -326,3 +326,10 @@ for (const copies of [1, 4, 16]) {
     `${'dashboard: JS bundle, gzip'.padEnd(40)} ${(d.bundleGzipBytes / 1024).toFixed(0).padStart(4)} KiB  (target < 1024 KiB: ${d.bundleGzipBytes < 1024 * 1024 ? 'met' : 'MISSED'})`,
   );
 }
+
+// The agentic trace replay's own overhead (perf/agentic-replay.mjs): `frontier bench --trace` at 256
+// lanes against the sim, client-observed TTFT and ITL next to the sim's ground truth.
+{
+  const r = spawnSync(process.execPath, [`${repo}perf/agentic-replay.mjs`, '256', '15'], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`perf/agentic-replay.mjs exited ${r.status}`);
+}

@@ -153,7 +153,11 @@ export class MetricsScraper {
   export(): Record<string, unknown> {
     const metrics: Record<string, { type: string; description: string; series: unknown[] }> = {};
     for (const s of this.series.values()) {
-      const entry = (metrics[s.metric] ??= { type: s.type, description: this.help.get(s.metric) ?? this.help.get(`${s.metric}_total`) ?? '', series: [] });
+      const entry = (metrics[s.metric] ??= {
+        type: s.type,
+        description: this.help.get(s.metric) ?? this.help.get(`${s.metric}_total`) ?? '',
+        series: [],
+      });
       entry.series.push({
         endpoint_url: s.endpoint,
         labels: s.labels,
