@@ -275,7 +275,7 @@ async function dryRun(
   const work = mkdtempSync(join(tmpdir(), 'frontier-dry-run-'));
   const groups = planRun(rows, cluster.name).map((g) => ({
     g,
-    ...(g.skip ? { problems: [] } : prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes)),
+    ...prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes),
   }));
   // Scripts are recorded a few at a time, ahead of the report that waits for each in order.
   const recordings = new Map<string, Promise<RecordedScript>>();
@@ -313,11 +313,6 @@ async function dryRun(
       lines.push('', `${g.id}: ${g.label} · conc ${concs.join(', ')}`);
       const launch: DryRunLaunch = { group: g.id, label: g.label, runner: g.rows[0]!.runner, concs, status: 'ready' };
       launches.push(launch);
-      if (g.skip) {
-        Object.assign(launch, { status: 'skipped', reasons: [g.skip] });
-        lines.push(`  skipped: ${g.skip}`);
-        continue;
-      }
       if (!prepared) {
         Object.assign(launch, { status: 'cannot run', reasons: problems });
         lines.push(...problems.map((p) => `  cannot run: ${p}`));

@@ -34,8 +34,6 @@ export interface AgenticSettings {
   fast?: boolean | undefined;
 }
 
-/** InferenceX's AIPERF_FAILED_REQUEST_THRESHOLD (benchmark-tmpl.yml). */
-export const FAILED_REQUEST_THRESHOLD = 0.1;
 const FAST = { durationS: 1200, warmupRequestsPerLane: 1 };
 
 export interface AgenticPoint {
@@ -85,7 +83,6 @@ export function replayOptionsOf(a: AgenticPoint): ReplayOptions {
     dynamoSessionBinding: a.dynamoSessionBinding,
     dynamoSessionHeader: false,
     maxContextLength: a.maxContextLength,
-    failedRequestThreshold: FAILED_REQUEST_THRESHOLD,
     outputDir: a.artifacts,
   };
 }
@@ -109,7 +106,7 @@ export function replayArgsOf(a: AgenticPoint, tracesFile: string): string[] {
     '--max-context-length',
     String(a.maxContextLength),
     '--failed-request-threshold',
-    String(FAILED_REQUEST_THRESHOLD),
+    String(REPLAY_DEFAULTS.failedRequestThreshold),
     ...(a.timeScale !== 1 ? ['--time-scale', String(a.timeScale)] : []),
     ...(a.dynamoSessionBinding ? ['--dynamo-session-binding'] : []),
     '--output-artifact-dir',
@@ -143,7 +140,7 @@ export function finishAgenticPoint(
   const agg = aggregateAgentic(dir.agenticArtifacts(rf), agenticContextFromEnv(env), { serverLogPaths });
   const json = agenticAggregateJson(agg);
   writeFileAtomic(dir.agenticAggFile(rf), json, { mkdir: true });
-  problems.push(...validateAgenticArtifacts(dir.agenticArtifacts(rf), FAILED_REQUEST_THRESHOLD));
+  problems.push(...validateAgenticArtifacts(dir.agenticArtifacts(rf), REPLAY_DEFAULTS.failedRequestThreshold));
   return { problems, summary: summaryOf(JSON.parse(json) as AggregateBody) };
 }
 

@@ -15,5 +15,5 @@ export { jobFor, slurmExecutor } from './slurm-run.js';
 export type { SlurmExecutorOptions } from './slurm-run.js';
 export { renderJobScript } from './slurm-script.js';
 export type { JobPoint, JobSpec } from './slurm-script.js';
-export { FAILED_REQUEST_THRESHOLD, agenticPointOf, replayArgsOf } from './agentic.js';
+export { agenticPointOf, replayArgsOf } from './agentic.js';
 export type { AgenticSettings } from './agentic.js';

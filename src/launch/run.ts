@@ -436,11 +436,6 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const prepared: { g: PlannedGroup; record: GroupRecord; ready?: PreparedGroup }[] = groups.map((g) => {
     const record: GroupRecord = { id: g.id, label: g.label, engine: g.rows[0]!.framework, status: 'pending' };
     manifest.groups.push(record);
-    if (g.skip) {
-      record.status = 'skipped';
-      record.error = g.skip;
-      return { g, record };
-    }
     if (isAgenticRow(g.rows[0]!) && !o.agentic) {
       record.status = 'failed';
       record.error = 'an agentic-coding row replays a trace corpus: pass --traces FILE (frontier traces synth makes one)';

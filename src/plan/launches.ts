@@ -29,8 +29,6 @@ export interface PlannedGroup {
   label: string;
   rows: MatrixRow[];
   points: PlannedPoint[];
-  /** Why it does not run at all (an agentic row, for now). */
-  skip?: string;
   /** The evals its rows ask for (`run-eval`), run against the same engine after the points. */
   evals: PlannedEval[];
 }

@@ -47,7 +47,7 @@ describe('planRun', () => {
     expect(planRun([recipe], 'lab')[0]!.points[0]!.multinodeSuffix).toBe('_1p1d_conc4_gpus_16_ctx_8_gen_8');
   });
 
-  it('skips agentic rows with the reason, and leaves eval-only rows out of the benchmarks', () => {
+  it('gives each agentic point a launch of its own, and leaves eval-only rows out of the benchmarks', () => {
     const agentic = {
       ...singleRow(),
       'scenario-type': 'agentic-coding',
@@ -56,14 +56,24 @@ describe('planRun', () => {
       duration: 1800,
     };
     const groups = planRun(
-      [agentic as unknown as MatrixRow, singleRow({ conc: 16, 'run-eval': true, 'eval-only': true })],
+      [
+        agentic as unknown as MatrixRow,
+        { ...agentic, conc: 2 } as unknown as MatrixRow,
+        singleRow({ conc: 16, 'run-eval': true, 'eval-only': true }),
+      ],
       'lab',
     );
-    expect(groups[0]!.skip).toMatch(/agentic-coding/);
-    expect(groups[1]!.points).toEqual([]);
-    expect(groups[1]!.evals.map((e) => e.concs)).toEqual([[16]]);
+    // A replay measures the prefix cache it builds: no two agentic points share an engine.
+    expect(groups.slice(0, 2).map((g) => g.points.map((p) => p.conc))).toEqual([[1], [2]]);
+    expect(groups[0]!.label).toBe('llama3.1-8b fp8 sim TP1 agentic-coding kv none');
+    // RESULT_FILENAME as the workflow builds it for an agentic row (no disagg key: false).
+    expect(groups[1]!.points[0]!.resultFilename).toBe(
+      'llama3.1-8b_256_32_fp8_sim_tp1-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc2_lab',
+    );
+    expect(groups[2]!.points).toEqual([]);
+    expect(groups[2]!.evals.map((e) => e.concs)).toEqual([[16]]);
     // eval_<exp>_<RF>, as the reference names the eval artifact.
-    expect(groups[1]!.evals[0]!.dir).toBe(
+    expect(groups[2]!.evals[0]!.dir).toBe(
       'eval_llama3.1-8b_256_32_llama3.1-8b_256_32_fp8_sim_tp1-pp1-dcp1-pcp1-ep1-dpafalse_disagg-false_spec-none_conc16_lab',
     );
   });

@@ -85,6 +85,7 @@ export const REPLAY_DEFAULTS = {
   idleGapCapS: 300,
   timeScale: 1,
   dynamoSessionTimeoutS: 3600,
+  /** InferenceX's AIPERF_FAILED_REQUEST_THRESHOLD (benchmark-tmpl.yml): live, and the validity gate after the run. */
   failedRequestThreshold: 0.1,
   failedRequestMinSample: 10,
   sliceDurationS: 1,

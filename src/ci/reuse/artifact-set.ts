@@ -2,10 +2,11 @@
  * A downloaded sweep's artifacts (`gh run download`: one folder per artifact), read into what the
  * reuse validation looks at. Reading is all this module does; the checks are pure (validate.ts).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { UserError } from '../../util/user-error.js';
 import { readJsonFile } from '../../util/json-file.js';
+import { isDir } from '../../util/fs-kind.js';
 
 export interface JsonFile {
   /** Relative to the artifacts folder, with `/`. */
@@ -36,14 +37,6 @@ export interface ArtifactSet {
   /** run-stats/*.json file names. */
   runStats: string[];
 }
-
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 const sorted = (names: string[]): string[] => [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 

@@ -4,7 +4,7 @@
  * dropped records, in the reference's key order, floats rounded to 5 places, written as
  * `json.dump(agg, f, indent=2)` writes it.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PyFloat, dumps, isDict, loads, pyFixed, pyPath } from '../../pycompat/index.js';
 import { UserError } from '../../util/user-error.js';
@@ -16,6 +16,7 @@ import { computeRequestMetrics } from './request-metrics.js';
 import { findServerLogPaths } from './server-logs.js';
 import { computeServerMetrics, loadServerMetrics } from './server-metrics.js';
 import { expectedOutputLengths, loadTraceOutputLengths } from './trace-metadata.js';
+import { isFile } from '../../util/fs-kind.js';
 
 /** An aggregate as Python holds it (floats as PyFloat, rounded), with what the summary needs. */
 export interface AgenticAggregate {
@@ -24,14 +25,6 @@ export interface AgenticAggregate {
   readonly numRequestsSuccessful: number;
   readonly accounting: RequestAccounting;
 }
-
-const isFile = (p: string): boolean => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
 
 /** `RESULT_DIR/aiperf_artifacts`, or its first child (by name) holding profile_export.jsonl (per-run layout). */
 export function resolveArtifactDir(resultDir: string, cwd = '.'): string {

@@ -4,6 +4,7 @@
  */
 import { closeSync, openSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { isDir, isFile } from '../../util/fs-kind.js';
 
 /** The first `maxBytes` of a log as text (undecodable bytes replaced, NULs dropped); null when missing. */
 export function loadServerLogHead(path: string, maxBytes = 64 * 1024 * 1024): string | null {
@@ -34,22 +35,6 @@ export function sumServerLogCapacities(paths: readonly string[], parser: (log: s
   }
   return found ? total : null;
 }
-
-const isFile = (p: string): boolean => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
-
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 /** `Path.parents[:3]` of a path as given (lexical, like pathlib: `a/b` has parents `a` and `.`). */
 function parents(path: string, count: number): string[] {

@@ -8,20 +8,13 @@ import { join } from 'node:path';
 import { isDict, loads, pyStr, pyTruthy } from '../../pycompat/index.js';
 import { toInt } from './common.js';
 import type { RecordDict } from './records.js';
+import { isDir } from '../../util/fs-kind.js';
 
 /** Trace id → the output length of each of its n/s requests, in order. */
 export type TraceOutputLengths = Map<string, number[]>;
 
 /** The parent trace id of an AIPerf conversation id (a subagent's carries `::sa:<agent>`). */
 export const conversationToTraceId = (conv: unknown): string | null => (pyTruthy(conv) ? pyStr(conv).split('::')[0]! : null);
-
-const isDir = (p: string): boolean => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
 
 const listSorted = (dir: string): string[] => {
   try {

@@ -2,17 +2,10 @@
  * The validity gate of an agentic replay (validate_agentic_result.py): AIPerf's aggregate must
  * exist and its request error rate must not exceed the threshold.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PyFloat, PyJsonSyntaxError, isDict, loads, pyFixed, pyPath } from '../../pycompat/index.js';
-
-const isFile = (p: string): boolean => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
+import { isFile } from '../../util/fs-kind.js';
 
 /** `profile_export_aiperf.json` directly in the folder, else in its first child (by name) that has one. */
 export function resolveAggregatePath(artifactDir: string, cwd = '.'): string {

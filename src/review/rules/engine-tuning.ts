@@ -3,7 +3,7 @@ import type { MasterConfigEntry, PathSegment, TuningRule } from '../../catalog/i
 import { adapterFor, tuningProblems } from '../../engines/index.js';
 import type { Deployment } from '../../engines/index.js';
 import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../plan/index.js';
-import { generateTestConfig } from '../../matrix/index.js';
+import { generateTestConfig, isAgenticRow } from '../../matrix/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
@@ -52,8 +52,11 @@ export const engineTuningRemove: Rule = {
       }
       const reported = new Set<string>();
       for (const group of planRun(rows, 'review')) {
-        const row = group.rows[0] as SingleNodeRow | MultiNodeRow;
-        if (group.skip || row['engine-tuning'] === undefined) continue;
+        const first = group.rows[0]!;
+        // Agentic rows carry no engine tuning.
+        if (isAgenticRow(first)) continue;
+        const row: SingleNodeRow | MultiNodeRow = first;
+        if (row['engine-tuning'] === undefined) continue;
         const d: Deployment = deploymentOf(group, {
           framework: config.framework,
           modelPath: row.model,
