@@ -37,7 +37,7 @@ describe('sim serve: automatic prefix caching over HTTP', () => {
     const second = await streamUsage(server.url, '/v1/completions', completion(prompt));
     expect(first.prompt_tokens_details).toEqual({ cached_tokens: 0 });
     expect(second.prompt_tokens_details).toEqual({ cached_tokens: fullHit(n) });
-    const [cold, warm] = ttfts();
+    const [cold, warm] = await ttfts(2);
     expect(warm!).toBeLessThan(cold! / 3);
 
     // Chat, not streamed: the same on the ChatML-rendered prompt.
@@ -91,7 +91,7 @@ describe('sim serve: automatic prefix caching over HTTP', () => {
       }
       const m = await scrape(server.url);
       return {
-        ttft: mean(ttfts()),
+        ttft: mean(await ttfts(6)),
         hitRate: m.value('vllm:prefix_cache_hits_total')! / m.value('vllm:prefix_cache_queries_total')!,
       };
     };
@@ -169,7 +169,7 @@ describe('sim serve: a small HBM with and without a host-DRAM tier', () => {
         m,
         secondRound,
         hitRate: (source('local_cache_hit') + source('external_kv_transfer')) / total,
-        ttft: mean(ttfts().slice(prompts.length)),
+        ttft: mean((await ttfts(2 * prompts.length)).slice(prompts.length)),
       };
     };
     const hbm = await runWith(0);

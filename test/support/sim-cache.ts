@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_FAULTS, buildTopology, startSimServer } from '../../src/sim/index.js';
 import type { DeploymentOptions, SimServer, SimServerOptions } from '../../src/sim/index.js';
 import { tempFiles } from '../helpers.js';
 import { readSse } from './sse.js';
+import { waitFor } from './wait.js';
 
 /** Helpers of the prefix-cache tests over HTTP: a server with a ground-truth log, prompts, streams, metrics. */
 
@@ -12,8 +13,8 @@ export const DEPLOYMENT: DeploymentOptions = { model: 'llama-3.1-8b', hardware: 
 
 export interface CacheServer {
   server: SimServer;
-  /** Model TTFT of each request, in the order they ended (ms of wall time at the server's speed). */
-  ttfts(): number[];
+  /** Model TTFT of each of the first `n` requests, in the order they ended (ms at the server's speed), once recorded. */
+  ttfts(n: number): Promise<number[]>;
 }
 
 export async function serveWithTruth(
@@ -37,13 +38,20 @@ export async function serveWithTruth(
   });
   return {
     server,
-    ttfts: () =>
-      readFileSync(truth, 'utf8')
-        .trim()
-        .split('\n')
+    // The server writes a request's record a moment after its response ends: wait for all n.
+    ttfts: async (n) => {
+      const lines = await waitFor(
+        () => {
+          const l = existsSync(truth) ? readFileSync(truth, 'utf8').trim().split('\n').filter(Boolean) : [];
+          return l.length >= n && l.slice(0, n);
+        },
+        { what: `${n} ground-truth records in ${truth}` },
+      );
+      // Simulated first-token time minus arrival: what the model did, whatever the CPU's load.
+      return lines
         .map((l) => JSON.parse(l) as { arrival: number; simulated_times: number[] })
-        // Simulated first-token time minus arrival: what the model did, whatever the CPU's load.
-        .map((t) => t.simulated_times[0]! - t.arrival),
+        .map((t) => t.simulated_times[0]! - t.arrival);
+    },
   };
 }
 
