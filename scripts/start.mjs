@@ -36,13 +36,13 @@ const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace
 // Paths as the user would type them from where they started (runs/<date>-<time> from the repository).
 const here = (path) => relative(process.cwd(), path) || '.';
 const out = process.argv[2] ? resolve(process.argv[2]) : here(join(REPO, 'runs', stamp));
-// The agentic rows replay a small synthetic corpus for 30 simulated seconds each (a real point runs an hour).
+// The agentic rows replay a small synthetic corpus for two simulated minutes each (a real point runs an hour; at 30 s a one-lane point can sit out the window in a recorded pause).
 const corpus = join(out, 'traces', 'small.jsonl');
 const synth = spawnSync(process.execPath, [FRONTIER, 'traces', 'synth', '--scale', '0.05', '--traces', '24', '-o', corpus], {
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 if (synth.status !== 0) process.exit(synth.status ?? 1);
-const agentic = ['--traces', corpus, '--agentic-duration', '30'];
+const agentic = ['--traces', corpus, '--agentic-duration', '120'];
 const child = spawn(process.execPath, frontier(['run', '--matrix', '-', '--cluster', 'local-sim', '--out', out, ...agentic]), {
   env,
   stdio: ['pipe', 'inherit', 'inherit'],
