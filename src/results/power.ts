@@ -38,6 +38,8 @@ export interface PowerSettings {
   powerArtifactDir?: string;
   /** `POWER_PRODUCER_SHA`: the srt-slurm commit multinode telemetry must come from. */
   powerProducerSha?: string;
+  /** `POWER_RESULT_ROOT`: where the power package's window `result_path`s resolve (default `LOGS`). */
+  powerResultRoot?: string;
   /** `REQUIRE_POWER` is 1, true or yes: invalid power fails the point (exit 1) after both files are written. */
   requirePower: boolean;
 }
@@ -47,6 +49,7 @@ export function powerSettingsFromEnv(env: Env): PowerSettings {
     gpuMetricsCsv: env.GPU_METRICS_CSV,
     powerArtifactDir: env.POWER_ARTIFACT_DIR,
     powerProducerSha: env.POWER_PRODUCER_SHA,
+    powerResultRoot: env.POWER_RESULT_ROOT,
     requirePower: ['1', 'true', 'yes'].includes((env.REQUIRE_POWER ?? '').toLowerCase()),
   };
 }

@@ -8,6 +8,20 @@ import { PyFloat, pyIsIntNotBool } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import { pyRound } from '../agentic/pystats.js';
 
+export type PathKind = 'file' | 'empty-file' | 'dir' | 'missing';
+
+/**
+ * How a power step reads the files the reference would read (relative paths resolved where the
+ * step runs): `fsTelemetry(cwd)` in real use, an in-memory tree in tests.
+ */
+export interface TelemetryFiles {
+  kind(path: string): PathKind;
+  /** The file's text (UTF-8; undecodable bytes replaced). Throws when it cannot be read. */
+  read(path: string): string;
+  /** The names in a directory, sorted; symbolic links and other non-files included. */
+  list(path: string): { name: string; kind: PathKind | 'symlink' | 'other' }[];
+}
+
 /** Stamped in every aggregate: the unprefixed `joules_per_*` keys mean whole-deployment energy. */
 export const POWER_METRIC_SCHEMA_VERSION = 2;
 export const INTEGRATION_METHOD = 'per_device_trapezoidal_with_linear_boundary_interpolation';
