@@ -11,6 +11,7 @@ import { INVALID_USAGE } from './response.js';
 import { SaturationMonitor } from './saturation.js';
 import type { ClientLoad, SharedCores } from './saturation.js';
 import { loadTokenizer } from './tokenizer.js';
+import { virtualEpochMs } from '../util/virtual-clock.js';
 import type { Tokenizer } from './tokenizer.js';
 
 export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions {
@@ -32,6 +33,12 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
    * real time, k reports simulated time (default 1).
    */
   timeScale?: number | undefined;
+  /**
+   * Where the simulated run's clock meets the wall clock (epoch ms; src/util/virtual-clock.ts):
+   * with a time scale, `benchmark_start_time_unix`/`_end_` are on that clock, so they line up with
+   * the telemetry of the same run. Default: the bench's own start.
+   */
+  clockAnchorMs?: number | undefined;
   /** The engine runs on this machine's cores too (a local run): the validity gate says so. */
   sharedCores?: SharedCores | undefined;
   /** Called about twice a second with (done, total, output tokens so far, elapsed ms). */
@@ -103,7 +110,9 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       ? setInterval(() => o.onProgress!(done, requests.length, tokens, performance.now() - started), 500)
       : undefined;
     monitor.start();
-    const startUnix = Date.now() / 1000;
+    const wallStart = Date.now();
+    const clock = { scale: o.timeScale ?? 1, anchorMs: o.clockAnchorMs ?? wallStart };
+    const startUnix = virtualEpochMs(clock, wallStart) / 1000;
     const bodies = requests.map((r) => client.body(r));
     // The asked rate is in the engine's (simulated) time: k times faster in real time.
     const load = { ...o, requestRate: o.requestRate * (o.timeScale ?? 1) };
@@ -116,7 +125,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     const scale = o.timeScale ?? 1;
     const durationMs = (performance.now() - started) * scale;
     if (scale !== 1) for (const r of results) scaleTimes(r, scale);
-    const endUnix = Date.now() / 1000;
+    const endUnix = virtualEpochMs(clock) / 1000;
     const clientLoad = monitor.stop(o.sharedCores);
     if (progress) clearInterval(progress);
     o.onProgress?.(done, requests.length, tokens, durationMs);
@@ -130,8 +139,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       tokenizer,
       requests.length,
       durationMs,
-      startUnix,
-      endUnix,
+      { startUnix, endUnix, wallStartMs: wallStart },
       metrics,
       outcomes,
       problems,
@@ -254,8 +262,7 @@ function resultJson(
   tokenizer: Tokenizer,
   numPrompts: number,
   durationMs: number,
-  startUnix: number,
-  endUnix: number,
+  window: { startUnix: number; endUnix: number; wallStartMs: number },
   m: Metrics,
   outcomes: readonly Outcome[],
   problems: string[],
@@ -264,7 +271,7 @@ function resultJson(
 ): Record<string, unknown> {
   const serverPrompt = outcomes.map((x) => x.result.usage?.prompt_tokens).filter((n): n is number => typeof n === 'number');
   const result: Record<string, unknown> = {
-    date: timestamp(new Date(startUnix * 1000)),
+    date: timestamp(new Date(window.wallStartMs)),
     backend: o.backend,
     model_id: o.model,
     tokenizer_id: tokenizer.name,
@@ -274,8 +281,8 @@ function resultJson(
     burstiness: o.burstiness,
     max_concurrency: o.concurrency ?? null,
     duration: durationMs / 1000,
-    benchmark_start_time_unix: startUnix,
-    benchmark_end_time_unix: endUnix,
+    benchmark_start_time_unix: window.startUnix,
+    benchmark_end_time_unix: window.endUnix,
     completed: m.completed,
     total_input_tokens: m.totalInput,
     total_output_tokens: m.totalOutput,

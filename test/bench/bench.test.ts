@@ -215,6 +215,7 @@ describe('frontier bench against frontier sim', () => {
       }),
     );
     const wall = performance.now() - started;
+    const wallStartMs = performance.timeOrigin + started;
     expect(report.valid).toBe(true);
     expect(report.result.frontier).toMatchObject({ time_scale: 5 });
     const truth = await truthOf(report.outcomes.map((o) => o.result.id!));
@@ -229,6 +230,13 @@ describe('frontier bench against frontier sim', () => {
     expect(measured / real).toBeLessThan(5.5);
     // The benchmark's duration is in model time too: more than the wall time it took to measure.
     expect(report.result.duration as number).toBeGreaterThan(wall / 1000);
+    // The window is on the run's clock (anchored at the bench's start here), as the telemetry of a
+    // simulated run is: its length is the duration, not the wall time.
+    const start = report.result.benchmark_start_time_unix as number;
+    const end = report.result.benchmark_end_time_unix as number;
+    expect(Math.abs(end - start - (report.result.duration as number))).toBeLessThan(0.05 * (end - start) + 0.05);
+    expect(start * 1000).toBeGreaterThanOrEqual(wallStartMs - 5);
+    expect(start * 1000).toBeLessThan(wallStartMs + wall);
   });
 
   it('chat: the role-only chunk does not count as the first token', async () => {

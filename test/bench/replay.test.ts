@@ -79,6 +79,12 @@ describe('trace replay against a recording server', () => {
     // Records are in the engine's time: ten times what the request took here.
     const served = s.seen[1]!.end - s.seen[1]!.start;
     expect(report.records[1]!.result.latency).toBeGreaterThanOrEqual(served * 10 * 0.99);
+    // The profiling window as AIPerf writes it (naive local ISO), on the same engine clock.
+    const startIso = report.aggregate.start_time as string;
+    const endIso = report.aggregate.end_time as string;
+    expect(startIso).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$/);
+    const windowS = (Date.parse(endIso) - Date.parse(startIso)) / 1000;
+    expect(windowS).toBeCloseTo((report.aggregate.benchmark_duration as { avg: number }).avg, 2);
   });
 
   it('runs subagents beside the parent and joins only those that ended before the next request', async () => {

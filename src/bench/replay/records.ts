@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { naiveLocalIso } from '../../util/date.js';
 import type { RequestResult } from '../client.js';
 import { mean, percentileSorted, std, sum } from '../stats.js';
 
@@ -199,6 +200,9 @@ export function aggregateJson(records: readonly ReplayRecord[], c: AggregateCont
   const hit = sum(ok.map((r) => r.theoreticalHitBlocks));
   const blocks = sum(ok.map((r) => r.contextBlocks));
   if (blocks > 0) out.theoretical_prefix_cache_hit = { unit: '%', avg: (100 * hit) / blocks, sum: hit, count: blocks };
+  // As AIPerf writes them (datetime.fromtimestamp: naive local time); the AgentX power window.
+  out.start_time = naiveLocalIso(performance.timeOrigin + c.start);
+  out.end_time = naiveLocalIso(performance.timeOrigin + c.end);
   out.metadata = { dataset: c.dataset, stop_reason: c.stopReason ?? null };
   out.input_config = c.config;
   return out;

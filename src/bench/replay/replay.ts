@@ -46,6 +46,11 @@ export interface ReplayOptions {
    */
   timeScale: number;
   /**
+   * Where model time meets real time (epoch ms; src/util/virtual-clock.ts): the run's clock anchor,
+   * so records and the profiling window line up with the run's telemetry. Default: the replay's start.
+   */
+  clockAnchorMs?: number | undefined;
+  /**
    * Put a prefix unique to each trajectory instance before its context (AIPerf's `--cache-bust
    * first_turn_prefix`, the default), so that lanes replaying the same trace share no cache.
    * Off, equal hash ids are equal text everywhere (block traces whose sharing is the point).
@@ -170,13 +175,14 @@ class Replay {
   private errors = 0;
   private skipped = 0;
   private readonly scraper: MetricsScraper | undefined;
-  /** Where model time and real time meet: the replay's start. */
-  private readonly origin = performance.now();
+  /** Where model time and real time meet (performance.now() ms). */
+  private readonly origin: number;
 
   constructor(
     private readonly traces: readonly Trace[],
     private readonly o: ReplayOptions,
   ) {
+    this.origin = o.clockAnchorMs !== undefined ? o.clockAnchorMs - performance.timeOrigin : performance.now();
     if (traces.length === 0)
       throw new UnusableTraces('the trace corpus is empty', { hint: 'pass a trace file with at least one trace' });
     if (!(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
