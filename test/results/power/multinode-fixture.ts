@@ -45,10 +45,10 @@ export const BENCH_FIELDS: Record<string, unknown> = {
 export const uuid = (host: string, idx: number): string => `GPU-${host}-${idx}`;
 export const json = (v: unknown): string => dumps(v, { indent: 2 });
 
-export function identity(prefillGpus: number, decodeGpus: number): PointIdentity {
+export function identity(prefillGpus: number, decodeGpus: number, resultFilename = RESULT_FILENAME): PointIdentity {
   const pool = { numWorkers: 1, tp: 1, ep: 1, dpAttention: 'false', pp: 1, dcpSize: 1, pcpSize: 1 };
   return {
-    resultFilename: RESULT_FILENAME,
+    resultFilename,
     topology: { kind: 'multinode', prefillGpus, decodeGpus, prefill: pool, decode: pool },
   } as PointIdentity;
 }
