@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loads } from '../../../src/pycompat/index.js';
+import { loads, toPlain } from '../../../src/pycompat/index.js';
 import { fsTelemetry } from '../../../src/results/power/fs-telemetry.js';
 import {
   convertRunningWindows,
@@ -500,7 +500,7 @@ describe('the producer and the consumer agree', () => {
     const dir = setup();
     const outcome = writePowerPackage(join(dir, 'LOGS', 'power'), input(dir));
     expect(outcome).toEqual({ status: 'complete', publicationValid: true, reasonCodes: [], exitNonzero: false, failures: [] });
-    const m = loads(readFileSync(join(dir, 'LOGS', 'power', 'manifest.json'), 'utf8')) as any;
+    const m = toPlain(loads(readFileSync(join(dir, 'LOGS', 'power', 'manifest.json'), 'utf8'))) as any;
     expect(m.scrape_count).toBe(21);
     expect(m.sample_row_count).toBe(42);
     const gaps = m.window_validations[0].per_device_max_sample_gap_seconds as Record<string, number>;
