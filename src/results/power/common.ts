@@ -20,6 +20,11 @@ export interface TelemetryFiles {
   read(path: string): string;
   /** The names in a directory, sorted; symbolic links and other non-files included. */
   list(path: string): { name: string; kind: PathKind | 'symlink' | 'other' }[];
+  /**
+   * `Path(path).resolve()`: absolute, symbolic links followed as far as the path exists. Absent,
+   * paths are compared as written (the multinode step's "stays below its root" checks).
+   */
+  resolve?(path: string): string;
 }
 
 /** Stamped in every aggregate: the unprefixed `joules_per_*` keys mean whole-deployment energy. */
