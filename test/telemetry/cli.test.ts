@@ -61,7 +61,9 @@ describe('frontier telemetry sample', () => {
   });
 
   it('refuses an explicit source that is missing, and a bad interval', () => {
-    const missing = runCli(['telemetry', 'sample', '--source', 'amd-smi', '--out', tempDir()], { PATH: '/usr/bin:/bin' });
+    const missing = runCli(['telemetry', 'sample', '--source', 'amd-smi', '--out', tempDir()], {
+      env: { PATH: '/usr/bin:/bin' },
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('amd-smi is not on PATH');
     const bad = runCli(['telemetry', 'sample', '--out', tempDir(), '--interval-ms', '0']);
