@@ -61,7 +61,7 @@ export interface SamplerOptions {
   clock?: VirtualClock;
   /**
    * amd-smi: the longest wait before the watch is stopped (default (interval s + 2) s, the
-   * reference's sleep); it ends sooner once three new tick timestamps have arrived.
+   * reference's sleep); it ends sooner once three whole ticks with new timestamps have arrived.
    */
   amdSettleMs?: number;
   /** Progress lines (`[GPU Monitor] …`); default: none. */

@@ -127,16 +127,27 @@ export async function startAmdSmi(o: ToolSamplerOptions): Promise<SamplerHandle>
   const after = new Set<string>();
   let onTick: (() => void) | undefined;
 
+  let fdOpen = true;
+  let writeError: string | undefined;
+  const write = (text: string): void => {
+    if (!fdOpen || writeError) return;
+    try {
+      writeSync(fd, `${text}\n`);
+    } catch (e) {
+      // A full disk must not crash the run: the sampler reports it at stop.
+      writeError = (e as Error).message;
+    }
+  };
   const line = (text: string): void => {
     if (HEADER.test(text)) {
       if (!headerSeen) {
-        writeSync(fd, `${text}\n`);
+        write(text);
         headerSeen = true;
       }
       return;
     }
     if (!headerSeen) return;
-    writeSync(fd, `${text}\n`);
+    write(text);
     const stamp = text.split(',', 1)[0] ?? '';
     if (!stopAsked) before.add(stamp);
     else if (!before.has(stamp)) {
@@ -173,13 +184,14 @@ export async function startAmdSmi(o: ToolSamplerOptions): Promise<SamplerHandle>
     const died = !proc.alive();
     if (!died) {
       // amd-smi stamps whole seconds: the window's end is bracketed only by a tick at a later
-      // second. The reference sleeps interval + 2 s; three new tick stamps end the wait sooner.
+      // second. The reference sleeps interval + 2 s; three whole new ticks end the wait sooner.
       stopAsked = true;
       const settleMs = o.amdSettleMs ?? (intervalS + 2) * 1000;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, settleMs);
         const check = (): void => {
-          if (after.size >= 3) {
+          // A fourth new stamp shows the third tick complete (every GPU's row written).
+          if (after.size >= 4) {
             clearTimeout(timer);
             resolve();
           }
@@ -194,7 +206,9 @@ export async function startAmdSmi(o: ToolSamplerOptions): Promise<SamplerHandle>
     await proc.stop();
     // The reference kills the filter: a row it had not finished reading is not written.
     partial = '';
+    fdOpen = false;
     closeSync(fd);
+    if (writeError) summary.warnings.push(`writing ${o.csvName} failed: ${writeError}`);
     if (repairTruncatedTail(csv)) summary.warnings.push('dropped truncated trailing sample');
     if (died || proc.diedBeforeStop) summary.warnings.push(diedWarning('amd-smi', proc));
     else await snapshot('_energy_end.csv', ['metric', '-E', '--csv']);

@@ -93,7 +93,8 @@ describe('nvidia-smi sampler', () => {
   it('a tool that dies mid-run is reported, its rows kept, and no post-exit sample taken', async () => {
     const { out, log, env } = setup('nvidia', { FAKE_DIE_AFTER: '3' });
     const handle = await startSampler({ source: 'nvidia-smi', dir: out, intervalMs: 20, env });
-    await sleep(400);
+    const end = Date.now() + 10_000;
+    while (handle.alive() && Date.now() < end) await sleep(25);
     expect(handle.alive()).toBe(false);
     const summary = await handle.stop();
     expect(summary).toMatchObject({ died_before_stop: true, exit_code: 3, exit_signal: null, samples: 6 });
@@ -172,7 +173,8 @@ describe('amd-smi sampler', () => {
     const { out, env } = setup('amd', { FAKE_STATIC_FAIL: '1', FAKE_DIE_AFTER: '2' });
     const handle = await startSampler({ source: 'amd-smi', dir: out, intervalMs: 1000, env });
     expect(existsSync(join(out, 'gpu_metrics_identity.json'))).toBe(false);
-    await sleep(500);
+    const end = Date.now() + 10_000;
+    while (handle.alive() && Date.now() < end) await sleep(25);
     const summary = await handle.stop();
     expect(summary.died_before_stop).toBe(true);
     expect(summary.exit_code).toBe(1);
