@@ -2,9 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HWMON_HEADER, discoverHwmon, startSampler } from '../../src/telemetry/index.js';
-import { fakeSysfs, tempDir } from './fakes.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { dataLines, fakeSysfs, tempDir, until } from './fakes.js';
 
 function sysfs(): string {
   const root = tempDir();
@@ -38,7 +36,7 @@ describe('hwmon sampler', () => {
     const root = sysfs();
     const out = tempDir();
     const handle = await startSampler({ source: 'hwmon', dir: out, hwmonRoot: root, hwmonNames: ['amdgpu'], intervalMs: 40 });
-    await sleep(200);
+    await until(() => dataLines(readFileSync(join(out, 'gpu_metrics.csv'), 'utf8')).length >= 4);
     writeFileSync(join(root, 'class', 'hwmon', 'hwmon2', 'power1_average'), 'garbage\n');
     const summary = await handle.stop();
     const lines = readFileSync(join(out, 'gpu_metrics.csv'), 'utf8').split('\n');
@@ -72,11 +70,12 @@ describe('hwmon sampler', () => {
       intervalMs: 1000,
       clock: { scale: 10, anchorMs },
     });
-    await sleep(350);
+    const t0 = Date.now();
+    await until(() => dataLines(readFileSync(join(out, 'gpu_metrics.csv'), 'utf8')).length >= 9);
+    // 1 s virtual = 100 ms real: three samples of 3 devices well before 1 s of wall time.
+    expect(Date.now() - t0).toBeLessThan(900);
     await handle.stop();
     const rows = readFileSync(join(out, 'gpu_metrics.csv'), 'utf8').split('\n').slice(1, -1);
-    // 1 s virtual = 100 ms real: about 4 samples of 3 devices, not 1.
-    expect(rows.length).toBeGreaterThanOrEqual(9);
     const first = rows[0]!.split(', ')[0]!;
     const [date, time] = first.split(' ') as [string, string];
     const [y, mo, d] = date.split('/').map(Number) as [number, number, number];
