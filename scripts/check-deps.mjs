@@ -42,6 +42,10 @@ export const LAYERS = {
     job: 'recorded agent sessions: the Weka and hash_ids trace formats, the synthetic corpus, distributions',
     imports: ['util'],
   },
+  telemetry: {
+    job: 'GPU telemetry samplers (nvidia-smi, amd-smi, dcgm-exporter, hwmon): the per-node power files a power step integrates',
+    imports: ['util'],
+  },
   bench: {
     job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics, agentic trace replay',
     imports: ['traces', 'util'],
@@ -70,6 +74,7 @@ export const LAYERS = {
       'recipes',
       'results',
       'sim',
+      'telemetry',
       'traces',
       'util',
     ],

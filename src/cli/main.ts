@@ -16,6 +16,7 @@ import { probeCommand, runCommand } from './run.js';
 import { report } from './report.js';
 import { simCommand } from './sim.js';
 import { storeCommands } from './store.js';
+import { telemetryCommand } from './telemetry.js';
 import { tracesCommand } from './traces.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
 
@@ -85,6 +86,7 @@ program.addCommand(probeCommand());
 program.addCommand(standinCommand(), { hidden: true });
 program.addCommand(evalCommand());
 program.addCommand(tracesCommand());
+program.addCommand(telemetryCommand());
 for (const command of storeCommands()) program.addCommand(command);
 
 program

@@ -1,0 +1,19 @@
+export {
+  DCGM_CSV,
+  DEFAULT_CSV,
+  DEFAULT_DCGM_URL,
+  DEFAULT_HWMON_ROOT,
+  DEFAULT_INTERVAL_MS,
+  SAMPLER_SOURCES,
+  pyFloatRepr,
+  repairTruncatedTail,
+  smiTimestamp,
+  stemOf,
+  timezoneOffset,
+} from './common.js';
+export type { DcgmEndpoint, ResolvedSource, SamplerHandle, SamplerOptions, SamplerSource, SamplerSummary } from './common.js';
+export { DcgmReason, POWER_METRIC, SAMPLES_HEADER, parsePowerScrape, parsePrometheusText } from './dcgm.js';
+export { HWMON_HEADER, discoverHwmon } from './hwmon.js';
+export type { HwmonDevice } from './hwmon.js';
+export { NVIDIA_QUERY, amdIntervalS } from './smi.js';
+export { detectSource, startSampler } from './sampler.js';
