@@ -211,6 +211,10 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         input_tput_per_gpu: b.metrics.input_tput_per_gpu!,
         ...Object.fromEntries(HOT.map((k) => [k, b.metrics[k] ?? null])),
         metrics: JSON.stringify(b.metrics),
+        power_valid: b.power.valid === null ? null : b.power.valid ? 1 : 0,
+        power_schema_version: b.power.schema_version,
+        power_reasons: JSON.stringify(b.power.reasons),
+        power_source: b.power.source,
       })),
       async (stale) => orphaned.add(await forgetLatest(trx, { resultIds: stale })),
     );
