@@ -106,11 +106,11 @@ export function energySourceLabel(mode: EnergyMode, sources: ReadonlySet<PowerSo
 }
 
 /** An energy axis's name with where its figures come from: "Energy per total token (J/tok), measured". */
-export function energyAxisName(key: string, mode: EnergyMode, sources: ReadonlySet<PowerSource | null>): string {
+export function energyAxisName(key: string, mode: EnergyMode, sources: ReadonlySet<PowerSource | null>, unit = true): string {
   const m = metricDef(key);
   if (!m) return key;
   const label = m.label.replace(/ \((all-in|measured)\)$/, '');
-  return `${label} (${m.unit}), ${energySourceLabel(measuredOnly(key) ? 'measured' : mode, sources)}`;
+  return `${label}${unit ? ` (${m.unit})` : ''}, ${energySourceLabel(measuredOnly(key) ? 'measured' : mode, sources)}`;
 }
 
 /** What the x axis can show: interactivity and latencies. */

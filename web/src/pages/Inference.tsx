@@ -168,7 +168,8 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   return (
     <section>
       <h1>
-        Inference: {metricDef(view.y)?.label} against {metricDef(view.x)?.label.toLowerCase()}
+        Inference: {isEnergyAxis(view.y) ? energyAxisName(view.y, mode, sources, false) : metricDef(view.y)?.label} against{' '}
+        {metricDef(view.x)?.label.toLowerCase()}
       </h1>
       {view.run && (
         <p className="banner unofficial" data-testid="overlay-banner">
@@ -191,7 +192,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           >
             {Y_METRICS.map((m) => (
               <option key={m.key} value={m.key}>
-                {isEnergyAxis(m.key) ? energyAxisName(m.key, view.energy, new Set()) : `${m.label} (${m.unit})`}
+                {m.label.replace(/ \((all-in|measured)\)$/, '')} ({m.unit})
               </option>
             ))}
           </select>
@@ -279,6 +280,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           frontiers: official.series.filter((s) => s.frontier.length > 1).length,
           series: official.series.length,
           'overlay-points': run.visible.length,
+          'y-axis': axisLabel(view.y, view, sources),
           loading: settled ? 0 : 1,
         }}
       />
