@@ -34,7 +34,16 @@ export interface IngestSummary {
   run_stats: number;
   logs: number;
   changelog: number;
+  /** The points' power verdicts: valid (of which modelled by the simulated engine), not valid, none. */
+  power: PowerCounts;
   dry_run: boolean;
+}
+
+export interface PowerCounts {
+  valid: number;
+  modelled: number;
+  invalid: number;
+  none: number;
 }
 
 export interface RowCounts {
@@ -326,6 +335,12 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       run_stats: batch.runStats.length,
       logs: batch.logs.length,
       changelog: batch.changelog.length,
+      power: {
+        valid: batch.benchmarks.filter((b) => b.power.valid === true).length,
+        modelled: batch.benchmarks.filter((b) => b.power.valid === true && b.power.source === 'modelled').length,
+        invalid: batch.benchmarks.filter((b) => b.power.valid === false).length,
+        none: batch.benchmarks.filter((b) => b.power.valid === null).length,
+      },
       dry_run: dryRun,
     };
   };
