@@ -11,6 +11,89 @@ interface ObjectSchema {
   required?: string[];
 }
 
+/** The power fields of a benchmark point (issue 21); see docs/power.md. */
+const POWER_FIELDS: Record<string, Record<string, unknown>> = {
+  power_valid: {
+    type: ['boolean', 'null'],
+    description:
+      'the power step’s verdict on the point’s measured energy: true only with power_valid 1 and power_metric_schema_version 2 in the aggregate and a sidecar that agrees; null: the aggregate has no verdict. The measured energy keys (avg_power_w, joules_per_*…) are among metrics only when true',
+  },
+  power_schema_version: { type: ['integer', 'null'], description: 'the aggregate’s power_metric_schema_version' },
+  power_reasons: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'why the power is not valid: the power_validation sidecar’s reason codes, then the store’s own',
+  },
+  power_source: {
+    type: ['string', 'null'],
+    enum: ['measured', 'modelled', null],
+    description: 'measured: GPU telemetry; modelled: Frontier’s simulated engine; null without a verdict',
+  },
+};
+
+/** The components every benchmark point and comparison answer refers to. */
+const SCHEMAS: Record<string, Record<string, unknown>> = {
+  PointRow: {
+    type: 'object',
+    description: 'a benchmark point: its config’s fields, its run, isl/osl/conc, runner, its power verdict and its metrics',
+    properties: {
+      run_id: { type: 'string' },
+      date: { type: 'string', format: 'date' },
+      isl: { type: 'integer' },
+      osl: { type: 'integer' },
+      conc: { type: 'integer' },
+      ...POWER_FIELDS,
+      metrics: {
+        type: 'object',
+        additionalProperties: { type: 'number' },
+        description: 'metric key → value (the metric catalog)',
+      },
+    },
+  },
+  PowerSide: {
+    type: ['object', 'null'],
+    properties: { valid: POWER_FIELDS.power_valid!, source: POWER_FIELDS.power_source! },
+  },
+  Comparison: {
+    type: 'object',
+    properties: {
+      run_id: { type: 'string' },
+      threshold_pct: { type: 'number' },
+      regressions: { type: 'integer' },
+      unmatched: { type: 'integer' },
+      points: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            label: { type: 'string' },
+            metrics: {
+              type: 'object',
+              description:
+                'metric → {run, baseline, delta, delta_pct, regression}: throughput, interactivity, latencies, and the measured energy per token and per request (compared only when both points’ power is valid)',
+            },
+            power: {
+              type: 'object',
+              properties: {
+                run: { $ref: '#/components/schemas/PowerSide' },
+                baseline: { $ref: '#/components/schemas/PowerSide' },
+              },
+            },
+            regression: { type: 'boolean' },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** The answer of a route, where the document describes it. */
+const RESPONSES: Record<string, Record<string, unknown>> = {
+  '/api/v1/benchmarks': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
+  '/api/v1/history': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
+  '/api/v1/compare': { $ref: '#/components/schemas/Comparison' },
+};
+
 export function openApiCollector(app: FastifyInstance): { document(): Record<string, unknown> } {
   const paths: Record<string, Record<string, unknown>> = {};
   app.addHook('onRoute', (route) => {
@@ -49,7 +132,7 @@ export function openApiCollector(app: FastifyInstance): { document(): Record<str
         responses: {
           '200': {
             description: 'OK',
-            content: { 'application/json': {} },
+            content: { 'application/json': RESPONSES[path] ? { schema: RESPONSES[path] } : {} },
             ...(schema.querystring?.properties?.cursor
               ? {
                   headers: {
@@ -80,7 +163,7 @@ export function openApiCollector(app: FastifyInstance): { document(): Record<str
     document: () => ({
       openapi: '3.1.0',
       info: { title: 'Frontier API', version: typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: SCHEMAS },
       paths,
     }),
   };

@@ -304,7 +304,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   paged(
     '/api/v1/benchmarks',
     {
-      summary: 'Benchmark points: the latest of each config and conc (as of a date), or one run’s',
+      summary:
+        'Benchmark points: the latest of each config and conc (as of a date), or one run’s; each with its power verdict (measured energy only when valid)',
       querystring: query(resultFilter),
     },
     POINTS,
@@ -504,7 +505,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   route(
     '/api/v1/compare',
     {
-      summary: 'Each point of a run against the latest official point of the same config and conc, with deltas',
+      summary:
+        'Each point of a run against the latest official point of the same config and conc, with deltas (measured energy where both have valid power)',
       querystring: query(
         {
           run: str('the run to compare'),

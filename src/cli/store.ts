@@ -97,6 +97,12 @@ function ingestCommand(): Command {
           `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${store.location}`,
           `  points: ${counts(s.benchmarks)}`,
           ...(s.agentic.total + s.agentic.removed > 0 ? [`  agentic points: ${counts(s.agentic)}`] : []),
+          ...(s.power.valid + s.power.invalid > 0
+            ? [
+                `  power: ${s.power.valid} valid${s.power.modelled > 0 ? ` (${s.power.modelled} modelled by the simulated engine)` : ''}, ` +
+                  `${s.power.invalid} not valid${s.power.none > 0 ? `, ${s.power.none} without a verdict` : ''}`,
+              ]
+            : []),
           `  evals: ${counts(s.evals)}`,
           `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
         ];

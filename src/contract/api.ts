@@ -46,9 +46,25 @@ export interface PointRow extends ConfigRow {
   osl: number;
   conc: number;
   runner: string;
+  /**
+   * The power step's verdict on the point's measured energy (the aggregate's `power_valid` with
+   * `power_metric_schema_version` 2, and the `power_validation_*.json` sidecar when ingest had it);
+   * null when the aggregate carries no verdict (made before the power step). The measured energy
+   * keys are among `metrics` only when it is true.
+   */
+  power_valid: boolean | null;
+  /** The aggregate's `power_metric_schema_version`; null when it has none. */
+  power_schema_version: number | null;
+  /** Why the power is not valid: the sidecar's reason codes, and the store's own (see docs/power.md). */
+  power_reasons: string[];
+  /** Where the power figures came from: GPU telemetry (`measured`) or the simulated engine's power model (`modelled`); null without a verdict. */
+  power_source: PowerSource | null;
   /** Metric key → value (see the metric catalog); only the asked-for ones when the query names some. */
   metrics: Record<string, number>;
 }
+
+/** Where a point's power figures came from: GPU telemetry, or the simulated engine's model of it. */
+export type PowerSource = 'measured' | 'modelled';
 
 /** An eval result (`/api/v1/evaluations`). */
 export interface EvalRow extends ConfigRow {
@@ -151,7 +167,18 @@ export interface ComparedPoint {
   baseline_run_id: string | null;
   baseline_date: string | null;
   metrics: Record<string, MetricDelta>;
+  /**
+   * Both sides' power verdicts (null: no verdict, or no baseline). The measured energy metrics are
+   * compared only when both are valid; otherwise their deltas are null and never a regression.
+   */
+  power: { run: PowerSide | null; baseline: PowerSide | null };
   regression: boolean;
+}
+
+/** One side's power verdict in a comparison. */
+export interface PowerSide {
+  valid: boolean | null;
+  source: PowerSource | null;
 }
 
 /** A run against the official record (`/api/v1/compare`). */

@@ -84,6 +84,37 @@ export const METRIC_CATALOG: readonly MetricDef[] = [
   { key: 'decode_joules_per_output_token', label: 'Decode energy per output token (measured)', unit: 'J/tok', goal: 'min' },
 ];
 
+/**
+ * Every key the power step writes into an aggregate when power is valid (whole deployment, then
+ * per role for disaggregated multinode points): W, J and J per unit. A point shows them only when
+ * its power verdict is valid with schema version 2.
+ */
+export const MEASURED_POWER_KEYS = [
+  'avg_power_w',
+  'avg_total_gpu_power_w',
+  'total_gpu_energy_j',
+  'joules_per_successful_query',
+  'joules_per_input_token',
+  'joules_per_output_token',
+  'joules_per_total_token',
+  'prefill_gpu_energy_j',
+  'decode_gpu_energy_j',
+  'prefill_avg_power_w',
+  'decode_avg_power_w',
+  'prefill_joules_per_input_token',
+  'decode_joules_per_output_token',
+] as const;
+
+/** The measured energy metrics with a direction in the catalog: what a comparison judges. */
+export const MEASURED_ENERGY_METRICS = [
+  'joules_per_total_token',
+  'joules_per_output_token',
+  'joules_per_input_token',
+  'joules_per_successful_query',
+  'prefill_joules_per_input_token',
+  'decode_joules_per_output_token',
+] as const;
+
 const BY_KEY = new Map(METRIC_CATALOG.map((m) => [m.key, m]));
 
 /** The catalog's entry for a metric; undefined for a key it does not know. */

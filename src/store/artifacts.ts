@@ -13,6 +13,7 @@ import { MAX_JSON_DEPTH, jsonTooDeep } from '../util/json-depth.js';
 import { notPlainFiles } from './files.js';
 import { agenticKey, isAgenticRow, readAgenticRow } from './agentic.js';
 import type { AgenticInput } from './agentic.js';
+import { keepMeasuredIfValid, powerVerdict, readSidecar, simulatedPoint } from './power.js';
 import { configKey, formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
 import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 import { ttftByContext } from './ttft-context.js';
@@ -215,8 +216,11 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
         .sort()
         .map((f) => `${d}/${f}`),
     );
+  /** The result filename (the `agg_<stem>.json` stem) of each benchmark, when known: its sidecar's name. */
+  const stems = new Map<BenchmarkInput, string>();
   for (const file of benchFiles) {
     files.push(file);
+    const stem = file.startsWith('results_bmk/') ? undefined : aggStem(file);
     readArray(dir, file, problems).forEach((row, i) => {
       // Agentic rows have their own schema and table. A collected agg_bmk.json holds them too
       // (InferenceX collects every bmk_* artifact), but without the names that find their records:
@@ -228,8 +232,10 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
       }
       const b = readBenchmarkRow(row, file, i, problems);
       if (b) benchmarks.push(b);
+      if (b && stem !== undefined) stems.set(b, stem);
     });
   }
+  readPower(dir, benchmarks, stems, manifest, files);
   const duplicates = new Map<string, number>();
   benchmarks.forEach((b, i) => {
     const key = JSON.stringify([b.config, b.isl, b.osl, b.conc]);
@@ -342,6 +348,70 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
   }
   if (problems.length > 0) throw new IngestError(problems, dir);
   return { run, mergeRun, benchmarks, agentic, evals, runStats, changelog, logs: readLogs(dir), files };
+}
+
+const pointKey = (b: BenchmarkInput): string => JSON.stringify([configKey(b.config), b.isl, b.osl, b.conc]);
+const aggStem = (file: string): string =>
+  basename(file)
+    .replace(/^agg_/, '')
+    .replace(/\.json$/, '');
+const SIDECAR = /^power_validation_(.+)\.json$/;
+
+/**
+ * Each benchmark's power verdict, with its `power_validation_<stem>.json` sidecar when the
+ * directory has it (beside its aggregate in `bmk_<RF>/`, in InferenceX's `power_audit_<RF>/`
+ * artifact, or at the top) and whether it ran on the simulated engine. A row of the collected
+ * `results_bmk/agg_bmk.json` names no result file: its stem is that of the per-point aggregate
+ * (`bmk_*\/agg_*.json`) of the same config, isl, osl and conc, when those are here too. Sidecars
+ * are read leniently: a malformed one leaves the verdict to the aggregate, except that it cannot
+ * make invalid power valid.
+ */
+function readPower(
+  dir: string,
+  benchmarks: BenchmarkInput[],
+  stems: Map<BenchmarkInput, string>,
+  manifest: Record<string, unknown> | undefined,
+  files: string[],
+): void {
+  if (benchmarks.length === 0) return;
+  const folders = readdirSync(dir)
+    .filter(
+      (d) => (d.startsWith('power_audit_') || (d.startsWith('bmk_') && !d.startsWith('bmk_agentic_'))) && isDir(join(dir, d)),
+    )
+    .sort();
+  const sidecars = new Map<string, string>();
+  for (const folder of ['', ...folders]) {
+    for (const f of readdirSync(join(dir, folder)).sort()) {
+      const m = SIDECAR.exec(f);
+      const path = folder ? `${folder}/${f}` : f;
+      if (m && !sidecars.has(m[1]!) && statSync(join(dir, path)).isFile()) sidecars.set(m[1]!, path);
+    }
+  }
+  if (benchmarks.some((b) => !stems.has(b))) {
+    // The collected aggregate: find each row's result file among the per-point aggregates.
+    const byKey = new Map<string, string>();
+    for (const folder of folders.filter((d) => d.startsWith('bmk_'))) {
+      for (const f of readdirSync(join(dir, folder)).filter((n) => n.startsWith('agg_') && n.endsWith('.json'))) {
+        const scratch: IngestProblem[] = [];
+        for (const [i, row] of readArray(dir, `${folder}/${f}`, scratch).entries()) {
+          const b = readBenchmarkRow(row, `${folder}/${f}`, i, scratch);
+          if (b) byKey.set(pointKey(b), aggStem(f));
+        }
+      }
+    }
+    for (const b of benchmarks) {
+      const stem = byKey.get(pointKey(b));
+      if (!stems.has(b) && stem !== undefined) stems.set(b, stem);
+    }
+  }
+  for (const b of benchmarks) {
+    const stem = stems.get(b);
+    const file = stem === undefined ? undefined : sidecars.get(stem);
+    const sidecar = file === undefined ? undefined : readSidecar(readJson(dir, file, []), file);
+    if (file !== undefined) files.push(file);
+    b.power = powerVerdict(b.power_flags, sidecar, simulatedPoint(manifest, b.config.framework));
+    keepMeasuredIfValid(b.metrics, b.power);
+  }
 }
 
 /** The folder prefix of an agentic point's aggregate (InferenceX's upload name), and of its raw AIPerf artifacts. */

@@ -4,7 +4,7 @@ export type { Dialect } from './schema.js';
 export { IngestError, readArtifacts } from './artifacts.js';
 export type { ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
-export type { IngestSummary, RowCounts, RunChange } from './ingest.js';
+export type { IngestSummary, PowerCounts, RowCounts, RunChange } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
 export type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 export {

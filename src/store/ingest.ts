@@ -34,7 +34,16 @@ export interface IngestSummary {
   run_stats: number;
   logs: number;
   changelog: number;
+  /** The points' power verdicts: valid (of which modelled by the simulated engine), not valid, none. */
+  power: PowerCounts;
   dry_run: boolean;
+}
+
+export interface PowerCounts {
+  valid: number;
+  modelled: number;
+  invalid: number;
+  none: number;
 }
 
 export interface RowCounts {
@@ -211,6 +220,10 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         input_tput_per_gpu: b.metrics.input_tput_per_gpu!,
         ...Object.fromEntries(HOT.map((k) => [k, b.metrics[k] ?? null])),
         metrics: JSON.stringify(b.metrics),
+        power_valid: b.power.valid === null ? null : b.power.valid ? 1 : 0,
+        power_schema_version: b.power.schema_version,
+        power_reasons: JSON.stringify(b.power.reasons),
+        power_source: b.power.source,
       })),
       async (stale) => orphaned.add(await forgetLatest(trx, { resultIds: stale })),
     );
@@ -322,6 +335,12 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       run_stats: batch.runStats.length,
       logs: batch.logs.length,
       changelog: batch.changelog.length,
+      power: {
+        valid: batch.benchmarks.filter((b) => b.power.valid === true).length,
+        modelled: batch.benchmarks.filter((b) => b.power.valid === true && b.power.source === 'modelled').length,
+        invalid: batch.benchmarks.filter((b) => b.power.valid === false).length,
+        none: batch.benchmarks.filter((b) => b.power.valid === null).length,
+      },
       dry_run: dryRun,
     };
   };

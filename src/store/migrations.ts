@@ -192,12 +192,33 @@ function agenticPoints(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * The power verdict of each benchmark point (issue 21): valid or not, the aggregate's schema
+ * version, the sidecar's reason codes and whether the power was measured or modelled by the
+ * simulated engine. One ALTER per column: SQLite adds one column a statement. Points stored before
+ * have no verdict (null); re-ingesting their run fills it in.
+ */
+function pointPower(): Migration {
+  return {
+    async up(db) {
+      const table = () => db.schema.alterTable('benchmark_results');
+      await table().addColumn('power_valid', 'integer').execute();
+      await table().addColumn('power_schema_version', 'integer').execute();
+      await table()
+        .addColumn('power_reasons', 'text', (c) => c.notNull().defaultTo('[]'))
+        .execute();
+      await table().addColumn('power_source', 'text').execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
   const migrations: Record<string, Migration> = {
     '001_initial': initial(dialect),
     '002_run_logs': runLogs(dialect),
     '003_agentic_points': agenticPoints(dialect),
+    '004_point_power': pointPower(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();

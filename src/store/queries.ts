@@ -104,6 +104,10 @@ const POINT_SOURCES: Sources<PointRow, 'x' | 'r' | 'c'> = {
   osl: 'x',
   conc: 'x',
   runner: 'x',
+  power_valid: 'x',
+  power_schema_version: 'x',
+  power_reasons: 'x',
+  power_source: 'x',
   metrics: 'x',
 };
 
@@ -197,7 +201,9 @@ const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'deco
 
 /** A benchmark row from the database: its metrics parsed, only `keep` of them when given. */
 function pointRow(raw: Record<string, unknown>, keep: string[] | undefined): PointRow {
-  const row = toRow<PointRow>(raw, ['metrics']);
+  const row = toRow<PointRow>(raw, ['metrics', 'power_reasons']);
+  // Null stays null: a point stored without a verdict is neither valid nor invalid.
+  row.power_valid = raw.power_valid === null || raw.power_valid === undefined ? null : Number(raw.power_valid) === 1;
   if (keep) row.metrics = Object.fromEntries(keep.filter((k) => k in row.metrics).map((k) => [k, row.metrics[k]!]));
   return row;
 }

@@ -3,6 +3,8 @@
  * write (`agg_bmk.json`, `agg_eval_all.json`). Pure: each reader returns the row, or records every
  * problem it finds (file, index, field, why) so that one pass reports them all.
  */
+import { keepMeasuredIfValid, powerVerdict } from './power.js';
+import type { PowerVerdict } from './power.js';
 
 export interface ConfigIdentity {
   hardware: string;
@@ -36,8 +38,12 @@ export interface BenchmarkInput {
   osl: number;
   conc: number;
   runner: string;
-  /** Every numeric metric of the aggregate. */
+  /** Every numeric metric of the aggregate; the measured energy keys only when the power verdict is valid. */
   metrics: Record<string, number>;
+  /** The power step's verdict (refined with the sidecar and the run's manifest by readArtifacts). */
+  power: PowerVerdict;
+  /** The aggregate's own power flags, as written. */
+  power_flags: { power_valid?: unknown; power_metric_schema_version?: unknown };
 }
 
 export interface EvalInput {
@@ -280,7 +286,10 @@ export function readBenchmarkRow(
     conc: f.int('conc'),
     runner: f.text('hw'),
     metrics: f.metrics(),
+    power: powerVerdict(obj, undefined, false),
+    power_flags: { power_valid: obj.power_valid, power_metric_schema_version: obj.power_metric_schema_version },
   };
+  keepMeasuredIfValid(out.metrics, out.power);
   for (const k of ['tput_per_gpu', 'output_tput_per_gpu', 'input_tput_per_gpu']) f.number(k);
   for (const k of ['median_ttft', 'median_tpot', 'median_e2el']) f.number(k);
   return problems.length === before ? out : undefined;

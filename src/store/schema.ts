@@ -50,8 +50,13 @@ export interface BenchmarkResultsTable {
   p99_intvty: number | null;
   median_e2el: number | null;
   p99_e2el: number | null;
-  /** JSON object: every numeric metric of the aggregate (seconds, tok/s). */
+  /** JSON object: every numeric metric of the aggregate (seconds, tok/s); measured energy only when power_valid is 1. */
   metrics: string;
+  /** The power verdict (1/0; null: the aggregate has none), its schema version, reason codes (JSON array) and source. */
+  power_valid: number | null;
+  power_schema_version: number | null;
+  power_reasons: string;
+  power_source: 'measured' | 'modelled' | null;
 }
 
 /**

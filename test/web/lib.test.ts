@@ -20,6 +20,10 @@ function point(o: Partial<PointRow> & { x?: number; y?: number } = {}): PointRow
     osl: 1024,
     conc: 4,
     runner: 'h200',
+    power_valid: null,
+    power_schema_version: null,
+    power_reasons: [],
+    power_source: null,
     metrics: { median_intvty: x, tput_per_gpu: y, output_tput_per_gpu: y / 2, input_tput_per_gpu: y / 2, median_ttft: 1 / x },
     ...rest,
   };

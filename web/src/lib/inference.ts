@@ -5,9 +5,9 @@
  * the direction the two metrics call for. Pure, so the chart, the CSV and the tests agree.
  */
 import { configLabel, configTopology, latestSeries, metricDef, paretoFront, topologyLabel } from '../../../src/contract/index.js';
-import type { PointRow } from '../../../src/contract/index.js';
+import type { PointRow, PowerSource } from '../../../src/contract/index.js';
 import { seriesColor } from './colors.js';
-import { metricValue } from './metrics.js';
+import { isEnergyAxis, measuredOnly, pointValue } from './metrics.js';
 import type { Tco } from './metrics.js';
 import type { ViewState } from './url-state.js';
 
@@ -39,6 +39,10 @@ export interface InferenceView {
   visible: PlottedPoint[];
   /** Points that pass the filters but lack a coordinate (no TCO figures for their hardware, …). */
   missing: { hardware: string; count: number }[];
+  /** On a measured energy axis: points left out for want of valid measured power. */
+  unmeasured: number;
+  /** On a measured energy axis: where the drawn points' power came from. */
+  sources: Set<PowerSource | null>;
 }
 
 export function passesFilters(
@@ -65,16 +69,23 @@ export function inferenceView(
 ): InferenceView {
   const goals = { x: metricDef(s.x)?.goal ?? 'max', y: metricDef(s.y)?.goal ?? 'max' };
   const missing = new Map<string, number>();
+  const measuredAxis = (k: string) => isEnergyAxis(k) && (s.energy === 'measured' || measuredOnly(k));
+  const measured = measuredAxis(s.x) || measuredAxis(s.y);
+  let unmeasured = 0;
+  const sources = new Set<PowerSource | null>();
   const series: Series[] = [];
   for (const [key, group] of latestSeries(rows.filter((r) => passesFilters(r, s)))) {
     const points: PlottedPoint[] = [];
     for (const row of group) {
-      const x = metricValue(row.metrics, row.hardware, s.x, tco);
-      const y = metricValue(row.metrics, row.hardware, s.y, tco);
+      const x = pointValue(row, s.x, tco, s.energy);
+      const y = pointValue(row, s.y, tco, s.energy);
       if (x === undefined || y === undefined) {
-        missing.set(row.hardware, (missing.get(row.hardware) ?? 0) + 1);
+        // On a measured axis a point is left out for want of valid power, not of TCO figures.
+        if ((measuredAxis(s.x) && x === undefined) || (measuredAxis(s.y) && y === undefined)) unmeasured++;
+        else missing.set(row.hardware, (missing.get(row.hardware) ?? 0) + 1);
         continue;
       }
+      if (measured) sources.add(row.power_source);
       points.push({ row, x, y, label: configLabel(row), topology: topologyLabel(configTopology(row)), onFrontier: false });
     }
     if (points.length === 0) continue;
@@ -97,5 +108,5 @@ export function inferenceView(
   }
   series.sort((a, b) => a.name.localeCompare(b.name));
   const visible = series.flatMap((x) => (s.optimal ? x.frontier : x.points));
-  return { series, visible, missing: [...missing].map(([hardware, count]) => ({ hardware, count })) };
+  return { series, visible, missing: [...missing].map(([hardware, count]) => ({ hardware, count })), unmeasured, sources };
 }

@@ -5,7 +5,7 @@
  * hardware. Pure: tested without a browser.
  */
 import { THROUGHPUT_METRIC, metricDef } from '../../../src/contract/index.js';
-import type { MetricDef } from '../../../src/contract/index.js';
+import type { MetricDef, PointRow, PowerSource } from '../../../src/contract/index.js';
 
 /** $/GPU/hour and all-in kW per GPU for one kind of hardware. */
 export interface Tco {
@@ -39,13 +39,79 @@ function metric(key: string): MetricDef {
   return m;
 }
 
-/** What the y axis can show: throughput per GPU, and the cost, power and energy derived from it. */
+/** Energy per token of each role of a disaggregated deployment: measured only (TCO figures have no roles). */
+export const ROLE_ENERGY_METRICS = ['prefill_joules_per_input_token', 'decode_joules_per_output_token'] as const;
+
+/** What the y axis can show: throughput per GPU, the cost, power and energy derived from it, and per-role energy. */
 export const Y_METRICS: readonly MetricDef[] = [
   ...kinds.map((k) => THROUGHPUT_METRIC[k]),
   ...kinds.map((k) => `${prefix(k)}cost_per_mtok`),
   ...kinds.map((k) => `${prefix(k)}tput_per_mw`),
   ...kinds.map((k) => `${prefix(k)}joules_per_tok`),
+  ...ROLE_ENERGY_METRICS,
 ].map(metric);
+
+/**
+ * Where the energy axes (tokens/s per MW, J/token) come from: the points' measured GPU power, or
+ * the TCO figures (all-in kW per GPU). One chart never mixes the two.
+ */
+export type EnergyMode = 'measured' | 'tco';
+
+/** Whether an axis is an energy one, whose value depends on the energy mode. */
+export function isEnergyAxis(key: string): boolean {
+  const d = derivedOf(key);
+  return (d !== undefined && d.what !== 'cost') || (ROLE_ENERGY_METRICS as readonly string[]).includes(key);
+}
+
+/** Per-role energy has no TCO figure: its axis is measured whatever the mode. */
+export const measuredOnly = (key: string): boolean => (ROLE_ENERGY_METRICS as readonly string[]).includes(key);
+
+/** The measured joules per token of each kind (the power step's keys). */
+const MEASURED_JOULES: Record<Kind, string> = {
+  total: 'joules_per_total_token',
+  output: 'joules_per_output_token',
+  input: 'joules_per_input_token',
+};
+
+/**
+ * A point's value of a metric in an energy mode. Measured: tokens/s per MW = throughput per GPU ×
+ * 10⁶ ÷ avg_power_w (the average power per GPU over the benchmark window); J/token = the
+ * `joules_per_*` key; only for a point whose power is valid (fail closed, whatever its metrics
+ * hold). TCO figures: `metricValue`. Undefined when it cannot be known.
+ */
+export function pointValue(row: PointRow, key: string, tco: Readonly<Record<string, Tco>>, mode: EnergyMode): number | undefined {
+  const measured = isEnergyAxis(key) && (mode === 'measured' || measuredOnly(key));
+  if (!measured) return metricValue(row.metrics, row.hardware, key, tco);
+  if (row.power_valid !== true) return undefined;
+  const finite = (v: number | undefined) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
+  if (measuredOnly(key)) return finite(row.metrics[key]);
+  const d = derivedOf(key)!;
+  if (d.what === 'joules') return finite(row.metrics[MEASURED_JOULES[d.kind]]);
+  const watts = finite(row.metrics.avg_power_w);
+  const tput = finite(row.metrics[THROUGHPUT_METRIC[d.kind]]);
+  return watts === undefined || tput === undefined ? undefined : (tput * 1e6) / watts;
+}
+
+/** Whether a point can be drawn on a measured energy axis: it has valid power. */
+export const hasMeasuredPower = (row: PointRow): boolean => row.power_valid === true;
+
+/** The words that say where an energy axis's figures come from. */
+export function energySourceLabel(mode: EnergyMode, sources: ReadonlySet<PowerSource | null>): string {
+  if (mode === 'tco') return 'from TCO figures';
+  const measured = sources.has('measured');
+  const modelled = sources.has('modelled');
+  if (modelled && !measured) return 'modelled (simulated engine)';
+  if (modelled) return 'measured, and modelled (simulated engine)';
+  return 'measured';
+}
+
+/** An energy axis's name with where its figures come from: "Energy per total token (J/tok), measured". */
+export function energyAxisName(key: string, mode: EnergyMode, sources: ReadonlySet<PowerSource | null>, unit = true): string {
+  const m = metricDef(key);
+  if (!m) return key;
+  const label = m.label.replace(/ \((all-in|measured)\)$/, '');
+  return `${label}${unit ? ` (${m.unit})` : ''}, ${energySourceLabel(measuredOnly(key) ? 'measured' : mode, sources)}`;
+}
 
 /** What the x axis can show: interactivity and latencies. */
 export const X_METRICS: readonly MetricDef[] = [

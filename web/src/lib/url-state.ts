@@ -3,8 +3,8 @@
  * defaults left out so that shared links stay short. parse(toUrl(s)) gives s back; a link with a
  * `preset` expands into that preset's parameters (explicit ones win).
  */
-import { DEFAULT_TCO, X_METRICS, Y_METRICS } from './metrics.js';
-import type { Tco } from './metrics.js';
+import { DEFAULT_TCO, X_METRICS, Y_METRICS, measuredOnly } from './metrics.js';
+import type { EnergyMode, Tco } from './metrics.js';
 
 export const PAGES = ['inference', 'agentic', 'evaluation', 'trends', 'runs', 'run', 'tco'] as const;
 export type Page = (typeof PAGES)[number];
@@ -32,6 +32,8 @@ export interface ViewState {
   run: string | undefined;
   /** TCO figures that differ from the defaults, by hardware. */
   tco: Record<string, Tco>;
+  /** Where the energy axes come from: measured GPU power, or the TCO figures (the default). */
+  energy: EnergyMode;
   /** Trends: the interactivity (tok/s/user) the throughput is read at. */
   target: number;
 }
@@ -52,6 +54,7 @@ export const DEFAULTS: ViewState = {
   optimal: true,
   run: undefined,
   tco: {},
+  energy: 'tco',
   target: 50,
 };
 
@@ -59,6 +62,7 @@ export const DEFAULTS: ViewState = {
 export const PRESETS: readonly { id: string; title: string; params: string }[] = [
   { id: 'cost', title: 'Cost per million tokens against interactivity', params: 'y=cost_per_mtok' },
   { id: 'energy', title: 'Joules per token against interactivity', params: 'y=joules_per_tok' },
+  { id: 'measured-energy', title: 'Measured joules per token against interactivity', params: 'y=joules_per_tok&energy=measured' },
   { id: 'latency', title: 'Throughput against p99 time to first token', params: 'x=p99_ttft' },
   { id: 'disagg', title: 'Disaggregated deployments only, every point', params: 'disagg=disagg&optimal=0' },
 ];
@@ -98,13 +102,14 @@ export function parseUrl(pathname: string, search: string): ViewState {
   const disagg = params.get('disagg');
   const date = params.get('date');
   const target = Number(params.get('target'));
+  const y = known(params.get('y'), Y_METRICS, DEFAULTS.y);
   return {
     page,
     runId,
     model: params.get('model') ?? undefined,
     seq: /^\d+x\d+$/.test(params.get('seq') ?? '') ? params.get('seq')! : undefined,
     x: known(params.get('x'), X_METRICS, DEFAULTS.x),
-    y: known(params.get('y'), Y_METRICS, DEFAULTS.y),
+    y,
     hw: list(params.get('hw')),
     fw: list(params.get('fw')),
     prec: list(params.get('prec')),
@@ -114,6 +119,8 @@ export function parseUrl(pathname: string, search: string): ViewState {
     optimal: params.get('optimal') !== '0',
     run: params.get('run') ?? undefined,
     tco: parseTco(params.get('tco')),
+    // Per-role energy is measured only: its axis brings the measured mode with it.
+    energy: params.get('energy') === 'measured' || measuredOnly(y) ? 'measured' : 'tco',
     target: Number.isFinite(target) && target > 0 ? target : DEFAULTS.target,
   };
 }
@@ -136,6 +143,7 @@ export function toUrl(s: ViewState): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([hw, t]) => `${hw}:${t.costPerHour}:${t.powerKw}`);
   if (tco.length > 0) q.set('tco', tco.join(','));
+  if (s.energy !== DEFAULTS.energy) q.set('energy', s.energy);
   if (s.target !== DEFAULTS.target) q.set('target', String(s.target));
   const query = q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':');
   return query ? `${path}?${query}` : path;

@@ -1,6 +1,6 @@
 import { useMemo, useRef } from 'react';
-import { metricDef } from '../../../src/contract/index.js';
-import type { AvailabilityRow, Comparison, MetricDelta, PointRow } from '../../../src/contract/index.js';
+import { MEASURED_POWER_KEYS, metricDef } from '../../../src/contract/index.js';
+import type { AvailabilityRow, Comparison, MetricDelta, PointRow, PowerSource } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
 import { Chart, download } from '../Chart.js';
 import type { ChartHandle } from '../Chart.js';
@@ -10,7 +10,8 @@ import type { CsvColumn } from '../lib/csv.js';
 import { inferenceView } from '../lib/inference.js';
 import { pointTooltip } from '../lib/tooltip.js';
 import type { PlottedPoint, Series } from '../lib/inference.js';
-import { X_METRICS, Y_METRICS, axisName } from '../lib/metrics.js';
+import { X_METRICS, Y_METRICS, axisName, energyAxisName, energySourceLabel, isEnergyAxis, measuredOnly } from '../lib/metrics.js';
+import type { EnergyMode } from '../lib/metrics.js';
 import { PRESETS, seqOf, tcoOf, toUrl } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
 import { Link } from '../navigation.js';
@@ -26,11 +27,19 @@ const METRICS = [
     'median_ttft',
     'p99_ttft',
     'median_e2el',
+    ...MEASURED_POWER_KEYS,
   ]),
 ].join(',');
 
 const SYMBOL: Record<string, string> = { fp4: 'circle', fp8: 'rect', bf16: 'triangle', int4: 'diamond' };
-function chartOption(series: Series[], view: ViewState) {
+/** An axis's name; an energy axis's says where its figures come from (measured, modelled, TCO figures). */
+function axisLabel(key: string, view: ViewState, sources: ReadonlySet<PowerSource | null>): string {
+  return isEnergyAxis(key) ? energyAxisName(key, view.energy, sources) : axisName(key);
+}
+
+function chartOption(series: Series[], view: ViewState, sources: ReadonlySet<PowerSource | null>) {
+  const xName = axisLabel(view.x, view, sources);
+  const yName = axisLabel(view.y, view, sources);
   const visible = (s: Series) => (view.optimal ? s.frontier : s.points);
   const all = series.flatMap(visible);
   const lookup = new Map<string, PlottedPoint[]>();
@@ -73,11 +82,11 @@ function chartOption(series: Series[], view: ViewState) {
       confine: true,
       formatter: (p: { seriesId: string; dataIndex: number }) => {
         const pt = lookup.get(p.seriesId)?.[p.dataIndex];
-        return pt ? pointTooltip(pt, view.x, view.y) : '';
+        return pt ? pointTooltip(pt, view.x, view.y, xName, yName) : '';
       },
     },
-    xAxis: { type: 'value', name: axisName(view.x), nameLocation: 'middle', nameGap: 32, scale: true },
-    yAxis: { type: 'value', name: axisName(view.y), nameLocation: 'end', nameTextStyle: { align: 'left' }, scale: true },
+    xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 32, scale: true },
+    yAxis: { type: 'value', name: yName, nameLocation: 'end', nameTextStyle: { align: 'left' }, scale: true },
     series: out,
   };
 }
@@ -101,6 +110,13 @@ const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
   { header: withUnit(view.x), value: (p) => p.x },
   { header: withUnit(view.y), value: (p) => p.y },
   ...['tput_per_gpu', 'output_tput_per_gpu', 'median_intvty', 'median_ttft', 'p99_ttft', 'median_e2el'].map(measured),
+  { header: 'power_valid', value: (p) => p.row.power_valid ?? '' },
+  { header: 'power_source', value: (p) => p.row.power_source ?? '' },
+  { header: 'avg_power_w (W)', value: (p) => (p.row.power_valid ? p.row.metrics.avg_power_w : undefined) },
+  ...['joules_per_total_token', 'joules_per_output_token', 'joules_per_input_token'].map((key): CsvColumn<PlottedPoint> => ({
+    header: withUnit(key),
+    value: (p) => (p.row.power_valid ? p.row.metrics[key] : undefined),
+  })),
   { header: 'on_frontier', value: (p) => p.onFrontier },
   { header: 'official', value: (p) => p.row.official },
   { header: 'run_id', value: (p) => p.row.run_id },
@@ -129,9 +145,14 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   const official = useMemo(() => inferenceView(points.data ?? [], view, tco), [points.data, view]);
   const run = useMemo(() => inferenceView(overlay.data ?? [], view, tco, true), [overlay.data, view]);
   const series = [...official.series, ...run.series];
-  const option = useMemo(() => chartOption(series, view), [official, run]);
+  const sources = new Set([...official.sources, ...run.sources]);
+  const option = useMemo(() => chartOption(series, view, sources), [official, run]);
   const visible = [...official.visible, ...run.visible];
   const missing = [...official.missing, ...run.missing];
+  const unmeasured = official.unmeasured + run.unmeasured;
+  const energyAxis = isEnergyAxis(view.x) || isEnergyAxis(view.y);
+  const roleAxis = measuredOnly(view.x) || measuredOnly(view.y);
+  const mode: EnergyMode = roleAxis ? 'measured' : view.energy;
 
   // Everything this view asks for has answered (tests and the performance measure wait for it).
   const done = (l: { data: unknown; error: string | undefined }) => l.data !== undefined || l.error !== undefined;
@@ -147,7 +168,8 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   return (
     <section>
       <h1>
-        Inference: {metricDef(view.y)?.label} against {metricDef(view.x)?.label.toLowerCase()}
+        Inference: {isEnergyAxis(view.y) ? energyAxisName(view.y, mode, sources, false) : metricDef(view.y)?.label} against{' '}
+        {metricDef(view.x)?.label.toLowerCase()}
       </h1>
       {view.run && (
         <p className="banner unofficial" data-testid="overlay-banner">
@@ -161,12 +183,30 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
       <div className="controls">
         <label>
           Y
-          <select name="y" value={view.y} onChange={(e) => update({ y: e.target.value })}>
+          <select
+            name="y"
+            value={view.y}
+            onChange={(e) =>
+              update({ y: e.target.value, ...(measuredOnly(e.target.value) ? { energy: 'measured' as const } : {}) })
+            }
+          >
             {Y_METRICS.map((m) => (
               <option key={m.key} value={m.key}>
-                {m.label} ({m.unit})
+                {m.label.replace(/ \((all-in|measured)\)$/, '')} ({m.unit})
               </option>
             ))}
+          </select>
+        </label>
+        <label title="Where tokens/s per MW and J/token come from: the points' measured GPU power, or the TCO figures (kW per GPU)">
+          Energy
+          <select
+            name="energy"
+            value={mode}
+            disabled={roleAxis}
+            onChange={(e) => update({ energy: e.target.value as EnergyMode })}
+          >
+            <option value="tco">from TCO figures</option>
+            <option value="measured">measured</option>
           </select>
         </label>
         <label>
@@ -213,6 +253,23 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           .
         </p>
       )}
+      {energyAxis && (
+        <p className="note" data-testid="energy-source" data-mode={mode}>
+          Energy: {energySourceLabel(mode, sources)}
+          {mode === 'tco'
+            ? ' (all-in kW per GPU, not measured).'
+            : sources.has('modelled')
+              ? ': the simulated engine’s power model, over the benchmark window.'
+              : ': GPU board power over the benchmark window (the power step).'}
+        </p>
+      )}
+      {energyAxis && mode === 'measured' && unmeasured > 0 && (
+        <p className="note" data-testid="unmeasured" data-count={unmeasured}>
+          {unmeasured} point{unmeasured === 1 ? '' : 's'} not shown: no valid measured power
+          {roleAxis ? ' for this role' : ''}
+          {roleAxis ? '.' : '; choose “from TCO figures” to see them with the TCO figures.'}
+        </p>
+      )}
       <Chart
         ref={chart}
         option={option}
@@ -223,6 +280,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           frontiers: official.series.filter((s) => s.frontier.length > 1).length,
           series: official.series.length,
           'overlay-points': run.visible.length,
+          'y-axis': axisLabel(view.y, view, sources),
           loading: settled ? 0 : 1,
         }}
       />
@@ -243,6 +301,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
                 <th>tok/s/user</th>
                 <th>Δ</th>
                 <th>TTFT p99 Δ</th>
+                <th>J/token Δ (measured)</th>
                 <th>official run</th>
               </tr>
             </thead>
@@ -256,6 +315,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
                   <td>{p.metrics.median_intvty?.run?.toFixed(1)}</td>
                   <td>{pct(p.metrics.median_intvty)}</td>
                   <td>{pct(p.metrics.p99_ttft)}</td>
+                  <td>{pct(p.metrics.joules_per_total_token)}</td>
                   <td>{p.baseline_run_id ?? 'none'}</td>
                 </tr>
               ))}

@@ -23,6 +23,11 @@ export function TcoPage({ view, update }: { view: ViewState; update: Update }) {
         per GPU; joules per token = kW per GPU × 1,000 ÷ tokens/s per GPU. Defaults: 3-year rental prices and all-in provisioned
         power (SemiAnalysis, August 2025). Changes live in the URL (<code>tco=</code>), so a shared link carries them.
       </p>
+      <p className="note" data-testid="tco-vs-measured">
+        These figures are provisioned power, not a measurement. Points whose GPU power was measured over the benchmark window
+        (valid power) can be drawn from it instead: the inference page’s Energy control, “measured” (tokens/s per MW = tokens/s
+        per GPU × 10⁶ ÷ average W per GPU; J/token as measured). One chart shows one or the other, never both.
+      </p>
       <div className="table-wrap">
         <table data-testid="tco">
           <thead>
