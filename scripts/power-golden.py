@@ -9,7 +9,9 @@ gpu_metrics_energy_start.csv / gpu_metrics_energy_end.csv (amd-smi accumulator s
 args.json ({"expected_num_gpus": N, "require_power": bool}). The reference runs in a copy of the
 folder with relative paths and TZ=UTC (naive timestamps are local time), and this writes
 expected_agg.json, expected_power_validation.json (the sidecar, power_validation_raw.json) and
-expected_run.json (exit status, stdout, stderr).
+expected_run.json (exit status, stdout, stderr). It also records, in test/fixtures/power/timestamps.json,
+what the reference's _parse_timestamp / _parse_power return for a list of cells (under
+TZ=America/New_York, to exercise local time).
 
 Usage:
   python3 scripts/power-golden.py --make-inputs            # (re)write the constructed inputs
@@ -192,6 +194,30 @@ def record(inferencex):
         print(case, proc.returncode)
 
 
+TIMESTAMP_CASES = os.path.join(GOLDEN, '..', 'timestamps.json')
+
+
+def record_timestamps(inferencex):
+    """What _parse_timestamp and _parse_power return for each cell of timestamps.json, under TZ=America/New_York."""
+    with open(TIMESTAMP_CASES, encoding='utf-8') as f:
+        data = json.load(f)
+    code = (
+        'import json, sys\n'
+        f'sys.path.insert(0, {os.path.join(inferencex, "utils")!r})\n'
+        'from aggregate_power import _parse_timestamp, _parse_power\n'
+        'data = json.load(sys.stdin)\n'
+        'r = lambda v: None if v is None else repr(v)\n'
+        'print(json.dumps({"tz": "America/New_York",'
+        ' "timestamps": [[c, r(_parse_timestamp(c.strip()))] for c, _ in data["timestamps"]],'
+        ' "powers": [[c, r(_parse_power(c.strip()))] for c, _ in data["powers"]]}, indent=1, ensure_ascii=False))\n'
+    )
+    env = {'PATH': os.environ.get('PATH', ''), 'TZ': 'America/New_York'}
+    proc = subprocess.run([sys.executable, '-c', code], input=json.dumps(data), env=env, capture_output=True, text=True, check=True)
+    with open(TIMESTAMP_CASES, 'w', encoding='utf-8') as f:
+        f.write(proc.stdout)
+    print('timestamps', len(data['timestamps']), 'powers', len(data['powers']))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--make-inputs', action='store_true')
@@ -201,6 +227,7 @@ def main():
         make_inputs()
     if args.inferencex:
         record(args.inferencex)
+        record_timestamps(args.inferencex)
     elif not args.make_inputs:
         parser.error('give --make-inputs and/or --inferencex CHECKOUT')
     return 0

@@ -145,7 +145,9 @@ export function fromIsoFormat(value: string): IsoDateTime | undefined {
     if (rest === '') return undefined;
     const tzAt = rest.search(/[Z+-]/);
     const timePart = tzAt < 0 ? rest : rest.slice(0, tzAt);
-    const time = isoTime(timePart);
+    // Python 3.11 quirk: before an offset, one stray character may follow a complete two-digit
+    // field ("12:34:56 +00:00", "12 +01").
+    const time = isoTime(timePart) ?? (tzAt >= 0 && !/[.,]/.test(timePart) ? isoTime(timePart.slice(0, -1)) : undefined);
     if (!time) return undefined;
     [civil.hour, civil.minute, civil.second, civil.micro] = time;
     if (tzAt >= 0) {
