@@ -11,7 +11,9 @@ folder with relative paths and TZ=UTC (naive timestamps are local time), and thi
 expected_agg.json, expected_power_validation.json (the sidecar, power_validation_raw.json) and
 expected_run.json (exit status, stdout, stderr). It also records, in test/fixtures/power/timestamps.json,
 what the reference's _parse_timestamp / _parse_power return for a list of cells (under
-TZ=America/New_York, to exercise local time).
+TZ=America/New_York, to exercise local time), and in test/fixtures/power/process/<case>/ what
+utils/process_result.py writes and prints for a single-node point with gpu_metrics.csv beside it
+(env.json, raw.json; `internal` has a GPU id int() refuses, for record_power_internal_error).
 
 Usage:
   python3 scripts/power-golden.py --make-inputs            # (re)write the constructed inputs
@@ -194,6 +196,30 @@ def record(inferencex):
         print(case, proc.returncode)
 
 
+PROCESS = os.path.join(GOLDEN, '..', 'process')
+
+
+def record_process(inferencex):
+    """utils/process_result.py with telemetry in the working folder (gpu_metrics.csv), per case of process/."""
+    for case in sorted(os.listdir(PROCESS)):
+        folder = os.path.join(PROCESS, case)
+        with open(os.path.join(folder, 'env.json')) as f:
+            env = json.load(f)
+        rf = env['RESULT_FILENAME']
+        with tempfile.TemporaryDirectory() as work:
+            shutil.copy(os.path.join(folder, 'raw.json'), os.path.join(work, rf + '.json'))
+            shutil.copy(os.path.join(folder, 'gpu_metrics.csv'), work)
+            run_env = {'PATH': os.environ.get('PATH', ''), 'TZ': 'UTC', **{k: v for k, v in env.items() if v}}
+            proc = subprocess.run([sys.executable, os.path.join(inferencex, 'utils', 'process_result.py')],
+                                  cwd=work, env=run_env, capture_output=True, text=True)
+            shutil.copy(os.path.join(work, f'agg_{rf}.json'), os.path.join(folder, 'expected_agg.json'))
+            shutil.copy(os.path.join(work, f'power_validation_{rf}.json'), os.path.join(folder, 'expected_power_validation.json'))
+        with open(os.path.join(folder, 'expected_run.json'), 'w') as f:
+            json.dump({'exit_code': proc.returncode, 'stdout': proc.stdout, 'stderr': proc.stderr}, f, indent=2)
+            f.write('\n')
+        print('process', case, proc.returncode)
+
+
 TIMESTAMP_CASES = os.path.join(GOLDEN, '..', 'timestamps.json')
 
 
@@ -228,6 +254,7 @@ def main():
     if args.inferencex:
         record(args.inferencex)
         record_timestamps(args.inferencex)
+        record_process(args.inferencex)
     elif not args.make_inputs:
         parser.error('give --make-inputs and/or --inferencex CHECKOUT')
     return 0
