@@ -5,7 +5,7 @@
  * boundaries), normalised by the benchmark's counts, patched into the aggregate and explained in a
  * validation sidecar whose bytes (`json.dumps(indent=2)`) are the reference's.
  */
-import { PyFloat, PyJsonSyntaxError, dumps, loads, pyFixed, pyFloat, pyPath } from '../../pycompat/index.js';
+import { PyFloat, PyJsonSyntaxError, dumps, loads, pyFixed, pyFloat, pyPath, pyRepr } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import { pyMean, pyRound } from '../agentic/pystats.js';
 import {
@@ -54,15 +54,8 @@ export function detectColumns(header: readonly string[]): { timestamp?: string; 
 export function sortGpuIds(ids: Iterable<string>): string[] {
   const key = (id: string): [0, bigint] | [1, string] => {
     if (/^\p{Nd}+$/u.test(id)) return [0, BigInt(id.replace(/\p{Nd}/gu, (d) => String(digitValue(d))))];
-    // str.isdigit() also holds for superscripts and the like, which int() refuses: the reference raises.
-    if (
-      /^[\p{Nd}\p{No}]+$/u.test(id) &&
-      /^[\p{Nd}\u00b2\u00b3\u00b9\u2070-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490\u24f5-\u24fd\u24ea\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792\u1369-\u1371\u19da]+$/u.test(
-        id,
-      )
-    ) {
-      throw new PowerInternalError(`invalid literal for int() with base 10: '${id}'`, 'ValueError');
-    }
+    // str.isdigit() also holds for superscripts, circled digits and the like, which int() refuses: the reference raises.
+    if (ISDIGIT.test(id)) throw new PowerInternalError(`invalid literal for int() with base 10: ${pyRepr(id)}`, 'ValueError');
     return [1, id];
   };
   const keyed = [...ids].map((id, i) => ({ id, i, k: key(id) }));
@@ -78,6 +71,12 @@ export function sortGpuIds(ids: Iterable<string>): string[] {
 }
 
 const ND = /\p{Nd}/u;
+/** Characters `str.isdigit()` accepts that are not decimal digits (Python 3.11's Unicode data). */
+const DIGIT_ONLY =
+  '\\u{b2}-\\u{b3}\\u{b9}\\u{1369}-\\u{1371}\\u{19da}\\u{2070}\\u{2074}-\\u{2079}\\u{2080}-\\u{2089}\\u{2460}-\\u{2468}' +
+  '\\u{2474}-\\u{247c}\\u{2488}-\\u{2490}\\u{24ea}\\u{24f5}-\\u{24fd}\\u{24ff}\\u{2776}-\\u{277e}\\u{2780}-\\u{2788}' +
+  '\\u{278a}-\\u{2792}\\u{10a40}-\\u{10a43}\\u{10e60}-\\u{10e68}\\u{11052}-\\u{1105a}\\u{1f100}-\\u{1f10a}';
+const ISDIGIT = new RegExp(`^[\\p{Nd}${DIGIT_ONLY}]+$`, 'u');
 function digitValue(ch: string): number {
   const cp = ch.codePointAt(0)!;
   let start = cp;

@@ -109,7 +109,6 @@ export interface IsoDateTime {
   offsetMicros?: number;
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$|^(\d{4})(\d{2})(\d{2})$/;
 const ISO_TIME_EXT = /^(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?$/;
 const ISO_TIME_BASIC = /^(\d{2})(?:(\d{2})(?:(\d{2})(?:[.,](\d+))?)?)?$/;
 
@@ -119,26 +118,72 @@ function isoTime(s: string): [number, number, number, number] | undefined {
   return [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0), m[4] ? Number(m[4].slice(0, 6).padEnd(6, '0')) : 0];
 }
 
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+/** `_find_isoformat_datetime_separator`: where the date part ends (7, 8 or 10), by its form. */
+function dateLength(c: readonly string[]): number {
+  if (c.length === 7) return 7;
+  if (c[4] === '-') {
+    if (c[5] !== 'W') return 10;
+    if (c.length < 8) return -1;
+    if (c.length > 8 && c[8] === '-') {
+      if (c.length === 9) return -1;
+      return c.length > 10 && isDigit(c[10]) ? 8 : 10;
+    }
+    return 8;
+  }
+  if (c[4] === 'W') {
+    let idx = 7;
+    while (idx < c.length && isDigit(c[idx])) idx++;
+    if (idx < 9) return idx;
+    return idx % 2 === 0 ? 7 : 8;
+  }
+  return 8;
+}
+
+/** Days since the epoch of a proleptic Gregorian date (any year 1..9999). */
+function epochDay(year: number, month: number, day: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  return Math.round(d.getTime() / 86_400_000);
+}
+
+/** `iso_to_ymd`: an ISO week date as a calendar date; undefined when the week or day is out of range. */
+function isoWeekDate(year: number, week: number, weekday: number): [number, number, number] | undefined {
+  if (week <= 0 || week >= 53) {
+    const jan1 = (((epochDay(year, 1, 1) + 3) % 7) + 7) % 7; // Monday = 0 (1970-01-01 was a Thursday)
+    const isLeapYear = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    if (!(week === 53 && (jan1 === 3 || (jan1 === 2 && isLeapYear)))) return undefined;
+  }
+  if (weekday <= 0 || weekday >= 8) return undefined;
+  const jan4 = epochDay(year, 1, 4);
+  const monday = jan4 - ((((jan4 + 3) % 7) + 7) % 7);
+  const d = new Date((monday + (week - 1) * 7 + weekday - 1) * 86_400_000);
+  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+}
+
+/** `parse_isoformat_date` over the date part: `YYYY-MM-DD`, `YYYYMMDD`, `YYYY-Www[-D]`, `YYYYWww[D]`. */
+function isoDate(c: readonly string[]): [number, number, number] | undefined {
+  const text = c.join('');
+  const calendar = /^(\d{4})(-?)(\d{2})\2(\d{2})$/.exec(text);
+  if (calendar) return [Number(calendar[1]), Number(calendar[3]), Number(calendar[4])];
+  const week = /^(\d{4})(-?)W(\d{2})(?:\2(\d))?$/.exec(text);
+  if (week) return isoWeekDate(Number(week[1]), Number(week[3]), week[4] === undefined ? 1 : Number(week[4]));
+  return undefined;
+}
+
 /**
- * Python 3.11's `datetime.fromisoformat` for calendar dates: `YYYY-MM-DD` or `YYYYMMDD`, then
- * any one separator character and `HH[:MM[:SS[.f…]]]` (or the basic `HHMMSS`), fractions with
- * `.` or `,` (beyond six digits truncated), and an offset `Z` or `±HH[:MM[:SS[.ffffff]]]`.
- * Week dates (`YYYY-Www-D`) are not read (undefined, as a parse failure).
+ * Python 3.11's `datetime.fromisoformat`: a date (`YYYY-MM-DD`, `YYYYMMDD`, or an ISO week date),
+ * then any one separator character and `HH[:MM[:SS[.f…]]]` (or the basic `HHMMSS`), fractions
+ * with `.` or `,` (beyond six digits truncated), and an offset `Z` or `±HH[:MM[:SS[.f…]]]`.
  */
 export function fromIsoFormat(value: string): IsoDateTime | undefined {
   const chars = Array.from(value);
-  const dateLen = chars.length >= 10 && chars[4] === '-' ? 10 : 8;
-  const m = ISO_DATE.exec(chars.slice(0, dateLen).join(''));
-  if (!m) return undefined;
-  const civil: Civil = {
-    year: Number(m[1] ?? m[4]),
-    month: Number(m[2] ?? m[5]),
-    day: Number(m[3] ?? m[6]),
-    hour: 0,
-    minute: 0,
-    second: 0,
-    micro: 0,
-  };
+  const dateLen = dateLength(chars);
+  if (dateLen < 0 || chars.length < dateLen) return undefined;
+  const ymd = isoDate(chars.slice(0, dateLen));
+  if (!ymd) return undefined;
+  const civil: Civil = { year: ymd[0], month: ymd[1], day: ymd[2], hour: 0, minute: 0, second: 0, micro: 0 };
   let offsetMicros: number | undefined;
   if (chars.length > dateLen) {
     const rest = chars.slice(dateLen + 1).join('');
