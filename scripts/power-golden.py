@@ -13,7 +13,9 @@ expected_run.json (exit status, stdout, stderr). It also records, in test/fixtur
 what the reference's _parse_timestamp / _parse_power return for a list of cells (under
 TZ=America/New_York, to exercise local time), and in test/fixtures/power/process/<case>/ what
 utils/process_result.py writes and prints for a single-node point with gpu_metrics.csv beside it
-(env.json, raw.json; `internal` has a GPU id int() refuses, for record_power_internal_error).
+(env.json, raw.json; `internal` has a GPU id int() refuses, for record_power_internal_error), and
+in test/fixtures/power/agentic/<case>/ what utils/agentic/aggregation/power_adapter.py writes and
+prints for an AgentX result folder (results/ with aiperf_artifacts/ and gpu_metrics.csv, agg.json).
 
 Usage:
   python3 scripts/power-golden.py --make-inputs            # (re)write the constructed inputs
@@ -220,6 +222,39 @@ def record_process(inferencex):
         print('process', case, proc.returncode)
 
 
+AGENTIC = os.path.join(GOLDEN, '..', 'agentic')
+
+
+def record_agentic(inferencex):
+    """utils/agentic/aggregation/power_adapter.py per case of agentic/ (results/, agg.json, args.json)."""
+    for case in sorted(os.listdir(AGENTIC)):
+        folder = os.path.join(AGENTIC, case)
+        with open(os.path.join(folder, 'args.json')) as f:
+            args = json.load(f)
+        with tempfile.TemporaryDirectory() as work:
+            shutil.copytree(os.path.join(folder, 'results'), os.path.join(work, 'results'))
+            shutil.copy(os.path.join(folder, 'agg.json'), work)
+            argv = [sys.executable, '-m', 'utils.agentic.aggregation.power_adapter', '--result-dir', 'results', '--agg-result', 'agg.json']
+            if args['expected_num_gpus'] is not None:
+                argv += ['--expected-num-gpus', str(args['expected_num_gpus'])]
+            if args['require_power']:
+                argv.append('--require-power')
+            env = {'PATH': os.environ.get('PATH', ''), 'TZ': 'UTC', 'PYTHONPATH': os.path.abspath(inferencex)}
+            proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True)
+            for src, dst in (('agg.json', 'expected_agg.json'),
+                             ('results/agentic_power_window.json', 'expected_window.json'),
+                             ('results/power_validation.json', 'expected_power_validation.json')):
+                target = os.path.join(folder, dst)
+                if os.path.exists(os.path.join(work, src)):
+                    shutil.copy(os.path.join(work, src), target)
+                elif os.path.exists(target):
+                    os.remove(target)
+        with open(os.path.join(folder, 'expected_run.json'), 'w') as f:
+            json.dump({'exit_code': proc.returncode, 'stdout': proc.stdout, 'stderr': proc.stderr}, f, indent=2)
+            f.write('\n')
+        print('agentic', case, proc.returncode)
+
+
 TIMESTAMP_CASES = os.path.join(GOLDEN, '..', 'timestamps.json')
 
 
@@ -255,6 +290,7 @@ def main():
         record(args.inferencex)
         record_timestamps(args.inferencex)
         record_process(args.inferencex)
+        record_agentic(args.inferencex)
     elif not args.make_inputs:
         parser.error('give --make-inputs and/or --inferencex CHECKOUT')
     return 0
