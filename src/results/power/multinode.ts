@@ -8,7 +8,7 @@ import { pyPath } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import { ResultsError } from '../errors.js';
 import type { PointIdentity } from '../identity.js';
-import type { PowerOutcome, PowerSettings } from '../power.js';
+import type { PowerOutcome, PowerSettings } from './settings.js';
 import {
   INTEGRATION_METHOD,
   ROLE_METRIC_KEYS,
