@@ -38,11 +38,13 @@ const text = (value: PyJson): string => dumps(value, { indent: 2 });
 function readAgg(cwd: string, path: string): AggInput {
   const kind = fsTelemetry(cwd).kind(path);
   if (kind !== 'file' && kind !== 'empty-file') return { kind: 'missing' };
+  let text: string;
   try {
-    return aggInputFromText(readFileSync(resolve(cwd, path)).toString('utf8'));
+    text = readFileSync(resolve(cwd, path)).toString('utf8');
   } catch (e) {
     return { kind: 'unreadable', error: osError(e, path) };
   }
+  return aggInputFromText(text, undefined, pyPath(path));
 }
 
 function readBench(cwd: string, path: string): BenchInput {

@@ -7,6 +7,7 @@
  */
 import { PyFloat, PyJsonSyntaxError, dumps, loads, pyFixed, pyFloat, pyPath, pyRepr } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
+import { UserError } from '../../util/user-error.js';
 import { pyMean, pyRound } from '../agentic/pystats.js';
 import {
   INTEGRATION_METHOD,
@@ -140,6 +141,10 @@ export function naiveOffsetFor(files: TelemetryFiles, csvPath: string): { offset
   return offset === undefined ? { offset: undefined, invalid: true } : { offset, invalid: false };
 }
 
+/** What the reference catches as `(OSError, csv.Error)`: a file that cannot be read, or CSV it cannot parse. */
+const isReadError = (e: unknown): boolean =>
+  e instanceof CsvError || (e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string');
+
 const isFile = (files: TelemetryFiles, path: string): boolean => ['file', 'empty-file'].includes(files.kind(path));
 
 export interface IntegrateOptions {
@@ -227,7 +232,7 @@ export function integratePower(files: TelemetryFiles, csvPath: string, options: 
       else byTime.set(t, [power]);
     }
   } catch (e) {
-    if (e instanceof PowerInternalError) throw e;
+    if (!isReadError(e)) throw e;
     appendReason(reasons, 'telemetry_file_unreadable');
     return emptyIntegration(expectedGpus, reasons);
   }
@@ -463,7 +468,7 @@ export function aggregatePowerLegacy(
       }
     }
   } catch (e) {
-    if (e instanceof CsvError || (e as NodeJS.ErrnoException).code) return undefined;
+    if (isReadError(e)) return undefined;
     throw e;
   }
   if (total.size === 0) return undefined;
@@ -597,7 +602,7 @@ export function runSingleNode(input: SingleNodeInput, files: TelemetryFiles): Si
   try {
     accumulatorCheck = crossCheckAccumulator(files, input.csvPath, naive);
   } catch (e) {
-    if (e instanceof PowerInternalError) throw e;
+    if (!isReadError(e)) throw e;
     accumulatorCheck = new Map<string, PyJson>([
       ['available', false],
       ['reason', 'cross_check_error'],
@@ -683,18 +688,23 @@ export function runSingleNode(input: SingleNodeInput, files: TelemetryFiles): Si
   return finish(baseReasons, baseValid, baseMetrics, agg, []);
 }
 
-/** Parse an aggregate file's text as the reference does (`json.loads`), or say why it cannot be patched. */
-export function aggInputFromText(text: string | undefined, readError?: string): AggInput {
+/**
+ * Parse an aggregate file's text as the reference does (`json.loads`), or say why it cannot be
+ * patched. JSON that is not an object is refused (a `UserError`): the reference crashes on it
+ * (`TypeError` in `data.pop`) before writing anything.
+ */
+export function aggInputFromText(text: string | undefined, readError?: string, shown = 'the aggregate'): AggInput {
   if (text === undefined) return readError === undefined ? { kind: 'missing' } : { kind: 'unreadable', error: readError };
+  let value: unknown;
   try {
-    const value = loads(text);
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof PyFloat) {
-      return { kind: 'unreadable', error: 'the aggregate is not a JSON object' };
-    }
-    return { kind: 'parsed', agg: new Map(Object.entries(value as Record<string, PyJson>)) };
+    value = loads(text);
   } catch (e) {
     return { kind: 'unreadable', error: e instanceof PyJsonSyntaxError ? e.describe(text) : (e as Error).message };
   }
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof PyFloat) {
+    throw new UserError(`${shown}: the aggregate is not a JSON object, so its power keys cannot be patched (nothing written)`);
+  }
+  return { kind: 'parsed', agg: new Map(Object.entries(value as Record<string, PyJson>)) };
 }
 
 /** The sidecar's and aggregate's bytes as the reference writes them. */
