@@ -290,9 +290,9 @@ describe('an aggregate that is not a JSON object', () => {
   it('is refused before anything is written, as the reference crashes there', () => {
     const { tmp } = writeArtifacts();
     writeFileSync(join(tmp, 'agg.json'), '[1, 2]');
-    expect(() => runAgenticPowerFs({ resultDir: 'results', aggResult: 'agg.json', expectedGpus: 2, requirePower: false }, tmp)).toThrow(
-      /agg\.json: the aggregate is not a JSON object/,
-    );
+    expect(() =>
+      runAgenticPowerFs({ resultDir: 'results', aggResult: 'agg.json', expectedGpus: 2, requirePower: false }, tmp),
+    ).toThrow(/agg\.json: the aggregate is not a JSON object/);
     expect(readFileSync(join(tmp, 'agg.json'), 'utf8')).toBe('[1, 2]');
   });
 });
