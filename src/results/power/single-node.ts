@@ -5,7 +5,7 @@
  * boundaries), normalised by the benchmark's counts, patched into the aggregate and explained in a
  * validation sidecar whose bytes (`json.dumps(indent=2)`) are the reference's.
  */
-import { PyFloat, PyJsonSyntaxError, dumps, loads, pyFixed, pyFloat, pyPath, pyRepr } from '../../pycompat/index.js';
+import { PyFloat, PyJsonSyntaxError, byCodePoint, dumps, loads, pyFixed, pyFloat, pyPath, pyRepr } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import { UserError } from '../../util/user-error.js';
 import { pyMean, pyRound } from '../agentic/pystats.js';
@@ -20,7 +20,7 @@ import {
   sidecarMetrics,
 } from './common.js';
 import type { BenchmarkData, PowerSample, TelemetryFiles } from './common.js';
-import { CsvError, cell, dictReader } from './csv.js';
+import { CsvError, cell, dictReader, pyStrip } from './csv.js';
 import { parsePower, parseTimestamp, parseUtcOffset } from './timestamps.js';
 import type { NaiveOffset } from './timestamps.js';
 
@@ -47,7 +47,7 @@ export function detectColumns(header: readonly string[]): { timestamp?: string; 
   return {
     timestamp: header.find((c) => TIMESTAMP_COL.test(c)),
     power: header.find((c) => POWER_COL.test(c) && !POWER_EXCLUDE.test(c)),
-    gpu: header.find((c) => GPU_INDEX_COL.test(c.trim())),
+    gpu: header.find((c) => GPU_INDEX_COL.test(pyStrip(c))),
   };
 }
 
@@ -64,9 +64,8 @@ export function sortGpuIds(ids: Iterable<string>): string[] {
     if (a.k[0] !== b.k[0]) return a.k[0] - b.k[0];
     const x = a.k[1];
     const y = b.k[1];
-    if (x < y) return -1;
-    if (x > y) return 1;
-    return a.i - b.i;
+    const order = typeof x === 'string' ? byCodePoint(x, y as string) : x < (y as bigint) ? -1 : x > (y as bigint) ? 1 : 0;
+    return order || a.i - b.i;
   });
   return keyed.map((e) => e.id);
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loads, toPlain } from '../../../src/pycompat/index.js';
 import type { PyJson } from '../../../src/pycompat/index.js';
 import { aggInputFromText, memoryTelemetry, runSingleNode } from '../../../src/results/index.js';
+import { sortGpuIds } from '../../../src/results/power/single-node.js';
 import type { AggInput } from '../../../src/results/index.js';
 import { REPO } from '../../helpers.js';
 
@@ -76,5 +77,21 @@ describe('single-node failure paths', () => {
     expect(r.reasons).toEqual(['aggregate_result_unwritable']);
     expect(toPlain(r.validation.get('metrics')!)).toEqual({});
     expect(r.stderr[0]).toBe("[aggregate_power] Failed to patch agg.json: [Errno 28] No space left on device: 'agg.json'");
+  });
+
+  it('GPU ids sort as _gpu_sort_key: decimal ids by value (any Unicode digits), ties in order seen, then the rest', () => {
+    // As Python sorts them: U+1D7D8 is a zero, U+FF11 a one.
+    expect(sortGpuIds(['10', '2', 'b', 'a', '01', '1', 'card-1', '\uff11', '\u{1d7d8}'])).toEqual([
+      '\u{1d7d8}',
+      '01',
+      '1',
+      '\uff11',
+      '2',
+      '10',
+      'a',
+      'b',
+      'card-1',
+    ]);
+    expect(() => sortGpuIds(['0', '\u00b2'])).toThrow("invalid literal for int() with base 10: '\u00b2'");
   });
 });
