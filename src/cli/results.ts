@@ -1,20 +1,22 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { PythonError, dumps, loads } from '../pycompat/index.js';
 import {
   checkBaseEnv,
+  fsTelemetry,
   identityFromEnv,
   identityFromRow,
   parseRow,
   powerSettingsFromEnv,
   processResult,
 } from '../results/index.js';
-import type { Env, PathKind, PointIdentity, TelemetryProbe } from '../results/index.js';
+import type { Env, PointIdentity } from '../results/index.js';
 import { writeFileAtomic, writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 import { addAgenticCommand, addAgenticValidateCommand } from './results-agentic.js';
+import { addPowerCommands } from './results-power.js';
 
 /** Where the command reads and writes; tests pass their own. */
 export interface ResultsIo {
@@ -62,20 +64,6 @@ function readJson(path: string, what: string): unknown {
   }
 }
 
-/** What the reference would find at a path, relative paths taken from `cwd`. */
-function fsProbe(cwd: string): TelemetryProbe {
-  return (path: string): PathKind => {
-    try {
-      const stat = statSync(resolve(cwd, path));
-      if (stat.isDirectory()) return 'dir';
-      if (stat.isFile()) return stat.size === 0 ? 'empty-file' : 'file';
-      return 'missing';
-    } catch {
-      return 'missing';
-    }
-  };
-}
-
 /** Write every file under a temporary name first, then rename: all or (on error) none. */
 function writeAll(dir: string, files: [name: string, text: string][]): void {
   try {
@@ -118,14 +106,18 @@ async function processAction(raw: string | undefined, flags: ProcessFlags, io: R
     throw new UserError(`RESULT_FILENAME ${JSON.stringify(identity.resultFilename)} is not a file name (no "/" allowed)`);
   }
   const point = guard(rawPath, () =>
-    processResult(rawValue, identity, { settings: powerSettingsFromEnv(env), probe: fsProbe(cwd) }),
+    processResult(rawValue, identity, { settings: powerSettingsFromEnv(env), files: fsTelemetry(cwd) }),
   );
   writeAll(resolve(cwd, flags.outDir), [
     [point.aggFile, point.aggJson],
     [point.powerValidationFile, point.powerValidationJson],
   ]);
-  (io.stdout ?? ((text) => process.stdout.write(text)))(`${point.aggJson}\n`);
-  (io.stderr ?? ((text) => process.stderr.write(text)))(`${point.notice}\n`);
+  const stdout = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const stderr = io.stderr ?? ((text: string) => process.stderr.write(text));
+  // The reference prints the power step's line, then the aggregate.
+  if (point.noticeOn === 'stdout') stdout(`${point.notice}\n`);
+  else stderr(`${point.notice}\n`);
+  stdout(`${point.aggJson}\n`);
   if (point.exitCode !== 0) (io.setExitCode ?? ((code) => (process.exitCode = code)))(point.exitCode);
 }
 
@@ -165,6 +157,7 @@ export function resultsCommand(io: ResultsIo = {}): Command {
     });
   addAgenticCommand(results, io);
   addAgenticValidateCommand(results, io);
+  addPowerCommands(results, io);
   return results;
 }
 

@@ -8,14 +8,14 @@ import { PyFloat, dumps, pyDivide, pyFloat, pyInt, pyPath, pyTypeName, toPlain }
 import type { PyJson } from '../pycompat/index.js';
 import { ResultsError } from './errors.js';
 import type { PointIdentity } from './identity.js';
-import { NO_TELEMETRY, powerSettingsFromEnv, powerStep } from './power.js';
-import type { PowerSettings, TelemetryProbe } from './power.js';
+import { NO_TELEMETRY_FILES, powerSettingsFromEnv, powerStep } from './power.js';
+import type { PowerSettings, TelemetryFiles } from './power.js';
 
 export interface PowerContext {
   /** Default: none of the power variables set. */
   settings?: PowerSettings;
-  /** Default: no telemetry anywhere. */
-  probe?: TelemetryProbe;
+  /** Where telemetry is read (`fsTelemetry(cwd)` in real use). Default: no telemetry anywhere. */
+  files?: TelemetryFiles;
 }
 
 export interface ProcessedPoint {
@@ -29,8 +29,9 @@ export interface ProcessedPoint {
   /** Exact file contents (`json.dump(indent=2)`, no trailing newline); stdout is `aggJson + "\n"`. */
   aggJson: string;
   powerValidationJson: string;
-  /** The power step's line on stderr. */
+  /** The power step's line: on stderr, or (a valid single-node measurement) on stdout before the aggregate. */
   notice: string;
+  noticeOn: 'stdout' | 'stderr';
   /** The reference's exit status: 1 only when REQUIRE_POWER asks for valid power. */
   exitCode: 0 | 1;
 }
@@ -138,7 +139,7 @@ export function processResult(raw: unknown, identity: PointIdentity, power: Powe
     }
   }
 
-  const outcome = powerStep(raw, identity, agg, power.settings ?? powerSettingsFromEnv({}), power.probe ?? NO_TELEMETRY);
+  const outcome = powerStep(raw, identity, agg, power.settings ?? powerSettingsFromEnv({}), power.files ?? NO_TELEMETRY_FILES);
   return {
     agg: toPlain(agg) as Record<string, unknown>,
     powerValidation: toPlain(outcome.validation) as Record<string, unknown>,
@@ -147,6 +148,7 @@ export function processResult(raw: unknown, identity: PointIdentity, power: Powe
     aggJson: dumps(agg, { indent: 2 }),
     powerValidationJson: dumps(outcome.validation, { indent: 2 }),
     notice: outcome.notice,
+    noticeOn: outcome.noticeOn ?? 'stderr',
     exitCode: outcome.exitCode,
   };
 }

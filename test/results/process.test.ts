@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/util/user-error.js';
@@ -8,6 +8,7 @@ import { PythonError, loads } from '../../src/pycompat/index.js';
 import {
   identityFromEnv,
   identityFromRow,
+  memoryTelemetry,
   parseRow,
   powerSettingsFromEnv,
   processResult,
@@ -327,15 +328,16 @@ describe('raw results', () => {
     const point = processResult(raw01(), id, { settings });
     expect(point.exitCode).toBe(1);
     expect(point.powerValidation.telemetry_source).toBe('/tmp/none.csv');
-    expect(
-      processResult(raw01(), id, { probe: (p) => (p === 'gpu_metrics.csv' ? 'empty-file' : 'missing') }).powerValidation,
-    ).toMatchObject({
+    expect(processResult(raw01(), id, { files: memoryTelemetry({ 'gpu_metrics.csv': '' }) }).powerValidation).toMatchObject({
       reasons: ['telemetry_file_empty'],
       telemetry_source: 'gpu_metrics.csv',
     });
-    expect(() => processResult(raw01(), id, { probe: (p) => (p === 'gpu_metrics.csv' ? 'file' : 'missing') })).toThrow(
-      /gpu_metrics\.csv: power telemetry is present, but Frontier cannot integrate it yet/,
-    );
+    // Telemetry present is integrated (here: a header and no samples).
+    const header = memoryTelemetry({ 'gpu_metrics.csv': 'timestamp, index, power.draw [W]\n' });
+    expect(processResult(raw01(), id, { files: header }).powerValidation).toMatchObject({
+      reasons: ['no_usable_power_samples'],
+      telemetry_source: 'gpu_metrics.csv',
+    });
 
     const c04 = byName('04');
     const id04 = identityFromEnv(c04.env);
@@ -420,9 +422,7 @@ describe('frontier results process', () => {
       /absent\.json: cannot read the raw benchmark result: no such file/,
     );
     await expect(run(['x.json'], dir)).rejects.toThrow(/give exactly one of --env/);
-    writeFileSync(join(dir, 'gpu_metrics.csv'), 'timestamp, index, power.draw [W]\n');
-    await expect(run(['--env'], dir, byName('01').env)).rejects.toThrow(/power telemetry is present/);
-    expect(readdirSync(dir).sort()).toEqual([`${c08.env.RESULT_FILENAME}.json`, 'gpu_metrics.csv']);
+    expect(readdirSync(dir).sort()).toEqual([`${c08.env.RESULT_FILENAME}.json`]);
   });
 });
 

@@ -71,6 +71,11 @@ export function loadRecordsWithAccounting(path: string, shown = path): { records
   } catch (e) {
     throw new UserError(`${shown}: cannot read: ${(e as Error).message}`);
   }
+  return recordsFromText(text, shown);
+}
+
+/** The records and their accounting of profile_export.jsonl's text (`shown` names it in messages). */
+export function recordsFromText(text: string, shown: string): { records: RecordDict[]; accounting: RequestAccounting } {
   const records: RecordDict[] = [];
   const accounting = emptyAccounting(0);
   accounting.records_profiled = 0;

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { PyFloat, PyJsonSyntaxError, dumps, isDict, loads, pyEquals, pyFixed, pyPath, pyRepr } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import type { PointIdentity } from '../identity.js';
-import type { PowerOutcome, PowerSettings } from '../power.js';
+import type { PowerOutcome, PowerSettings } from './settings.js';
 import { ResultsError } from '../errors.js';
 import {
   INTEGRATION_METHOD,

@@ -13,7 +13,7 @@ import { appendFileSync, mkdirSync, readFileSync, readdirSync, lstatSync } from 
 import { dirname, join } from 'node:path';
 import { PyFloat, dumps, floatRepr, isDict, loads, toPlain } from '../../pycompat/index.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { fsTelemetry } from './fs-telemetry.js';
+import { fsTelemetry } from './files.js';
 import {
   CLOCK_SOURCE,
   FATAL_LIFECYCLE_REASONS,
