@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PyFloat, dumps, floatRepr, loads, toPlain } from '../../../src/pycompat/index.js';
 import type { PyJson } from '../../../src/pycompat/index.js';
 import type { PointIdentity } from '../../../src/results/identity.js';
-import { fsTelemetry } from '../../../src/results/power/fs-telemetry.js';
+import { fsTelemetry } from '../../../src/results/power/files.js';
 import { multinodePowerStep } from '../../../src/results/power/multinode.js';
 import { SAMPLES_HEADER, csvRows } from '../../../src/results/power/package.js';
 import type { PowerOutcome } from '../../../src/results/power.js';

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PyFloat, dumps, loads } from '../../../src/pycompat/index.js';
 import type { PyJson } from '../../../src/pycompat/index.js';
-import { fsTelemetry } from '../../../src/results/power/fs-telemetry.js';
+import { fsTelemetry } from '../../../src/results/power/files.js';
 import { multinodePowerStep } from '../../../src/results/power/multinode.js';
 import { writePowerPackage } from '../../../src/results/power/package-write.js';
 import type { PowerPackageInput } from '../../../src/results/power/package-write.js';

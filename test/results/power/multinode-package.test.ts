@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loads, toPlain } from '../../../src/pycompat/index.js';
-import { fsTelemetry } from '../../../src/results/power/fs-telemetry.js';
+import { fsTelemetry } from '../../../src/results/power/files.js';
 import {
   convertRunningWindows,
   openPowerPackage,
