@@ -21,6 +21,8 @@ import type { Cluster, DeploymentOptions, Efficiency, FaultOptions, Precision, S
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
 import { numberArg, numberListArg } from './options.js';
 import { UserError } from '../util/user-error.js';
+import { GPU_REGISTRY_ENV, registerGpus } from '../sim/gpu-registry.js';
+import { addSmiCommands } from './sim-smi.js';
 
 const integer = (min: number) => numberArg({ integer: true, min });
 const number = (min: number, max = Infinity) => numberArg({ min, max });
@@ -297,6 +299,17 @@ export function simCommand(): Command {
             '',
           ].join('\n'),
         );
+        // The fake GPU tools find this server's GPUs here (gpu-registry.ts); removed at exit.
+        const registry = process.env[GPU_REGISTRY_ENV];
+        if (registry) {
+          registerGpus(registry, {
+            url: server.url,
+            hardware: engine.hardware,
+            gpus: server.power.gpus,
+            speed: flags.speed,
+            startedMs: server.clock.epoch0,
+          });
+        }
         const stop = (): void => {
           void server.close().then(() => process.exit(0));
         };
@@ -406,5 +419,6 @@ export function simCommand(): Command {
       },
     );
 
+  addSmiCommands(sim);
   return sim;
 }

@@ -227,11 +227,7 @@ export interface GpuReading extends GpuState {
 export class ClusterPower {
   private readonly meters: { meter: PowerMeter; instance: Instance; gpus: number }[];
 
-  constructor(
-    cluster: Cluster,
-    start = 0,
-    factors: PowerFactors = DEFAULT_POWER_FACTORS,
-  ) {
+  constructor(cluster: Cluster, start = 0, factors: PowerFactors = DEFAULT_POWER_FACTORS) {
     this.meters = cluster.instances.map((instance) => {
       const meter = new PowerMeter(instance.spec.hardware, start, factors);
       meter.observe(instance);
