@@ -192,18 +192,19 @@ interface SimGpusAnswer {
 }
 
 /**
- * Every GPU of the node now: the registered sims' (from their GET /sim/gpus), then the
+ * Every GPU of the node at `atWallMs` (default now; a sampler's tick): the registered sims' (from their GET /sim/gpus), then the
  * inventory's others at idle. A sim that does not answer counts as gone (its GPUs idle).
  */
 export async function snapshotNode(
   env: NodeJS.ProcessEnv = process.env,
   entries = readRegistry(env[GPU_REGISTRY_ENV]),
+  atWallMs = Date.now(),
 ): Promise<NodeSnapshot> {
   const clock = registryClock(entries, env);
   const answers = await Promise.all(
     entries.map(async (e) => {
       try {
-        const res = await fetch(`${e.url}/sim/gpus`, { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(`${e.url}/sim/gpus?wallMs=${atWallMs}`, { signal: AbortSignal.timeout(2000) });
         if (!res.ok) return undefined;
         return (await res.json()) as SimGpusAnswer;
       } catch {
@@ -211,7 +212,7 @@ export async function snapshotNode(
       }
     }),
   );
-  const wallMs = answers.find((a) => a)?.wallMs ?? Date.now();
+  const wallMs = answers.find((a) => a)?.wallMs ?? atWallMs;
   const virtualSinceAnchor = (wallMs - clock.anchorMs) * clock.scale;
   const gpus = new Map<number, NodeGpu>();
   entries.forEach((e, i) => {

@@ -485,17 +485,19 @@ export function writeLine(fd: number, text: string): void {
   writeSync(fd, `${text}\n`);
 }
 
-/** The node now, filtered; the stamp (epoch ms on the virtual clock) and the virtual ms since `startWall`. */
-async function sample(env: NodeJS.ProcessEnv): Promise<{ snapshot: NodeSnapshot; stampMs: number }> {
+/** The node at a wall time (default now) and its stamp: epoch ms on the run's virtual clock. */
+async function sample(env: NodeJS.ProcessEnv, atWallMs = Date.now()): Promise<{ snapshot: NodeSnapshot; stampMs: number }> {
   const entries = readRegistry(env[GPU_REGISTRY_ENV]);
-  const snapshot = await snapshotNode(env, entries);
+  const snapshot = await snapshotNode(env, entries, atWallMs);
   const clock = registryClock(entries, env);
   return { snapshot, stampMs: virtualEpochMs(clock, snapshot.wallMs) };
 }
 
 /**
  * Call `tick` every `intervalMs` of virtual time until stopped (or a watch limit), applying the
- * faults; the first tick is at once. Ticks are scheduled from the start (no drift).
+ * faults; the first tick is at once. Ticks are due at start + k × interval (no drift), and each
+ * reads the GPUs at its due time, so samples are exactly one interval apart however late the
+ * process runs (a tick late by more than an interval catches up at once).
  */
 async function loop(
   io: SmiIo,
@@ -515,14 +517,16 @@ async function loop(
     const wait = due - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     if (stopped) break;
-    const elapsedS = ((Date.now() - startWall) * scale) / 1000;
+    const elapsedS = ((due - startWall) * scale) / 1000;
     if (faults.dieAfterS !== undefined && elapsedS >= faults.dieAfterS) {
       process.stderr.write(`frontier sim smi: exiting after ${faults.dieAfterS} s (${SMI_FAULT_ENV} die-after)\n`);
       io.exit(1);
     }
     if (limit.forMs !== undefined && elapsedS * 1000 > limit.forMs) break;
     if (faults.stalls.some((s) => elapsedS >= s.at && elapsedS < s.at + s.s)) continue;
-    const { snapshot, stampMs } = await sample(io.env);
+    // Read the GPUs as they were at the tick's due time (the sims' meters hold the past), not
+    // whenever this process or the sims get to it: a loaded host delays a tick, not its reading.
+    const { snapshot, stampMs } = await sample(io.env, due);
     if (stopped) break;
     const jump = faults.clockJumps.filter((j) => elapsedS >= j.at).reduce((sum, j) => sum + j.s * 1000, 0);
     tick(snapshot, stampMs + jump);

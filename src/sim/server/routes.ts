@@ -49,7 +49,11 @@ export function createServerRoutes(
     }
     if (req.method === 'GET' && url === '/sim/gpus') {
       // The simulated GPUs' board power now (power.ts), for the fake nvidia-smi / amd-smi / DCGM exporter.
-      const wallMs = Date.now();
+      // At a given wall time (?wallMs=, a sampler's tick) when it is not in the future: a reading
+      // does not wait on the event loop's lag. The meter never runs backwards: an earlier time
+      // than it has reached reads its latest state.
+      const asked = Number(new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('wallMs'));
+      const wallMs = Number.isFinite(asked) && asked > 0 ? Math.min(asked, Date.now()) : Date.now();
       const virtualMs = o.clock.virtualOf(wallMs);
       return sendJson(res, 200, { wallMs, virtualMs, speed: o.clock.speed, gpus: o.power.readings(virtualMs) });
     }
