@@ -116,21 +116,34 @@ export function spreadOf(slot: number, spread: number): number {
   return 1 + spread * (2 * u - 1);
 }
 
+/** The meter's integrated state at a time: the lagged inputs and the exact integrals. */
+interface Lag {
+  t: number;
+  /** Lagged activity, busy and memory shares. */
+  level: number;
+  busy: number;
+  mem: number;
+  /** ∫ activity dt and elapsed time (ms), for the exact energy: E = idle·t + (TDP − idle)·∫activity. */
+  activityMs: number;
+  elapsedMs: number;
+  tempExcess: number;
+}
+
+/** How far back (virtual ms) a meter can be read: a tool's reading at its invocation, a sampler's late tick. */
+export const METER_HISTORY_MS = 300_000;
+
 /**
  * One instance's power over virtual time: its steps as segments, the lagged activity, and the
- * exact energy integral. `advance(t)` brings it to `t` (never backwards); a step recorded with a
- * start already passed counts from where the meter is.
+ * exact energy integral. It advances with the latest time read (never backwards) and keeps
+ * `METER_HISTORY_MS` of history, so an earlier time reads what it was then, exactly (replayed
+ * from the last checkpoint before it). A step recorded with a start the meter has passed counts
+ * from where the meter is (the past does not change).
  */
 export class PowerMeter {
-  private t: number;
-  /** Lagged activity, busy and memory shares. */
-  private level = 0;
-  private busy = 0;
-  private mem = 0;
-  /** ∫ activity dt (ms), for the exact energy: E = idle·t + (TDP − idle)·∫activity. */
-  private activityMs = 0;
-  private elapsedMs = 0;
-  private tempExcess = 0;
+  private now: Lag;
+  /** States after each advance, oldest first (within the history). */
+  private readonly checkpoints: Lag[] = [];
+  /** Segments by start, those that end within the history or later. */
   private readonly segments: Segment[] = [];
 
   constructor(
@@ -138,11 +151,13 @@ export class PowerMeter {
     start = 0,
     readonly factors: PowerFactors = DEFAULT_POWER_FACTORS,
   ) {
-    this.t = start;
+    this.now = { t: start, level: 0, busy: 0, mem: 0, activityMs: 0, elapsedMs: 0, tempExcess: 0 };
+    this.checkpoints.push({ ...this.now });
   }
 
   record(segment: Segment): void {
-    if (segment.end > segment.start) this.segments.push(segment);
+    const start = Math.max(segment.start, this.now.t);
+    if (segment.end > start) this.segments.push({ ...segment, start });
   }
 
   /** Attach to an instance: every step it plans becomes a segment. */
@@ -154,58 +169,91 @@ export class PowerMeter {
   }
 
   advance(now: number): void {
-    while (this.t < now) {
-      const s = this.segments[0];
-      if (!s || s.start >= now) {
-        this.hold(now - this.t, 0, 0, 0);
+    if (now <= this.now.t) return;
+    this.replay(this.now, now);
+    this.checkpoints.push({ ...this.now });
+    const horizon = now - METER_HISTORY_MS;
+    let drop = 0;
+    while (drop < this.checkpoints.length - 1 && this.checkpoints[drop + 1]!.t <= horizon) drop++;
+    if (drop > 0) this.checkpoints.splice(0, drop);
+    const oldest = this.checkpoints[0]!.t;
+    drop = 0;
+    while (drop < this.segments.length && this.segments[drop]!.end <= oldest) drop++;
+    if (drop > 0) this.segments.splice(0, drop);
+  }
+
+  /** The integrated state at `t`: advanced to it, or replayed from the history (clamped to its start). */
+  private at(t: number): Lag {
+    if (t >= this.now.t) {
+      this.advance(t);
+      return this.now;
+    }
+    let i = this.checkpoints.length - 1;
+    while (i > 0 && this.checkpoints[i]!.t > t) i--;
+    const from = this.checkpoints[i]!;
+    if (from.t >= t) return from;
+    const state = { ...from };
+    this.replay(state, t);
+    return state;
+  }
+
+  /** Bring `state` to `until` over the segments (idle between them). */
+  private replay(state: Lag, until: number): void {
+    // The first segment that ends after the state's time.
+    let lo = 0;
+    let hi = this.segments.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.segments[mid]!.end <= state.t) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; state.t < until; i++) {
+      const s = this.segments[i];
+      if (!s || s.start >= until) {
+        this.hold(state, until - state.t, 0, 0, 0);
         break;
       }
-      if (s.start > this.t) {
-        this.hold(s.start - this.t, 0, 0, 0);
-        continue;
-      }
-      const end = Math.min(s.end, now);
-      if (end > this.t) this.hold(end - this.t, s.level, s.busy, s.memory);
-      if (s.end <= now) this.segments.shift();
-      else break;
+      if (s.start > state.t) this.hold(state, s.start - state.t, 0, 0, 0);
+      const end = Math.min(s.end, until);
+      if (end > state.t) this.hold(state, end - state.t, s.level, s.busy, s.memory);
     }
   }
 
   /** Hold a constant input for `d` ms: the lag's closed form, and its exact integral. */
-  private hold(d: number, level: number, busy: number, mem: number): void {
+  private hold(st: Lag, d: number, level: number, busy: number, mem: number): void {
     if (d <= 0) return;
     const f = this.factors;
     const decay = Math.exp(-d / f.timeConstantMs);
-    this.activityMs += level * d + (this.level - level) * f.timeConstantMs * (1 - decay);
-    this.level = level + (this.level - level) * decay;
-    this.busy = busy + (this.busy - busy) * decay;
-    this.mem = mem + (this.mem - mem) * decay;
-    this.elapsedMs += d;
-    this.t += d;
+    st.activityMs += level * d + (st.level - level) * f.timeConstantMs * (1 - decay);
+    st.level = level + (st.level - level) * decay;
+    st.busy = busy + (st.busy - busy) * decay;
+    st.mem = mem + (st.mem - mem) * decay;
+    st.elapsedMs += d;
+    st.t += d;
     // The die follows the (lagged) power with its own, slower lag.
-    const target = (f.loadTempC - f.idleTempC) * this.level;
-    this.tempExcess = target + (this.tempExcess - target) * Math.exp(-d / f.thermalTimeConstantMs);
+    const target = (f.loadTempC - f.idleTempC) * st.level;
+    st.tempExcess = target + (st.tempExcess - target) * Math.exp(-d / f.thermalTimeConstantMs);
   }
 
-  /** The state of GPU `slot` at `now` (advances the meter). */
-  state(now: number, slot: number): GpuState {
-    this.advance(now);
+  /** The state of GPU `slot` at virtual ms `t` (now, or a time within the history). */
+  state(t: number, slot: number): GpuState {
+    const st = this.at(t);
     const h = this.hardware;
     const f = this.factors;
     const k = spreadOf(slot, f.spread);
     const range = h.power.tdpW - h.power.idleW;
-    const energyJ = (k * (h.power.idleW * this.elapsedMs + range * this.activityMs)) / 1000;
-    const clockUp = Math.min(1, this.busy * 4);
+    const energyJ = (k * (h.power.idleW * st.elapsedMs + range * st.activityMs)) / 1000;
+    const clockUp = Math.min(1, st.busy * 4);
     return {
-      powerW: k * (h.power.idleW + range * this.level),
+      powerW: k * (h.power.idleW + range * st.level),
       energyJ,
-      utilizationGpu: Math.round(100 * Math.min(1, this.busy)),
-      utilizationMemory: Math.round(100 * Math.min(1, this.mem)),
-      temperatureC: Math.round(f.idleTempC + this.tempExcess * k),
-      memoryTemperatureC: Math.round(f.idleTempC + 4 + this.tempExcess * 0.8 * k),
+      utilizationGpu: Math.round(100 * Math.min(1, st.busy)),
+      utilizationMemory: Math.round(100 * Math.min(1, st.mem)),
+      temperatureC: Math.round(f.idleTempC + st.tempExcess * k),
+      memoryTemperatureC: Math.round(f.idleTempC + 4 + st.tempExcess * 0.8 * k),
       // Boost clocks while busy, pulled down a little near the power limit.
       smClockMHz: Math.round(
-        h.clocks.smIdleMHz + (h.clocks.smMaxMHz - h.clocks.smIdleMHz) * clockUp * (1 - 0.08 * Math.max(0, this.level - 0.6)),
+        h.clocks.smIdleMHz + (h.clocks.smMaxMHz - h.clocks.smIdleMHz) * clockUp * (1 - 0.08 * Math.max(0, st.level - 0.6)),
       ),
       memoryClockMHz: h.clocks.memoryMHz,
     };

@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import type { NodeGpu, NodeSnapshot } from './gpu-registry.js';
 import { GPU_REGISTRY_ENV, nodeName, readRegistry, registryClock, snapshotNode } from './gpu-registry.js';
 import { virtualEpochMs } from '../util/virtual-clock.js';
@@ -485,8 +486,16 @@ export function writeLine(fd: number, text: string): void {
   writeSync(fd, `${text}\n`);
 }
 
-/** The node at a wall time (default now) and its stamp: epoch ms on the run's virtual clock. */
-async function sample(env: NodeJS.ProcessEnv, atWallMs = Date.now()): Promise<{ snapshot: NodeSnapshot; stampMs: number }> {
+/**
+ * When this tool was invoked (epoch ms): a one-shot reads the GPUs as they were then, and a loop's
+ * first tick is then, as a real tool's would be within milliseconds. (Starting Node and the
+ * bundle takes a second or more of wall time: many simulated seconds at a high speed, which the
+ * readings would otherwise skip.)
+ */
+const invokedMs = (): number => Math.round(performance.timeOrigin);
+
+/** The node at a wall time (default: the invocation) and its stamp: epoch ms on the run's virtual clock. */
+async function sample(env: NodeJS.ProcessEnv, atWallMs = invokedMs()): Promise<{ snapshot: NodeSnapshot; stampMs: number }> {
   const entries = readRegistry(env[GPU_REGISTRY_ENV]);
   const snapshot = await snapshotNode(env, entries, atWallMs);
   const clock = registryClock(entries, env);
@@ -508,7 +517,7 @@ async function loop(
 ): Promise<void> {
   let stopped = false;
   void io.stopped?.then(() => (stopped = true));
-  const startWall = Date.now();
+  const startWall = invokedMs();
   const scale = registryClock(readRegistry(io.env[GPU_REGISTRY_ENV]), io.env).scale;
   const wallInterval = intervalMs / scale;
   let done = 0;

@@ -76,9 +76,9 @@ describe('power model', () => {
       drive(m, 0.9, 30, 20, 20_000);
       drive(m, 0.55, 12, 3, 40_000, 20_000);
     }
-    // A fine Riemann sum (midpoints, 0.1 ms) of the probe's power against the meter's energy.
+    // A fine trapezoid sum (1 ms) of the probe's power against the meter's energy.
     let j = 0;
-    const dt = 0.1;
+    const dt = 1;
     let prev = probe.state(0, 3).powerW;
     for (let t = dt; t <= 45_000 + 1e-9; t += dt) {
       const p = probe.state(t, 3).powerW;
@@ -118,3 +118,27 @@ function spreadFactor(meter: PowerMeter, slot: number): number {
   const fresh = new PowerMeter(meter.hardware);
   return fresh.state(0, slot).powerW / meter.hardware.power.idleW;
 }
+
+describe('power meter history', () => {
+  it('reads an earlier time as it was, after later readings', () => {
+    const live = new PowerMeter(h100);
+    const late = new PowerMeter(h100);
+    for (const m of [live, late]) drive(m, 0.7, 25, 15, 60_000);
+    const then = [10_000, 20_000, 30_000].map((t) => live.state(t, 0));
+    late.state(59_000, 0);
+    // Out of order, after the meter has moved on: the same readings.
+    for (const [i, t] of [30_000, 10_000, 20_000].entries()) {
+      expect(late.state(t, 0)).toEqual(then[[2, 0, 1][i]!]);
+    }
+  });
+
+  it('counts a step recorded after the meter passed its start from where the meter is', () => {
+    const meter = new PowerMeter(h100);
+    meter.state(5_000, 0);
+    meter.record({ start: 4_000, end: 6_000, level: 1, busy: 1, memory: 1 });
+    const e = meter.state(6_000, 0).energyJ - meter.state(5_000, 0).energyJ;
+    const idle = new PowerMeter(h100);
+    expect(e).toBeGreaterThan(idle.state(1_000, 0).energyJ * 1.5);
+    expect(e).toBeLessThan(700 * 1.1);
+  });
+});
