@@ -15,9 +15,10 @@ import { UserError } from '../util/user-error.js';
 async function runTool(tool: string, args: string[]): Promise<never> {
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => (stop = resolve));
+  // A loop takes its last sample and returns (status 0); a one-shot ends at once.
   const end = (): void => {
     stop();
-    process.exit(0);
+    setTimeout(() => process.exit(0), 1000).unref();
   };
   process.once('SIGTERM', end);
   process.once('SIGINT', end);

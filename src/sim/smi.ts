@@ -26,6 +26,8 @@ export class SmiUsageError extends Error {
 // ---------------------------------------------------------------------------------------------
 
 export const SMI_FAULT_ENV = 'FRONTIER_SIM_SMI_FAULT';
+/** When the tool was called (epoch seconds, as bash's $EPOCHREALTIME): the GPU stand-in sets it. */
+export const SMI_INVOKED_ENV = 'FRONTIER_SIM_SMI_INVOKED';
 
 /**
  * Faults for tests, a comma list; times are virtual seconds since the sampler started:
@@ -492,10 +494,15 @@ export function writeLine(fd: number, text: string): void {
  * bundle takes a second or more of wall time: many simulated seconds at a high speed, which the
  * readings would otherwise skip.)
  */
-const invokedMs = (): number => Math.round(performance.timeOrigin);
+const invokedMs = (env: NodeJS.ProcessEnv = process.env): number => {
+  const start = performance.timeOrigin;
+  // The stand-in's own start (bash's $EPOCHREALTIME, seconds), when it is a plausible moment before ours.
+  const given = Number((env[SMI_INVOKED_ENV] ?? '').replace(',', '.')) * 1000;
+  return Math.round(Number.isFinite(given) && given > 0 && given <= start && start - given < 10_000 ? given : start);
+};
 
 /** The node at a wall time (default: the invocation) and its stamp: epoch ms on the run's virtual clock. */
-async function sample(env: NodeJS.ProcessEnv, atWallMs = invokedMs()): Promise<{ snapshot: NodeSnapshot; stampMs: number }> {
+async function sample(env: NodeJS.ProcessEnv, atWallMs = invokedMs(env)): Promise<{ snapshot: NodeSnapshot; stampMs: number }> {
   const entries = readRegistry(env[GPU_REGISTRY_ENV]);
   const snapshot = await snapshotNode(env, entries, atWallMs);
   const clock = registryClock(entries, env);
@@ -504,9 +511,12 @@ async function sample(env: NodeJS.ProcessEnv, atWallMs = invokedMs()): Promise<{
 
 /**
  * Call `tick` every `intervalMs` of virtual time until stopped (or a watch limit), applying the
- * faults; the first tick is at once. Ticks are due at start + k × interval (no drift), and each
- * reads the GPUs at its due time, so samples are exactly one interval apart however late the
- * process runs (a tick late by more than an interval catches up at once).
+ * faults; the first tick is at the invocation. Ticks are due at start + k × interval (no drift),
+ * and each reads the GPUs at its due time, so samples are exactly one interval apart however late
+ * the process runs (a tick late by more than an interval catches up at once). Stopped (SIGTERM,
+ * SIGINT), it takes one last sample at that moment: the wall-clock instants between a monitor's
+ * kill and the next sample (stop_gpu_monitor's one-shot) are many simulated seconds at a high
+ * speed, a gap a real tool's last tick would not leave.
  */
 async function loop(
   io: SmiIo,
@@ -516,31 +526,40 @@ async function loop(
   limit: { forMs?: number | undefined; iterations?: number | undefined } = {},
 ): Promise<void> {
   let stopped = false;
-  void io.stopped?.then(() => (stopped = true));
-  const startWall = invokedMs();
+  const stop = io.stopped?.then(() => {
+    stopped = true;
+  });
+  const startWall = invokedMs(io.env);
   const scale = registryClock(readRegistry(io.env[GPU_REGISTRY_ENV]), io.env).scale;
   const wallInterval = intervalMs / scale;
+  const elapsedAt = (wall: number): number => ((wall - startWall) * scale) / 1000;
+  const jumpAt = (elapsedS: number): number =>
+    faults.clockJumps.filter((j) => elapsedS >= j.at).reduce((sum, j) => sum + j.s * 1000, 0);
+  const stalled = (elapsedS: number): boolean => faults.stalls.some((s) => elapsedS >= s.at && elapsedS < s.at + s.s);
   let done = 0;
   for (let k = 0; !stopped; k++) {
     const due = startWall + k * wallInterval;
     const wait = due - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 0) await Promise.race([new Promise((r) => setTimeout(r, wait)), ...(stop ? [stop] : [])]);
     if (stopped) break;
-    const elapsedS = ((due - startWall) * scale) / 1000;
+    const elapsedS = elapsedAt(due);
     if (faults.dieAfterS !== undefined && elapsedS >= faults.dieAfterS) {
       process.stderr.write(`frontier sim smi: exiting after ${faults.dieAfterS} s (${SMI_FAULT_ENV} die-after)\n`);
       io.exit(1);
     }
-    if (limit.forMs !== undefined && elapsedS * 1000 > limit.forMs) break;
-    if (faults.stalls.some((s) => elapsedS >= s.at && elapsedS < s.at + s.s)) continue;
+    if (limit.forMs !== undefined && elapsedS * 1000 > limit.forMs) return;
+    if (stalled(elapsedS)) continue;
     // Read the GPUs as they were at the tick's due time (the sims' meters hold the past), not
     // whenever this process or the sims get to it: a loaded host delays a tick, not its reading.
     const { snapshot, stampMs } = await sample(io.env, due);
-    if (stopped) break;
-    const jump = faults.clockJumps.filter((j) => elapsedS >= j.at).reduce((sum, j) => sum + j.s * 1000, 0);
-    tick(snapshot, stampMs + jump);
-    if (limit.iterations !== undefined && ++done >= limit.iterations) break;
+    tick(snapshot, stampMs + jumpAt(elapsedS));
+    if (limit.iterations !== undefined && ++done >= limit.iterations) return;
   }
+  const now = Date.now();
+  const elapsedS = elapsedAt(now);
+  if (stalled(elapsedS) || (faults.dieAfterS !== undefined && elapsedS >= faults.dieAfterS)) return;
+  const { snapshot, stampMs } = await sample(io.env, now);
+  tick(snapshot, stampMs + jumpAt(elapsedS));
 }
 
 /** `nvidia-smi ARGS`: exit status. */

@@ -76,6 +76,7 @@ export const FRONTEND_MODULES = ['dynamo.frontend', 'sglang_router.launch_router
 /** The stand-in itself; `\${` is bash's `${`. */
 const SCRIPT = `#!/usr/bin/env bash
 # Frontier's stand-in for a GPU-only tool: records the call, then acts it out (docs/running.md).
+invoked=$EPOCHREALTIME
 tool=\${0##*/}
 # A simulating cluster's GPUs: each sim registers the GPUs it holds here, per node, and the fake GPU
 # monitors (frontier-smi) report them (docs/power.md).
@@ -230,8 +231,9 @@ case "$kind" in
     # A monitor loop (-l/-w) runs until it is stopped; a one-shot query answers nothing.
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     # On a simulating cluster nvidia-smi and amd-smi report the sims' GPUs (frontier-smi).
+    # They read the GPUs as of this call (FRONTIER_SIM_SMI_INVOKED), not after Node has started.
     if [[ "$FRONTIER_STANDIN_MODE" == run && "$tool" != rocm-smi ]]; then
-      exec "$FRONTIER_STANDIN_BIN/frontier-smi" "$tool" "$@"
+      FRONTIER_SIM_SMI_INVOKED=$invoked exec "$FRONTIER_STANDIN_BIN/frontier-smi" "$tool" "$@"
     fi
     for a in "$@"; do
       if [[ "$a" == -l || "$a" == -w || "$a" == --loop* ]]; then exec sleep 2147483647; fi
