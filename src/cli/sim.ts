@@ -290,16 +290,8 @@ export function simCommand(): Command {
             throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
           throw e;
         });
-        process.stdout.write(
-          [
-            `frontier sim: ${describeTopology(topology)}${flags.role === 'both' ? '' : `, ${flags.role} role`}`,
-            ...describeMemory(topology),
-            ...describeKvCache(server.cluster),
-            `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
-            '',
-          ].join('\n'),
-        );
-        // The fake GPU tools find this server's GPUs here (gpu-registry.ts); removed at exit.
+        // The fake GPU tools find this server's GPUs here (gpu-registry.ts), written before the banner
+        // (whoever waits for the banner finds them) and removed at exit.
         const registry = process.env[GPU_REGISTRY_ENV];
         if (registry) {
           registerGpus(registry, {
@@ -310,6 +302,15 @@ export function simCommand(): Command {
             startedMs: server.clock.epoch0,
           });
         }
+        process.stdout.write(
+          [
+            `frontier sim: ${describeTopology(topology)}${flags.role === 'both' ? '' : `, ${flags.role} role`}`,
+            ...describeMemory(topology),
+            ...describeKvCache(server.cluster),
+            `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
+            '',
+          ].join('\n'),
+        );
         const stop = (): void => {
           void server.close().then(() => process.exit(0));
         };

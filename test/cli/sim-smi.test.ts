@@ -99,8 +99,8 @@ async function startSim(dir: string, anchor: number): Promise<Node> {
     });
     child.on('exit', (code) => reject(new Error(`sim exited ${code}`)));
   });
-  // Registered once listening.
-  for (let i = 0; i < 100 && readdirSync(env.FRONTIER_SIM_GPU_REGISTRY).length === 0; i++) await sleep(20);
+  // Registered before it announces itself.
+  expect(readdirSync(env.FRONTIER_SIM_GPU_REGISTRY)).toHaveLength(1);
   return { url, env };
 }
 
