@@ -21,6 +21,8 @@ import type { Cluster, DeploymentOptions, Efficiency, FaultOptions, Precision, S
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
 import { numberArg, numberListArg } from './options.js';
 import { UserError } from '../util/user-error.js';
+import { GPU_REGISTRY_ENV, registerGpus } from '../sim/gpu-registry.js';
+import { addSmiCommands } from './sim-smi.js';
 
 const integer = (min: number) => numberArg({ integer: true, min });
 const number = (min: number, max = Infinity) => numberArg({ min, max });
@@ -288,6 +290,18 @@ export function simCommand(): Command {
             throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
           throw e;
         });
+        // The fake GPU tools find this server's GPUs here (gpu-registry.ts), written before the banner
+        // (whoever waits for the banner finds them) and removed at exit.
+        const registry = process.env[GPU_REGISTRY_ENV];
+        if (registry) {
+          registerGpus(registry, {
+            url: server.url,
+            hardware: engine.hardware,
+            gpus: server.power.gpus,
+            speed: flags.speed,
+            startedMs: server.clock.epoch0,
+          });
+        }
         process.stdout.write(
           [
             `frontier sim: ${describeTopology(topology)}${flags.role === 'both' ? '' : `, ${flags.role} role`}`,
@@ -406,5 +420,6 @@ export function simCommand(): Command {
       },
     );
 
+  addSmiCommands(sim);
   return sim;
 }

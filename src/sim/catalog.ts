@@ -19,6 +19,10 @@ export interface Hardware {
   scaleUpBandwidthGBps: number;
   /** Dense tensor-core TFLOP/s; null where the hardware has no such precision. */
   denseTflops: Record<Precision, number | null>;
+  /** Board power: the vendor's TDP / total board power, and an idle draw with the model loaded (estimate; see notes). */
+  power: { tdpW: number; idleW: number };
+  /** Clocks the simulated monitors report: boost and parked SM clock, memory clock (MHz). */
+  clocks: { smMaxMHz: number; smIdleMHz: number; memoryMHz: number };
   sources: Record<string, string>;
   notes?: string;
 }

@@ -1,5 +1,5 @@
 import { hostLinkGBps } from './host-link.js';
-import type { EngineSpec, StepLoad } from './perf.js';
+import type { EngineSpec, StepLoad, StepTime } from './perf.js';
 import { gpusOf, memory, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
 import { PrefixCache } from './prefix-cache.js';
 
@@ -122,6 +122,8 @@ export class Instance {
   readonly hostBlockBytes: number;
   private readonly hostLinkBytesPerMs: number;
   private hostLinkFreeAt = 0;
+  /** Told of every step when it is planned: its start and end (virtual ms) and what bounds it (power.ts). */
+  onStep: ((start: number, end: number, time: StepTime, load: StepLoad) => void) | undefined;
   private planned: Planned[] = [];
   private readonly verify: number;
   private readonly acceptance: number;
@@ -434,7 +436,9 @@ export class Instance {
     if (planned.length === 0) return undefined;
     this.wakeAt = undefined;
     this.planned = planned;
-    this.busyUntil = now + stepTime(this.spec, load).ms;
+    const time = stepTime(this.spec, load);
+    this.busyUntil = now + time.ms;
+    this.onStep?.(now, this.busyUntil, time, load);
     return this.busyUntil;
   }
 

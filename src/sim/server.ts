@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { readTime } from '../util/read-time.js';
 import { Cluster } from './cluster.js';
 import { FaultPlan } from './faults.js';
+import { ClusterPower } from './power.js';
 import { SimClock } from './server/clock.js';
 import { createGenerationHandler } from './server/generation.js';
 import { GroundTruthLog } from './server/ground-truth.js';
@@ -36,6 +37,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const kvTransfer = new KvTransferAllocator(options.topology, cluster, engineId, options.host, options.port);
   const maxModelLen = Math.min(options.maxModelLen, cluster.maxSequenceTokens);
   const clock = new SimClock(options.speed);
+  const power = new ClusterPower(cluster);
   const live = new Map<number, LiveRequest>();
   const sockets = new Set<Socket>();
   const groundTruth = new GroundTruthLog(options.groundTruthFile, role, options.speed);
@@ -74,6 +76,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     maxModelLen,
     clock,
     cluster,
+    power,
     finishedReasons: writer.finishedReasons,
     isLoaded,
     generate,
@@ -110,6 +113,8 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     url: `http://${options.host}:${port}`,
     port,
     cluster,
+    power,
+    clock,
     role,
     engineId,
     close: async () => {

@@ -76,7 +76,13 @@ export const FRONTEND_MODULES = ['dynamo.frontend', 'sglang_router.launch_router
 /** The stand-in itself; `\${` is bash's `${`. */
 const SCRIPT = `#!/usr/bin/env bash
 # Frontier's stand-in for a GPU-only tool: records the call, then acts it out (docs/running.md).
+invoked=$EPOCHREALTIME
 tool=\${0##*/}
+# A simulating cluster's GPUs: each sim registers the GPUs it holds here, per node, and the fake GPU
+# monitors (frontier-smi) report them (docs/power.md).
+if [[ "$FRONTIER_STANDIN_MODE" == run && -z "$FRONTIER_SIM_GPU_REGISTRY" ]]; then
+  export FRONTIER_SIM_GPU_REGISTRY="$FRONTIER_STANDIN_DIR/gpus/\${FRONTIER_NODE_ADDR:-local}"
+fi
 real() {
   local IFS=: d
   # A simulating cluster runs faster than real time: so do Python's sleeps (sitecustomize.py).
@@ -224,6 +230,11 @@ case "$kind" in
   gpu)
     # A monitor loop (-l/-w) runs until it is stopped; a one-shot query answers nothing.
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    # On a simulating cluster nvidia-smi and amd-smi report the sims' GPUs (frontier-smi).
+    # They read the GPUs as of this call (FRONTIER_SIM_SMI_INVOKED), not after Node has started.
+    if [[ "$FRONTIER_STANDIN_MODE" == run && "$tool" != rocm-smi ]]; then
+      FRONTIER_SIM_SMI_INVOKED=$invoked exec "$FRONTIER_STANDIN_BIN/frontier-smi" "$tool" "$@"
+    fi
     for a in "$@"; do
       if [[ "$a" == -l || "$a" == -w || "$a" == --loop* ]]; then exec sleep 2147483647; fi
     done
@@ -314,6 +325,14 @@ for n in $(scontrol show hostnames "\${nodes:-$SLURM_JOB_NODELIST}" 2>/dev/null)
   i=$((i + 1))
 done
 if [[ "$1" != --hosts ]]; then echo 127.0.0.1; fi
+`;
+
+/**
+ * frontier-smi TOOL ARGS…: the simulated nvidia-smi / amd-smi over the node's simulated GPUs
+ * (`frontier sim smi`, src/sim/smi.ts), reading the sims' GPU registry.
+ */
+const SMI = `#!/usr/bin/env bash
+exec "$FRONTIER_STANDIN_NODE" \${FRONTIER_STANDIN_CLI:+"$FRONTIER_STANDIN_CLI"} sim smi "$@"
 `;
 
 /**
@@ -476,6 +495,7 @@ export function writeStandins(bin: string): void {
   for (const [name, text] of [
     ['frontier-node-addr', NODE_ADDR],
     ['frontier-container', CONTAINER],
+    ['frontier-smi', SMI],
   ] as const) {
     writeFileSync(join(bin, name), text);
     chmodSync(join(bin, name), 0o755);

@@ -1,6 +1,8 @@
 import type { AnswerBook } from '../answers.js';
 import type { Cluster, Topology } from '../cluster.js';
 import { NO_FAULTS } from '../faults.js';
+import type { ClusterPower } from '../power.js';
+import type { SimClock } from './clock.js';
 import type { FaultOptions } from '../faults.js';
 
 /**
@@ -52,6 +54,9 @@ export interface SimServer {
   url: string;
   port: number;
   cluster: Cluster;
+  /** Its GPUs' board power (GET /sim/gpus). */
+  power: ClusterPower;
+  clock: SimClock;
   role: SimRole;
   /** The id a prefill server gives as `remote_engine_id`. */
   engineId: string;

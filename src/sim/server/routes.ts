@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Cluster } from '../cluster.js';
 import { sendErrorAnswer, sendJson } from '../http.js';
 import { prometheusText } from '../metrics.js';
+import type { ClusterPower } from '../power.js';
 import { TOKENIZER, VOCAB_SIZE, decode, encode, renderChat } from '../tokens.js';
 import type { SimClock } from './clock.js';
 import type { GenerationHandler } from './generation.js';
@@ -12,6 +13,7 @@ export interface ServerRoutesOptions {
   maxModelLen: number;
   clock: SimClock;
   cluster: Cluster;
+  power: ClusterPower;
   /** Requests completed, by finish reason. */
   finishedReasons: ReadonlyMap<string, number>;
   isLoaded: () => boolean;
@@ -44,6 +46,16 @@ export function createServerRoutes(
           },
         ],
       });
+    }
+    if (req.method === 'GET' && url === '/sim/gpus') {
+      // The simulated GPUs' board power now (power.ts), for the fake nvidia-smi / amd-smi / DCGM exporter.
+      // At a given wall time (?wallMs=, a sampler's tick) when it is not in the future: a reading
+      // does not wait on the event loop's lag. The meter never runs backwards: an earlier time
+      // than it has reached reads its latest state.
+      const asked = Number(new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('wallMs'));
+      const wallMs = Number.isFinite(asked) && asked > 0 ? Math.min(asked, Date.now()) : Date.now();
+      const virtualMs = o.clock.virtualOf(wallMs);
+      return sendJson(res, 200, { wallMs, virtualMs, speed: o.clock.speed, gpus: o.power.readings(virtualMs) });
     }
     if (req.method === 'GET' && url === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
