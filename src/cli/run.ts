@@ -23,6 +23,7 @@ import {
 } from '../launch/inferencex/index.js';
 import type { InferencexTree, RecipeBook, RecipePlan, RecordedJobScript, RecordedScript } from '../launch/inferencex/index.js';
 import type { AgenticSettings, PreparedGroup } from '../launch/index.js';
+import { requirePowerFromEnv } from '../results/index.js';
 import { isAgenticRow } from '../matrix/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import type { PlannedPoint } from '../plan/index.js';
@@ -62,6 +63,7 @@ interface RunFlags extends AgenticFlags {
   filter: string[];
   out?: string;
   failFast?: boolean;
+  requirePower?: boolean;
   canary?: boolean;
   resume?: boolean;
   dryRun?: boolean;
@@ -434,6 +436,10 @@ export function runCommand(): Command {
     .option('--filter <field=glob>', 'only rows whose field matches, e.g. framework=sim, conc=4 (repeatable)', collect, [])
     .option('--out <dir>', 'run directory (default: runs/<date>-<time>)')
     .option('--fail-fast', 'stop at the first launch or point that fails')
+    .option(
+      '--require-power',
+      'a point whose measured GPU power is not valid is invalid, its results still written (default: $REQUIRE_POWER, as InferenceX)',
+    )
     .option('--canary', 'run the lowest concurrency of the matrix first; stop if it fails')
     .option('--resume', 'continue the run in --out: skip the points it finished')
     .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
@@ -503,6 +509,7 @@ export function runCommand(): Command {
           frontierCommand: selfCommand(),
           commit: gitCommit(),
           failFast: flags.failFast,
+          requirePower: flags.requirePower ?? requirePowerFromEnv(process.env),
           canary: flags.canary,
           resume: flags.resume,
           reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),

@@ -63,5 +63,6 @@ export const runGroupLocally: GroupExecutor = async (ctx) => {
     what: 'engine',
     sharedCores: sharedCoresOf(launch, d.framework),
     written: { 'launch.sh': renderLaunchScript(launch, group.planned.label) },
+    frontierCommand: group.deployment.frontierCommand,
   });
 };

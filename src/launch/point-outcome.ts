@@ -1,6 +1,12 @@
+/** Where a point's GPU telemetry is, relative to the run directory (its power step integrates it). */
+export interface PointTelemetry {
+  /** A single-node GPU monitor's CSV (nvidia-smi's or amd-smi's format). */
+  csv: string;
+}
+
 /** What an executor reports back about a point. */
 export type PointOutcome =
-  | { status: 'ok' | 'invalid'; raw: string; problems: string[] }
+  | { status: 'ok' | 'invalid'; raw: string; problems: string[]; telemetry?: PointTelemetry | undefined }
   /** An agentic point: its replay's artifacts are in the run directory (`agentic_<RF>/`), its engine's logs in `logDir`. */
-  | { status: 'ok' | 'invalid'; agentic: true; logDir: string; problems: string[] }
+  | { status: 'ok' | 'invalid'; agentic: true; logDir: string; problems: string[]; telemetry?: PointTelemetry | undefined }
   | { status: 'failed'; error: string };

@@ -22,5 +22,9 @@ export async function replayPoint(ctx: GroupContext, p: PlannedPoint, launch: La
     `${['frontier', ...replayArgsOf(a, ctx.agentic.tracesFile)].map(shellQuote).join(' ')}\n`,
     { mkdir: true },
   );
-  return replayTraces(ctx.agentic.traces, { ...replayOptionsOf(a), log: (line) => ctx.reporter.note?.(`  ${line}`) });
+  return replayTraces(ctx.agentic.traces, {
+    ...replayOptionsOf(a),
+    clockAnchorMs: ctx.clockAnchorMs,
+    log: (line) => ctx.reporter.note?.(`  ${line}`),
+  });
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic, writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -9,8 +9,11 @@ import { UserError } from '../util/user-error.js';
  *
  *   bmk_<RF>/<RF>.json          the load generator's raw result
  *   bmk_<RF>/agg_<RF>.json      the point's aggregate (process_result)
+ *   bmk_<RF>/power_validation_<RF>.json  its power verdict, reasons and per-GPU energy (docs/power.md)
+ *   server_logs_<RF>/gpu_metrics.csv     the launch's GPU telemetry (…_sampler.json: the sampler's status)
  *   bmk_agentic_<RF>/<RF>.json  an agentic point's aggregate (process_agentic_result)
- *   agentic_<RF>/               its replay's artifacts (aiperf_artifacts/, benchmark_command.txt)
+ *   agentic_<RF>/               its replay's artifacts (aiperf_artifacts/, benchmark_command.txt),
+ *                               GPU telemetry and power verdict (gpu_metrics.csv, power_validation.json)
  *   server_logs_<RF>/           the engine's logs (RF of the launch's first point)
  *   eval_<exp>_<RF>/            GSM8K: results_*.json, samples_gsm8k_*.jsonl, meta_env.json
  *   agg_eval_all.json           every eval's row, as collect_eval_results.py makes them
@@ -39,6 +42,8 @@ export interface PointRecord {
   error?: string | undefined;
   started?: string | undefined;
   ended?: string | undefined;
+  /** Its power step's verdict (docs/power.md): valid, or the reasons it is not. */
+  power?: { valid: boolean; reasons: string[] } | undefined;
   /** Summary figures of a finished point. */
   outputTputPerGpu?: number | undefined;
   interactivity?: number | undefined;
@@ -139,8 +144,15 @@ export class RunDir {
     writeFileAtomic(this.rawFile(rf), text, { mkdir: true });
   }
 
-  writeAgg(rf: string, text: string): void {
-    writeFileAtomic(this.aggFile(rf), text, { mkdir: true });
+  /** The aggregate and its power sidecar, together: both or neither. */
+  writeAggWithPower(rf: string, agg: string, sidecarName: string, sidecar: string): void {
+    writeFilesAtomic(
+      [
+        [this.aggFile(rf), agg],
+        [join(this.bmkDir(rf), sidecarName), sidecar],
+      ],
+      { mkdir: true },
+    );
   }
 
   /** The manifest, undefined when there is none; a RunError when it cannot be read or is not one. */

@@ -16,7 +16,8 @@ import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
 import { loads } from '../pycompat/index.js';
-import { identityFromRow, processResult } from '../results/index.js';
+import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
+import { NO_CSV, agenticPower, settlePower } from './power.js';
 import { JOB_SCRIPT_FRAMEWORKS, gpuFor, modelPath, runsJobScript } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from '../plan/launches.js';
@@ -102,6 +103,8 @@ export interface GroupContext {
   evalSettings?: EvalSettings;
   /** Local executors: run the pending evals against the endpoint, writing their folders. */
   evaluate?: (baseUrl: string) => Promise<void>;
+  /** Where the run's clock meets the wall clock (epoch ms): a simulated run's times are on it (src/util/virtual-clock.ts). */
+  clockAnchorMs: number;
 }
 
 /**
@@ -136,6 +139,8 @@ export interface RunOptions {
   recipes?: RecipeBook;
   /** The trace corpus agentic-coding rows replay; without it they fail and say so. */
   agentic?: AgenticSettings;
+  /** InferenceX's REQUIRE_POWER=1: a point whose power is not valid is invalid (its results still written). */
+  requirePower?: boolean;
 }
 
 export interface EvalSettings {
@@ -389,6 +394,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   }
 
   const groups = planRun(o.rows, o.cluster.name);
+  const clockAnchorMs = Date.now();
   const manifest: RunManifest = {
     version: 1,
     frontier: o.frontierVersion,
@@ -471,6 +477,8 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   });
   save();
 
+  const requirePower = o.requirePower ?? false;
+
   const finishPoint = (p: PlannedPoint, outcome: PointOutcome): void => {
     const record = pointRecords.get(p.resultFilename)!;
     record.ended = now();
@@ -481,8 +489,8 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       const { problems, summary } = finishAgenticPoint(dir, p, outcome.logDir, outcome.problems);
       Object.assign(record, summary);
       if (problems.length === 0) {
-        record.status = 'ok';
-        delete record.error;
+        const verdict = agenticPower(dir, p, requirePower);
+        settlePower(record, verdict, requirePower);
       } else {
         record.status = 'invalid';
         record.error = problems.join('; ');
@@ -493,16 +501,20 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     } else {
       dir.writeRaw(p.resultFilename, outcome.raw);
       if (outcome.status === 'ok') {
+        // The power step reads the telemetry from the run directory, as process_result.py from its workspace.
         const processed = processResult(
           loads(outcome.raw),
           identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
+          {
+            settings: { gpuMetricsCsv: outcome.telemetry?.csv ?? NO_CSV, requirePower },
+            files: fsTelemetry(dir.root),
+          },
         );
-        dir.writeAgg(p.resultFilename, processed.aggJson);
+        dir.writeAggWithPower(p.resultFilename, processed.aggJson, processed.powerValidationFile, processed.powerValidationJson);
         record.outputTputPerGpu = Number(processed.agg.output_tput_per_gpu);
         record.interactivity = Number(processed.agg.median_intvty);
         record.medianTtftMs = Number(processed.agg.median_ttft) * 1000;
-        record.status = 'ok';
-        delete record.error;
+        settlePower(record, processed.powerValidation, requirePower);
       } else {
         record.status = 'invalid';
         record.error = outcome.problems.join('; ');
@@ -582,6 +594,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
         },
         save,
         agentic: o.agentic,
+        clockAnchorMs,
         evals: o.evals ? evals : [],
         ...(o.evals && evals.length > 0
           ? { evalSettings: o.evals, evaluate: (baseUrl: string) => evaluate(ready, evals, o.evals!, baseUrl) }

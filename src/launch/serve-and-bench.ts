@@ -4,8 +4,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { runBench } from '../bench/index.js';
 import type { SharedCores } from '../bench/saturation.js';
 import type { Launch } from '../engines/index.js';
-import { isAgenticRow } from '../matrix/index.js';
+import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
+import { POWER_INTERVAL_MS, noLaunchPower, startLaunchPower } from './power.js';
+import { sim } from '../engines/index.js';
+import { findHardware } from '../sim/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { utcOffset } from '../util/date.js';
+import { wallMsOf } from '../util/virtual-clock.js';
+import type { VirtualClock } from '../util/virtual-clock.js';
 import { clearEngines, recordEngines } from './leftovers.js';
 import { startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
@@ -22,6 +29,18 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
   const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
   const log = running.logTail(name, LOG_TAIL_BYTES).trimEnd();
   return `${name} exited (${how}) ${when}${log ? `; the end of its log:\n${log}` : ' (its log is empty)'}`;
+}
+
+/**
+ * Wait for the GPU monitor's next samples: a window's end must be bracketed by a sample after it
+ * (two sampling intervals on the run's clock, a moment of wall time against a fast simulation).
+ */
+const sampleAfterWindow = (clock: VirtualClock): Promise<void> => sleep(wallMsOf(clock, 2 * POWER_INTERVAL_MS) + 50);
+
+/** The simulated engine's node, for its fake GPU tools: every GPU index its processes hold. */
+function simulatedGpus(launch: Launch, hardware: string, frontierCommand: readonly string[] = ['frontier']) {
+  const nodeGpus = Math.max(0, ...launch.processes.flatMap((p) => p.gpus.map((i) => i + 1)));
+  return { frontierCommand, hardware, vendor: findHardware(hardware).vendor, nodeGpus };
 }
 
 function readyTargets(launch: Launch): ReadyTarget[] {
@@ -51,11 +70,28 @@ export async function serveAndBench(
     sharedCores?: SharedCores;
     /** Files written beside the logs (the launch, rendered). */
     written?: Record<string, string>;
+    /** How to run Frontier itself (the simulated engine's GPU tools; default `frontier`). */
+    frontierCommand?: readonly string[];
   },
 ): Promise<void> {
   const { points, dir, reporter, signal, cluster } = ctx;
   const g = ctx.group.planned;
-  const running = startProcesses(launch.processes, logDir);
+  const clock = { scale: launch.client.timeScale, anchorMs: ctx.clockAnchorMs };
+  // An agentic point's telemetry goes beside its replay's artifacts, where InferenceX's power adapter reads it.
+  const agentic = points.length === 1 && isAgenticRow(points[0]!.row) ? dir.agenticDir(points[0]!.resultFilename) : undefined;
+  // A multi-node point's power is the srt-slurm DCGM package's (not measured by a local launch).
+  const power = isMultiNodeRow(g.rows[0]!)
+    ? noLaunchPower(clock)
+    : await startLaunchPower({
+        runRoot: dir.root,
+        logDir: agentic ?? logDir,
+        clock,
+        simulated: ctx.group.adapter === sim ? simulatedGpus(launch, ctx.group.deployment.gpu, o.frontierCommand) : undefined,
+      });
+  if (power.problem) reporter.note?.(`  ${power.problem}`);
+  if (agentic) writeFileAtomic(join(agentic, 'agentic_power_timezone_offset.txt'), `${utcOffset()}\n`, { mkdir: true });
+  const processes = launch.processes.map((p) => ({ ...p, env: { ...p.env, ...power.engineEnv } }));
+  const running = startProcesses(processes, logDir);
   recordEngines(dir.enginesFile, logDir, running.pids);
   for (const [name, text] of Object.entries(o.written ?? {})) writeFileSync(join(logDir, name), text);
   const stop = (): void => void running.stop();
@@ -99,6 +135,7 @@ export async function serveAndBench(
       if (isAgenticRow(p.row)) {
         const report = await replayPoint(ctx, p, launch, o.model);
         if (signal.aborted) return;
+        await sampleAfterWindow(clock);
         if (report.failure) await Promise.race([running.firstExit, sleep(1000)]);
         const during = dead('during the replay');
         ctx.finishPoint(
@@ -110,6 +147,7 @@ export async function serveAndBench(
                 agentic: true,
                 logDir,
                 problems: report.failure ? [report.failure] : [],
+                telemetry: { csv: power.csv },
               },
         );
         continue;
@@ -117,9 +155,11 @@ export async function serveAndBench(
       const report = await runBench({
         ...benchOptionsOf({ baseUrl, model: o.model, isl: o.isl, osl: o.osl, conc: p.conc, client: launch.client }),
         ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
+        clockAnchorMs: ctx.clockAnchorMs,
         onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
       });
       if (signal.aborted) return;
+      await sampleAfterWindow(clock);
       // Requests fail as soon as connections drop, a moment before the exit is reported.
       if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
       const during = dead('during the benchmark');
@@ -129,6 +169,7 @@ export async function serveAndBench(
           status: report.valid ? 'ok' : 'invalid',
           raw: JSON.stringify(report.result),
           problems: report.problems,
+          telemetry: { csv: power.csv },
         });
     }
     if (ctx.evaluate && !signal.aborted) {
@@ -138,6 +179,7 @@ export async function serveAndBench(
     }
   } finally {
     signal.removeEventListener('abort', stop);
+    await power.stop();
     await running.stop();
     clearEngines(dir.enginesFile);
   }
