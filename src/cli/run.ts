@@ -64,6 +64,7 @@ interface RunFlags extends AgenticFlags {
   out?: string;
   failFast?: boolean;
   requirePower?: boolean;
+  powerInterval: string;
   canary?: boolean;
   resume?: boolean;
   dryRun?: boolean;
@@ -440,6 +441,7 @@ export function runCommand(): Command {
       '--require-power',
       'a point whose measured GPU power is not valid is invalid, its results still written (default: $REQUIRE_POWER, as InferenceX)',
     )
+    .option('--power-interval <ms>', 'how often the GPU monitor samples board power (InferenceX: once a second)', '1000')
     .option('--canary', 'run the lowest concurrency of the matrix first; stop if it fails')
     .option('--resume', 'continue the run in --out: skip the points it finished')
     .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
@@ -510,6 +512,7 @@ export function runCommand(): Command {
           commit: gitCommit(),
           failFast: flags.failFast,
           requirePower: flags.requirePower ?? requirePowerFromEnv(process.env),
+          powerIntervalMs: parseNumber('--power-interval', flags.powerInterval, { min: 1, expected: 'milliseconds (≥ 1)' }),
           canary: flags.canary,
           resume: flags.resume,
           reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),

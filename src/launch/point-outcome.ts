@@ -8,5 +8,5 @@ export interface PointTelemetry {
 export type PointOutcome =
   | { status: 'ok' | 'invalid'; raw: string; problems: string[]; telemetry?: PointTelemetry | undefined }
   /** An agentic point: its replay's artifacts are in the run directory (`agentic_<RF>/`), its engine's logs in `logDir`. */
-  | { status: 'ok' | 'invalid'; agentic: true; logDir: string; problems: string[]; telemetry?: PointTelemetry | undefined }
+  | { status: 'ok' | 'invalid'; agentic: true; logDir: string; problems: string[] }
   | { status: 'failed'; error: string };

@@ -22,6 +22,8 @@ import type { PointRecord, RunDir } from './run-dir.js';
 
 /** The sampling interval: InferenceX's monitor samples once a second (a simulated engine's second). */
 export const POWER_INTERVAL_MS = 1000;
+/** The largest sample gap the power step allows (aggregate_power.py's default, srt-slurm's contract). */
+export const MAX_SAMPLE_GAP_MS = 3000;
 
 export interface LaunchPowerOptions {
   /** The run directory: the CSV's path is given relative to it. */
@@ -30,6 +32,8 @@ export interface LaunchPowerOptions {
   logDir: string;
   /** The run's clock (its scale is the simulated engine's speed; 1 elsewhere). */
   clock: VirtualClock;
+  /** The sampling interval, ms on the run's clock (default POWER_INTERVAL_MS). */
+  intervalMs?: number;
   /** Set for the simulated engine: how to run Frontier, its hardware and vendor, and the GPUs of its node. */
   simulated?: { frontierCommand: readonly string[]; hardware: string; vendor: 'nvidia' | 'amd'; nodeGpus: number } | undefined;
   /** The sampler's environment (default: this process's). */
@@ -86,7 +90,7 @@ export async function startLaunchPower(o: LaunchPowerOptions): Promise<LaunchPow
   const csv = relative(o.runRoot, join(o.logDir, 'gpu_metrics.csv'));
   let sampler: SamplerHandle;
   try {
-    sampler = await startSampler({ source, dir: o.logDir, intervalMs: POWER_INTERVAL_MS, env, clock: o.clock });
+    sampler = await startSampler({ source, dir: o.logDir, intervalMs: o.intervalMs ?? POWER_INTERVAL_MS, env, clock: o.clock });
   } catch (e) {
     return { engineEnv, csv, stop: async () => undefined, problem: `no GPU telemetry: ${(e as Error).message}` };
   }

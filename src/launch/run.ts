@@ -17,7 +17,7 @@ import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
 import { loads } from '../pycompat/index.js';
 import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
-import { NO_CSV, agenticPower, settlePower } from './power.js';
+import { NO_CSV, POWER_INTERVAL_MS, agenticPower, settlePower } from './power.js';
 import { JOB_SCRIPT_FRAMEWORKS, gpuFor, modelPath, runsJobScript } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from '../plan/launches.js';
@@ -105,6 +105,8 @@ export interface GroupContext {
   evaluate?: (baseUrl: string) => Promise<void>;
   /** Where the run's clock meets the wall clock (epoch ms): a simulated run's times are on it (src/util/virtual-clock.ts). */
   clockAnchorMs: number;
+  /** How often the GPU monitor samples power (ms on the run's clock). */
+  powerIntervalMs: number;
 }
 
 /**
@@ -141,6 +143,8 @@ export interface RunOptions {
   agentic?: AgenticSettings;
   /** InferenceX's REQUIRE_POWER=1: a point whose power is not valid is invalid (its results still written). */
   requirePower?: boolean;
+  /** The GPU monitor's sampling interval, ms (default POWER_INTERVAL_MS, once a second as InferenceX's). */
+  powerIntervalMs?: number;
 }
 
 export interface EvalSettings {
@@ -595,6 +599,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
         save,
         agentic: o.agentic,
         clockAnchorMs,
+        powerIntervalMs: o.powerIntervalMs ?? POWER_INTERVAL_MS,
         evals: o.evals ? evals : [],
         ...(o.evals && evals.length > 0
           ? { evalSettings: o.evals, evaluate: (baseUrl: string) => evaluate(ready, evals, o.evals!, baseUrl) }

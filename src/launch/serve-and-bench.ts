@@ -6,7 +6,7 @@ import type { SharedCores } from '../bench/saturation.js';
 import type { Launch } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
-import { POWER_INTERVAL_MS, noLaunchPower, startLaunchPower } from './power.js';
+import { MAX_SAMPLE_GAP_MS, noLaunchPower, startLaunchPower } from './power.js';
 import { sim } from '../engines/index.js';
 import { findHardware } from '../sim/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -32,10 +32,12 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
 }
 
 /**
- * Wait for the GPU monitor's next samples: a window's end must be bracketed by a sample after it
- * (two sampling intervals on the run's clock, a moment of wall time against a fast simulation).
+ * Wait until the GPU monitor has every sample the power step looks at: past the window's end by
+ * the largest gap it allows, and a sample more (on the run's clock: a moment of wall time against
+ * a fast simulation). Then the verdict is what it would be after the monitor stopped.
  */
-const sampleAfterWindow = (clock: VirtualClock): Promise<void> => sleep(wallMsOf(clock, 2 * POWER_INTERVAL_MS) + 50);
+const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> =>
+  sleep(wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * intervalMs) + 50);
 
 /** The simulated engine's node, for its fake GPU tools: every GPU index its processes hold. */
 function simulatedGpus(launch: Launch, hardware: string, frontierCommand: readonly string[] = ['frontier']) {
@@ -86,6 +88,7 @@ export async function serveAndBench(
         runRoot: dir.root,
         logDir: agentic ?? logDir,
         clock,
+        intervalMs: ctx.powerIntervalMs,
         simulated: ctx.group.adapter === sim ? simulatedGpus(launch, ctx.group.deployment.gpu, o.frontierCommand) : undefined,
       });
   if (power.problem) reporter.note?.(`  ${power.problem}`);
@@ -135,7 +138,7 @@ export async function serveAndBench(
       if (isAgenticRow(p.row)) {
         const report = await replayPoint(ctx, p, launch, o.model);
         if (signal.aborted) return;
-        await sampleAfterWindow(clock);
+        await sampleAfterWindow(clock, ctx.powerIntervalMs);
         if (report.failure) await Promise.race([running.firstExit, sleep(1000)]);
         const during = dead('during the replay');
         ctx.finishPoint(
@@ -147,7 +150,6 @@ export async function serveAndBench(
                 agentic: true,
                 logDir,
                 problems: report.failure ? [report.failure] : [],
-                telemetry: { csv: power.csv },
               },
         );
         continue;
@@ -159,7 +161,7 @@ export async function serveAndBench(
         onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
       });
       if (signal.aborted) return;
-      await sampleAfterWindow(clock);
+      await sampleAfterWindow(clock, ctx.powerIntervalMs);
       // Requests fail as soon as connections drop, a moment before the exit is reported.
       if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
       const during = dead('during the benchmark');

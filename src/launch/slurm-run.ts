@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { tail } from './local.js';
@@ -18,6 +18,11 @@ import { benchArgsOf } from './point-bench.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import { renderJobScript } from './slurm-script.js';
+import type { JobPower } from './slurm-script.js';
+import { MAX_SAMPLE_GAP_MS, writeFakeGpuTools } from './power.js';
+import { sim } from '../engines/index.js';
+import { findHardware } from '../sim/index.js';
+import { wallMsOf } from '../util/virtual-clock.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import { renderScriptJob } from './inferencex/slurm-job.js';
@@ -60,6 +65,7 @@ export function jobFor(
   basePort = 8000,
   evals: { list: readonly PlannedEval[]; settings: EvalSettings } | undefined = undefined,
   agentic: AgenticSettings | undefined = undefined,
+  power: { clockAnchorMs: number; intervalMs: number } | undefined = undefined,
 ): { launch: Launch; logDir: string; script: string; work?: string } {
   const g = group.planned;
   const d = group.deployment;
@@ -115,8 +121,61 @@ export function jobFor(
     })),
     frontier,
     notes,
+    power:
+      power && !isMultiNodeRow(row) && group.nodes === 1
+        ? jobPower(
+            power,
+            launch,
+            d,
+            adapter === sim,
+            logDir,
+            isAgenticRow(row) ? dir.agenticDir(points[0]!.resultFilename) : undefined,
+          )
+        : undefined,
   });
   return { launch, logDir, script };
+}
+
+/**
+ * The job's GPU monitor (a single-node launch: its one node): `frontier telemetry sample` into the
+ * launch's log folder, the simulated engine's GPU tools first on its PATH when the engine is the sim.
+ */
+function jobPower(
+  power: { clockAnchorMs: number; intervalMs: number },
+  launch: Launch,
+  d: Deployment,
+  simulated: boolean,
+  logDir: string,
+  /** An agentic point's folder: its telemetry goes there, where InferenceX's power adapter reads it. */
+  agenticDir: string | undefined,
+): JobPower {
+  const clock = { scale: launch.client.timeScale, anchorMs: power.clockAnchorMs };
+  const hardware = simulated ? findHardware(d.gpu) : undefined;
+  const nodeGpus = Math.max(0, ...launch.processes.flatMap((p) => p.gpus.map((i) => i + 1)));
+  const samplerArgs = [
+    'telemetry',
+    'sample',
+    '--source',
+    hardware ? `${hardware.vendor}-smi` : 'auto',
+    '--out',
+    agenticDir ?? logDir,
+  ];
+  samplerArgs.push('--interval-ms', String(power.intervalMs), '--time-scale', String(clock.scale));
+  return {
+    clockAnchorMs: power.clockAnchorMs,
+    samplerArgs,
+    env: hardware
+      ? {
+          FRONTIER_SIM_GPU_REGISTRY: join(logDir, 'gpus'),
+          FRONTIER_SIM_NODE_GPUS: String(nodeGpus),
+          FRONTIER_SIM_NODE_HARDWARE: hardware.id,
+          FRONTIER_TIME_SCALE: String(clock.scale),
+        }
+      : {},
+    pathPrefix: hardware ? join(logDir, 'gpu-tools') : undefined,
+    settleSeconds: Number((wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * power.intervalMs) / 1000 + 0.05).toFixed(3)),
+    offsetFile: agenticDir ? join(agenticDir, 'agentic_power_timezone_offset.txt') : undefined,
+  };
 }
 
 /** An agentic point's step: `frontier bench --trace` into `agentic_<RF>/aiperf_artifacts` (the run directory is shared). */
@@ -424,6 +483,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
       o.basePort,
       evals,
       ctx.agentic,
+      { clockAnchorMs: ctx.clockAnchorMs, intervalMs: ctx.powerIntervalMs },
     );
     // The eval step reads its row from the eval folder (meta_env.json is made from it).
     for (const e of evals?.list ?? []) {
@@ -431,6 +491,8 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
       writeFileSync(join(dir.root, e.dir, 'row.json'), `${JSON.stringify(e.row, null, 2)}\n`);
     }
     mkdirSync(logDir, { recursive: true });
+    if (group.adapter === sim) writeFakeGpuTools(join(logDir, 'gpu-tools'), o.frontierCommand);
+    const telemetry = { csv: relative(dir.root, join(logDir, 'gpu_metrics.csv')) };
     const scriptFile = join(logDir, 'job.sbatch');
     writeFileSync(scriptFile, script, { mode: 0o755 });
     const job = await follow(ctx, scriptFile);
@@ -476,7 +538,8 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
       const valid = result.frontier?.valid === true;
       const dead = valid ? undefined : died('during the benchmark');
       if (dead) ctx.finishPoint(p, { status: 'failed', error: dead });
-      else ctx.finishPoint(p, { status: valid ? 'ok' : 'invalid', raw: text, problems: result.frontier?.problems ?? [] });
+      else
+        ctx.finishPoint(p, { status: valid ? 'ok' : 'invalid', raw: text, problems: result.frontier?.problems ?? [], telemetry });
     }
   };
   // A killed `frontier run` cannot cancel its job, which would hold its nodes until its time

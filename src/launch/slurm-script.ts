@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { shellQuote } from '../engines/index.js';
 import type { EngineProcess, Launch } from '../engines/index.js';
 import { expandPath } from '../clusters/index.js';
@@ -34,6 +35,23 @@ export interface JobSpec {
   frontier: string[];
   /** Lines for the header (toolchain, routing). */
   notes: string[];
+  /** GPU power telemetry on the first node, stopped after the last benchmark (docs/power.md). */
+  power?: JobPower | undefined;
+}
+
+export interface JobPower {
+  /** The run's clock (FRONTIER_CLOCK_ANCHOR, exported for every step). */
+  clockAnchorMs: number;
+  /** `frontier telemetry sample` arguments, after the command itself. */
+  samplerArgs: string[];
+  /** The sampler's environment (the simulated engine's GPU tools and registry). */
+  env: Record<string, string>;
+  /** Put first on the sampler's PATH. */
+  pathPrefix?: string | undefined;
+  /** Seconds to let the monitor sample past the last window before it is stopped. */
+  settleSeconds: number;
+  /** Where to record the UTC offset the job runs in (`date +%z`: an agentic replay's naive times). */
+  offsetFile?: string | undefined;
 }
 
 const q = shellQuote;
@@ -155,14 +173,31 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
     'done',
     '',
     'pids=()',
+    'monitor=',
     'cleanup() {',
-    '  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done',
+    '  for pid in "${pids[@]}" $monitor; do kill "$pid" 2>/dev/null || true; done',
     '  wait',
     '}',
     'trap cleanup EXIT',
     'trap "exit 143" TERM INT',
     '',
   ];
+  const power = spec.power;
+  if (power) {
+    const env = [
+      ...(power.pathPrefix ? [`PATH=${q(power.pathPrefix)}:"$PATH"`] : []),
+      ...Object.entries(power.env).map(([k, v]) => `${k}=${q(v)}`),
+    ];
+    out.push(
+      `export FRONTIER_CLOCK_ANCHOR=${power.clockAnchorMs}`,
+      ...(power.offsetFile ? [`mkdir -p ${q(dirname(power.offsetFile))} && date +%z >${q(power.offsetFile)}`] : []),
+      '# GPU power telemetry on the first node, from before the engine until after the last benchmark.',
+      `srun --overlap --nodes=1 --ntasks=1 "--nodelist=\${NODE_NAMES[0]}" --output="$LOG_DIR/telemetry.log" \\`,
+      `  ${env.length > 0 ? `env ${env.join(' ')} ` : ''}"\${FRONTIER[@]}" ${power.samplerArgs.map(q).join(' ')} &`,
+      'monitor=$!',
+      '',
+    );
+  }
   for (const p of spec.launch.processes) {
     const node = nodeIndex(p.host);
     out.push(`# ${p.name} (${p.role}) on node ${node}${p.gpus.length > 0 ? `, GPUs ${p.gpus.join(',')}` : ''}`);
@@ -192,6 +227,13 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
       `  echo "frontier: the benchmark at conc ${point.conc} exited $?" >&2`,
     );
   }
+  if (power)
+    out.push(
+      '# Stop the power telemetry once it has sampled past the last window.',
+      `sleep ${power.settleSeconds}`,
+      'kill -TERM "$monitor"; wait "$monitor"; monitor=',
+      '',
+    );
   for (const e of spec.evals) {
     out.push(
       `# eval gsm8k at conc ${e.concs.join(', ')}`,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loads } from '../../src/pycompat/index.js';
-import { parseRow, processResult, identityFromRow } from '../../src/results/index.js';
+import { fsTelemetry, identityFromRow, parseRow, processResult } from '../../src/results/index.js';
 import { RunDir, run, runGroupLocally } from '../../src/launch/index.js';
 import { stopLeftovers } from '../../src/launch/leftovers.js';
 import type { EvalSettings, RunManifest } from '../../src/launch/index.js';
@@ -44,6 +44,7 @@ describe('frontier run, local executor, simulated engines', () => {
     const { manifest, dir } = await runRows(rows, simCluster());
     expect(manifest.status).toBe('completed');
     expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
     for (const p of manifest.points) {
       const raw = readFileSync(dir.rawFile(p.resultFilename), 'utf8');
       const result = JSON.parse(raw) as Record<string, unknown>;
@@ -55,12 +56,29 @@ describe('frontier run, local executor, simulated engines', () => {
         rows.find((r) => r.conc === p.conc),
         'row',
       );
-      const expected = processResult(loads(raw), identityFromRow(row, { runner: 'h100', resultFilename: p.resultFilename }));
+      // Its power: the launch's GPU monitor (the simulated engine's nvidia-smi) integrated over the point's window.
+      const expected = processResult(loads(raw), identityFromRow(row, { runner: 'h100', resultFilename: p.resultFilename }), {
+        settings: { gpuMetricsCsv: relative(dir.root, join(logs, 'gpu_metrics.csv')), requirePower: false },
+        files: fsTelemetry(dir.root),
+      });
       expect(readFileSync(dir.aggFile(p.resultFilename), 'utf8')).toBe(expected.aggJson);
+      expect(readFileSync(join(dir.bmkDir(p.resultFilename), expected.powerValidationFile), 'utf8')).toBe(
+        expected.powerValidationJson,
+      );
+      expect(p.power).toEqual({ valid: true, reasons: [] });
+      expect(expected.agg.power_valid).toBe(1);
+      expect(expected.agg.joules_per_output_token).toBeGreaterThan(0);
       expect(p.outputTputPerGpu).toBeGreaterThan(0);
     }
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
-    expect(readdirSync(logs).sort()).toEqual(['launch.sh', 'server.log']);
+    expect(readdirSync(logs).sort()).toEqual([
+      'gpu-tools',
+      'gpu_metrics.csv',
+      'gpu_metrics_sampler.json',
+      'gpu_metrics_timezone_offset.txt',
+      'gpus',
+      'launch.sh',
+      'server.log',
+    ]);
     const script = readFileSync(join(logs, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
     expect(script).toContain('sim serve --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --precision fp8');
     const all = JSON.parse(readFileSync(join(dir.root, 'results_bmk/agg_bmk.json'), 'utf8')) as { conc: number }[];

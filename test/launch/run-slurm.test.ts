@@ -93,6 +93,18 @@ describe('frontier run on Slurm', () => {
     expect(lint.out).toBe('');
     const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[1]!.resultFilename), 'utf8')) as Record<string, unknown>;
     expect(agg).toMatchObject({ conc: 2, tp: 1, hw: 'h100' });
+    // Power: the job's GPU monitor step (the simulated engine's nvidia-smi) sampled the node from
+    // before the engine until after the last benchmark; every point's window integrates.
+    expect(script).toContain('telemetry sample --source nvidia-smi');
+    expect(files).toEqual(expect.arrayContaining(['gpu_metrics.csv', 'gpu_metrics_sampler.json', 'telemetry.log']));
+    const sampler = JSON.parse(readFileSync(join(logs, 'gpu_metrics_sampler.json'), 'utf8')) as Record<string, unknown>;
+    expect(sampler).toMatchObject({ source: 'nvidia-smi', died_before_stop: false });
+    for (const p of manifest.points) {
+      expect(p.power).toEqual({ valid: true, reasons: [] });
+      const a = JSON.parse(readFileSync(dir.aggFile(p.resultFilename), 'utf8')) as Record<string, number>;
+      expect(a.power_valid).toBe(1);
+      expect(a.joules_per_output_token).toBeGreaterThan(0);
+    }
   }, 120_000);
 
   it('replays an agentic point in its job (frontier bench --trace) and aggregates it from the shared run directory', async () => {

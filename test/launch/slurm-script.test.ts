@@ -52,7 +52,19 @@ describe('sbatch scripts for GPU engines', () => {
     const [g] = planRun([c.row], cluster.name);
     const { prepared, problems } = prepareGroup(g!, cluster, ['frontier']);
     expect(problems).toEqual([]);
-    const { script } = jobFor(prepared!, g!.points, new RunDir('/runs/example'), cluster, ['frontier']);
+    // With the GPU power monitor a run gives its jobs (a fixed clock anchor: the golden stays put).
+    const power = { clockAnchorMs: 1_767_225_600_000, intervalMs: 1000 };
+    const { script } = jobFor(
+      prepared!,
+      g!.points,
+      new RunDir('/runs/example'),
+      cluster,
+      ['frontier'],
+      8000,
+      undefined,
+      undefined,
+      power,
+    );
     const golden = join(GOLDEN, `${name}.sbatch`);
     if (UPDATE) writeFileSync(golden, script);
     expect(existsSync(golden), `run UPDATE_GOLDEN=1 npx vitest run ${__filename}`).toBe(true);
