@@ -104,6 +104,10 @@ async function expectScriptRun(c: ClusterProfile, executor: GroupExecutor, runId
     const engine = started.processes.filter((x) => x.kind === 'engine' || x.kind === 'launcher')[0]!;
     expect(engine.argv.join(' ')).toBe(dry.processes[0]!.argv.join(' ').replaceAll('8888', port));
     expect(started.processes.some((x) => x.kind === 'client' && x.argv.join(' ').includes('benchmark_serving.py'))).toBe(true);
+    // The script's own GPU monitor (start_gpu_monitor: the simulated engine's nvidia-smi or
+    // amd-smi through the stand-in) sampled the point; its power step integrated the window.
+    expect(readdirSync(logs)).toContain('gpu_metrics.csv');
+    expect(p.power, p.resultFilename).toEqual({ valid: true, reasons: [] });
   }
   expect(strays(out)).toEqual([]);
   const db = join(tempFiles({}), 'store.db');

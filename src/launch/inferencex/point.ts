@@ -1,5 +1,5 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { tail } from '../local.js';
@@ -100,6 +100,9 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
   const outcome = outcomeOf(s, code, output);
+  // The script's own GPU monitor (start_gpu_monitor) wrote its telemetry into the workspace, now beside its logs.
+  if ('raw' in outcome && existsSync(join(s.logDir, 'gpu_metrics.csv')))
+    outcome.telemetry = { csv: `${basename(s.logDir)}/gpu_metrics.csv` };
   rmSync(s.work, { recursive: true, force: true });
   return outcome;
 }
