@@ -44,7 +44,7 @@ export const LAYERS = {
   },
   telemetry: {
     job: 'GPU telemetry samplers (nvidia-smi, amd-smi, dcgm-exporter, hwmon): the per-node power files a power step integrates',
-    imports: ['util'],
+    imports: ['pycompat', 'util'],
   },
   bench: {
     job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics, agentic trace replay',

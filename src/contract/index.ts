@@ -22,7 +22,16 @@ export type {
   TtftBucket,
 } from './api.js';
 export { configLabel, configTopology } from './labels.js';
-export { MEASURED_ENERGY_METRICS, MEASURED_POWER_KEYS, METRIC_CATALOG, THROUGHPUT_METRIC, goalOf, metricDef } from './metrics.js';
+export {
+  MEASURED_ENERGY_METRICS,
+  MEASURED_POWER_KEYS,
+  ROLE_POWER_KEYS,
+  WHOLE_POWER_KEYS,
+  METRIC_CATALOG,
+  THROUGHPUT_METRIC,
+  goalOf,
+  metricDef,
+} from './metrics.js';
 export type { Goal, MetricDef } from './metrics.js';
 export { latestSeries, paretoFront, seriesKey } from './pareto.js';
 export { topologyLabel } from './topology.js';

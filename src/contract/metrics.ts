@@ -89,7 +89,7 @@ export const METRIC_CATALOG: readonly MetricDef[] = [
  * per role for disaggregated multinode points): W, J and J per unit. A point shows them only when
  * its power verdict is valid with schema version 2.
  */
-export const MEASURED_POWER_KEYS = [
+export const WHOLE_POWER_KEYS = [
   'avg_power_w',
   'avg_total_gpu_power_w',
   'total_gpu_energy_j',
@@ -97,6 +97,9 @@ export const MEASURED_POWER_KEYS = [
   'joules_per_input_token',
   'joules_per_output_token',
   'joules_per_total_token',
+] as const;
+/** The per-role keys of a disaggregated multinode point (board energy of each role's GPUs over the whole window). */
+export const ROLE_POWER_KEYS = [
   'prefill_gpu_energy_j',
   'decode_gpu_energy_j',
   'prefill_avg_power_w',
@@ -104,6 +107,7 @@ export const MEASURED_POWER_KEYS = [
   'prefill_joules_per_input_token',
   'decode_joules_per_output_token',
 ] as const;
+export const MEASURED_POWER_KEYS = [...WHOLE_POWER_KEYS, ...ROLE_POWER_KEYS] as const;
 
 /** The measured energy metrics with a direction in the catalog: what a comparison judges. */
 export const MEASURED_ENERGY_METRICS = [

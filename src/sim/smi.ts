@@ -1,3 +1,4 @@
+import { smiTimestamp } from '../util/date.js';
 import { writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { NodeGpu, NodeSnapshot } from './gpu-registry.js';
@@ -89,7 +90,7 @@ const watts = (w: number): string => w.toFixed(2);
 const busId = (index: number): string => `00000000:${(0x18 + index * 0x10).toString(16).toUpperCase().padStart(2, '0')}:00.0`;
 
 const NVIDIA_FIELDS: NvidiaField[] = [
-  { name: 'timestamp', value: (_g, t) => nvidiaTimestamp(t) },
+  { name: 'timestamp', value: (_g, t) => smiTimestamp(t) },
   { name: 'driver_version', value: () => DRIVER_VERSION },
   { name: 'count', value: () => 0 },
   { name: 'name', value: (g) => g.name },
@@ -128,13 +129,6 @@ const NVIDIA_ALIASES: Record<string, string> = {
   gpu_bus_id: 'pci.bus_id',
   'power.draw.avg': 'power.draw.average',
 };
-
-/** nvidia-smi's timestamp: naive local time (the process's TZ), `YYYY/MM/DD HH:MM:SS.mmm`. */
-export function nvidiaTimestamp(epochMs: number): string {
-  const d = new Date(epochMs);
-  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  return `${d.getFullYear()}/${p(d.getMonth() + 1)}/${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
-}
 
 export interface NvidiaArgs {
   mode: 'query' | 'list' | 'summary';

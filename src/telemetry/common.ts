@@ -4,6 +4,7 @@
  * formats the samplers that stamp their own samples write (nvidia-smi's local timestamp, Python's
  * float repr for srt-slurm's samples.csv).
  */
+import { smiTimestamp, utcOffset } from '../util/date.js';
 import { execFileSync } from 'node:child_process';
 import {
   accessSync,
@@ -91,6 +92,28 @@ export interface SamplerSummary {
   stderr_tail?: string;
 }
 
+/** A sampler's status as it starts: nothing sampled yet, still running. */
+export function newSummary(
+  source: ResolvedSource,
+  csv: string | undefined,
+  command: string[] | null,
+  intervalMs: number,
+): SamplerSummary {
+  return {
+    source,
+    ...(csv === undefined ? {} : { csv }),
+    command,
+    interval_ms: intervalMs,
+    started_at: new Date().toISOString(),
+    stopped_at: null,
+    exit_code: null,
+    exit_signal: null,
+    died_before_stop: false,
+    samples: 0,
+    warnings: [],
+  };
+}
+
 export interface SamplerHandle {
   readonly source: ResolvedSource;
   /** The CSV path (undefined for `none`). */
@@ -120,13 +143,7 @@ export function timezoneOffset(env: NodeJS.ProcessEnv, at: Date = new Date()): s
   } catch {
     // no date(1): the process's own zone
   }
-  return formatOffset(-at.getTimezoneOffset());
-}
-
-export function formatOffset(minutesEast: number): string {
-  const sign = minutesEast < 0 ? '-' : '+';
-  const m = Math.abs(minutesEast);
-  return `${sign}${String(Math.floor(m / 60)).padStart(2, '0')}${String(m % 60).padStart(2, '0')}`;
+  return utcOffset(at);
 }
 
 export function writeTimezoneFile(dir: string, csvName: string, env: NodeJS.ProcessEnv): void {
@@ -178,37 +195,7 @@ export function countDataRows(path: string): number {
   return Math.max(0, lines.slice(1).filter((l) => l.trim() !== '').length);
 }
 
-const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
-
-/** nvidia-smi's timestamp: local time `YYYY/MM/DD HH:MM:SS.mmm`. */
-export function smiTimestamp(epochMs: number): string {
-  const d = new Date(epochMs);
-  return (
-    `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ` +
-    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
-  );
-}
-
-/** Python's `repr(float)`: shortest round-trip digits, `.0` on integers, exponent outside [1e-4, 1e16). */
-export function pyFloatRepr(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  const [mantissa, expText] = x.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  const negative = mantissa.startsWith('-');
-  const digits = mantissa.replace('-', '').replace('.', '');
-  let out: string;
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) out = `0.${'0'.repeat(-exp - 1)}${digits}`;
-    else if (digits.length <= exp + 1) out = `${digits}${'0'.repeat(exp + 1 - digits.length)}.0`;
-    else out = `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
-  } else {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    out = `${m}e${exp < 0 ? '-' : '+'}${pad(Math.abs(exp))}`;
-  }
-  return negative ? `-${out}` : out;
-}
+export { smiTimestamp };
 
 /** Whether `name` is an executable file on `env.PATH` (as `command -v` finds it). */
 export function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {

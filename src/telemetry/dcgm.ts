@@ -8,7 +8,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
-import { pyFloatRepr, writeSummary, writeTimezoneFile } from './common.js';
+import { floatRepr } from '../pycompat/index.js';
+import { newSummary, writeSummary, writeTimezoneFile } from './common.js';
 import type { DcgmEndpoint, SamplerHandle, SamplerSummary } from './common.js';
 import { virtualEpochMs, wallMsOf } from '../util/virtual-clock.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
@@ -179,12 +180,12 @@ export interface SampleRow {
 export const sampleLine = (r: SampleRow): string =>
   [
     String(SAMPLES_SCHEMA_VERSION),
-    pyFloatRepr(r.timestampUnix),
+    floatRepr(r.timestampUnix),
     String(r.scrapeSeq),
     csvField(r.hostname),
     String(r.gpuIndex),
     csvField(r.gpuUuid),
-    pyFloatRepr(r.powerW),
+    floatRepr(r.powerW),
   ].join(',') + '\r\n';
 
 /** The node name for an exporter URL: given, else the URL's host (this machine's name for a loopback URL). */
@@ -210,17 +211,12 @@ export function startDcgm(o: DcgmSamplerOptions): SamplerHandle {
   const endpoints = o.endpoints.map((e) => ({ url: e.url, hostname: endpointHostname(e) }));
   const reasons: Record<string, number> = {};
   const summary: SamplerSummary = {
-    source: 'dcgm',
-    csv: o.csvName,
-    command: endpoints.map((e) => `${e.hostname}=${e.url}`),
-    interval_ms: o.intervalMs,
-    started_at: new Date().toISOString(),
-    stopped_at: null,
-    exit_code: null,
-    exit_signal: null,
-    died_before_stop: false,
-    samples: 0,
-    warnings: [],
+    ...newSummary(
+      'dcgm',
+      o.csvName,
+      endpoints.map((e) => `${e.hostname}=${e.url}`),
+      o.intervalMs,
+    ),
     reasons,
   };
   const count = (r: string): void => {

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { countDataRows, sidecarPath, smiTimestamp, writeSummary, writeTimezoneFile } from './common.js';
+import { countDataRows, newSummary, sidecarPath, smiTimestamp, writeSummary, writeTimezoneFile } from './common.js';
 import type { SamplerHandle, SamplerSummary } from './common.js';
 import { virtualEpochMs, wallMsOf } from '../util/virtual-clock.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
@@ -94,19 +94,7 @@ export interface HwmonSamplerOptions {
 
 export function startHwmon(o: HwmonSamplerOptions): SamplerHandle {
   const csv = join(o.dir, o.csvName);
-  const summary: SamplerSummary = {
-    source: 'hwmon',
-    csv: o.csvName,
-    command: null,
-    interval_ms: o.intervalMs,
-    started_at: new Date().toISOString(),
-    stopped_at: null,
-    exit_code: null,
-    exit_signal: null,
-    died_before_stop: false,
-    samples: 0,
-    warnings: [],
-  };
+  const summary = newSummary('hwmon', o.csvName, null, o.intervalMs);
   writeTimezoneFile(o.dir, o.csvName, o.env);
   writeFileSync(
     sidecarPath(o.dir, o.csvName, '_hwmon.json'),

@@ -5,7 +5,6 @@ export {
   DEFAULT_HWMON_ROOT,
   DEFAULT_INTERVAL_MS,
   SAMPLER_SOURCES,
-  pyFloatRepr,
   repairTruncatedTail,
   smiTimestamp,
   stemOf,

@@ -11,9 +11,10 @@ import {
   DEFAULT_HWMON_ROOT,
   DEFAULT_INTERVAL_MS,
   onPath,
+  newSummary,
   writeSummary,
 } from './common.js';
-import type { ResolvedSource, SamplerHandle, SamplerOptions, SamplerSummary } from './common.js';
+import type { ResolvedSource, SamplerHandle, SamplerOptions } from './common.js';
 import { startDcgm } from './dcgm.js';
 import { discoverHwmon, startHwmon } from './hwmon.js';
 import { startAmdSmi, startNvidiaSmi } from './smi.js';
@@ -80,18 +81,7 @@ export async function startSampler(options: SamplerOptions): Promise<SamplerHand
     }
     case 'none': {
       log(`[GPU Monitor] ${NO_SOURCE}`);
-      const summary: SamplerSummary = {
-        source: 'none',
-        command: null,
-        interval_ms: intervalMs,
-        started_at: new Date().toISOString(),
-        stopped_at: null,
-        exit_code: null,
-        exit_signal: null,
-        died_before_stop: false,
-        samples: 0,
-        warnings: [NO_SOURCE],
-      };
+      const summary = { ...newSummary('none', undefined, null, intervalMs), warnings: [NO_SOURCE] };
       writeSummary(dir, csvName, summary);
       let stopped = false;
       return {

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, closeSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { countDataRows, repairTruncatedTail, sidecarPath, writeSummary, writeTimezoneFile } from './common.js';
+import { countDataRows, newSummary, repairTruncatedTail, sidecarPath, writeSummary, writeTimezoneFile } from './common.js';
 import type { SamplerHandle, SamplerSummary } from './common.js';
 import { ToolProcess, runOnce } from './tool.js';
 
@@ -22,22 +22,6 @@ export interface ToolSamplerOptions {
   tool: string;
   amdSettleMs?: number;
   log: (line: string) => void;
-}
-
-function baseSummary(source: 'nvidia-smi' | 'amd-smi', csvName: string, command: string[], intervalMs: number): SamplerSummary {
-  return {
-    source,
-    csv: csvName,
-    command,
-    interval_ms: intervalMs,
-    started_at: new Date().toISOString(),
-    stopped_at: null,
-    exit_code: null,
-    exit_signal: null,
-    died_before_stop: false,
-    samples: 0,
-    warnings: [],
-  };
 }
 
 function finish(summary: SamplerSummary, proc: ToolProcess, csv: string): void {
@@ -59,7 +43,7 @@ function diedWarning(source: string, proc: ToolProcess): string {
 export function startNvidiaSmi(o: ToolSamplerOptions): SamplerHandle {
   const csv = join(o.dir, o.csvName);
   const args = [`--query-gpu=${NVIDIA_QUERY}`, '--format=csv', '-lms', String(o.intervalMs)];
-  const summary = baseSummary('nvidia-smi', o.csvName, ['nvidia-smi', ...args], o.intervalMs);
+  const summary = newSummary('nvidia-smi', o.csvName, ['nvidia-smi', ...args], o.intervalMs);
   writeTimezoneFile(o.dir, o.csvName, o.env);
   const fd = openSync(csv, 'w');
   let proc: ToolProcess;
@@ -117,7 +101,7 @@ export async function startAmdSmi(o: ToolSamplerOptions): Promise<SamplerHandle>
   const csv = join(o.dir, o.csvName);
   const intervalS = amdIntervalS(o.intervalMs);
   const args = ['metric', '-p', '-c', '-t', '-u', '-w', String(intervalS), '--csv'];
-  const summary = baseSummary('amd-smi', o.csvName, ['amd-smi', ...args], intervalS * 1000);
+  const summary = newSummary('amd-smi', o.csvName, ['amd-smi', ...args], intervalS * 1000);
   writeTimezoneFile(o.dir, o.csvName, o.env);
   const fd = openSync(csv, 'w');
   let headerSeen = false;

@@ -33,3 +33,12 @@ export function utcOffset(at: Date = new Date()): string {
   const abs = Math.abs(minutes);
   return `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
 }
+
+/** An epoch millisecond as nvidia-smi's `timestamp` prints it: local `YYYY/MM/DD HH:MM:SS.mmm`. */
+export function smiTimestamp(epochMs: number): string {
+  const d = new Date(epochMs);
+  return (
+    `${d.getFullYear()}/${pad(d.getMonth() + 1)}/${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+  );
+}

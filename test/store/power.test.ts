@@ -7,7 +7,6 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MEASURED_POWER_KEYS } from '../../src/contract/index.js';
-import { ROLE_METRIC_KEYS, WHOLE_METRIC_KEYS } from '../../src/results/power/common.js';
 import { benchmarks, compareRun, comparisonMarkdown, ingestBatch, readArtifacts } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { powerVerdict, readSidecar } from '../../src/store/power.js';
@@ -38,10 +37,6 @@ function editPoint(dir: string, rf: string, edit: (row: Row) => void): void {
 }
 
 describe('the power verdict', () => {
-  it('the measured keys the contract knows are the ones the power step writes', () => {
-    expect([...MEASURED_POWER_KEYS].sort()).toEqual([...WHOLE_METRIC_KEYS, ...ROLE_METRIC_KEYS].sort());
-  });
-
   it('fails closed: valid only with power_valid 1, schema version 2 and a sidecar that agrees', () => {
     const ok = readSidecar({ power_valid: true, reasons: [] }, 'f');
     expect(powerVerdict({ power_valid: 1, power_metric_schema_version: 2 }, ok, false)).toEqual({

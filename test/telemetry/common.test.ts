@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repairTruncatedTail, smiTimestamp, stemOf, timezoneOffset } from '../../src/telemetry/index.js';
-import { formatOffset } from '../../src/telemetry/common.js';
 import { tempDir } from './fakes.js';
 
 describe('telemetry files', () => {
@@ -23,9 +22,6 @@ describe('telemetry files', () => {
   it('names sidecars after the CSV stem, formats offsets as date +%z', () => {
     expect(stemOf('gpu_metrics.csv')).toBe('gpu_metrics');
     expect(stemOf('samples.csv')).toBe('samples');
-    expect(formatOffset(330)).toBe('+0530');
-    expect(formatOffset(-210)).toBe('-0330');
-    expect(formatOffset(0)).toBe('+0000');
     expect(timezoneOffset({ ...process.env, TZ: 'America/St_Johns' }, new Date('2026-01-15T12:00:00Z'))).toMatch(/^-0[23]30$/);
     expect(timezoneOffset({ ...process.env, TZ: 'UTC' })).toBe('+0000');
   });

@@ -10,7 +10,7 @@ import type { PyJson } from '../../pycompat/index.js';
 import { recordsFromText } from '../agentic/records.js';
 import type { RecordDict } from '../agentic/records.js';
 import { recordInts } from '../agentic/request-metrics.js';
-import { WHOLE_METRIC_KEYS, patchAggregate } from './common.js';
+import { WHOLE_POWER_KEYS, patchAggregate } from './common.js';
 import type { TelemetryFiles } from './common.js';
 import { pyStrip } from './csv.js';
 import { emptyIntegration, runSingleNode, validationPayload } from './single-node.js';
@@ -184,7 +184,7 @@ export function adapterFailure(options: AgenticPowerOptions, agg: AggInput, reas
     failure.stderr.push(`[agentx_power] Failed to record adapter failure: ${error}`);
   } else {
     const patched = new Map(agg.agg);
-    patchAggregate(patched, WHOLE_METRIC_KEYS, false, new Map());
+    patchAggregate(patched, WHOLE_POWER_KEYS, false, new Map());
     failure.agg = patched;
     const payload = validationPayload({
       csvPath: paths.csv,

@@ -30,23 +30,7 @@ export interface TelemetryFiles {
 /** Stamped in every aggregate: the unprefixed `joules_per_*` keys mean whole-deployment energy. */
 export const POWER_METRIC_SCHEMA_VERSION = 2;
 export const INTEGRATION_METHOD = 'per_device_trapezoidal_with_linear_boundary_interpolation';
-export const WHOLE_METRIC_KEYS = [
-  'avg_power_w',
-  'avg_total_gpu_power_w',
-  'total_gpu_energy_j',
-  'joules_per_successful_query',
-  'joules_per_input_token',
-  'joules_per_output_token',
-  'joules_per_total_token',
-] as const;
-export const ROLE_METRIC_KEYS = [
-  'prefill_gpu_energy_j',
-  'decode_gpu_energy_j',
-  'prefill_avg_power_w',
-  'decode_avg_power_w',
-  'prefill_joules_per_input_token',
-  'decode_joules_per_output_token',
-] as const;
+export { ROLE_POWER_KEYS, WHOLE_POWER_KEYS } from '../../contract/index.js';
 
 /** A (unix seconds, watts) sample. */
 export type PowerSample = readonly [time: number, watts: number];

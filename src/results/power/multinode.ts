@@ -18,8 +18,8 @@ import type { PowerOutcome, PowerSettings } from './settings.js';
 import { ResultsError } from '../errors.js';
 import {
   INTEGRATION_METHOD,
-  ROLE_METRIC_KEYS,
-  WHOLE_METRIC_KEYS,
+  ROLE_POWER_KEYS,
+  WHOLE_POWER_KEYS,
   appendReason,
   benchmarkWindowJson,
   integrateDevice,
@@ -46,7 +46,7 @@ import {
 } from './package.js';
 import type { DeviceKey, ExpectedDevice, ParsedWindow } from './package.js';
 
-export const MULTINODE_METRIC_KEYS = [...WHOLE_METRIC_KEYS, ...ROLE_METRIC_KEYS] as const;
+export const MULTINODE_METRIC_KEYS = [...WHOLE_POWER_KEYS, ...ROLE_POWER_KEYS] as const;
 
 /** Everything the sidecar needs to explain the verdict (`MultinodePowerAudit`). */
 export interface MultinodeAudit {

@@ -11,7 +11,7 @@ import { UserError } from '../../util/user-error.js';
 import { pyMean, pyRound } from '../agentic/pystats.js';
 import {
   INTEGRATION_METHOD,
-  WHOLE_METRIC_KEYS,
+  WHOLE_POWER_KEYS,
   appendReason,
   benchmarkWindowJson,
   integrateDevice,
@@ -677,7 +677,7 @@ export function runSingleNode(input: SingleNodeInput, files: TelemetryFiles): Si
   const agg = input.agg.agg;
   const before = new Map(agg);
   try {
-    patchAggregate(agg, WHOLE_METRIC_KEYS, baseValid, baseMetrics);
+    patchAggregate(agg, WHOLE_POWER_KEYS, baseValid, baseMetrics);
   } catch (e) {
     // A non-finite metric: the reference writes nothing and marks the aggregate unwritable.
     agg.clear();

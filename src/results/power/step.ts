@@ -6,7 +6,7 @@
 import { pyPath } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import type { PointIdentity } from '../identity.js';
-import { ROLE_METRIC_KEYS, WHOLE_METRIC_KEYS, patchAggregate } from './common.js';
+import { ROLE_POWER_KEYS, WHOLE_POWER_KEYS, patchAggregate } from './common.js';
 import type { TelemetryFiles } from './common.js';
 import { NO_TELEMETRY_FILES } from './files.js';
 import { multinodePowerStep } from './multinode.js';
@@ -29,7 +29,7 @@ export function internalErrorOutcome(
   p: { csvPath: string; benchResultPath: string; expectedGpus: number; requirePower: boolean },
 ): PowerOutcome {
   const reasons = ['aggregation_internal_error'];
-  patchAggregate(agg, [...WHOLE_METRIC_KEYS, ...ROLE_METRIC_KEYS], false, new Map());
+  patchAggregate(agg, [...WHOLE_POWER_KEYS, ...ROLE_POWER_KEYS], false, new Map());
   const validation = validationPayload({
     csvPath: p.csvPath,
     benchResultPath: p.benchResultPath,

@@ -4,7 +4,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pyRound } from '../../../src/results/agentic/pystats.js';
-import { ROLE_METRIC_KEYS, WHOLE_METRIC_KEYS } from '../../../src/results/power/common.js';
+import { ROLE_POWER_KEYS, WHOLE_POWER_KEYS } from '../../../src/results/power/common.js';
 import { dumps } from '../../../src/pycompat/index.js';
 import {
   BENCH_FIELDS,
@@ -37,7 +37,7 @@ function assertInvalid(pkg: Package, expectedReason: string, opts: RunOpts = {})
   expect(lax.exitCode).toBe(0);
   expect(lax.agg.power_metric_schema_version).toBe(2);
   expect(lax.agg.power_valid).toBe(0);
-  for (const key of [...WHOLE_METRIC_KEYS, ...ROLE_METRIC_KEYS]) expect(lax.agg).not.toHaveProperty(key);
+  for (const key of [...WHOLE_POWER_KEYS, ...ROLE_POWER_KEYS]) expect(lax.agg).not.toHaveProperty(key);
   expect(lax.sidecar.power_valid).toBe(false);
   expect(lax.sidecar.reasons).toContain(expectedReason);
   expect(pkg.run({ ...opts, requirePower: true }).exitCode).toBe(1);
