@@ -1,6 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
+import type { Launch } from '../engines/index.js';
 import type { PlannedPoint } from '../plan/index.js';
+import { findHardware } from '../sim/index.js';
 import { rowEnv, runAgenticPowerFs } from '../results/index.js';
 import { startSampler } from '../telemetry/index.js';
 import type { SamplerHandle, SamplerSource, SamplerSummary } from '../telemetry/index.js';
@@ -34,8 +36,8 @@ export interface LaunchPowerOptions {
   clock: VirtualClock;
   /** The sampling interval, ms on the run's clock (default POWER_INTERVAL_MS). */
   intervalMs?: number;
-  /** Set for the simulated engine: how to run Frontier, its hardware and vendor, and the GPUs of its node. */
-  simulated?: { frontierCommand: readonly string[]; hardware: string; vendor: 'nvidia' | 'amd'; nodeGpus: number } | undefined;
+  /** Set for the simulated engine: its GPUs, and how to run Frontier (their tools). */
+  simulated?: SimulatedGpus | undefined;
   /** The sampler's environment (default: this process's). */
   env?: NodeJS.ProcessEnv;
 }
@@ -70,22 +72,54 @@ export function noLaunchPower(clock: VirtualClock): LaunchPower {
   return { engineEnv: { [CLOCK_ANCHOR_ENV]: String(clock.anchorMs) }, csv: NO_CSV, stop: async () => undefined };
 }
 
+/** The simulated engine's GPUs on its node: what its fake GPU tools report. */
+export interface SimulatedGpus {
+  frontierCommand: readonly string[];
+  hardware: string;
+  vendor: 'nvidia' | 'amd';
+  /** The node's GPUs: every index the launch's processes hold (those no engine holds idle). */
+  nodeGpus: number;
+}
+
+export function simulatedGpus(
+  launch: Launch,
+  hardware: string,
+  frontierCommand: readonly string[] = ['frontier'],
+): SimulatedGpus {
+  const nodeGpus = Math.max(0, ...launch.processes.flatMap((p) => p.gpus.map((i) => i + 1)));
+  return { frontierCommand, hardware, vendor: findHardware(hardware).vendor, nodeGpus };
+}
+
+/**
+ * What a GPU monitor needs to read the simulated engine's GPUs: its registry (the engines write
+ * there too), the node's inventory, the run's speed, and the fake tools first on its PATH.
+ */
+export function simulatedMonitorEnv(
+  logDir: string,
+  gpus: SimulatedGpus,
+  scale: number,
+): { env: Record<string, string>; path: string } {
+  return {
+    env: {
+      FRONTIER_SIM_GPU_REGISTRY: join(logDir, 'gpus'),
+      FRONTIER_SIM_NODE_GPUS: String(gpus.nodeGpus),
+      FRONTIER_SIM_NODE_HARDWARE: gpus.hardware,
+      FRONTIER_TIME_SCALE: String(scale),
+    },
+    path: join(logDir, 'gpu-tools'),
+  };
+}
+
 export async function startLaunchPower(o: LaunchPowerOptions): Promise<LaunchPower> {
   const env = { ...(o.env ?? process.env) };
   const engineEnv: Record<string, string> = { [CLOCK_ANCHOR_ENV]: String(o.clock.anchorMs) };
   let source: SamplerSource = 'auto';
   if (o.simulated) {
-    const registry = join(o.logDir, 'gpus');
-    engineEnv.FRONTIER_SIM_GPU_REGISTRY = registry;
-    const tools = writeFakeGpuTools(join(o.logDir, 'gpu-tools'), o.simulated.frontierCommand);
-    // The node's GPUs idle until the engine holds them; the tools tick on the run's clock from the start.
-    Object.assign(env, engineEnv, {
-      PATH: `${tools}${delimiter}${env.PATH ?? ''}`,
-      FRONTIER_SIM_NODE_GPUS: String(o.simulated.nodeGpus),
-      FRONTIER_SIM_NODE_HARDWARE: o.simulated.hardware,
-      FRONTIER_TIME_SCALE: String(o.clock.scale),
-    });
-    source = o.simulated.vendor === 'amd' ? 'amd-smi' : 'nvidia-smi';
+    const monitor = simulatedMonitorEnv(o.logDir, o.simulated, o.clock.scale);
+    engineEnv.FRONTIER_SIM_GPU_REGISTRY = monitor.env.FRONTIER_SIM_GPU_REGISTRY!;
+    writeFakeGpuTools(monitor.path, o.simulated.frontierCommand);
+    Object.assign(env, engineEnv, monitor.env, { PATH: `${monitor.path}${delimiter}${env.PATH ?? ''}` });
+    source = `${o.simulated.vendor}-smi`;
   }
   const csv = relative(o.runRoot, join(o.logDir, 'gpu_metrics.csv'));
   let sampler: SamplerHandle;

@@ -6,9 +6,8 @@ import type { SharedCores } from '../bench/saturation.js';
 import type { Launch } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
-import { MAX_SAMPLE_GAP_MS, noLaunchPower, startLaunchPower } from './power.js';
+import { MAX_SAMPLE_GAP_MS, noLaunchPower, simulatedGpus, startLaunchPower } from './power.js';
 import { sim } from '../engines/index.js';
-import { findHardware } from '../sim/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
 import { wallMsOf } from '../util/virtual-clock.js';
@@ -38,12 +37,6 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
  */
 const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> =>
   sleep(wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * intervalMs) + 50);
-
-/** The simulated engine's node, for its fake GPU tools: every GPU index its processes hold. */
-function simulatedGpus(launch: Launch, hardware: string, frontierCommand: readonly string[] = ['frontier']) {
-  const nodeGpus = Math.max(0, ...launch.processes.flatMap((p) => p.gpus.map((i) => i + 1)));
-  return { frontierCommand, hardware, vendor: findHardware(hardware).vendor, nodeGpus };
-}
 
 function readyTargets(launch: Launch): ReadyTarget[] {
   const targets: ReadyTarget[] = [];

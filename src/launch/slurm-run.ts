@@ -19,9 +19,8 @@ import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import { renderJobScript } from './slurm-script.js';
 import type { JobPower } from './slurm-script.js';
-import { MAX_SAMPLE_GAP_MS, writeFakeGpuTools } from './power.js';
+import { MAX_SAMPLE_GAP_MS, simulatedGpus, simulatedMonitorEnv, writeFakeGpuTools } from './power.js';
 import { sim } from '../engines/index.js';
-import { findHardware } from '../sim/index.js';
 import { wallMsOf } from '../util/virtual-clock.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
@@ -150,29 +149,15 @@ function jobPower(
   agenticDir: string | undefined,
 ): JobPower {
   const clock = { scale: launch.client.timeScale, anchorMs: power.clockAnchorMs };
-  const hardware = simulated ? findHardware(d.gpu) : undefined;
-  const nodeGpus = Math.max(0, ...launch.processes.flatMap((p) => p.gpus.map((i) => i + 1)));
-  const samplerArgs = [
-    'telemetry',
-    'sample',
-    '--source',
-    hardware ? `${hardware.vendor}-smi` : 'auto',
-    '--out',
-    agenticDir ?? logDir,
-  ];
+  const gpus = simulated ? simulatedGpus(launch, d.gpu) : undefined;
+  const monitor = gpus ? simulatedMonitorEnv(logDir, gpus, clock.scale) : undefined;
+  const samplerArgs = ['telemetry', 'sample', '--source', gpus ? `${gpus.vendor}-smi` : 'auto', '--out', agenticDir ?? logDir];
   samplerArgs.push('--interval-ms', String(power.intervalMs), '--time-scale', String(clock.scale));
   return {
     clockAnchorMs: power.clockAnchorMs,
     samplerArgs,
-    env: hardware
-      ? {
-          FRONTIER_SIM_GPU_REGISTRY: join(logDir, 'gpus'),
-          FRONTIER_SIM_NODE_GPUS: String(nodeGpus),
-          FRONTIER_SIM_NODE_HARDWARE: hardware.id,
-          FRONTIER_TIME_SCALE: String(clock.scale),
-        }
-      : {},
-    pathPrefix: hardware ? join(logDir, 'gpu-tools') : undefined,
+    env: monitor?.env ?? {},
+    pathPrefix: monitor?.path,
     settleSeconds: Number((wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * power.intervalMs) / 1000 + 0.05).toFixed(3)),
     offsetFile: agenticDir ? join(agenticDir, 'agentic_power_timezone_offset.txt') : undefined,
   };

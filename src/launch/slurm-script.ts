@@ -44,7 +44,7 @@ export interface JobPower {
   clockAnchorMs: number;
   /** `frontier telemetry sample` arguments, after the command itself. */
   samplerArgs: string[];
-  /** The sampler's environment (the simulated engine's GPU tools and registry). */
+  /** Exported for every step: the simulated engine's GPU registry (its engines write there, its tools read it). */
   env: Record<string, string>;
   /** Put first on the sampler's PATH. */
   pathPrefix?: string | undefined;
@@ -184,16 +184,14 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
   ];
   const power = spec.power;
   if (power) {
-    const env = [
-      ...(power.pathPrefix ? [`PATH=${q(power.pathPrefix)}:"$PATH"`] : []),
-      ...Object.entries(power.env).map(([k, v]) => `${k}=${q(v)}`),
-    ];
     out.push(
+      '# The run’s clock, and what the simulated engine’s GPU tools read: for every step.',
       `export FRONTIER_CLOCK_ANCHOR=${power.clockAnchorMs}`,
+      ...Object.entries(power.env).map(([k, v]) => `export ${k}=${q(v)}`),
       ...(power.offsetFile ? [`mkdir -p ${q(dirname(power.offsetFile))} && date +%z >${q(power.offsetFile)}`] : []),
       '# GPU power telemetry on the first node, from before the engine until after the last benchmark.',
       `srun --overlap --nodes=1 --ntasks=1 "--nodelist=\${NODE_NAMES[0]}" --output="$LOG_DIR/telemetry.log" \\`,
-      `  ${env.length > 0 ? `env ${env.join(' ')} ` : ''}"\${FRONTIER[@]}" ${power.samplerArgs.map(q).join(' ')} &`,
+      `  ${power.pathPrefix ? `env PATH=${q(power.pathPrefix)}:"$PATH" ` : ''}"\${FRONTIER[@]}" ${power.samplerArgs.map(q).join(' ')} &`,
       'monitor=$!',
       '',
     );

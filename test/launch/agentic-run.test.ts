@@ -57,6 +57,12 @@ describe('frontier run: agentic-coding rows', () => {
     const agentic = manifest.points.filter((p) => p.agentic);
     expect(agentic.map((p) => p.status)).toEqual(['ok', 'ok']);
     for (const p of agentic) {
+      // Its GPU power, as InferenceX's AgentX adapter measures it: over the replay's profiling window.
+      expect(p.power).toEqual({ valid: true, reasons: [] });
+      const verdict = JSON.parse(readFileSync(join(dir.agenticDir(p.resultFilename), 'power_validation.json'), 'utf8')) as {
+        metrics: Record<string, number>;
+      };
+      expect(verdict.metrics.joules_per_output_token).toBeGreaterThan(0);
       const agg = JSON.parse(readFileSync(dir.agenticAggFile(p.resultFilename), 'utf8')) as Aggregate;
       expect(agg.scenario_type).toBe('agentic-coding');
       expect(agg.conc).toBe(2);

@@ -99,6 +99,13 @@ describe('frontier run on Slurm', () => {
     expect(files).toEqual(expect.arrayContaining(['gpu_metrics.csv', 'gpu_metrics_sampler.json', 'telemetry.log']));
     const sampler = JSON.parse(readFileSync(join(logs, 'gpu_metrics_sampler.json'), 'utf8')) as Record<string, unknown>;
     expect(sampler).toMatchObject({ source: 'nvidia-smi', died_before_stop: false });
+    // It read the engine's GPU, busy during the benchmarks (not an idle inventory GPU).
+    const utilisation = readFileSync(join(logs, 'gpu_metrics.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => parseInt(line.split(', ')[6]!, 10));
+    expect(Math.max(...utilisation)).toBeGreaterThan(20);
     for (const p of manifest.points) {
       expect(p.power).toEqual({ valid: true, reasons: [] });
       const a = JSON.parse(readFileSync(dir.aggFile(p.resultFilename), 'utf8')) as Record<string, number>;
@@ -132,6 +139,7 @@ describe('frontier run on Slurm', () => {
     const evals = { test: data.test, train: data.train, datasetDir, answersFile: data.testFile, limit: 40 };
     const { manifest, dir } = await runOnSlurm([singleRow({ conc: 2, 'run-eval': true })], cluster(), undefined, evals);
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    expect(manifest.points[0]!.power).toEqual({ valid: true, reasons: [] });
     expect(manifest.evals[0]).toMatchObject({ status: 'passed', concs: [2] });
     expect(manifest.evals[0]!.scores![0]!.strict).toBeGreaterThan(0.8);
     const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
