@@ -7,6 +7,7 @@
 // llama-server is built once from source (scripts/llama-server.mjs, ~8 min on 2 cores, cached in .cache/); where it
 // cannot be built (no cmake/g++), the llama.cpp row is left out with the reason and the rest runs.
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ensureLlamaServerAndModel, REPO } from './llama-server.mjs';
 
@@ -36,13 +37,14 @@ const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace
 // Paths as the user would type them from where they started (runs/<date>-<time> from the repository).
 const here = (path) => relative(process.cwd(), path) || '.';
 const out = process.argv[2] ? resolve(process.argv[2]) : here(join(REPO, 'runs', stamp));
-// The agentic rows replay a small synthetic corpus for two simulated minutes each (a real point runs an hour; at 30 s a one-lane point can sit out the window in a recorded pause).
+// The agentic rows replay a small synthetic corpus for 30 simulated seconds each (a real point
+// runs an hour), its pauses short enough (human pauses ~5 s, none over 15 s) that a one-lane point
+// cannot sit out the whole window in one.
 const corpus = join(out, 'traces', 'small.jsonl');
-const synth = spawnSync(process.execPath, [FRONTIER, 'traces', 'synth', '--scale', '0.05', '--traces', '24', '-o', corpus], {
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const synthArgs = ['traces', 'synth', '--scale', '0.05', '--traces', '24', '--human-gap', '5', '--max-gap', '15', '-o', corpus];
+const synth = spawnSync(process.execPath, [FRONTIER, ...synthArgs], { stdio: ['ignore', 'ignore', 'inherit'] });
 if (synth.status !== 0) process.exit(synth.status ?? 1);
-const agentic = ['--traces', corpus, '--agentic-duration', '120'];
+const agentic = ['--traces', corpus, '--agentic-duration', '30'];
 const child = spawn(process.execPath, frontier(['run', '--matrix', '-', '--cluster', 'local-sim', '--out', out, ...agentic]), {
   env,
   stdio: ['pipe', 'inherit', 'inherit'],
@@ -66,6 +68,7 @@ child.on('exit', (code, signal) => {
  */
 function serveDashboard(runStatus) {
   const db = process.env.FRONTIER_DB ?? here(join(REPO, 'runs', 'frontier.db'));
+  mkdirSync(dirname(resolve(db)), { recursive: true });
   const ingest = spawnSync(process.execPath, [FRONTIER, 'ingest', out, '--official', '--db', db], { stdio: 'inherit' });
   if (ingest.status !== 0) process.exit(ingest.status ?? 1);
   const port = process.env.PORT ?? '8080';

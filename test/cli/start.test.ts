@@ -48,6 +48,21 @@ describe('npm start', () => {
       expect(stdout).toMatch(/llama3\.1-8b fp8 sim TP2 agentic-coding kv dram\s+64\s+ok/);
       const all = JSON.parse(readFileSync(join(out, 'results_bmk/agg_bmk.json'), 'utf8')) as unknown[];
       expect(all).toHaveLength(fixed.length);
+      // Power: the simulated engines' points were measured through their fake nvidia-smi; the
+      // llama.cpp points ran on a machine without a GPU monitor and say so; multi-node points'
+      // power is srt-slurm's DCGM package, which a local run does not make.
+      const verdicts = new Map<string, Set<string>>();
+      for (const p of ran) {
+        const engine = manifest.groups.find((g) => g.id === p.group)!.engine;
+        const verdict = p.power?.valid ? 'valid' : (p.power?.reasons.join(',') ?? 'none');
+        verdicts.set(engine, new Set([...(verdicts.get(engine) ?? []), verdict]));
+      }
+      expect(Object.fromEntries([...verdicts].map(([k, v]) => [k, [...v]]))).toEqual({
+        'llama.cpp': ['telemetry_file_missing'],
+        sim: ['valid'],
+        'sim (for vllm)': ['valid'],
+        'sim (for dynamo-sglang)': ['power_artifacts_missing'],
+      });
 
       // Ingested as an official run, and the dashboard is up.
       expect(stdout).toContain(`points: ${fixed.length} (${fixed.length} new)`);
