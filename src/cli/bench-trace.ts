@@ -6,7 +6,7 @@ import { UserError } from '../util/user-error.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
 import { firstServedModel } from './served-model.js';
-import { clockFromEnv } from '../util/virtual-clock.js';
+import { clockAnchorFromEnv } from '../util/virtual-clock.js';
 
 /**
  * `frontier bench --trace FILE`: agentic trace replay, AIPerf's `inferencex-agentx-mvp` scenario
@@ -290,7 +290,7 @@ export async function traceBenchOptions(argv: string[]): Promise<TraceBenchArgs 
       warmupGracePeriodS: a.warmup_grace as number,
       idleGapCapS: a.gap_cap as number,
       timeScale: a.time_scale as number,
-      clockAnchorMs: clockFromEnv(a.time_scale as number).anchorMs,
+      clockAnchorMs: clockAnchorFromEnv(),
       liveAssistant: Boolean(a.live),
       cacheBust: !a.no_cache_bust,
       extraBody: extra.length > 0 ? parseExtraInputs(extra) : undefined,

@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { commaList } from './options.js';
 import { firstServedModel } from './served-model.js';
 import { isTraceBench, runTraceBenchCommand } from './bench-trace.js';
-import { clockFromEnv } from '../util/virtual-clock.js';
+import { clockAnchorFromEnv } from '../util/virtual-clock.js';
 
 /**
  * `frontier bench`: the reference client's command line (InferenceX's `benchmark_serving.py`
@@ -365,7 +365,7 @@ export async function benchOptions(
     maxFailureRate: a.max_failure_rate as number,
     saveDetailed: a.save_detailed as boolean,
     timeScale: a.time_scale as number,
-    clockAnchorMs: clockFromEnv(a.time_scale as number).anchorMs,
+    clockAnchorMs: clockAnchorFromEnv(),
   };
   const resultFile = a.result_file as string | undefined;
   const save = Boolean(a.save_result) || resultFile !== undefined;

@@ -21,8 +21,13 @@ export function virtualEpochMs(clock: VirtualClock, wallMs: number = Date.now())
 /** Wall-clock milliseconds for a virtual duration (how long to wait for `ms` of simulated time). */
 export const wallMsOf = (clock: VirtualClock, ms: number): number => ms / clock.scale;
 
+/** The run's clock anchor from FRONTIER_CLOCK_ANCHOR; undefined when it is not set (or not a time). */
+export function clockAnchorFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const anchor = Number(env[CLOCK_ANCHOR_ENV]);
+  return Number.isFinite(anchor) && anchor > 0 ? anchor : undefined;
+}
+
 /** The run's clock from the environment: `scale` from the caller, the anchor from FRONTIER_CLOCK_ANCHOR (else now). */
 export function clockFromEnv(scale: number, env: NodeJS.ProcessEnv = process.env, fallbackAnchorMs = Date.now()): VirtualClock {
-  const anchor = Number(env[CLOCK_ANCHOR_ENV]);
-  return { scale, anchorMs: Number.isFinite(anchor) && anchor > 0 ? anchor : fallbackAnchorMs };
+  return { scale, anchorMs: clockAnchorFromEnv(env) ?? fallbackAnchorMs };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { naiveLocalIso, utcOffset } from '../../src/util/date.js';
-import { clockFromEnv, virtualEpochMs, wallMsOf } from '../../src/util/virtual-clock.js';
+import { clockAnchorFromEnv, clockFromEnv, virtualEpochMs, wallMsOf } from '../../src/util/virtual-clock.js';
 
 describe('the virtual clock of a simulated run', () => {
   it('meets the wall clock at the anchor and runs scale times faster after it', () => {
@@ -15,6 +15,8 @@ describe('the virtual clock of a simulated run', () => {
     expect(clockFromEnv(4, { FRONTIER_CLOCK_ANCHOR: '1700000000000' }, 5)).toEqual({ scale: 4, anchorMs: 1_700_000_000_000 });
     expect(clockFromEnv(4, { FRONTIER_CLOCK_ANCHOR: 'soon' }, 5)).toEqual({ scale: 4, anchorMs: 5 });
     expect(clockFromEnv(4, {}, 5).anchorMs).toBe(5);
+    expect(clockAnchorFromEnv({})).toBeUndefined();
+    expect(clockAnchorFromEnv({ FRONTIER_CLOCK_ANCHOR: '1700000000000' })).toBe(1_700_000_000_000);
   });
 });
 
