@@ -260,7 +260,11 @@ async function pinFindings(head: Tree, base: Tree | undefined): Promise<Finding[
     }
   }
   // Launchers that must agree: the first pair is the reference, unless a review shows which launcher moved.
-  const pairs = launchers.filter((l) => l.pin.length > 0 && l.url.length > 0);
+  // Only well-formed pairs are compared: a malformed pin or URL is its own finding above.
+  const literal = (a: { raw: string }): boolean => !/[$`]/.test(a.raw);
+  const pairs = launchers.filter(
+    (l) => l.pin.length > 0 && l.url.length > 0 && literal(l.pin[0]!) && literal(l.url[0]!) && isFullCommit(l.pin[0]!.value),
+  );
   if (pairs.length > 1) {
     const valueOf = (l: PowerLauncher): string => `${l.url[0]!.value} @ ${l.pin[0]!.value}`;
     const groups = new Map<string, PowerLauncher[]>();
