@@ -255,6 +255,26 @@ describe('a change that breaks the power contract gets exactly its finding', () 
     expect(guard.found.map((f) => at(f, guard.head))).toEqual([['power/lane-gate', `${GB200}:302`]]);
   });
 
+  it('power/exporter-provisioning: a moving exporter image, and an exporter never hashed', async () => {
+    const { head, found } = await ownPowerFindings((h) => {
+      edit(h, GB200, 'dcgm-exporter:4.6.0-4.8.3-distroless"', 'dcgm-exporter:latest"');
+      edit(h, GB300, '    sha256sum "$DCGM_EXPORTER_SQSH" > "$GITHUB_WORKSPACE/exporter-image.sha256"\n', '');
+    });
+    expect(found.map((f) => at(f, head))).toEqual([
+      ['power/exporter-provisioning', `${GB200}:${lineOf(head, GB200, 'DCGM_EXPORTER_IMAGE=')}`],
+      ['power/exporter-provisioning', `${GB300}:${lineOf(head, GB300, 'DCGM_EXPORTER_IMAGE=')}`],
+    ]);
+    expect(found[0]!.message).toContain('not a fixed image');
+    expect(found[1]!.message).toContain('never hashes the exporter image');
+  });
+
+  it('power/telemetry-optional: a power recipe whose telemetry is not required (a warning)', async () => {
+    const { head, found } = await ownPowerFindings((h) => edit(h, QWEN_GB300, 'required: true', 'required: false', 'telemetry:'));
+    expect(found.map((f) => [...at(f, head), f.severity])).toEqual([
+      ['power/telemetry-optional', `${QWEN_GB300}:${lineOf(head, QWEN_GB300, 'required: false')}`, 'warning'],
+    ]);
+  });
+
   it('an unrelated edit of a power launcher or the workflow makes no power finding', async () => {
     const { found } = await ownPowerFindings((h) => {
       edit(h, GB200, 'echo "Cloning srt-slurm repository..."', 'echo "Cloning the srt-slurm repository..."');

@@ -507,12 +507,119 @@ export const powerLaneGate: Rule = {
   },
 };
 
+/** What a power launcher does with the exporter image: each item, how it is recognised, and what its absence does. */
+const PROVISIONING: readonly { test: RegExp; missing: string; add: string }[] = [
+  {
+    test: /\bimport_squash\s+"?\$\{?DCGM_EXPORTER_SQSH\}?"?\s+"?\$\{?DCGM_EXPORTER_IMAGE\}?"?/,
+    missing: 'never imports the exporter image into its squash file (import_squash)',
+    add: 'import_squash "$DCGM_EXPORTER_SQSH" "$DCGM_EXPORTER_IMAGE"',
+  },
+  {
+    test: /\btest -r\s+"?\$\{?DCGM_EXPORTER_SQSH\}?"?\s*\|\|/,
+    missing: 'never checks that the squash file is readable before the job uses it',
+    add: 'test -r "$DCGM_EXPORTER_SQSH" || { echo "…" >&2; exit 1; }',
+  },
+  {
+    test: /\bsha256sum\s+"?\$\{?DCGM_EXPORTER_SQSH\}?"?\s*>\s*"?\$\{?GITHUB_WORKSPACE\}?\/exporter-image\.sha256"?/,
+    missing:
+      'never hashes the exporter image into $GITHUB_WORKSPACE/exporter-image.sha256 (the audit cannot tell which exporter measured)',
+    add: 'sha256sum "$DCGM_EXPORTER_SQSH" > "$GITHUB_WORKSPACE/exporter-image.sha256"',
+  },
+  {
+    test: /dcgm-exporter: \$\{?DCGM_EXPORTER_SQSH\}?"?\s+srtslurm\.yaml/,
+    missing: 'never adds the dcgm-exporter container alias to srtslurm.yaml (the recipe names a container nobody provisioned)',
+    add: 'sed -i "/^  nginx-sqsh:/a\\\\  dcgm-exporter: ${DCGM_EXPORTER_SQSH}" srtslurm.yaml',
+  },
+  {
+    test: /grep -q "\^\s+dcgm-exporter: "\s+srtslurm\.yaml\s*\|\|/,
+    missing: 'never verifies that the dcgm-exporter alias landed in srtslurm.yaml (a missing anchor fails silently)',
+    add: 'grep -q "^  dcgm-exporter: " srtslurm.yaml || { echo "…" >&2; exit 1; }',
+  },
+];
+
+export const powerExporterProvisioning: Rule = {
+  id: 'power/exporter-provisioning',
+  severity: 'error',
+  scope: 'tree',
+  description:
+    'a power launcher provisions a pinned DCGM exporter image, checks and hashes it, and injects and verifies its srtslurm.yaml alias',
+  explanation:
+    "When the lane is on, the launcher sets DCGM_EXPORTER_IMAGE to a fixed image (InferenceX: nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless), imports it with import_squash, checks the squash with `test -r`, records `sha256sum` of it in $GITHUB_WORKSPACE/exporter-image.sha256 (copied into the logs' power/ folder for the audit), adds the `dcgm-exporter` alias after the nginx-sqsh line of srtslurm.yaml and verifies it with `grep -q`. A moving image (`:latest`, no tag, an expansion) measures with whichever exporter is current; each missing step either fails the job late or leaves the measurement without provenance. Add the missing line as the other power launcher has it.",
+  check: async ({ head }) => {
+    const out: Finding[] = [];
+    for (const l of await powerLaunchers(head)) {
+      const on = l.lane.find((a) => a.value === '1');
+      if (!on) continue;
+      const own = [fileSubject(head, l.path)];
+      const images = l.lines.flatMap((text, i) => {
+        const m = /^\s*DCGM_EXPORTER_IMAGE=(.*)$/.exec(text);
+        return m ? [{ line: i + 1, raw: m[1]!.trim() }] : [];
+      });
+      if (images.length === 0) {
+        out.push({
+          ...at(head, l.path, on.line),
+          message: 'the launcher turns the power lane on but never sets DCGM_EXPORTER_IMAGE: no exporter is provisioned',
+          hint: 'in the power block: DCGM_EXPORTER_IMAGE="<registry>/dcgm-exporter:<version>", then import, check, hash and inject it',
+          subjects: own,
+        });
+        continue;
+      }
+      const image = images[0]!;
+      const value = image.raw.replace(/^"|"$/g, '');
+      if (/[$`]/.test(value) || !/[:@][^/]+$/.test(value) || /:latest$/.test(value))
+        out.push({
+          ...at(head, l.path, image.line),
+          message: `DCGM_EXPORTER_IMAGE is ${image.raw}, not a fixed image (a literal with a version tag or digest): the exporter that measures power can change from run to run`,
+          hint: 'pin the exporter image, e.g. DCGM_EXPORTER_IMAGE="nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"',
+          subjects: own,
+        });
+      const text = l.lines.join('\n');
+      const missing = PROVISIONING.filter((p) => !p.test.test(text));
+      if (missing.length > 0)
+        out.push({
+          ...at(head, l.path, image.line),
+          message: `the power lane's exporter ${missing.map((m) => m.missing).join('; ')}`,
+          hint: `add ${missing.map((m) => m.add).join(' and ')}`,
+          subjects: own,
+        });
+    }
+    return out;
+  },
+};
+
+export const powerTelemetryOptional: Rule = {
+  id: 'power/telemetry-optional',
+  severity: 'warning',
+  scope: 'tree',
+  description: 'a recipe that enables dcgm-power makes its telemetry required',
+  explanation:
+    "InferenceX's official power recipes set telemetry.required: true, so a run whose exporter or collector fails fails, instead of publishing a benchmark point that silently has no power (or partial power) while the lane says it measured it. Without it a broken exporter goes unnoticed until someone looks for the joules. Set required: true in the telemetry block.",
+  check: ({ head }) => {
+    const out: Finding[] = [];
+    for (const [path, file] of head.recipes) {
+      const bytes = head.recipeBytes.get(path);
+      if (!bytes || !launcherSeesPower(bytes.toString('utf8'))) continue;
+      const t = telemetryOf(file.doc.value);
+      if (!t || t['required'] === true) continue;
+      out.push({
+        ...recipeLocation(head, file, 'required' in t ? 'telemetry.required' : 'telemetry'),
+        message: `telemetry enables dcgm-power but required is ${'required' in t ? JSON.stringify(t['required']) : 'not set'}: a failed exporter gives a result without power instead of a failed run`,
+        hint: 'set required: true in the telemetry block',
+        subjects: [subject.recipe(path)],
+      });
+    }
+    return out;
+  },
+};
+
 export const POWER_RULES: readonly Rule[] = [
   powerFramework,
   powerUnsupportedLauncher,
   powerUndetectedTelemetry,
   powerExporterSettings,
+  powerTelemetryOptional,
   powerLaneGate,
+  powerExporterProvisioning,
   powerProducerPin,
   powerPinLiteral,
   powerPinnedClone,
