@@ -3,6 +3,7 @@ import { DEFAULT_CHANGELOG, readChange } from '../changelog/index.js';
 import { subject } from './rule.js';
 import { treeLaunchers } from '../clusters/index.js';
 import { resolvedReferences } from './rules/shared.js';
+import { powerWatchedFiles } from './rules/power-lane.js';
 import type { Tree } from './tree.js';
 import type { TreeChange } from './tree-change.js';
 
@@ -71,6 +72,8 @@ async function changedCatalogFiles(base: Tree, head: Tree): Promise<string[]> {
     ...head.clusterFiles,
     ...base.clusterFiles,
     ...[...(await treeLaunchers(head)).values(), ...(await treeLaunchers(base)).values()].map((l) => l.path),
+    // Where the power rules can find a problem outside launchers and recipes (workflows, a copied pin).
+    ...(await powerWatchedFiles(head)),
   ]);
   const out: string[] = [];
   for (const path of paths) {

@@ -11,7 +11,7 @@ export interface TreeChange {
     /** Head line numbers of the lines the change added. */
     addedLines: number[];
   };
-  /** Master-config, runner, cluster-profile and launcher files whose bytes differ, as displayed in findings. */
+  /** Master-config, runner, cluster-profile and launcher files whose bytes differ, as displayed in findings (with the workflows and pin-holding files the power rules read). */
   files: string[];
   /** Launchers (runners/launch_*.sh) whose srt-slurm clones changed, and those clones (route subjects). */
   launchers: { changed: string[]; routes: string[] };

@@ -27,6 +27,7 @@ import {
 } from './recipe-consistency.js';
 import { colocationDoesNotFit, engineGpusMismatch, gpuOverlap, workerDoesNotTileNode, workersDoNotFit } from './recipe-plan.js';
 import { configFileMissing, configFileUnverifiable } from './recipe-references.js';
+import { POWER_RULES } from './power.js';
 import { recipeSchema } from './recipe-schema.js';
 import { recipeUnrouted } from './recipe-unrouted.js';
 import { ruleShadowed } from './rule-shadowed.js';
@@ -75,4 +76,5 @@ export const RULES: readonly Rule[] = [
   launcherUnpinnedToolchain,
   launcherUnroutedRow,
   launcherDeadBranch,
+  ...POWER_RULES,
 ];
