@@ -1,8 +1,9 @@
 /** Where a point's GPU telemetry is, relative to the run directory (its power step integrates it). */
-export interface PointTelemetry {
+export type PointTelemetry =
   /** A single-node GPU monitor's CSV (nvidia-smi's or amd-smi's format). */
-  csv: string;
-}
+  | { csv: string }
+  /** A multi-node launch's DCGM power package (manifest.json, samples.csv, windows/), by its producer. */
+  | { package: string; producer: string };
 
 /** What an executor reports back about a point. */
 export type PointOutcome =

@@ -4,6 +4,8 @@ import type { Launch } from '../engines/index.js';
 import type { PlannedPoint } from '../plan/index.js';
 import { findHardware } from '../sim/index.js';
 import { rowEnv, runAgenticPowerFs } from '../results/index.js';
+import type { PowerSettings } from '../results/index.js';
+import type { PointTelemetry } from './point-outcome.js';
 import { startSampler } from '../telemetry/index.js';
 import type { SamplerHandle, SamplerSource, SamplerSummary } from '../telemetry/index.js';
 import { CLOCK_ANCHOR_ENV } from '../util/virtual-clock.js';
@@ -133,6 +135,13 @@ export async function startLaunchPower(o: LaunchPowerOptions): Promise<LaunchPow
 
 /** No telemetry file: a path nothing writes, so the power step records `telemetry_file_missing`. */
 export const NO_CSV = 'no-gpu-telemetry/gpu_metrics.csv';
+
+/** The power step's settings for a point's telemetry (paths relative to the run directory). */
+export function powerSettingsOf(telemetry: PointTelemetry | undefined, requirePower: boolean): PowerSettings {
+  if (telemetry && 'package' in telemetry)
+    return { powerArtifactDir: telemetry.package, powerResultRoot: '.', powerProducerSha: telemetry.producer, requirePower };
+  return { gpuMetricsCsv: telemetry?.csv ?? NO_CSV, requirePower };
+}
 
 /**
  * A point's power verdict (its sidecar) into its record. Invalid power is recorded and the point

@@ -17,7 +17,7 @@ import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
 import { loads } from '../pycompat/index.js';
 import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
-import { NO_CSV, POWER_INTERVAL_MS, agenticPower, settlePower } from './power.js';
+import { POWER_INTERVAL_MS, agenticPower, powerSettingsOf, settlePower } from './power.js';
 import { JOB_SCRIPT_FRAMEWORKS, gpuFor, modelPath, runsJobScript } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from '../plan/launches.js';
@@ -509,10 +509,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
         const processed = processResult(
           loads(outcome.raw),
           identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
-          {
-            settings: { gpuMetricsCsv: outcome.telemetry?.csv ?? NO_CSV, requirePower },
-            files: fsTelemetry(dir.root),
-          },
+          { settings: powerSettingsOf(outcome.telemetry, requirePower), files: fsTelemetry(dir.root) },
         );
         dir.writeAggWithPower(p.resultFilename, processed.aggJson, processed.powerValidationFile, processed.powerValidationJson);
         record.outputTputPerGpu = Number(processed.agg.output_tput_per_gpu);

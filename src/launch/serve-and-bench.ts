@@ -7,6 +7,9 @@ import type { Launch } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
 import { MAX_SAMPLE_GAP_MS, noLaunchPower, simulatedGpus, startLaunchPower } from './power.js';
+import { FRONTIER_POWER_PRODUCER, startPackagePower } from './power-package.js';
+import { placeWorkers } from '../plan/placement.js';
+import type { PlannedPoint } from '../plan/index.js';
 import { sim } from '../engines/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
@@ -37,6 +40,9 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
  */
 const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> =>
   sleep(wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * intervalMs) + 50);
+
+/** A local run's nodes share this host: names that tell them apart in its power telemetry. */
+const nodeNames = (count: number): string[] => Array.from({ length: count }, (_, i) => `node${i}`);
 
 function readyTargets(launch: Launch): ReadyTarget[] {
   const targets: ReadyTarget[] = [];
@@ -74,20 +80,53 @@ export async function serveAndBench(
   const clock = { scale: launch.client.timeScale, anchorMs: ctx.clockAnchorMs };
   // An agentic point's telemetry goes beside its replay's artifacts, where InferenceX's power adapter reads it.
   const agentic = points.length === 1 && isAgenticRow(points[0]!.row) ? dir.agenticDir(points[0]!.resultFilename) : undefined;
-  // A multi-node point's power is the srt-slurm DCGM package's (not measured by a local launch).
-  const power = isMultiNodeRow(g.rows[0]!)
+  const simulated = ctx.group.adapter === sim ? simulatedGpus(launch, ctx.group.deployment.gpu, o.frontierCommand) : undefined;
+  // A multi-node point's power is a DCGM power package: made for the simulated engine, else not measured here.
+  const multiNode = isMultiNodeRow(g.rows[0]!);
+  const pkg =
+    multiNode && simulated && !agentic
+      ? await startPackagePower({
+          runRoot: dir.root,
+          logDir,
+          clock,
+          intervalMs: ctx.powerIntervalMs,
+          gpus: simulated,
+          placement: placeWorkers(ctx.group.deployment.layout, cluster.gpusPerNode, nodeNames(cluster.nodes)),
+          launch,
+          label: g.label,
+        })
+      : undefined;
+  const power = multiNode
     ? noLaunchPower(clock)
     : await startLaunchPower({
         runRoot: dir.root,
         logDir: agentic ?? logDir,
         clock,
         intervalMs: ctx.powerIntervalMs,
-        simulated: ctx.group.adapter === sim ? simulatedGpus(launch, ctx.group.deployment.gpu, o.frontierCommand) : undefined,
+        simulated,
       });
   if (power.problem) reporter.note?.(`  ${power.problem}`);
   if (agentic) writeFileAtomic(join(agentic, 'agentic_power_timezone_offset.txt'), `${utcOffset()}\n`, { mkdir: true });
-  const processes = launch.processes.map((p) => ({ ...p, env: { ...p.env, ...power.engineEnv } }));
+  const processes = pkg?.processes ?? launch.processes.map((p) => ({ ...p, env: { ...p.env, ...power.engineEnv } }));
   const running = startProcesses(processes, logDir);
+  await pkg?.start();
+  // A package's points are finished together once it is written: its windows need their results.
+  const deferred: [PlannedPoint, { status: 'ok' | 'invalid'; raw: string; problems: string[] }][] = [];
+  const finishPackage = async (): Promise<void> => {
+    if (!pkg || deferred.length === 0) return;
+    const done = deferred.splice(0);
+    for (const [p, outcome] of done) dir.writeRaw(p.resultFilename, outcome.raw);
+    try {
+      await pkg.finish(
+        done.map(([p]) => p),
+        (p) => dir.rawFile(p.resultFilename),
+      );
+    } catch (e) {
+      reporter.note?.(`  the power package could not be written: ${(e as Error).message}`);
+    }
+    const telemetry = { package: pkg.dir, producer: FRONTIER_POWER_PRODUCER };
+    for (const [p, outcome] of done) ctx.finishPoint(p, { ...outcome, telemetry });
+  };
   recordEngines(dir.enginesFile, logDir, running.pids);
   for (const [name, text] of Object.entries(o.written ?? {})) writeFileSync(join(logDir, name), text);
   const stop = (): void => void running.stop();
@@ -158,15 +197,16 @@ export async function serveAndBench(
       // Requests fail as soon as connections drop, a moment before the exit is reported.
       if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
       const during = dead('during the benchmark');
+      const outcome = {
+        status: report.valid ? ('ok' as const) : ('invalid' as const),
+        raw: JSON.stringify(report.result),
+        problems: report.problems,
+      };
       if (during) ctx.finishPoint(p, { status: 'failed', error: during });
-      else
-        ctx.finishPoint(p, {
-          status: report.valid ? 'ok' : 'invalid',
-          raw: JSON.stringify(report.result),
-          problems: report.problems,
-          telemetry: { csv: power.csv },
-        });
+      else if (pkg) deferred.push([p, outcome]);
+      else ctx.finishPoint(p, { ...outcome, telemetry: { csv: power.csv } });
     }
+    await finishPackage();
     if (ctx.evaluate && !signal.aborted) {
       const before = dead('before the eval');
       if (before) throw new Error(before);
@@ -174,6 +214,7 @@ export async function serveAndBench(
     }
   } finally {
     signal.removeEventListener('abort', stop);
+    await finishPackage();
     await power.stop();
     await running.stop();
     clearEngines(dir.enginesFile);

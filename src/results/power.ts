@@ -23,3 +23,7 @@ export { agenticPowerStep, buildPowerWindow } from './power/agentic.js';
 export type { AgenticPowerOptions, AgenticPowerPlan, AdapterFailure } from './power/agentic.js';
 export { runAggregatePowerFs, runAgenticPowerFs } from './power/run-fs.js';
 export type { AgenticPowerArgs, AggregatePowerArgs, StepRun } from './power/run-fs.js';
+export { BENCHMARK_TYPE_SA_BENCH, openPowerPackage, writePowerPackage } from './power/package-write.js';
+export type { PackageOutcome, PowerPackageInput, WindowRecord } from './power/package-write.js';
+export { readSamples } from './power/package.js';
+export type { ExpectedDevice, SampleRow } from './power/package.js';

@@ -183,8 +183,19 @@ describe('frontier run, disaggregated on simulated engines', () => {
   it('1P1D: a prefill sim, a decode sim and the router, benched through the router', async () => {
     const { manifest, dir } = await runRows([disaggRow({ conc: [2, 4] })], simCluster({ engines: { sim: { speed: 4 } } }));
     expect(statuses(manifest)).toEqual(['2:ok', '4:ok']);
-    const logs = readdirSync(join(dir.root, manifest.groups[0]!.logs!)).sort();
-    expect(logs).toEqual(['decode-0.log', 'launch.sh', 'prefill-0.log', 'router.log']);
+    const logDir = join(dir.root, manifest.groups[0]!.logs!);
+    const logs = readdirSync(logDir).sort();
+    expect(logs).toEqual([
+      'dcgm',
+      'dcgm-exporter-node0.log',
+      'dcgm-exporter-node1.log',
+      'decode-0.log',
+      'gpus',
+      'launch.sh',
+      'power',
+      'prefill-0.log',
+      'router.log',
+    ]);
     const agg = JSON.parse(readFileSync(dir.aggFile(manifest.points[0]!.resultFilename), 'utf8')) as Record<string, unknown>;
     expect(agg).toMatchObject({
       is_multinode: true,
@@ -194,6 +205,19 @@ describe('frontier run, disaggregated on simulated engines', () => {
       decode_tp: 8,
       conc: 2,
     });
+    // Power as srt-slurm's dcgm-power lanes measure it: a DCGM exporter per node, one collector, a
+    // package with a window per point; the multinode power step splits the energy by role.
+    expect(readdirSync(join(logDir, 'power')).sort()).toEqual(['manifest.json', 'samples.csv', 'windows']);
+    const manifestJson = JSON.parse(readFileSync(join(logDir, 'power', 'manifest.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifestJson).toMatchObject({ status: 'complete', publication_valid: true });
+    for (const p of manifest.points) {
+      expect(p.power).toEqual({ valid: true, reasons: [] });
+      const a = JSON.parse(readFileSync(dir.aggFile(p.resultFilename), 'utf8')) as Record<string, number>;
+      expect(a.prefill_gpu_energy_j).toBeGreaterThan(0);
+      expect(a.decode_gpu_energy_j).toBeGreaterThan(0);
+      expect(a.prefill_gpu_energy_j! + a.decode_gpu_energy_j!).toBeCloseTo(a.total_gpu_energy_j!, 0);
+      expect(a.decode_joules_per_output_token).toBeGreaterThan(0);
+    }
     // One matrix row with two concurrencies is one job.
     expect(JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'))).toEqual({
       'test-sim': { n_success: 1, total: 1 },
