@@ -639,7 +639,8 @@ export async function runAmdSmi(args: readonly string[], io: SmiIo): Promise<num
 /** The DCGM exporter's body for the node now. */
 export async function dcgmMetrics(env: NodeJS.ProcessEnv): Promise<string> {
   const faults = parseFaults(env[SMI_FAULT_ENV]);
-  const { snapshot } = await sample(env);
+  // An exporter answers each scrape as of that scrape, not as of its own start.
+  const { snapshot } = await sample(env, Date.now());
   return dcgmText(
     snapshot.gpus.filter((g) => !faults.hiddenGpus.has(g.index)),
     nodeName(env),

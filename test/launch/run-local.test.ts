@@ -9,6 +9,7 @@ import type { EvalSettings, RunManifest } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
+import { findHardware } from '../../src/sim/index.js';
 import { CLI, tempFiles } from '../helpers.js';
 import { ensureLlamaServerAndModel } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
@@ -217,6 +218,8 @@ describe('frontier run, disaggregated on simulated engines', () => {
       expect(a.decode_gpu_energy_j).toBeGreaterThan(0);
       expect(a.prefill_gpu_energy_j! + a.decode_gpu_energy_j!).toBeCloseTo(a.total_gpu_energy_j!, 0);
       expect(a.decode_joules_per_output_token).toBeGreaterThan(0);
+      // The exporters read the engines' GPUs, busy during the benchmark, not an idle inventory.
+      expect(a.avg_power_w).toBeGreaterThan(1.2 * findHardware('h100').power.idleW);
     }
     // One matrix row with two concurrencies is one job.
     expect(JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'))).toEqual({
