@@ -1,6 +1,5 @@
-import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
-import type { AddressInfo } from 'node:net';
+import { freePort } from './free-port.js';
 import type { SharedCores } from '../bench/saturation.js';
 import { renderLaunchScript } from '../engines/index.js';
 import type { Launch, Ports } from '../engines/index.js';
@@ -15,17 +14,6 @@ import { serveAndBench } from './serve-and-bench.js';
  * stands for this host), the readiness barrier, then the load generator in this process at each
  * concurrency. An engine that dies fails the points it could not serve, with its log's tail.
  */
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Ports the OS says are free now (taken in order; a launch needs a handful). */
 async function freePorts(n: number): Promise<Ports> {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
+import { freePort } from './free-port.js';
 import type { EngineProcess, Launch, Placement } from '../engines/index.js';
 import type { PlannedPoint } from '../plan/index.js';
 import { BENCHMARK_TYPE_SA_BENCH, fsTelemetry, readSamples, writePowerPackage } from '../results/index.js';
@@ -47,17 +46,6 @@ export interface PackagePower {
   finish(points: readonly PlannedPoint[], rawFile: (p: PlannedPoint) => string): Promise<PackageOutcome>;
   /** The package's folder, relative to the run directory. */
   dir: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPackagePower(o: PackagePowerOptions): Promise<PackagePower> {
