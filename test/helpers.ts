@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -127,4 +128,17 @@ export function git(cwd: string, ...args: string[]): string {
     cwd,
     encoding: 'utf8',
   }).trim();
+}
+
+/** The `http://127.0.0.1:PORT` a server child prints once it listens (`… on http://…`); rejects when it exits first. */
+export function announcedUrl(child: ChildProcess, what = 'sim'): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`${what} exited ${code}`)));
+  });
 }

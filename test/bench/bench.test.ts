@@ -6,22 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBench, settleOutcome, gpt2Tokenizer } from '../../src/bench/index.js';
 import type { BenchOptions, RequestResult } from '../../src/bench/index.js';
 import { benchOptions } from '../../src/cli/bench.js';
-import { CLI, runCliAsync, tempFiles } from '../helpers.js';
+import { announcedUrl, CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startLlamaServer } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
 
 /** A `frontier sim serve` process (the CLI, as users run it) on a free port. */
 async function sim(args: string[]): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [CLI, 'sim', 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`sim exited ${code}`)));
-  });
+  const url = await announcedUrl(child);
   return {
     url,
     child,

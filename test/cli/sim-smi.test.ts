@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { writeStandins } from '../../src/launch/inferencex/standins.js';
 import { integrateDevice } from '../../src/results/power/common.js';
 import type { PowerSample } from '../../src/results/power/common.js';
-import { CLI, runCli, runCliAsync } from '../helpers.js';
+import { announcedUrl, CLI, runCli, runCliAsync } from '../helpers.js';
 
 /**
  * The simulated GPU monitors against a real `frontier sim serve` (the built bundle): the fake
@@ -90,15 +90,7 @@ async function startSim(dir: string, anchor: number): Promise<Node> {
   const args = ['sim', 'serve', '--port', '0', '--hardware', 'h100', '--tp', '2', '--speed', String(SPEED)];
   const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`sim exited ${code}`)));
-  });
+  const url = await announcedUrl(child);
   // Registered before it announces itself.
   expect(readdirSync(env.FRONTIER_SIM_GPU_REGISTRY)).toHaveLength(1);
   return { url, env };
@@ -339,15 +331,7 @@ describe('frontier sim dcgm-exporter', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`exporter exited ${code}`)));
-    });
+    const url = await announcedUrl(child, 'exporter');
     const res = await fetch(`${url}/metrics`);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();

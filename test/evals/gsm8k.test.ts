@@ -17,7 +17,7 @@ import {
   loadGsm8k,
   maxTokensFor,
 } from '../../src/evals/index.js';
-import { CLI, REPO, runCliAsync, tempFiles } from '../helpers.js';
+import { announcedUrl, CLI, REPO, runCliAsync, tempFiles } from '../helpers.js';
 import { singleRow } from '../launch/fixtures.js';
 import { startLlamaServer } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
@@ -40,15 +40,7 @@ async function sim(accuracy: number, extra: string[] = []): Promise<{ url: strin
     String(accuracy),
   ];
   const child = spawn(process.execPath, [CLI, ...args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`sim exited ${code}`)));
-  });
+  const url = await announcedUrl(child);
   servers.push(child);
   return { url, child };
 }
