@@ -1,16 +1,41 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// `npm start` runs a whole sweep and judges whether its load generator kept up: alongside other
-// test files on a 2-core machine it would not (its points measured invalid, rightly), so it runs
-// alone, after the rest.
+// Three groups, one after the other:
+// - 'checks': tests of logic and of the CLI on files (review rules, catalog, matrix, store, CI
+//   machinery), whose verdicts do not depend on timing: two files at a time.
+// - 'suite': everything that starts engines, load generators, Slurm jobs or a browser and judges
+//   what it measured: one file at a time, so that no other test file competes for the cores (a
+//   starved client measures its points invalid, rightly).
+// - 'alone': `npm start`, a whole sweep, last.
+const ci = readdirSync(fileURLToPath(new URL('test/ci', import.meta.url)))
+  .filter((f) => f.endsWith('.test.ts') && f !== 'workflow-run.test.ts')
+  .map((f) => `test/ci/${f}`);
+const CHECKS = [
+  'test/{catalog,changelog,clusters,contract,engines,lint,matrix,plan,pycompat,recipes,results,review,store,support,traces,util}/**/*.test.ts',
+  'test/cli/{argparse,changelog,cli,compare-power,engine-tuning,inputs,options,report,review}.test.ts',
+  'test/{docs,fixtures}.test.ts',
+  ...ci,
+];
 const ALONE = ['test/cli/start.test.ts'];
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: ALONE, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'alone', include: ALONE, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'checks', include: CHECKS, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...CHECKS, ...ALONE],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 2 } } },
     ],
   },
 });
