@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Three groups, one after the other:
-// - 'checks': tests of logic and of the CLI on files (review rules, catalog, matrix, store, CI
-//   machinery), whose verdicts do not depend on timing: two files at a time.
+// - 'checks': tests of logic, of the CLI on files and of the API (review rules, catalog, matrix,
+//   store, CI machinery), whose verdicts do not depend on timing: two files at a time.
 // - 'suite': everything that starts engines, load generators, Slurm jobs or a browser and judges
 //   what it measured: one file at a time, so that no other test file competes for the cores (a
 //   starved client measures its points invalid, rightly).
@@ -15,7 +15,9 @@ const ci = readdirSync(fileURLToPath(new URL('test/ci', import.meta.url)))
 const CHECKS = [
   'test/{catalog,changelog,clusters,contract,engines,lint,matrix,plan,pycompat,recipes,results,review,store,support,traces,util}/**/*.test.ts',
   'test/cli/{argparse,changelog,cli,compare-power,engine-tuning,inputs,options,report,review}.test.ts',
-  'test/{docs,fixtures}.test.ts',
+  'test/api/{agentic,api,archive,cli,power}.test.ts',
+  'test/web/{lib,agentic-lib,power-lib}.test.ts',
+  'test/{docs,fixtures,llama-server}.test.ts',
   ...ci,
 ];
 const ALONE = ['test/cli/start.test.ts'];

@@ -7,13 +7,24 @@
 // - what the script starts: the script run with that environment under shims that record each
 //   engine's argv and environment.
 // The oracle's answer for every single-node row of the fixture sweep is kept as a golden
-// (UPDATE_GOLDEN=1 reruns the oracle on all of them and rewrites it); each run reruns it on one row
-// of each kind of answer, so the golden stays InferenceX's. Frontier must match the golden: the
+// (UPDATE_GOLDEN=1 reruns the oracle on all of them and rewrites it), with a digest of the checkout
+// it was recorded on; each run reruns it on one row of each script. Frontier must match the golden: the
 // script and environment of every row, as its dry run plans them, and what the script starts, by
 // `run --dry-run`, for one row of each kind (rows whose answers differ only in their numbers).
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, relative } from 'node:path';
+import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -395,6 +406,30 @@ async function oracle(rows: readonly SingleNodeRow[], root: string): Promise<Map
 const kindOf = (answer: Answer): string => JSON.stringify(answer).replace(/\d+/g, '#');
 
 const GOLDEN = join(BUNDLED_INFERENCEX, 'golden', 'single-node-scripts.json.gz');
+
+/** The golden: the oracle's answers, and the checkout they were recorded on (its digest). */
+interface Golden {
+  tree: string;
+  answers: Record<string, Answer>;
+}
+
+/** A digest of every file under `root` (links followed), by path and content. */
+function digestOf(root: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else
+        hash
+          .update(`${relative(root, path)}\0`)
+          .update(readFileSync(path))
+          .update('\0');
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
+}
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 interface DryRun {
@@ -418,13 +453,14 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
       expect(rows.length).toBeGreaterThan(600);
       const root = tempFiles({ 'clusters/node.yaml': 'scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h200\n' });
 
-      if (UPDATE)
-        writeFileSync(GOLDEN, gzipSync(`${JSON.stringify(Object.fromEntries(await oracle(rows, join(root, 'all'))))}\n`));
-      const golden = JSON.parse(gunzipSync(readFileSync(GOLDEN)).toString('utf8')) as Record<string, Answer>;
-      expect(
-        Object.keys(golden).sort(),
-        'the fixture sweep changed: UPDATE_GOLDEN=1 npx vitest run test/launch/inferencex-scripts.test.ts',
-      ).toEqual(rows.map(rowKey).sort());
+      if (UPDATE) {
+        const answers = Object.fromEntries(await oracle(rows, join(root, 'all')));
+        writeFileSync(GOLDEN, gzipSync(`${JSON.stringify({ tree: digestOf(TREE), answers })}\n`));
+      }
+      const { tree: recorded, answers: golden } = JSON.parse(gunzipSync(readFileSync(GOLDEN)).toString('utf8')) as Golden;
+      const regenerate = 'UPDATE_GOLDEN=1 npx vitest run test/launch/inferencex-scripts.test.ts';
+      expect(recorded, `the fixture checkout changed: ${regenerate}`).toBe(digestOf(TREE));
+      expect(Object.keys(golden).sort(), `the fixture sweep changed: ${regenerate}`).toEqual(rows.map(rowKey).sort());
       const answerOf = (row: SingleNodeRow): Answer => golden[rowKey(row)]!;
       expect(rows.filter((r) => 'problem' in answerOf(r)).map(rowKey)).toEqual([]);
 
@@ -457,10 +493,16 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
       }
       expect({ count: mismatches.length, first: mismatches.slice(0, 3) }).toEqual({ count: 0, first: [] });
 
-      // What the script starts, by the dry run, for one row of each kind; the oracle reruns on them.
+      // What the script starts, by the dry run, for one row of each kind; the oracle reruns on one
+      // row of each script, to show the golden is still what its code records.
       const kinds = new Map<string, SingleNodeRow>();
       for (const row of rows) if (!kinds.has(kindOf(answerOf(row)))) kinds.set(kindOf(answerOf(row)), row);
       const chosen = [...kinds.values()];
+      const scripts = new Map<string, SingleNodeRow>();
+      for (const row of chosen) {
+        const { script } = answerOf(row) as Exclude<Answer, { problem: string }>;
+        if (!scripts.has(script)) scripts.set(script, row);
+      }
       writeFileSync(join(root, 'rows.json'), JSON.stringify(chosen));
       const [dry, rerun] = await Promise.all([
         runCliAsync(
@@ -480,7 +522,7 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
           ],
           { cwd: root },
         ),
-        oracle(chosen, join(root, 'chosen')),
+        oracle([...scripts.values()], join(root, 'rerun')),
       ]);
       expect(dry.stderr).toBe('');
       const plan = JSON.parse(dry.stdout) as DryRun;
@@ -495,7 +537,7 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
       for (const row of chosen) {
         const answer = answerOf(row) as Exclude<Answer, { problem: string }>;
         // The golden is still what InferenceX does.
-        if (JSON.stringify(rerun.get(rowKey(row))) !== JSON.stringify(answer))
+        if (rerun.has(rowKey(row)) && JSON.stringify(rerun.get(rowKey(row))) !== JSON.stringify(answer))
           mismatches.push(
             `${what(row)}: InferenceX now ${shown(rerun.get(rowKey(row)))}\n  the golden ${shown(answer)}\n  (UPDATE_GOLDEN=1 rewrites it)`,
           );
