@@ -9,6 +9,8 @@ import { defineConfig } from 'vitest/config';
 //   what it measured: one file at a time, so that no other test file competes for the cores (a
 //   starved client measures its points invalid, rightly).
 // - 'alone': `npm start`, a whole sweep, last.
+// Test files share their worker's modules (isolate: false; a fresh process per file costs about a
+// second here): a test that changes process.env or another global puts it back when it ends.
 const ci = readdirSync(fileURLToPath(new URL('test/ci', import.meta.url)))
   .filter((f) => f.endsWith('.test.ts') && f !== 'workflow-run.test.ts')
   .map((f) => `test/ci/${f}`);
@@ -26,7 +28,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     projects: [
-      { extends: true, test: { name: 'checks', include: CHECKS, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'checks', include: CHECKS, maxWorkers: 2, isolate: false, sequence: { groupOrder: 0 } } },
       {
         extends: true,
         test: {

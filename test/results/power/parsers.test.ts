@@ -1,9 +1,10 @@
 // Local time for naive timestamps: the recorded answers were made under America/New_York (DST included).
+const zone = process.env.TZ;
 process.env.TZ = 'America/New_York';
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { floatRepr } from '../../../src/pycompat/index.js';
 import { csvRecords, dictReader } from '../../../src/results/power/csv.js';
 import { parsePower, parseTimestamp, parseUtcOffset } from '../../../src/results/power/timestamps.js';
@@ -15,6 +16,12 @@ const RECORDED = JSON.parse(readFileSync(join(REPO, 'test/fixtures/power/timesta
   powers: [string, string | null][];
 };
 const repr = (v: number | undefined): string | null => (v === undefined ? null : floatRepr(v));
+
+// Other test files may run after this one in the same process.
+afterAll(() => {
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
 
 describe('cell parsers agree with the reference', () => {
   for (const [cell, expected] of RECORDED.timestamps) {
