@@ -36,6 +36,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...CHECKS, ...ALONE],
           maxWorkers: 1,
+          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
