@@ -8,7 +8,7 @@ import type { PowerSettings } from '../results/index.js';
 import type { PointTelemetry } from './point-outcome.js';
 import { startSampler } from '../telemetry/index.js';
 import type { SamplerHandle, SamplerSource, SamplerSummary } from '../telemetry/index.js';
-import { CLOCK_ANCHOR_ENV } from '../util/virtual-clock.js';
+import { CLOCK_ANCHOR_ENV, wallMsOf } from '../util/virtual-clock.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
 import type { PointRecord, RunDir } from './run-dir.js';
 
@@ -28,6 +28,14 @@ import type { PointRecord, RunDir } from './run-dir.js';
 export const POWER_INTERVAL_MS = 1000;
 /** The largest sample gap the power step allows (aggregate_power.py's default, srt-slurm's contract). */
 export const MAX_SAMPLE_GAP_MS = 3000;
+
+/**
+ * Wall-clock ms to wait after a benchmark window for the GPU monitor to have every sample the
+ * power step looks at: past the window's end by the largest gap it allows, and a sample more (on
+ * the run's clock: a moment of wall time against a fast simulation).
+ */
+export const monitorSettleMs = (clock: VirtualClock, intervalMs: number): number =>
+  wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * intervalMs) + 50;
 
 export interface LaunchPowerOptions {
   /** The run directory: the CSV's path is given relative to it. */

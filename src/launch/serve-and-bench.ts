@@ -6,14 +6,13 @@ import type { SharedCores } from '../bench/saturation.js';
 import type { Launch } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
-import { MAX_SAMPLE_GAP_MS, noLaunchPower, simulatedGpus, startLaunchPower } from './power.js';
+import { monitorSettleMs, noLaunchPower, simulatedGpus, startLaunchPower } from './power.js';
 import { FRONTIER_POWER_PRODUCER, startPackagePower } from './power-package.js';
 import { placeWorkers } from '../plan/placement.js';
 import type { PlannedPoint } from '../plan/index.js';
 import { sim } from '../engines/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
-import { wallMsOf } from '../util/virtual-clock.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
 import { clearEngines, recordEngines } from './leftovers.js';
 import { startProcesses } from './local.js';
@@ -33,13 +32,8 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
   return `${name} exited (${how}) ${when}${log ? `; the end of its log:\n${log}` : ' (its log is empty)'}`;
 }
 
-/**
- * Wait until the GPU monitor has every sample the power step looks at: past the window's end by
- * the largest gap it allows, and a sample more (on the run's clock: a moment of wall time against
- * a fast simulation). Then the verdict is what it would be after the monitor stopped.
- */
-const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> =>
-  sleep(wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * intervalMs) + 50);
+/** After it, a point's power verdict is what it would be after the monitor stopped. */
+const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> => sleep(monitorSettleMs(clock, intervalMs));
 
 /** A local run's nodes share this host: names that tell them apart in its power telemetry. */
 const nodeNames = (count: number): string[] => Array.from({ length: count }, (_, i) => `node${i}`);

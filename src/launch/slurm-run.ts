@@ -19,9 +19,8 @@ import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import { renderJobScript } from './slurm-script.js';
 import type { JobPower } from './slurm-script.js';
-import { MAX_SAMPLE_GAP_MS, simulatedGpus, simulatedMonitorEnv, writeFakeGpuTools } from './power.js';
+import { monitorSettleMs, simulatedGpus, simulatedMonitorEnv, writeFakeGpuTools } from './power.js';
 import { sim } from '../engines/index.js';
-import { wallMsOf } from '../util/virtual-clock.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import { renderScriptJob } from './inferencex/slurm-job.js';
@@ -158,7 +157,7 @@ function jobPower(
     samplerArgs,
     env: monitor?.env ?? {},
     pathPrefix: monitor?.path,
-    settleSeconds: Number((wallMsOf(clock, MAX_SAMPLE_GAP_MS + 2 * power.intervalMs) / 1000 + 0.05).toFixed(3)),
+    settleSeconds: Number((monitorSettleMs(clock, power.intervalMs) / 1000).toFixed(3)),
     offsetFile: agenticDir ? join(agenticDir, 'agentic_power_timezone_offset.txt') : undefined,
   };
 }
