@@ -1,5 +1,6 @@
 import type { Topology } from './cluster.js';
 import { Cluster } from './cluster.js';
+import { Rng } from '../util/rng.js';
 
 /**
  * A closed-loop benchmark in virtual time: `concurrency` requests in flight, each replaced as
@@ -11,6 +12,13 @@ export interface LoadSpec {
   requests: number;
   isl: number;
   osl: number;
+  /**
+   * Lengths drawn uniformly in [ratio × L, L], as InferenceX's client does with
+   * `random_range_ratio` (default 1: every request exactly isl / osl).
+   */
+  rangeRatio?: number | undefined;
+  /** Seed of the length draws (default 1). */
+  seed?: number | undefined;
 }
 
 export interface SimulatedRun {
@@ -19,6 +27,8 @@ export interface SimulatedRun {
   /** Output tokens per second, over the whole deployment and per GPU. */
   outputThroughput: number;
   outputThroughputPerGpu: number;
+  /** Input and output tokens per second per GPU: InferenceX's `tput_per_gpu`. */
+  totalThroughputPerGpu: number;
   medianTtftMs: number;
   medianTpotMs: number;
   /** 1000 / median TPOT: tokens per second one user sees. */
@@ -39,10 +49,16 @@ export function simulateClosedLoop(topology: Topology, load: LoadSpec): Simulate
   let issued = 0;
   let done = 0;
   let outputTokens = 0;
+  let inputTokens = 0;
+  const ratio = load.rangeRatio ?? 1;
+  const rng = new Rng(load.seed ?? 1);
+  const draw = (length: number): number => Math.max(1, Math.round(length * (ratio + (1 - ratio) * rng.next())));
   const issue = (now: number): void => {
     const id = issued++;
     started.set(id, { start: now, last: now, tokens: 0 });
-    cluster.submit({ id, promptTokens: load.isl, outputTokens: load.osl }, now);
+    const promptTokens = draw(load.isl);
+    inputTokens += promptTokens;
+    cluster.submit({ id, promptTokens, outputTokens: draw(load.osl) }, now);
   };
   for (let i = 0; i < Math.min(load.concurrency, load.requests); i++) issue(0);
   while (done < load.requests) {
@@ -74,6 +90,7 @@ export function simulateClosedLoop(topology: Topology, load: LoadSpec): Simulate
     durationMs,
     outputThroughput: throughput,
     outputThroughputPerGpu: throughput / cluster.gpus,
+    totalThroughputPerGpu: (inputTokens + outputTokens) / (durationMs / 1e3) / cluster.gpus,
     medianTtftMs: median(ttft),
     medianTpotMs,
     interactivity: medianTpotMs > 0 ? 1000 / medianTpotMs : 0,

@@ -20,6 +20,12 @@ export interface DeploymentOptions extends PoolOptions {
   model: string;
   hardware: string;
   precision: Precision;
+  /**
+   * The serving framework as InferenceX's master configs name it (`vllm`, `sglang`, `trt`,
+   * `atom`, `dynamo-trt`, `mori-sglang`…): selects the efficiency profile and scheduling policy
+   * calibrated for it on this hardware (profile.ts). Default: vllm.
+   */
+  engine?: string | undefined;
   pp?: number | undefined;
   /** Aggregated replicas (ignored when prefill/decode workers are given). */
   workers?: number | undefined;
