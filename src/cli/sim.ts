@@ -23,6 +23,8 @@ import { numberArg, numberListArg } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { GPU_REGISTRY_ENV, registerGpus } from '../sim/gpu-registry.js';
 import { addSmiCommands } from './sim-smi.js';
+import { addCalibrationCommands } from './sim-calibrate.js';
+import { readProfile } from '../sim/profile.js';
 
 const integer = (min: number) => numberArg({ integer: true, min });
 const number = (min: number, max = Infinity) => numberArg({ min, max });
@@ -33,6 +35,8 @@ interface DeploymentFlags {
   model: string;
   hardware: string;
   precision: Precision;
+  engine: string;
+  profile?: string;
   tp: number;
   ep: number;
   dpAttn?: boolean;
@@ -65,6 +69,12 @@ function withDeployment(command: Command): Command {
     .option('--model <name>', 'model: an id (deepseek-r1, llama-3.1-8b…) or Hugging Face name', DEFAULT_DEPLOYMENT.model)
     .option('--hardware <gpu>', 'GPU: h100 h200 b200 b300 gb200 gb300 mi300x mi325x mi355x', DEFAULT_DEPLOYMENT.hardware)
     .addOption(new Option('--precision <p>', 'weight precision').choices(PRECISIONS).default(DEFAULT_DEPLOYMENT.precision))
+    .option(
+      '--engine <framework>',
+      'the serving framework as InferenceX names it (vllm, sglang, trt, atom, dynamo-trt…): its scheduler and calibrated efficiency',
+      'vllm',
+    )
+    .option('--profile <file>', 'efficiency profile (frontier sim calibrate --out); default: the shipped one, fitted from published measurements')
     .option('--tp <n>', 'tensor parallel size (GPUs per instance)', integer(1), 1)
     .option('--ep <n>', 'expert parallel size of the MoE layers (≤ tp)', integer(1), 1)
     .option('--dp-attn', 'data-parallel attention (DEP): tp attention ranks, experts spread over them')
@@ -127,6 +137,8 @@ function deployment(flags: DeploymentFlags): DeploymentOptions {
     model: flags.model,
     hardware: flags.hardware,
     precision: flags.precision,
+    engine: flags.engine,
+    profile: flags.profile ? readProfile(flags.profile) : undefined,
     tp: flags.tp,
     ep: flags.ep,
     dpAttn: flags.dpAttn,
@@ -420,6 +432,7 @@ export function simCommand(): Command {
       },
     );
 
+  addCalibrationCommands(sim);
   addSmiCommands(sim);
   return sim;
 }

@@ -1,12 +1,14 @@
 import type { CacheOptions, PromptSources, SchedulerLimits, Sequence, SimRequest } from './instance.js';
 import { Instance } from './instance.js';
-import type { EngineSpec } from './perf.js';
-import { gpusOf, sequenceKvBytes } from './perf.js';
+import type { EngineSpec, RankLoad, StepLoad } from './perf.js';
+import { gpusOf, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
 
 /**
  * A deployment in virtual time: one pool of aggregated workers, or prefill and decode pools
- * with a router and KV-cache transfers between them. Driven by `advance(until)`, which runs
- * every step and transfer that ends by then and reports tokens as they are produced. Pure.
+ * with a router and KV-cache transfers between them. A request reaches a worker after the
+ * engine's fixed request latency (and the router's hop when disaggregated). Driven by
+ * `advance(until)`, which runs every arrival, step and transfer that ends by then and reports
+ * tokens as they are produced. Pure.
  */
 
 export interface PoolSpec {
@@ -27,16 +29,15 @@ export interface TokenEvent {
   finished: boolean;
 }
 
+/** A request on its way: to the engine (`arrival`), or its KV cache to a decode worker. */
 interface Transfer {
   at: number;
   request: SimRequest;
-  target: Instance;
+  /** The decode rank a KV transfer lands on; none for an arrival (routed when it lands). */
+  target?: Instance | undefined;
   /** Prefilled elsewhere (`submitPrefilled`): the target counts the first token as its own. */
   remote: boolean;
 }
-
-/** One-way latency of starting a KV transfer (connection setup, RDMA registration). */
-export const TRANSFER_LATENCY_MS = 0.5;
 
 /**
  * Milliseconds to move a prompt's KV cache between instances: a fixed latency, plus the prompt's
@@ -47,32 +48,107 @@ export function kvTransferMs(spec: EngineSpec, promptTokens: number, link: { lan
   const bytes = sequenceKvBytes(spec, promptTokens) * gpusOf(spec.parallelism);
   const eff = spec.efficiency;
   const perGpu = (link.sameDomain ? spec.hardware.scaleUpBandwidthGBps : eff.scaleOutBandwidthGBps) * eff.network;
-  return TRANSFER_LATENCY_MS + (bytes / (perGpu * 1e9 * link.lanes)) * 1e3;
+  return eff.kvTransferLatencyMs + (bytes / (perGpu * 1e9 * link.lanes)) * 1e3;
+}
+
+/**
+ * One worker: a scheduler, or under data-parallel attention one per rank, stepping together
+ * (every rank joins each step's all-to-alls, so the step waits for the busiest rank).
+ */
+class Worker {
+  readonly ranks: Instance[];
+  private nextRank = 0;
+
+  constructor(private readonly pool: PoolSpec, role: 'agg' | 'prefill' | 'decode') {
+    const { tp, dpAttn } = pool.engine.parallelism;
+    const n = dpAttn ? tp : 1;
+    this.ranks = Array.from({ length: n }, () => new Instance(pool.engine, pool.limits, role, pool.cache, n));
+  }
+
+  get load(): number {
+    let load = 0;
+    for (const r of this.ranks) load += r.load;
+    return load;
+  }
+
+  get idle(): boolean {
+    return this.ranks[0]!.busyUntil === undefined;
+  }
+
+  get hasWork(): boolean {
+    return this.ranks.some((r) => r.hasWork);
+  }
+
+  /** The rank a new request joins: in turn, or the least loaded (the engine's policy). */
+  pick(): Instance {
+    if (this.ranks.length === 1) return this.ranks[0]!;
+    if (this.pool.engine.policy.dpRouting === 'round-robin') return this.ranks[this.nextRank++ % this.ranks.length]!;
+    return leastLoaded(this.ranks);
+  }
+
+  start(now: number): void {
+    if (this.ranks.length === 1) {
+      this.ranks[0]!.start(now);
+      return;
+    }
+    const loads = this.ranks.map((r) => r.plan(now));
+    if (loads.every((l) => l === undefined)) return;
+    const spec = this.pool.engine;
+    const verify = verifyTokens(spec);
+    const total: StepLoad = { prefillTokens: 0, prefillAttention: 0, prefillContext: 0, decodeSeqs: 0, decodeContext: 0 };
+    const busiest: RankLoad = { tokens: 0, attentionWork: 0, context: 0 };
+    const empty = { ...total };
+    for (const l of loads) {
+      if (!l) continue;
+      total.prefillTokens += l.prefillTokens;
+      total.prefillAttention += l.prefillAttention;
+      total.prefillContext += l.prefillContext;
+      total.decodeSeqs += l.decodeSeqs;
+      total.decodeContext += l.decodeContext;
+      busiest.tokens = Math.max(busiest.tokens, l.prefillTokens + l.decodeSeqs * verify);
+      busiest.attentionWork = Math.max(busiest.attentionWork, l.prefillAttention + l.decodeContext * verify);
+      busiest.context = Math.max(busiest.context, l.prefillContext + l.decodeContext);
+    }
+    const time = stepTime(spec, { ...total, busiestRank: busiest });
+    this.ranks.forEach((r, i) => r.commit(now, time, loads[i] ?? empty));
+  }
 }
 
 export class Cluster {
   now = 0;
+  /** The schedulers that prefill and that decode (the same ones when aggregated); one per rank under dp-attention. */
   readonly prefill: Instance[];
   readonly decode: Instance[];
+  private readonly prefillWorkers: Worker[];
+  private readonly decodeWorkers: Worker[];
   private readonly transfers: Transfer[] = [];
   /** Where each live request is. */
   private readonly where = new Map<number, { instance: Instance; sequence: Sequence } | Transfer>();
+  /** From a client's request to the engine's scheduler: its fixed latency, and the router's hop. */
+  private readonly arrivalMs: number;
 
   constructor(readonly topology: Topology) {
-    const make = (pool: PoolSpec, role: 'agg' | 'prefill' | 'decode'): Instance[] =>
-      Array.from({ length: pool.workers }, () => new Instance(pool.engine, pool.limits, role, pool.cache));
+    const make = (pool: PoolSpec, role: 'agg' | 'prefill' | 'decode'): Worker[] =>
+      Array.from({ length: pool.workers }, () => new Worker(pool, role));
+    const entry = topology.kind === 'aggregated' ? topology.pool : topology.prefill;
+    const eff = entry.engine.efficiency;
+    this.arrivalMs = eff.requestOverheadMs + (topology.kind === 'disaggregated' ? eff.routerOverheadMs : 0);
     if (topology.kind === 'aggregated') {
-      this.prefill = make(topology.pool, 'agg');
-      this.decode = this.prefill;
+      this.prefillWorkers = make(topology.pool, 'agg');
+      this.decodeWorkers = this.prefillWorkers;
     } else {
-      this.prefill = make(topology.prefill, 'prefill');
-      this.decode = make(topology.decode, 'decode');
+      this.prefillWorkers = make(topology.prefill, 'prefill');
+      this.decodeWorkers = make(topology.decode, 'decode');
     }
+    this.prefill = this.prefillWorkers.flatMap((w) => w.ranks);
+    this.decode = this.decodeWorkers === this.prefillWorkers ? this.prefill : this.decodeWorkers.flatMap((w) => w.ranks);
+    this.instances = this.prefill === this.decode ? this.prefill : [...this.prefill, ...this.decode];
+    this.workers = this.prefillWorkers === this.decodeWorkers ? this.prefillWorkers : [...this.prefillWorkers, ...this.decodeWorkers];
   }
 
-  get instances(): Instance[] {
-    return this.prefill === this.decode ? this.prefill : [...this.prefill, ...this.decode];
-  }
+  /** Every scheduler, prefilling ones first. */
+  readonly instances: Instance[];
+  private readonly workers: Worker[];
 
   /** GPUs of the whole deployment. */
   get gpus(): number {
@@ -94,9 +170,22 @@ export class Cluster {
   submit(request: SimRequest, now: number): void {
     if (this.where.has(request.id)) throw new Error(`request ${request.id} is already in flight`);
     this.now = Math.max(this.now, now);
-    const instance = leastLoaded(this.prefill);
+    if (this.arrivalMs > 0) this.transfer(request, undefined, now + this.arrivalMs, false);
+    else {
+      const worker = this.admit(request);
+      if (worker.idle) worker.start(this.now);
+    }
+  }
+
+  /**
+   * A request reaches the engine: the least-loaded prefilling worker queues it (`advance` starts
+   * idle workers once every arrival of the instant is in).
+   */
+  private admit(request: SimRequest): Worker {
+    const worker = leastLoaded(this.prefillWorkers);
+    const instance = worker.pick();
     this.where.set(request.id, { instance, sequence: instance.enqueue(request) });
-    if (instance.busyUntil === undefined) instance.start(this.now);
+    return worker;
   }
 
   /** The client went away: free whatever the request holds. */
@@ -125,11 +214,11 @@ export class Cluster {
       const next = this.nextEventTime();
       if (next === undefined || next > until) break;
       this.now = next;
-      if (this.transfers.length > 0) for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
+      if (this.transfers.some((x) => x.at <= next)) for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
       for (const instance of this.instances) {
         if (instance.busyUntil !== undefined && instance.busyUntil <= next) this.finishStep(instance, emit);
       }
-      for (const instance of this.instances) if (instance.busyUntil === undefined && instance.hasWork) instance.start(this.now);
+      for (const worker of this.workers) if (worker.idle && worker.hasWork) worker.start(this.now);
     }
     this.now = Math.max(this.now, until);
   }
@@ -148,7 +237,7 @@ export class Cluster {
 
   /** A prefilled sequence's KV travels to the least-loaded decode worker. */
   private handOff(request: SimRequest, from: Instance): void {
-    const target = leastLoaded(this.decode);
+    const target = leastLoaded(this.decodeWorkers).pick();
     const ms = kvTransferMs(from.spec, request.promptTokens, {
       lanes: Math.min(gpusOf(from.spec.parallelism), gpusOf(target.spec.parallelism)),
       sameDomain: this.gpus <= from.spec.hardware.scaleUpDomain,
@@ -166,7 +255,7 @@ export class Cluster {
   submitPrefilled(request: SimRequest, now: number, source: { gpus?: number | undefined } = {}): number {
     if (this.where.has(request.id)) throw new Error(`request ${request.id} is already in flight`);
     this.now = Math.max(this.now, now);
-    const target = leastLoaded(this.decode);
+    const target = leastLoaded(this.decodeWorkers).pick();
     const targetGpus = gpusOf(target.spec.parallelism);
     const sourceGpus = source.gpus ?? targetGpus;
     const ms = kvTransferMs(target.spec, request.promptTokens, {
@@ -176,7 +265,7 @@ export class Cluster {
     return this.transfer(request, target, this.now + ms, true);
   }
 
-  private transfer(request: SimRequest, target: Instance, at: number, remote: boolean): number {
+  private transfer(request: SimRequest, target: Instance | undefined, at: number, remote: boolean): number {
     const transfer: Transfer = { at, request, target, remote };
     this.transfers.push(transfer);
     this.where.set(request.id, transfer);
@@ -186,6 +275,11 @@ export class Cluster {
   /** A transfer lands: the decode worker takes the sequence and streams its first token. */
   private land(transfer: Transfer, emit: (event: TokenEvent) => void): void {
     this.transfers.splice(this.transfers.indexOf(transfer), 1);
+    if (!transfer.target) {
+      this.where.delete(transfer.request.id);
+      this.admit(transfer.request);
+      return;
+    }
     if (transfer.remote) transfer.target.generatedTokens++;
     if (transfer.request.outputTokens <= 1) {
       this.where.delete(transfer.request.id);
@@ -265,7 +359,7 @@ export interface ClusterStats {
   cpuBlocks: number;
 }
 
-function leastLoaded(pool: Instance[]): Instance {
+function leastLoaded<T extends { load: number }>(pool: T[]): T {
   let best = pool[0]!;
   for (const i of pool) if (i.load < best.load) best = i;
   return best;

@@ -3,7 +3,7 @@ export type { AnswerKey } from './answers.js';
 export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel } from './catalog.js';
 export type { Hardware, Model, Precision } from './catalog.js';
 export { ROOT_BLOCK_HASH, blockHashes } from './block-hash.js';
-export { Cluster, TRANSFER_LATENCY_MS, kvTransferMs } from './cluster.js';
+export { Cluster, kvTransferMs } from './cluster.js';
 export type { ClusterStats, PoolSpec, TokenEvent, Topology } from './cluster.js';
 export { hostLinkGBps } from './host-link.js';
 export { PrefixCache } from './prefix-cache.js';

@@ -128,13 +128,18 @@ export class Instance {
   private readonly verify: number;
   private readonly acceptance: number;
 
+  /**
+   * `ranks` > 1: this is one of a data-parallel-attention instance's ranks (DpGroup, cluster.ts):
+   * its own scheduler over its own GPU's share of the KV cache.
+   */
   constructor(
     readonly spec: EngineSpec,
     readonly limits: SchedulerLimits,
     readonly role: InstanceRole = 'agg',
     readonly cacheOptions: CacheOptions = DEFAULT_CACHE,
+    readonly ranks = 1,
   ) {
-    this.capacityBytes = memory(spec).kvCapacityBytes;
+    this.capacityBytes = memory(spec).kvCapacityBytes / ranks;
     this.verify = verifyTokens(spec);
     this.acceptance = spec.speculative?.acceptanceLength ?? 1;
     this.blockBytes = sequenceKvBytes(spec, limits.blockSize);
@@ -145,6 +150,11 @@ export class Instance {
     this.hostLinkBytesPerMs = linkGBps * 1e6;
     const dramBlocks = cacheOptions.dramBytes > 0 ? Math.floor(cacheOptions.dramBytes / this.hostBlockBytes) : 0;
     this.cache = cacheOptions.prefixCaching ? new PrefixCache(dramBlocks) : undefined;
+  }
+
+  /** GPUs this scheduler drives (one rank's, under data-parallel attention). */
+  get gpus(): number {
+    return gpusOf(this.spec.parallelism) / this.ranks;
   }
 
   /** Bytes of the KV pool in use: the sequences' own, and every cached block (evictable or not). */
@@ -370,9 +380,29 @@ export class Instance {
     this.preemptions++;
   }
 
-  /** Plan the next step at `now`; returns its end time, or undefined when there is nothing to do. */
+  /** Plan the next step at `now` and run it; returns its end time, or undefined when there is nothing to do. */
   start(now: number): number | undefined {
     if (this.busyUntil !== undefined) return this.busyUntil;
+    const load = this.plan(now);
+    if (!load) return undefined;
+    return this.commit(now, stepTime(this.spec, load), load);
+  }
+
+  /**
+   * Choose the next step's sequences at `now`: what it computes, or undefined when there is
+   * nothing to do. `commit` starts it; a data-parallel group plans every rank before timing them.
+   */
+  plan(now: number): StepLoad | undefined {
+    // SGLang's policy: while prompts wait (or one is mid-prefill), a step prefills and decodes
+    // wait; when none can be admitted after all, the decodes run.
+    const prefillFirst =
+      this.spec.policy.batching === 'prefill-first' &&
+      (this.running.some((s) => s.prefilled < s.prefillTarget) ||
+        (this.waiting.length > 0 && this.running.length < this.limits.maxNumSeqs));
+    return this.planStep(now, prefillFirst) ?? (prefillFirst ? this.planStep(now, false) : undefined);
+  }
+
+  private planStep(now: number, prefillOnly: boolean): StepLoad | undefined {
     this.wakeAt = undefined;
     const planned: Planned[] = [];
     const load: StepLoad = { prefillTokens: 0, prefillAttention: 0, prefillContext: 0, decodeSeqs: 0, decodeContext: 0 };
@@ -401,6 +431,7 @@ export class Instance {
         continue;
       }
       const prefilling = s.prefilled < s.prefillTarget;
+      if (prefillOnly && !prefilling) continue;
       const chunk = prefilling ? Math.min(s.prefillTarget - s.prefilled, budget) : 0;
       const tokens = prefilling ? s.prefilled + chunk : this.contextOf(s) + this.verify;
       // Make room by preempting from the back; a sequence that is itself the back yields.
@@ -436,7 +467,11 @@ export class Instance {
     if (planned.length === 0) return undefined;
     this.wakeAt = undefined;
     this.planned = planned;
-    const time = stepTime(this.spec, load);
+    return load;
+  }
+
+  /** Start the planned step (possibly empty: an idle rank of a data-parallel group waits with the others); returns its end. */
+  commit(now: number, time: StepTime, load: StepLoad): number {
     this.busyUntil = now + time.ms;
     this.onStep?.(now, this.busyUntil, time, load);
     return this.busyUntil;

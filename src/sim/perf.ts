@@ -9,36 +9,80 @@ import { UserError } from '../util/user-error.js';
  * Pure: no I/O, no clock.
  */
 
-/** How close the engine gets to the hardware's peaks. Named, documented, overridable. */
+/**
+ * How close the engine gets to the hardware's peaks, and the fixed costs around its kernels.
+ * Named, documented, overridable; the calibrated values per hardware × engine live in
+ * data/profile.json (profile.ts).
+ */
 export interface Efficiency {
   /** Fraction of dense tensor-core peak reached by GEMMs and attention (model FLOPs utilisation). */
   compute: number;
-  /** Fraction of HBM bandwidth reached when streaming weights and KV cache. */
+  /** Fraction of HBM bandwidth reached when streaming weights. */
   memory: number;
+  /**
+   * Fraction of HBM bandwidth attention kernels reach reading the KV cache: scattered pages and
+   * small per-sequence reads stay below weight streaming, so decode slows with batch × context.
+   */
+  attentionMemory: number;
   /** Fraction of scale-up / scale-out link bandwidth reached by collectives and KV transfers. */
   network: number;
   /** Fixed cost of one step: scheduling, sampling, input preparation (ms). */
   stepOverheadMs: number;
   /** Cost per layer per step that does not shrink with the batch: kernel launches and small-kernel inefficiency (µs). */
   layerOverheadUs: number;
-  /** Latency of one collective (all-reduce or all-to-all), independent of its size (µs). */
+  /** Latency of one collective hop inside the scale-up domain (µs). */
   collectiveLatencyUs: number;
+  /** Latency of one collective hop that leaves the scale-up domain, over the NICs (µs). */
+  scaleOutLatencyUs: number;
   /** Per-GPU scale-out bandwidth (InfiniBand / RoCE NIC), one direction, GB/s: 400 Gb/s NICs. */
   scaleOutBandwidthGBps: number;
+  /**
+   * Routed experts' load imbalance: the busiest expert (or expert-parallel rank) gets
+   * mean × (1 + imbalance × √(2 ln n / mean)) tokens, the Poisson maximum of random routing at 1;
+   * 0 is perfectly even. Costs most at few tokens per expert.
+   */
+  expertImbalance: number;
+  /** Fixed latency of every request outside the model's steps: HTTP, tokenization, detokenization (ms). */
+  requestOverheadMs: number;
+  /** One-way latency of a KV transfer between prefill and decode (connection setup, RDMA registration) (ms). */
+  kvTransferLatencyMs: number;
+  /** The disaggregated router's hop in front of the prefill and decode workers (ms). */
+  routerOverheadMs: number;
   /** Cost of drafting one speculative token, as a fraction of a decode step. */
   draftCostPerToken: number;
 }
 
+/** Where no profile says otherwise (profile.ts documents each number). */
 export const DEFAULT_EFFICIENCY: Efficiency = {
   compute: 0.45,
   memory: 0.8,
+  attentionMemory: 0.6,
   network: 0.7,
   stepOverheadMs: 1,
   layerOverheadUs: 80,
   collectiveLatencyUs: 10,
+  scaleOutLatencyUs: 25,
   scaleOutBandwidthGBps: 50,
+  expertImbalance: 0.5,
+  requestOverheadMs: 10,
+  kvTransferLatencyMs: 0.5,
+  routerOverheadMs: 1,
   draftCostPerToken: 0.05,
 };
+
+/**
+ * How the engine's scheduler builds a step (scheduling.ts gives each engine's). `mixed`: prefill
+ * chunks ride in the decode batch under the token budget (vLLM chunked prefill, TRT-LLM in-flight
+ * batching); `prefill-first`: while prompts wait, a step prefills only and the decodes wait
+ * (SGLang's default).
+ */
+export interface SchedulingPolicy {
+  batching: 'mixed' | 'prefill-first';
+  /** How a data-parallel-attention instance spreads requests over its ranks. */
+  dpRouting: 'round-robin' | 'least-loaded';
+}
+
+export const DEFAULT_POLICY: SchedulingPolicy = { batching: 'mixed', dpRouting: 'least-loaded' };
 
 export interface Parallelism {
   tp: number;
@@ -63,6 +107,7 @@ export interface EngineSpec {
   /** Speculative decoding: draft tokens per step, and tokens accepted per step on average (≤ draft + 1). */
   speculative?: { draftTokens: number; acceptanceLength: number } | undefined;
   efficiency: Efficiency;
+  policy: SchedulingPolicy;
 }
 
 /** Bytes per weight: fp4 carries a one-byte scale per 16 (NVFP4) or 32 (MXFP4) values. */
@@ -166,6 +211,18 @@ export interface StepLoad {
   decodeSeqs: number;
   /** Σ of their context lengths. */
   decodeContext: number;
+  /**
+   * With data-parallel attention, the busiest rank's own share (each rank attends over its own
+   * batch on its own GPU, and the step waits for the slowest); absent, the ranks are even.
+   */
+  busiestRank?: RankLoad | undefined;
+}
+
+/** One attention rank's work in a step: its tokens, its attention work and the KV context it reads. */
+export interface RankLoad {
+  tokens: number;
+  attentionWork: number;
+  context: number;
 }
 
 export interface StepTime {
@@ -187,56 +244,109 @@ export function hardwareTflops(spec: EngineSpec): number {
 /** Tokens one decoding sequence computes per step: itself plus its draft tokens. */
 export const verifyTokens = (spec: EngineSpec): number => 1 + (spec.speculative?.draftTokens ?? 0);
 
-/** The time of one step: max(compute, memory) + communication + overhead. */
+/**
+ * The busiest of `n` ranks (or experts) against the mean, when `mean` assignments land on each
+ * at random: the Poisson maximum mean + √(2 mean ln n), scaled by `scale`; never above all of
+ * them on one.
+ */
+export function imbalanceFactor(n: number, mean: number, scale: number): number {
+  if (n <= 1 || mean <= 0 || scale <= 0) return 1;
+  return Math.min(n, 1 + scale * Math.sqrt((2 * Math.log(n)) / mean));
+}
+
+/** Active parameters per token: the routed experts a token uses, and the rest. */
+function activeSplit(model: Model): { expert: number; dense: number } {
+  const active = model.activeParamsB * 1e9;
+  if (!model.moe) return { expert: 0, dense: active };
+  const moeLayers = model.layers - model.moe.denseLayers;
+  const expert = Math.min(active * 0.95, moeLayers * model.moe.topK * 3 * model.hiddenSize * model.moe.expertIntermediateSize);
+  return { expert, dense: active - expert };
+}
+
+/**
+ * Milliseconds of one all-to-all (dispatch or combine) in which each of `group` ranks sends
+ * `bytes`: the peers inside its scale-up domain over the scale-up link, the rest over the NIC, in
+ * parallel, plus one hop's latency (the NIC's when any peer is outside).
+ */
+export function allToAllMs(spec: EngineSpec, group: number, bytes: number): number {
+  const { hardware, efficiency: eff } = spec;
+  const local = Math.min(group, hardware.scaleUpDomain);
+  const remotePeers = group - local;
+  const localBytes = (bytes * (local - 1)) / group;
+  const remoteBytes = (bytes * remotePeers) / group;
+  const transfer = Math.max(
+    localBytes / (hardware.scaleUpBandwidthGBps * eff.network * 1e9),
+    remoteBytes / (eff.scaleOutBandwidthGBps * eff.network * 1e9),
+  );
+  return transfer * 1e3 + (remotePeers > 0 ? eff.scaleOutLatencyUs : eff.collectiveLatencyUs) / 1e3;
+}
+
+/**
+ * The time of one step: max(compute, memory) + communication + overhead. Compute: the dense part
+ * and attention of the busiest attention rank, the routed experts over every GPU (the busiest
+ * expert-parallel rank's share); memory: weights (only the experts the batch routes to) at the
+ * `memory` efficiency, the KV the busiest rank reads at the `attentionMemory` one.
+ */
 export function stepTime(spec: EngineSpec, load: StepLoad): StepTime {
   const { model, hardware, efficiency: eff } = spec;
-  const { tp, ep, dpAttn } = spec.parallelism;
+  const { tp, ep, dpAttn, pp } = spec.parallelism;
   const gpus = gpusOf(spec.parallelism);
   const a = model.attention;
   const verify = verifyTokens(spec);
   const decodeTokens = load.decodeSeqs * verify;
   const tokens = load.prefillTokens + decodeTokens;
   if (tokens === 0) return { ms: 0, computeMs: 0, memoryMs: 0, commMs: 0, overheadMs: 0 };
+  const attentionWork = load.prefillAttention + load.decodeContext * verify;
+  const context = load.decodeContext + load.prefillContext;
+  // One rank's attention runs on tp GPUs, or with dp-attention on its own GPU.
+  const rank: RankLoad = dpAttn
+    ? (load.busiestRank ?? { tokens: tokens / tp, attentionWork: attentionWork / tp, context: context / tp })
+    : { tokens, attentionWork, context };
+  const rankGpus = (dpAttn ? 1 : tp) * pp;
+
+  const moe = model.moe;
+  const expertGroup = moe ? Math.max(ep, dpAttn ? tp : 1) : 1;
+  const imbalance = moe ? imbalanceFactor(expertGroup, (tokens * moe.topK) / expertGroup, eff.expertImbalance) : 1;
 
   // Compute: 2 FLOPs per active parameter per token, plus attention over the context.
+  const peak = hardwareTflops(spec) * 1e12 * eff.compute;
+  const active = activeSplit(model);
   const qWidth = a.type === 'mla' ? a.heads * ((a.kvLoraRank ?? 512) + (a.qkRopeHeadDim ?? 64)) : a.heads * a.headDim;
-  const attentionWork = load.prefillAttention + load.decodeContext * verify;
-  const flops = 2 * model.activeParamsB * 1e9 * tokens + 4 * a.fullAttentionLayers * qWidth * attentionWork;
-  const computeMs = (flops / (gpus * hardwareTflops(spec) * 1e12 * eff.compute)) * 1e3;
+  const rankFlops = 2 * active.dense * rank.tokens + 4 * a.fullAttentionLayers * qWidth * rank.attentionWork;
+  const expertFlops = 2 * active.expert * tokens * imbalance;
+  const computeMs = (rankFlops / (rankGpus * peak) + expertFlops / (gpus * peak)) * 1e3;
 
   // Memory: every GPU streams its weights (the experts this batch routes to) and the KV it attends over.
   const split = parameterSplit(model);
   const wBytes = WEIGHT_BYTES[spec.precision];
-  const denseBytes = ((dpAttn ? split.dense : split.dense / tp) * wBytes) / spec.parallelism.pp;
+  const denseBytes = ((dpAttn ? split.dense : split.dense / tp) * wBytes) / pp;
   let expertBytes = 0;
-  if (model.moe) {
-    const touched = 1 - Math.pow(1 - model.moe.topK / model.moe.experts, tokens);
-    expertBytes = ((split.expert / tp) * wBytes * touched) / spec.parallelism.pp;
+  if (moe) {
+    const touched = 1 - Math.pow(1 - moe.topK / moe.experts, tokens);
+    expertBytes = ((split.expert / tp) * wBytes * touched) / pp;
   }
-  const kv = kvBytesPerTokenPerGpu(spec);
-  const kvRanks = dpAttn ? tp : 1;
-  const kvBytes = ((load.decodeContext + load.prefillContext) * kv.full) / kvRanks;
-  const memoryMs = ((denseBytes + expertBytes + kvBytes) / (hardware.memoryBandwidthTBps * 1e12 * eff.memory)) * 1e3;
+  const kvBytes = rank.context * kvBytesPerTokenPerGpu(spec).full;
+  const bandwidth = hardware.memoryBandwidthTBps * 1e12;
+  const memoryMs = ((denseBytes + expertBytes) / (bandwidth * eff.memory) + kvBytes / (bandwidth * eff.attentionMemory)) * 1e3;
 
   // Communication: all-reduces after attention and FFN under tensor parallelism, all-to-all
   // dispatch and combine around the experts under expert parallelism.
-  const linkGBps = (gpus > hardware.scaleUpDomain ? eff.scaleOutBandwidthGBps : hardware.scaleUpBandwidthGBps) * eff.network;
-  const perByteMs = (1 / (linkGBps * 1e9)) * 1e3;
-  const latencyMs = eff.collectiveLatencyUs / 1e3;
+  const scaleOut = gpus > hardware.scaleUpDomain;
+  const linkGBps = (scaleOut ? eff.scaleOutBandwidthGBps : hardware.scaleUpBandwidthGBps) * eff.network;
+  const hopMs = (scaleOut ? eff.scaleOutLatencyUs : eff.collectiveLatencyUs) / 1e3;
   let commMs = 0;
   if (tp > 1 && !dpAttn) {
     const bytes = tokens * model.hiddenSize * ACTIVATION_BYTES;
-    commMs += model.layers * 2 * (2 * ((tp - 1) / tp) * bytes * perByteMs + latencyMs);
+    commMs += model.layers * 2 * ((2 * ((tp - 1) / tp) * bytes) / (linkGBps * 1e9) * 1e3 + hopMs);
   }
-  if (model.moe && (ep > 1 || dpAttn)) {
-    const group = Math.max(ep, dpAttn ? tp : 1);
-    const tokensPerRank = tokens / group;
-    const bytes = tokensPerRank * model.hiddenSize * model.moe.topK * ACTIVATION_BYTES * ((group - 1) / group);
-    commMs += (model.layers - model.moe.denseLayers) * 2 * (bytes * perByteMs + latencyMs);
+  if (moe && expertGroup > 1) {
+    const rankTokens = dpAttn ? rank.tokens : tokens / expertGroup;
+    const bytes = rankTokens * model.hiddenSize * moe.topK * ACTIVATION_BYTES * imbalance;
+    commMs += (model.layers - moe.denseLayers) * 2 * allToAllMs(spec, expertGroup, bytes);
   }
   const draft = spec.speculative ? spec.speculative.draftTokens * eff.draftCostPerToken : 0;
   const core = Math.max(computeMs, memoryMs) * (1 + (load.decodeSeqs > 0 ? draft : 0));
-  const overheadMs = eff.stepOverheadMs + (model.layers / spec.parallelism.pp) * eff.layerOverheadUs * 1e-3;
+  const overheadMs = eff.stepOverheadMs + (model.layers / pp) * eff.layerOverheadUs * 1e-3;
   return { ms: core + commMs + overheadMs, computeMs, memoryMs, commMs, overheadMs };
 }
 
@@ -253,6 +363,7 @@ export interface EngineOptions {
   activationReserveGB?: number | undefined;
   speculative?: EngineSpec['speculative'];
   efficiency?: Partial<Efficiency> | undefined;
+  policy?: SchedulingPolicy | undefined;
 }
 
 /** An engine spec with defaults filled in and its parallelism checked. */
@@ -280,6 +391,7 @@ export function engineSpec(options: EngineOptions): EngineSpec {
     activationReserveGB: options.activationReserveGB ?? 2,
     speculative: options.speculative,
     efficiency: { ...DEFAULT_EFFICIENCY, ...options.efficiency },
+    policy: options.policy ?? DEFAULT_POLICY,
   };
   hardwareTflops(spec);
   const s = spec.speculative;

@@ -2,7 +2,7 @@ import type { Hardware } from './catalog.js';
 import type { Cluster } from './cluster.js';
 import type { Instance } from './instance.js';
 import type { StepTime } from './perf.js';
-import { gpusOf, memory } from './perf.js';
+import { memory } from './perf.js';
 
 /**
  * The simulated GPUs' board power. Each GPU draws
@@ -279,7 +279,7 @@ export class ClusterPower {
     this.meters = cluster.instances.map((instance) => {
       const meter = new PowerMeter(instance.spec.hardware, start, factors);
       meter.observe(instance);
-      return { meter, instance, gpus: gpusOf(instance.spec.parallelism) };
+      return { meter, instance, gpus: instance.gpus };
     });
   }
 

@@ -7,6 +7,8 @@ import { DEFAULT_CACHE, DEFAULT_LIMITS } from './instance.js';
 import type { CacheOptions, SchedulerLimits } from './instance.js';
 import { SimConfigError, engineSpec } from './perf.js';
 import type { EngineSpec, Efficiency } from './perf.js';
+import { SHIPPED_PROFILE, resolveEfficiency, schedulingPolicy } from './profile.js';
+import type { EfficiencyProfile } from './profile.js';
 
 /** Parallelism of one pool; unset fields fall back to the deployment-wide ones. */
 export interface PoolOptions {
@@ -36,6 +38,9 @@ export interface DeploymentOptions extends PoolOptions {
   kvCacheDtype?: 'bf16' | 'fp8' | undefined;
   gpuMemoryUtilization?: number | undefined;
   speculative?: EngineSpec['speculative'];
+  /** The efficiency profile the factors come from (default: the shipped one, fitted from published measurements). */
+  profile?: EfficiencyProfile | undefined;
+  /** Factors that override the profile's. */
   efficiency?: Partial<Efficiency> | undefined;
   limits?: Partial<SchedulerLimits> | undefined;
   /** Automatic prefix caching (default on, as in vLLM). */
@@ -70,6 +75,11 @@ export function buildTopology(options: DeploymentOptions): Topology {
     dramBytes: dram ? (dramGB * 1e9) / workers : 0,
     hostLinkGBps: options.hostLinkGBps,
   });
+  const efficiency = {
+    ...resolveEfficiency(options.profile ?? SHIPPED_PROFILE, { hardware, engine: options.engine, model }),
+    ...options.efficiency,
+  };
+  const policy = schedulingPolicy(options.engine);
   const pool = (workers: number, own: PoolOptions = {}, dram = true): PoolSpec => {
     if (!Number.isInteger(workers) || workers < 1) throw new SimConfigError(`workers must be a positive integer, got ${workers}`);
     const engine = engineSpec({
@@ -83,7 +93,8 @@ export function buildTopology(options: DeploymentOptions): Topology {
       kvCacheDtype: options.kvCacheDtype,
       gpuMemoryUtilization: options.gpuMemoryUtilization,
       speculative: options.speculative,
-      efficiency: options.efficiency,
+      efficiency,
+      policy,
     });
     return { engine, limits, workers, cache: cacheFor(workers, dram) };
   };

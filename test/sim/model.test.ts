@@ -222,9 +222,11 @@ describe('scheduler', () => {
 });
 
 describe('sanity of the model (derived, not tuned)', () => {
-  it('a single request’s TTFT is its prefill step', () => {
+  it('a single request’s TTFT is its fixed request latency and its prefill step', () => {
     const r = run({}, { conc: 1, requests: 1, isl: 2048, osl: 16 });
-    const spec = engineSpec({ model: findModel('llama-3.1-8b'), hardware: findHardware('h100'), precision: 'fp8' });
+    const topology = buildTopology({ model: 'llama-3.1-8b', hardware: 'h100', precision: 'fp8' });
+    const spec = topology.kind === 'aggregated' ? topology.pool.engine : topology.prefill.engine;
+    expect(spec.efficiency.requestOverheadMs).toBeGreaterThan(0);
     const prefill = stepTime(spec, {
       prefillTokens: 2048,
       prefillAttention: 2048 * 1024,
@@ -232,7 +234,7 @@ describe('sanity of the model (derived, not tuned)', () => {
       decodeSeqs: 0,
       decodeContext: 0,
     });
-    expect(r.medianTtftMs).toBeCloseTo(prefill.ms, 6);
+    expect(r.medianTtftMs).toBeCloseTo(spec.efficiency.requestOverheadMs + prefill.ms, 6);
   });
 
   const concs = [1, 2, 4, 8, 16, 32, 64, 128, 256];
@@ -328,9 +330,10 @@ describe('disaggregated across processes (Cluster.submitPrefilled)', () => {
     one.submit(request, 0);
     const reference = drain(one).filter((e) => e.tokens > 0);
 
-    // The prefill server: an ordinary engine asked for one token.
+    // The prefill server: an ordinary engine asked for one token, after the router's hop (a
+    // process of its own here, which the one-process deployment models).
     const prefill = new Cluster(deploy());
-    prefill.submit({ ...request, outputTokens: 1 }, 0);
+    prefill.submit({ ...request, outputTokens: 1 }, prefill.prefill[0]!.spec.efficiency.routerOverheadMs);
     const [prefilled] = drain(prefill);
     expect(prefilled).toMatchObject({ id: 7, tokens: 1, finished: true });
 

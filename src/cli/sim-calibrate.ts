@@ -1,0 +1,162 @@
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { AccuracyReport, Metric } from '../sim/calibration/accuracy.js';
+import { METRICS, REQUESTS_PER_CONC, accuracy, worstSlice } from '../sim/calibration/accuracy.js';
+import { DEFAULT_LEVELS, DIMENSIONS, crossValidate, fitProfile, unfitted } from '../sim/calibration/fit.js';
+import type { Dimension } from '../sim/calibration/fit.js';
+import type { MeasuredPoint } from '../sim/calibration/points.js';
+import { CALIBRATION_SET, checkPoints, pointsFromRows, readPoints } from '../sim/calibration/points.js';
+import { SHIPPED_PROFILE, readProfile } from '../sim/profile.js';
+import type { EfficiencyProfile } from '../sim/profile.js';
+import { UserError } from '../util/user-error.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { numberArg } from './options.js';
+
+/** `frontier sim calibrate` and `frontier sim accuracy`: fitting the performance model to measurements, and its error. */
+
+/** Targets of the shipped profile on its calibration set (docs/simulator.md). */
+export const TARGETS = { tputPerGpu: 0.1, ttft: 0.2, slice: 0.25, crossValidation: 0.15 };
+
+const isStore = (from: string): boolean => {
+  if (/^postgres(ql)?:\/\//i.test(from)) return true;
+  if (!existsSync(from)) return false;
+  const fd = openSync(from, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    readSync(fd, head, 0, 16, 0);
+    return head.toString('latin1').startsWith('SQLite format 3');
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** Measured points from a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX results; none: the shipped calibration set. */
+async function loadPoints(from: string | undefined): Promise<MeasuredPoint[]> {
+  let points: MeasuredPoint[];
+  if (from === undefined) points = [...CALIBRATION_SET];
+  else if (isStore(from)) {
+    const { openStore, benchmarks } = await import('../store/index.js');
+    const store = await openStore(from);
+    try {
+      points = pointsFromRows(await benchmarks(store, { source: 'all' }));
+    } finally {
+      await store.close();
+    }
+    if (points.length === 0) throw new UserError(`--from ${from}: the store has no benchmark points`);
+  } else points = readPoints(from);
+  checkPoints(points);
+  return points;
+}
+
+const levelsArg = (value: string): Dimension[][] => {
+  const levels = value.split(';').map((level) =>
+    level.split(',').map((d) => {
+      const dim = d.trim() as Dimension;
+      if (!DIMENSIONS.includes(dim)) throw new UserError(`--fit ${value}: "${d}" is not a dimension; use ${DIMENSIONS.join(', ')} (e.g. --fit hardware,engine)`);
+      return dim;
+    }),
+  );
+  return levels;
+};
+
+const pct = (v: number): string => `${(v * 100).toFixed(1)}%`.padStart(7);
+
+function reportLines(title: string, report: AccuracyReport): string[] {
+  const lines = [title, `  ${'slice'.padEnd(24)}points  tput/GPU  intvty   TTFT`];
+  const row = (name: string, n: number, m: Record<Metric, number>): string =>
+    `  ${name.padEnd(24)}${String(n).padStart(6)}  ${pct(m.tputPerGpu)} ${pct(m.interactivity)} ${pct(m.ttft)}`;
+  lines.push(row('all', report.points.length, report.overall));
+  for (const s of report.slices) lines.push(row(s.slice, s.points, s.median));
+  return lines;
+}
+
+function pointLines(report: AccuracyReport): string[] {
+  return [
+    `  ${'point'.padEnd(46)}predicted/measured: tput/GPU intvty  TTFT`,
+    ...report.points.map(
+      (e) => `  ${e.point.id.padEnd(46)}${METRICS.map((m) => e.ratio[m].toFixed(2).padStart(m === 'tputPerGpu' ? 29 : 7)).join('')}`,
+    ),
+  ];
+}
+
+export function addCalibrationCommands(sim: Command): void {
+  sim
+    .command('calibrate')
+    .description('fit the performance model to measured points; print the fit and held-out error per slice; write the profile')
+    .option('--from <store|path>', 'a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX aggregated results (default: the shipped calibration set)')
+    .option('--fit <levels>', `dimensions of the fitted slices, general levels first, separated by ';' (${DIMENSIONS.join(', ')})`, levelsArg)
+    .option('--holdout <fraction>', 'share of the points each cross-validation fold holds out (0: none)', numberArg({ min: 0, max: 0.5 }), 0.5)
+    .option('--out <file>', 'write the fitted profile here (for --profile)')
+    .option('--base <file>', 'start from this profile (its hand-set entries; default: the shipped one)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(
+      async (flags: { from?: string; fit?: Dimension[][]; holdout: number; out?: string; base?: string; format: 'text' | 'json' }) => {
+        const points = await loadPoints(flags.from);
+        const base = unfitted(flags.base ? readProfile(flags.base) : SHIPPED_PROFILE);
+        const levels = flags.fit ? [...DEFAULT_LEVELS.slice(0, 1).filter((l) => !flags.fit!.some((f) => f.join() === l.join())), ...flags.fit] : DEFAULT_LEVELS;
+        const progress = flags.format === 'text' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
+        const heldOut = flags.holdout > 0 ? crossValidate(points, base, levels, Math.round(1 / flags.holdout), progress) : undefined;
+        const profile = fitProfile(points, base, { levels, progress });
+        const fitted: EfficiencyProfile = {
+          ...profile,
+          description: `Efficiency profile fitted by \`frontier sim calibrate\` from ${points.length} measured points (${flags.from ?? 'the shipped calibration set'})`,
+          fitted: { from: flags.from ?? 'published-points', levels: levels.map((l) => l.join(',')), points: points.length },
+        };
+        const fit = accuracy(points, fitted);
+        if (flags.out) writeFileAtomic(flags.out, `${JSON.stringify(fitted, null, 2)}\n`);
+        if (flags.format === 'json') {
+          process.stdout.write(`${JSON.stringify({ profile: fitted, fit: brief(fit), heldOut: heldOut && brief(heldOut) }, null, 2)}\n`);
+          return;
+        }
+        const lines = reportLines(`fit error (median |predicted/measured − 1|) over ${points.length} points:`, fit);
+        if (heldOut) lines.push('', ...reportLines(`held-out error (${Math.round(1 / flags.holdout)}-fold cross-validation, each point predicted by a fit that did not see it):`, heldOut));
+        lines.push('', flags.out ? `profile written to ${flags.out} (use it with --profile)` : 'profile not written (give --out FILE)');
+        process.stdout.write(`${lines.join('\n')}\n`);
+      },
+    );
+
+  sim
+    .command('accuracy')
+    .description('the performance model against measured points: error per point and per slice, and the targets')
+    .option('--from <store|path>', 'measured points (as for calibrate; default: the shipped calibration set)')
+    .option('--profile <file>', 'the efficiency profile to check (default: the shipped one)')
+    .option('--cross-validate', 'also fit the same code on half the points and predict the other half')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (flags: { from?: string; profile?: string; crossValidate?: boolean; format: 'text' | 'json' }) => {
+      const points = await loadPoints(flags.from);
+      const profile = flags.profile ? readProfile(flags.profile) : SHIPPED_PROFILE;
+      const report = accuracy(points, profile);
+      const cv = flags.crossValidate ? crossValidate(points, unfitted(profile), DEFAULT_LEVELS, 2) : undefined;
+      const worst = worstSlice(report)!;
+      const verdicts = [
+        [`median error on throughput per GPU ≤ ${TARGETS.tputPerGpu * 100}%`, report.overall.tputPerGpu <= TARGETS.tputPerGpu, report.overall.tputPerGpu],
+        [`median error on TTFT ≤ ${TARGETS.ttft * 100}%`, report.overall.ttft <= TARGETS.ttft, report.overall.ttft],
+        [`no slice worse than ${TARGETS.slice * 100}% (worst: ${worst.slice})`, worst.median.tputPerGpu <= TARGETS.slice, worst.median.tputPerGpu],
+        ...(cv ? [[`cross-validated median error on throughput per GPU ≤ ${TARGETS.crossValidation * 100}%`, cv.overall.tputPerGpu <= TARGETS.crossValidation, cv.overall.tputPerGpu] as const] : []),
+      ] as const;
+      if (flags.format === 'json') {
+        process.stdout.write(
+          `${JSON.stringify({ report: brief(report), crossValidation: cv && brief(cv), targets: verdicts.map(([target, met, value]) => ({ target, met, value })) }, null, 2)}\n`,
+        );
+        return;
+      }
+      const lines = [
+        ...reportLines(`error (median |predicted/measured − 1|) over ${points.length} points, ${REQUESTS_PER_CONC} × conc requests each:`, report),
+        '',
+        ...pointLines(report),
+      ];
+      if (cv) lines.push('', ...reportLines('cross-validation (fitted on half, predicting the other half, both ways):', cv));
+      lines.push('', 'targets:', ...verdicts.map(([target, met, value]) => `  ${met ? 'met ' : 'MISS'}  ${target}: ${pct(value).trim()}`));
+      process.stdout.write(`${lines.join('\n')}\n`);
+    });
+}
+
+/** A report without the points' full records. */
+const brief = (r: AccuracyReport) => ({
+  overall: r.overall,
+  slices: r.slices,
+  points: r.points.map((e) => ({ id: e.point.id, predicted: e.predicted, measured: e.point.measured, ratio: e.ratio })),
+});
