@@ -333,3 +333,19 @@ for (const copies of [1, 4, 16]) {
   const r = spawnSync(process.execPath, [`${repo}perf/agentic-replay.mjs`, '256', '15'], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`perf/agentic-replay.mjs exited ${r.status}`);
 }
+
+// The simulator's accuracy against the shipped calibration set (25 published InferenceX points):
+// `frontier sim accuracy --cross-validate`, as a user runs it. Targets (docs/simulator.md): median
+// error ≤ 10% on throughput per GPU and ≤ 20% on TTFT, no slice worse than 25%, and fitted on half
+// the points the other half within 15% median.
+{
+  const start = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [cli, 'sim', 'accuracy', '--cross-validate'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`frontier sim accuracy exited ${r.status}: ${r.stderr}`);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const lines = r.stdout.split('\n');
+  const overall = lines.filter((l) => /^\s+all\s/.test(l));
+  console.log(`${'sim accuracy (calibration set)'.padEnd(40)} ${overall[0]?.trim()}  (tput/GPU, intvty, TTFT; ${seconds.toFixed(0)} s)`);
+  if (overall[1]) console.log(`${'sim accuracy (cross-validated)'.padEnd(40)} ${overall[1].trim()}`);
+  for (const l of lines.slice(lines.indexOf('targets:') + 1)) if (l.trim()) console.log(`${''.padEnd(40)} ${l.trim()}`);
+}

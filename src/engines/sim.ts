@@ -81,6 +81,8 @@ export const sim: EngineAdapter = {
       d.gpu,
       '--precision',
       d.precision,
+      // The engine the sim stands in for: its scheduler and calibrated efficiency.
+      ...(d.framework === 'sim' ? [] : ['--engine', d.framework]),
       '--served-model-name',
       d.servedModelName,
       '--max-model-len',

@@ -9,8 +9,8 @@ import type { MeasuredPoint } from './points.js';
 /**
  * Fitting an efficiency profile to measured points. Level by level, from the most general
  * (`vendor`) to the slices asked for (`hardware,engine` by default), each group of points gets
- * its own `compute` and `memory` efficiencies (Gauss–Newton in log space on throughput per GPU
- * and interactivity, pulled towards the level above so a group of one point cannot run off) and
+ * its own `compute` and `memory` efficiencies (Gauss–Newton in log space on throughput per GPU,
+ * interactivity and, weighted less, TTFT, pulled towards the level above so a group of one point cannot run off) and
  * its fixed request latency (`requestOverheadMs`, from the median TTFT gap). A group's entry
  * records the points it saw and its error on them. Groups of a level are disjoint, so one
  * simulation of every point evaluates them all at once.
@@ -35,6 +35,8 @@ const BOUNDS: Record<(typeof FITTED)[number], [number, number]> = { compute: [0.
 /** Weight of the pull towards the level above, per squared log-ratio. */
 const PRIOR = 0.05;
 const STEP = 0.05;
+/** TTFT's weight in the residuals: it steers compute (prefill speed) too, less than the throughputs do. */
+const TTFT_WEIGHT = 0.5;
 
 const valueOf = (p: MeasuredPoint, d: Dimension): string => {
   const hw = findHardware(p.hardware);
@@ -114,12 +116,12 @@ const factorsOf = (g: Group, theta = g.theta): Partial<Efficiency> => ({
   requestOverheadMs: g.overheadMs,
 });
 
-/** Residuals of a group: log ratios of throughput and interactivity, and the pull towards the prior. */
+/** Residuals of a group: log ratios of throughput, interactivity and (weighted) TTFT, and the pull towards the prior. */
 function residualsOf(g: Group, predictions: Prediction[], theta: number[]): number[] {
   const r: number[] = [];
   g.points.forEach((p, i) => {
     const ratio = ratios(p, predictions[i]!);
-    r.push(Math.log(ratio.tputPerGpu), Math.log(ratio.interactivity));
+    r.push(Math.log(ratio.tputPerGpu), Math.log(ratio.interactivity), TTFT_WEIGHT * Math.log(ratio.ttft));
   });
   theta.forEach((t, i) => r.push(Math.sqrt(PRIOR) * (t - g.prior[i]!)));
   return r;
@@ -145,7 +147,9 @@ function fitLevel(groups: Group[], profile: EfficiencyProfile, options: FitOptio
   const jacobians = groups.map((g, gi) => g.residuals!.map((_, k) => FITTED.map((__, j) => columns[j]![gi]![k]!)));
   const iterations = options.iterations ?? 3;
   for (let it = 0; it < iterations; it++) {
-    // The fixed request latency closes the median TTFT gap the model's own TTFT leaves.
+    // The fixed request latency closes the median TTFT gap the model's own TTFT leaves (each
+    // point's TTFT moves one for one with it; the median fits the middle point exactly and is not
+    // pulled by one point of a slice far off).
     groups.forEach((g, gi) => {
       const gaps = g.points.map((p, i) => (p.measured.ttftS - current[gi]![i]!.ttftS) * 1e3);
       g.overheadMs = Math.max(0, g.overheadMs + median(gaps));
