@@ -19,6 +19,13 @@ export interface LoadSpec {
   rangeRatio?: number | undefined;
   /** Seed of the length draws (default 1). */
   seed?: number | undefined;
+  /**
+   * The medians are those of a run of this many requests (default: `requests`): the first wave,
+   * the burst of `concurrency` requests at the start, weighs what it would there, and the later
+   * waves, alike in a steady state, the rest. InferenceX sends 10 × concurrency; a shorter
+   * simulation stands for it without its first wave's queueing weighing 2.5× too much.
+   */
+  standsFor?: number | undefined;
 }
 
 export interface SimulatedRun {
@@ -36,16 +43,28 @@ export interface SimulatedRun {
   preemptions: number;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+/** The median of weighted samples: the smallest value with half the weight at or below it. */
+const median = (samples: { value: number; weight: number }[]): number => {
+  const sorted = [...samples].sort((a, b) => a.value - b.value);
+  const half = sorted.reduce((s, x) => s + x.weight, 0) / 2;
+  let seen = 0;
+  for (const x of sorted) {
+    seen += x.weight;
+    if (seen > half) return x.value;
+  }
+  return sorted.at(-1)?.value ?? 0;
 };
 
 export function simulateClosedLoop(topology: Topology, load: LoadSpec): SimulatedRun {
   const cluster = new Cluster(topology);
   const started = new Map<number, { start: number; first?: number; last: number; tokens: number }>();
-  const ttft: number[] = [];
-  const tpot: number[] = [];
+  const ttft: { value: number; weight: number }[] = [];
+  const tpot: { value: number; weight: number }[] = [];
+  const first = Math.min(load.concurrency, load.requests);
+  const standsFor = Math.max(load.standsFor ?? load.requests, load.requests);
+  // Per sample: the first wave's share of the run stood for, and the rest's.
+  const firstWeight = first / standsFor / first;
+  const restWeight = load.requests > first ? (1 - first / standsFor) / (load.requests - first) : 0;
   let issued = 0;
   let done = 0;
   let outputTokens = 0;
@@ -76,8 +95,9 @@ export function simulateClosedLoop(topology: Topology, load: LoadSpec): Simulate
     for (const id of finished) {
       const r = started.get(id)!;
       started.delete(id);
-      ttft.push(r.first! - r.start);
-      if (r.tokens > 1) tpot.push((r.last - r.first!) / (r.tokens - 1));
+      const weight = id < first ? firstWeight : restWeight;
+      ttft.push({ value: r.first! - r.start, weight });
+      if (r.tokens > 1) tpot.push({ value: (r.last - r.first!) / (r.tokens - 1), weight });
       done++;
       if (issued < load.requests) issue(next);
     }

@@ -7,8 +7,12 @@ import type { Efficiency } from '../perf.js';
 import type { MeasuredPoint } from './points.js';
 import { deploymentOf, kindOf } from './points.js';
 
-/** Requests per concurrency the calibration simulates (InferenceX runs 10; 4 gives the same medians within a few percent, 2.5× faster). */
+/**
+ * Requests per concurrency the calibration simulates, standing for InferenceX's 10 (the first
+ * wave weighted as in 10; simulate.ts): the medians within a few percent, 2.5× faster.
+ */
 export const REQUESTS_PER_CONC = 4;
+export const INFERENCEX_REQUESTS_PER_CONC = 10;
 
 export interface Prediction {
   tputPerGpu: number;
@@ -28,6 +32,7 @@ export function predict(p: MeasuredPoint, profile: EfficiencyProfile, efficiency
     isl: p.isl,
     osl: p.osl,
     rangeRatio: p.rangeRatio,
+    standsFor: p.conc * INFERENCEX_REQUESTS_PER_CONC,
   });
   return { tputPerGpu: run.totalThroughputPerGpu, interactivity: run.interactivity, ttftS: run.medianTtftMs / 1e3 };
 }

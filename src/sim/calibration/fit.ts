@@ -9,8 +9,8 @@ import type { MeasuredPoint } from './points.js';
 /**
  * Fitting an efficiency profile to measured points. Level by level, from the most general
  * (`vendor`) to the slices asked for (`hardware,engine` by default), each group of points gets
- * its own `compute` and `memory` efficiencies (Gauss–Newton in log space on throughput per GPU,
- * interactivity and, weighted less, TTFT, pulled towards the level above so a group of one point cannot run off) and
+ * its own `compute` and `memory` efficiencies (Gauss–Newton in log space on throughput per GPU
+ * and interactivity, pulled towards the level above so a group of one point cannot run off) and
  * its fixed request latency (`requestOverheadMs`, from the median TTFT gap). A group's entry
  * records the points it saw and its error on them. Groups of a level are disjoint, so one
  * simulation of every point evaluates them all at once.
@@ -35,8 +35,12 @@ const BOUNDS: Record<(typeof FITTED)[number], [number, number]> = { compute: [0.
 /** Weight of the pull towards the level above, per squared log-ratio. */
 const PRIOR = 0.05;
 const STEP = 0.05;
-/** TTFT's weight in the residuals: it steers compute (prefill speed) too, less than the throughputs do. */
-const TTFT_WEIGHT = 0.5;
+/**
+ * The most a fixed request latency may be: TTFT far beyond it comes from queueing the model does
+ * not reproduce (a wave of prompts at a TensorRT-LLM engine's admission limit), and a latency of
+ * seconds would pass that error on to every concurrency; it stays visible in the TTFT error.
+ */
+export const MAX_LATENCY_MS = 500;
 
 const valueOf = (p: MeasuredPoint, d: Dimension): string => {
   const hw = findHardware(p.hardware);
@@ -116,12 +120,12 @@ const factorsOf = (g: Group, theta = g.theta): Partial<Efficiency> => ({
   requestOverheadMs: g.overheadMs,
 });
 
-/** Residuals of a group: log ratios of throughput, interactivity and (weighted) TTFT, and the pull towards the prior. */
+/** Residuals of a group: log ratios of throughput and interactivity, and the pull towards the prior. */
 function residualsOf(g: Group, predictions: Prediction[], theta: number[]): number[] {
   const r: number[] = [];
   g.points.forEach((p, i) => {
     const ratio = ratios(p, predictions[i]!);
-    r.push(Math.log(ratio.tputPerGpu), Math.log(ratio.interactivity), TTFT_WEIGHT * Math.log(ratio.ttft));
+    r.push(Math.log(ratio.tputPerGpu), Math.log(ratio.interactivity));
   });
   theta.forEach((t, i) => r.push(Math.sqrt(PRIOR) * (t - g.prior[i]!)));
   return r;
@@ -147,12 +151,15 @@ function fitLevel(groups: Group[], profile: EfficiencyProfile, options: FitOptio
   const jacobians = groups.map((g, gi) => g.residuals!.map((_, k) => FITTED.map((__, j) => columns[j]![gi]![k]!)));
   const iterations = options.iterations ?? 3;
   for (let it = 0; it < iterations; it++) {
-    // The fixed request latency closes the median TTFT gap the model's own TTFT leaves (each
-    // point's TTFT moves one for one with it; the median fits the middle point exactly and is not
-    // pulled by one point of a slice far off).
+    // The fixed request latency: each point's TTFT moves one for one with it, so the latency
+    // that minimises the sum of relative TTFT errors is the median of the gaps weighted by
+    // 1 / measured TTFT (it fits one point exactly and is not pulled by one far off).
     groups.forEach((g, gi) => {
-      const gaps = g.points.map((p, i) => (p.measured.ttftS - current[gi]![i]!.ttftS) * 1e3);
-      g.overheadMs = Math.max(0, g.overheadMs + median(gaps));
+      const gaps = g.points.map((p, i) => ({
+        value: (p.measured.ttftS - current[gi]![i]!.ttftS) * 1e3,
+        weight: 1 / p.measured.ttftS,
+      }));
+      g.overheadMs = Math.min(MAX_LATENCY_MS, Math.max(0, g.overheadMs + weightedMedian(gaps)));
     });
     const proposals = groups.map((g, gi) => {
       const delta = gaussNewton(jacobians[gi]!, g.residuals!);
@@ -173,6 +180,18 @@ function fitLevel(groups: Group[], profile: EfficiencyProfile, options: FitOptio
     options.progress?.(`  step ${it + 1}/${iterations}: loss ${groups.reduce((s, g) => s + g.loss, 0).toFixed(4)}`);
   }
   return current;
+}
+
+/** The value with half the weight at or below it (the lower one on a tie). */
+function weightedMedian(samples: readonly { value: number; weight: number }[]): number {
+  const sorted = [...samples].sort((a, b) => a.value - b.value);
+  const half = sorted.reduce((s, x) => s + x.weight, 0) / 2;
+  let seen = 0;
+  for (const x of sorted) {
+    seen += x.weight;
+    if (seen >= half) return x.value;
+  }
+  return 0;
 }
 
 /** Solve (JᵀJ + εI) δ = Jᵀr for the two parameters. */
