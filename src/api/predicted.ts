@@ -1,5 +1,5 @@
+import type { PredictedFrontierAnswer } from '../contract/index.js';
 import { plan } from '../planner/index.js';
-import type { PlanPoint } from '../planner/index.js';
 import { PRECISIONS } from '../sim/index.js';
 import type { Precision } from '../sim/index.js';
 import { UserError } from '../util/user-error.js';
@@ -20,14 +20,8 @@ export interface PredictedFrontierQuery {
   engine?: string | undefined;
 }
 
-export interface PredictedFrontier {
-  model: string;
-  hardware: string;
+export interface PredictedFrontier extends PredictedFrontierAnswer {
   precision: Precision;
-  isl: number;
-  osl: number;
-  engine: string | null;
-  points: Pick<PlanPoint, 'deployment' | 'conc' | 'tputPerGpu' | 'interactivity' | 'ttftMs'>[];
 }
 
 export class PredictedFrontierCache {
