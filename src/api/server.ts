@@ -33,8 +33,11 @@ import type { IngestOptions, ResultFilter, Store } from '../store/index.js';
 import { ArchiveError, extractTarGz } from './archive.js';
 import { Gate } from './gate.js';
 import { openApiCollector } from './openapi.js';
+import { PredictedFrontierCache } from './predicted.js';
+import type { PredictedFrontierQuery } from './predicted.js';
 import { PageError, pageOf, pageParams, sendPage } from './paging.js';
 import type { PageSize } from './paging.js';
+import { UserError } from '../util/user-error.js';
 import { UploadTooLarge, receiveUpload, removeTree, sweepStaleUploads, uploadDir } from './uploads.js';
 
 export interface ApiOptions {
@@ -288,6 +291,34 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     async () => {
       await store.db.selectFrom('runs').select('id').limit(1).execute();
       return { ok: true, dialect: store.dialect, queries: gate.load };
+    },
+  );
+
+  const predicted = new PredictedFrontierCache();
+  route(
+    '/api/v1/predicted-frontier',
+    {
+      summary:
+        "The planner's predicted frontier (throughput per GPU against interactivity) from the simulator, for a model, GPU, precision and ISL/OSL; computed on first request, then cached",
+      querystring: query(
+        {
+          model: str('model: a simulator id (minimax-m3) or Hugging Face name'),
+          hardware: str('GPU or runner label (b300, h200-dgxc)'),
+          precision: str('bf16, fp8 or fp4'),
+          isl: int('input tokens per request'),
+          osl: int('output tokens per request'),
+          engine: str('serving framework as InferenceX names it (vllm, sglang, trt…; default vllm)'),
+        },
+        ['model', 'hardware', 'precision', 'isl', 'osl'],
+      ),
+    },
+    async (q) => {
+      try {
+        return predicted.get(q as unknown as PredictedFrontierQuery);
+      } catch (e) {
+        if (e instanceof UserError) throw new HttpError(404, e.message);
+        throw e;
+      }
     },
   );
 

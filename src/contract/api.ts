@@ -214,6 +214,22 @@ export interface ParetoAnswer {
 }
 
 /**
+ * The planner's predicted frontier from the simulator (`/api/v1/predicted-frontier`): the points
+ * no other simulated point beats on both axes, interactivity ascending.
+ */
+export interface PredictedFrontierAnswer {
+  /** The simulator's model id (the request may name a Hugging Face repo). */
+  model: string;
+  hardware: string;
+  precision: string;
+  isl: number;
+  osl: number;
+  engine: string | null;
+  /** tputPerGpu: input + output tokens/s per GPU (tput_per_gpu); interactivity: 1000 / median TPOT (median_intvty). */
+  points: { deployment: string; conc: number; tputPerGpu: number; interactivity: number; ttftMs: number }[];
+}
+
+/**
  * An agentic point (`/api/v1/agentic`): a config replaying recorded coding-agent sessions (AIPerf's
  * trace replay, InferenceX's `scenario-type: agentic-coding`) at one concurrency. The headline
  * numbers of its aggregate (`process_agentic_result.py`'s JSON) as fields; null where the aggregate

@@ -16,6 +16,7 @@ export type {
   PointRow,
   PowerSide,
   PowerSource,
+  PredictedFrontierAnswer,
   RunDetail,
   RunLog,
   RunRow,

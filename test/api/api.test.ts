@@ -266,6 +266,28 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     expect((await get('/api/v1/compare?run=nope')).status).toBe(404);
   });
 
+  it('predicted-frontier: the planner’s frontier from the simulator, cached; 404 for what the simulator does not know', async () => {
+    const url = '/api/v1/predicted-frontier?model=meta-llama/Llama-3.1-8B-Instruct&hardware=h100&precision=fp8&isl=1024&osl=64';
+    const first = await get(url);
+    expect(first.status).toBe(200);
+    const body = first.body as {
+      model: string;
+      points: { deployment: string; conc: number; interactivity: number; tputPerGpu: number }[];
+    };
+    expect(body.model).toBe('llama-3.1-8b');
+    expect(body.points.length).toBeGreaterThan(1);
+    const xs = body.points.map((p) => p.interactivity);
+    expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    expect((await get(url)).body).toEqual(body);
+    const unknown = await get('/api/v1/predicted-frontier?model=no-such-model&hardware=h100&precision=fp8&isl=1024&osl=64');
+    expect(unknown.status).toBe(404);
+    expect((unknown.body as { error: string }).error).toContain('unknown model "no-such-model"');
+    expect((await get('/api/v1/predicted-frontier?model=llama-3.1-8b&hardware=h100&precision=int3&isl=1024&osl=64')).status).toBe(
+      404,
+    );
+    expect((await get('/api/v1/predicted-frontier?model=llama-3.1-8b&hardware=h100')).status).toBe(400);
+  });
+
   it('the OpenAPI document lists every route and every parameter the server accepts', async () => {
     const doc = (await get('/api/openapi.json')).body as {
       openapi: string;
@@ -284,6 +306,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
         '/api/v1/history',
         '/api/v1/ingest',
         '/api/v1/pareto',
+        '/api/v1/predicted-frontier',
         '/api/v1/runs',
         '/api/v1/runs/{id}',
         '/api/v1/runs/{id}/log',

@@ -91,6 +91,10 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Hide non-optimal points').uncheck();
     await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1&optimal=0`);
     expect(await (await chart('inference-chart'))('points')).toBe(6);
+    // The simulator's predicted frontier for the h200 series: one dashed line beside the measured one.
+    await page.goto(`${base}/inference?model=dsr1&hw=h200`);
+    await page.getByLabel('Predicted frontier').check();
+    await expect.poll(async () => (await chart('inference-chart'))('predicted'), { timeout: 20_000 }).toBe(1);
   });
 
   it('no layout shift while the page loads its data', async () => {

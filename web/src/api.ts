@@ -78,3 +78,25 @@ export const query = (params: Record<string, string | number | boolean | undefin
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
   return q.toString();
 };
+
+/** The JSON at each of `paths`, by path; a path not in the map yet is still loading. */
+export function useApiEach<T>(paths: readonly string[]): Map<string, Loaded<T>> {
+  // One string: the effect runs when the list changes, not on every render's new array.
+  const key = paths.join('\n');
+  const [state, setState] = useState<Map<string, Loaded<T>>>(new Map());
+  useEffect(() => {
+    const list = key ? key.split('\n') : [];
+    let live = true;
+    setState(new Map());
+    const settle = (path: string, loaded: Loaded<T>) => live && setState((s) => new Map(s).set(path, loaded));
+    for (const path of list)
+      fetchJson<T>(path).then(
+        (data) => settle(path, { data, error: undefined, loading: false }),
+        (e: Error) => settle(path, { data: undefined, error: e.message, loading: false }),
+      );
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return state;
+}

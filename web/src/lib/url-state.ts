@@ -28,6 +28,8 @@ export interface ViewState {
   date: string | undefined;
   /** Hide points off their series' frontier. */
   optimal: boolean;
+  /** Inference: draw the simulator's predicted frontier next to each series. */
+  predicted: boolean;
   /** A run drawn over the official results. */
   run: string | undefined;
   /** TCO figures that differ from the defaults, by hardware. */
@@ -52,6 +54,7 @@ export const DEFAULTS: ViewState = {
   disagg: 'all',
   date: undefined,
   optimal: true,
+  predicted: false,
   run: undefined,
   tco: {},
   energy: 'tco',
@@ -117,6 +120,7 @@ export function parseUrl(pathname: string, search: string): ViewState {
     disagg: disagg === 'agg' || disagg === 'disagg' ? disagg : 'all',
     date: date && DATE.test(date) ? date : undefined,
     optimal: params.get('optimal') !== '0',
+    predicted: params.get('predicted') === '1',
     run: params.get('run') ?? undefined,
     tco: parseTco(params.get('tco')),
     // Per-role energy is measured only: its axis brings the measured mode with it.
@@ -137,6 +141,7 @@ export function toUrl(s: ViewState): string {
   if (s.disagg !== 'all') q.set('disagg', s.disagg);
   if (s.date) q.set('date', s.date);
   if (!s.optimal) q.set('optimal', '0');
+  if (s.predicted) q.set('predicted', '1');
   if (s.run) q.set('run', s.run);
   const tco = Object.entries(s.tco)
     .filter(([hw, t]) => DEFAULT_TCO[hw]?.costPerHour !== t.costPerHour || DEFAULT_TCO[hw]?.powerKw !== t.powerKw)

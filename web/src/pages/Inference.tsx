@@ -1,13 +1,22 @@
 import { useMemo, useRef } from 'react';
 import { MEASURED_POWER_KEYS, metricDef } from '../../../src/contract/index.js';
-import type { AvailabilityRow, Comparison, MetricDelta, PointRow, PowerSource } from '../../../src/contract/index.js';
-import { query, useApi } from '../api.js';
+import type {
+  AvailabilityRow,
+  Comparison,
+  MetricDelta,
+  PointRow,
+  PowerSource,
+  PredictedFrontierAnswer,
+} from '../../../src/contract/index.js';
+import { query, useApi, useApiEach } from '../api.js';
 import { Chart, download } from '../Chart.js';
 import type { ChartHandle } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';
 import { toCsv } from '../lib/csv.js';
 import type { CsvColumn } from '../lib/csv.js';
 import { inferenceView } from '../lib/inference.js';
+import { predictedNote, predictedPoints, predictedRequests, predictedTooltip } from '../lib/predicted.js';
+import type { PredictedFailure, PredictedPoint, PredictedRequest } from '../lib/predicted.js';
 import { pointTooltip } from '../lib/tooltip.js';
 import type { PlottedPoint, Series } from '../lib/inference.js';
 import { X_METRICS, Y_METRICS, axisName, energyAxisName, energySourceLabel, isEnergyAxis, measuredOnly } from '../lib/metrics.js';
@@ -37,7 +46,33 @@ function axisLabel(key: string, view: ViewState, sources: ReadonlySet<PowerSourc
   return isEnergyAxis(key) ? energyAxisName(key, view.energy, sources) : axisName(key);
 }
 
-function chartOption(series: Series[], view: ViewState, sources: ReadonlySet<PowerSource | null>) {
+/** A predicted frontier the API answered, as drawn, with the request it answers. */
+interface PredictedLine {
+  request: PredictedRequest;
+  points: PredictedPoint[];
+}
+
+/** Dashed lines in their series' colour, with small hollow markers so that each point has a tooltip. */
+function predictedChartSeries(lines: readonly PredictedLine[]): object[] {
+  return lines.map(({ request, points }) => ({
+    id: request.id,
+    name: request.name,
+    type: 'line',
+    data: points.map((p) => [p.interactivity, p.tputPerGpu]),
+    symbol: 'emptyCircle',
+    symbolSize: 5,
+    lineStyle: { color: request.color, width: 1.5, type: 'dashed' },
+    itemStyle: { color: request.color },
+    z: 1,
+  }));
+}
+
+function chartOption(
+  series: Series[],
+  view: ViewState,
+  sources: ReadonlySet<PowerSource | null>,
+  predicted: readonly PredictedLine[],
+) {
   const xName = axisLabel(view.x, view, sources);
   const yName = axisLabel(view.y, view, sources);
   const visible = (s: Series) => (view.optimal ? s.frontier : s.points);
@@ -72,17 +107,27 @@ function chartOption(series: Series[], view: ViewState, sources: ReadonlySet<Pow
       z: 2,
     });
   }
+  out.push(...predictedChartSeries(predicted));
+  const predictedById = new Map(predicted.map((l) => [l.request.id, l]));
   return {
     animation: false,
     grid: { left: 70, right: 24, top: 64, bottom: 56 },
-    legend: { type: 'scroll', top: 4, selectedMode: false, data: series.map((s) => s.name) },
+    legend: {
+      type: 'scroll',
+      top: 4,
+      selectedMode: false,
+      data: [...series.map((s) => s.name), ...predicted.map((l) => l.request.name)],
+    },
     tooltip: {
       trigger: 'item',
       enterable: true,
       confine: true,
       formatter: (p: { seriesId: string; dataIndex: number }) => {
         const pt = lookup.get(p.seriesId)?.[p.dataIndex];
-        return pt ? pointTooltip(pt, view.x, view.y, xName, yName) : '';
+        if (pt) return pointTooltip(pt, view.x, view.y, xName, yName);
+        const line = predictedById.get(p.seriesId);
+        const predictedPoint = line?.points[p.dataIndex];
+        return line && predictedPoint ? predictedTooltip(line.request.name, predictedPoint) : '';
       },
     },
     xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 32, scale: true },
@@ -146,7 +191,24 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   const run = useMemo(() => inferenceView(overlay.data ?? [], view, tco, true), [overlay.data, view]);
   const series = [...official.series, ...run.series];
   const sources = new Set([...official.sources, ...run.sources]);
-  const option = useMemo(() => chartOption(series, view, sources), [official, run]);
+  const predictedAsked = useMemo(
+    () => (view.predicted ? predictedRequests(official.series, view) : []),
+    [official, view.predicted],
+  );
+  const predictedAnswers = useApiEach<PredictedFrontierAnswer>(predictedAsked.map((r) => r.path));
+  const predictedLines: PredictedLine[] = [];
+  const predictedFailures: PredictedFailure[] = [];
+  for (const request of predictedAsked) {
+    const answer = predictedAnswers.get(request.path);
+    if (answer?.data) predictedLines.push({ request, points: predictedPoints(answer.data) });
+    else if (answer?.error) predictedFailures.push({ request, error: answer.error });
+  }
+  const predictedSettled = predictedAsked.every((r) => predictedAnswers.get(r.path)?.loading === false);
+  const option = useMemo(
+    () => chartOption(series, view, sources, predictedLines),
+    [official, run, predictedAnswers, predictedAsked],
+  );
+  const note = predictedNote(view, predictedFailures);
   const visible = [...official.visible, ...run.visible];
   const missing = [...official.missing, ...run.missing];
   const unmeasured = official.unmeasured + run.unmeasured;
@@ -156,7 +218,11 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
 
   // Everything this view asks for has answered (tests and the performance measure wait for it).
   const done = (l: { data: unknown; error: string | undefined }) => l.data !== undefined || l.error !== undefined;
-  const settled = done(availability) && (!base || done(points)) && (!base || !view.run || (done(overlay) && done(comparison)));
+  const settled =
+    done(availability) &&
+    (!base || done(points)) &&
+    (!base || !view.run || (done(overlay) && done(comparison))) &&
+    predictedSettled;
 
   const exportCsv = () =>
     download(`frontier-${scope.model}-${scope.seq}-${view.y}-vs-${view.x}.csv`, toCsv(CSV_COLUMNS(view), visible), 'text/csv');
@@ -223,6 +289,18 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           <input type="checkbox" name="optimal" checked={view.optimal} onChange={(e) => update({ optimal: e.target.checked })} />{' '}
           Hide non-optimal points
         </label>
+        <label
+          className="inline"
+          title="The topology planner's predicted frontier from the calibrated simulator, per hardware × engine × precision: a dashed line"
+        >
+          <input
+            type="checkbox"
+            name="predicted"
+            checked={view.predicted}
+            onChange={(e) => update({ predicted: e.target.checked })}
+          />{' '}
+          Predicted frontier
+        </label>
         <button type="button" onClick={exportPng}>
           Export PNG
         </button>
@@ -270,6 +348,11 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           {roleAxis ? '.' : '; choose “from TCO figures” to see them with the TCO figures.'}
         </p>
       )}
+      {note && (
+        <p className="note" data-testid="predicted-note">
+          {note}
+        </p>
+      )}
       <Chart
         ref={chart}
         option={option}
@@ -280,6 +363,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           frontiers: official.series.filter((s) => s.frontier.length > 1).length,
           series: official.series.length,
           'overlay-points': run.visible.length,
+          predicted: predictedLines.length,
           'y-axis': axisLabel(view.y, view, sources),
           loading: settled ? 0 : 1,
         }}

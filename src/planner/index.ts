@@ -1,0 +1,13 @@
+export { aggregatedRoles, disaggregatedRoles, enumerateDeployments } from './enumerate.js';
+export type { Candidate, EnumerateOptions } from './enumerate.js';
+export { fit, simulatePoint, usefulConcurrencies } from './evaluate.js';
+export type { Fitted, PredictedPoint, Workload } from './evaluate.js';
+export { disaggregatedFramework, emitMasterConfig, sweepConcurrencies } from './emit.js';
+export type { EmitResult } from './emit.js';
+export { formatPlan } from './format.js';
+export { dominates, paretoFrontier } from './frontier.js';
+export type { FrontierAxes } from './frontier.js';
+export { COARSE_MARGIN, DEFAULT_LADDER, DEFAULT_REQUESTS_PER_CONC, RANGE_RATIO, plan } from './plan.js';
+export type { Discarded, Plan, PlanPoint, PlanRequest, PlannedDeployment } from './plan.js';
+export { SLA_FORMS, SlaError, formatSla, parseSla, slaViolations } from './sla.js';
+export type { Sla, SlaMetric, SlaSubject, SlaTerm } from './sla.js';
