@@ -19,6 +19,7 @@ const CHECKS = [
   'test/cli/{argparse,changelog,cli,compare-power,engine-tuning,inputs,options,report,review}.test.ts',
   'test/api/{agentic,api,archive,cli,power}.test.ts',
   'test/web/{lib,agentic-lib,power-lib,predicted-lib}.test.ts',
+  'test/sim/{calibration,factors}.test.ts',
   'test/{docs,fixtures,llama-server}.test.ts',
   ...ci,
 ];

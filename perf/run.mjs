@@ -345,7 +345,9 @@ for (const copies of [1, 4, 16]) {
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const lines = r.stdout.split('\n');
   const overall = lines.filter((l) => /^\s+all\s/.test(l));
-  console.log(`${'sim accuracy (calibration set)'.padEnd(40)} ${overall[0]?.trim()}  (tput/GPU, intvty, TTFT; ${seconds.toFixed(0)} s)`);
+  console.log(
+    `${'sim accuracy (calibration set)'.padEnd(40)} ${overall[0]?.trim()}  (tput/GPU, intvty, TTFT; ${seconds.toFixed(0)} s)`,
+  );
   if (overall[1]) console.log(`${'sim accuracy (cross-validated)'.padEnd(40)} ${overall[1].trim()}`);
   for (const l of lines.slice(lines.indexOf('targets:') + 1)) if (l.trim()) console.log(`${''.padEnd(40)} ${l.trim()}`);
 }

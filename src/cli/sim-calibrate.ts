@@ -55,7 +55,10 @@ const levelsArg = (value: string): Dimension[][] => {
   const levels = value.split(';').map((level) =>
     level.split(',').map((d) => {
       const dim = d.trim() as Dimension;
-      if (!DIMENSIONS.includes(dim)) throw new UserError(`--fit ${value}: "${d}" is not a dimension; use ${DIMENSIONS.join(', ')} (e.g. --fit hardware,engine)`);
+      if (!DIMENSIONS.includes(dim))
+        throw new UserError(
+          `--fit ${value}: "${d}" is not a dimension; use ${DIMENSIONS.join(', ')} (e.g. --fit hardware,engine)`,
+        );
       return dim;
     }),
   );
@@ -77,7 +80,8 @@ function pointLines(report: AccuracyReport): string[] {
   return [
     `  ${'point'.padEnd(46)}predicted/measured: tput/GPU intvty  TTFT`,
     ...report.points.map(
-      (e) => `  ${e.point.id.padEnd(46)}${METRICS.map((m) => e.ratio[m].toFixed(2).padStart(m === 'tputPerGpu' ? 29 : 7)).join('')}`,
+      (e) =>
+        `  ${e.point.id.padEnd(46)}${METRICS.map((m) => e.ratio[m].toFixed(2).padStart(m === 'tputPerGpu' ? 29 : 7)).join('')}`,
     ),
   ];
 }
@@ -86,19 +90,41 @@ export function addCalibrationCommands(sim: Command): void {
   sim
     .command('calibrate')
     .description('fit the performance model to measured points; print the fit and held-out error per slice; write the profile')
-    .option('--from <store|path>', 'a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX aggregated results (default: the shipped calibration set)')
-    .option('--fit <levels>', `dimensions of the fitted slices, general levels first, separated by ';' (${DIMENSIONS.join(', ')})`, levelsArg)
-    .option('--holdout <fraction>', 'share of the points each cross-validation fold holds out (0: none)', numberArg({ min: 0, max: 0.5 }), 0.5)
+    .option(
+      '--from <store|path>',
+      'a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX aggregated results (default: the shipped calibration set)',
+    )
+    .option(
+      '--fit <levels>',
+      `dimensions of the fitted slices, general levels first, separated by ';' (${DIMENSIONS.join(', ')})`,
+      levelsArg,
+    )
+    .option(
+      '--holdout <fraction>',
+      'share of the points each cross-validation fold holds out (0: none)',
+      numberArg({ min: 0, max: 0.5 }),
+      0.5,
+    )
     .option('--out <file>', 'write the fitted profile here (for --profile)')
     .option('--base <file>', 'start from this profile (its hand-set entries; default: the shipped one)')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(
-      async (flags: { from?: string; fit?: Dimension[][]; holdout: number; out?: string; base?: string; format: 'text' | 'json' }) => {
+      async (flags: {
+        from?: string;
+        fit?: Dimension[][];
+        holdout: number;
+        out?: string;
+        base?: string;
+        format: 'text' | 'json';
+      }) => {
         const points = await loadPoints(flags.from);
         const base = unfitted(flags.base ? readProfile(flags.base) : SHIPPED_PROFILE);
-        const levels = flags.fit ? [...DEFAULT_LEVELS.slice(0, 1).filter((l) => !flags.fit!.some((f) => f.join() === l.join())), ...flags.fit] : DEFAULT_LEVELS;
+        const levels = flags.fit
+          ? [...DEFAULT_LEVELS.slice(0, 1).filter((l) => !flags.fit!.some((f) => f.join() === l.join())), ...flags.fit]
+          : DEFAULT_LEVELS;
         const progress = flags.format === 'text' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
-        const heldOut = flags.holdout > 0 ? crossValidate(points, base, levels, Math.round(1 / flags.holdout), progress) : undefined;
+        const heldOut =
+          flags.holdout > 0 ? crossValidate(points, base, levels, Math.round(1 / flags.holdout), progress) : undefined;
         const profile = fitProfile(points, base, { levels, progress });
         const fitted: EfficiencyProfile = {
           ...profile,
@@ -108,12 +134,24 @@ export function addCalibrationCommands(sim: Command): void {
         const fit = accuracy(points, fitted);
         if (flags.out) writeFileAtomic(flags.out, `${JSON.stringify(fitted, null, 2)}\n`);
         if (flags.format === 'json') {
-          process.stdout.write(`${JSON.stringify({ profile: fitted, fit: brief(fit), heldOut: heldOut && brief(heldOut) }, null, 2)}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ profile: fitted, fit: brief(fit), heldOut: heldOut && brief(heldOut) }, null, 2)}\n`,
+          );
           return;
         }
         const lines = reportLines(`fit error (median |predicted/measured − 1|) over ${points.length} points:`, fit);
-        if (heldOut) lines.push('', ...reportLines(`held-out error (${Math.round(1 / flags.holdout)}-fold cross-validation, each point predicted by a fit that did not see it):`, heldOut));
-        lines.push('', flags.out ? `profile written to ${flags.out} (use it with --profile)` : 'profile not written (give --out FILE)');
+        if (heldOut)
+          lines.push(
+            '',
+            ...reportLines(
+              `held-out error (${Math.round(1 / flags.holdout)}-fold cross-validation, each point predicted by a fit that did not see it):`,
+              heldOut,
+            ),
+          );
+        lines.push(
+          '',
+          flags.out ? `profile written to ${flags.out} (use it with --profile)` : 'profile not written (give --out FILE)',
+        );
         process.stdout.write(`${lines.join('\n')}\n`);
       },
     );
@@ -132,10 +170,26 @@ export function addCalibrationCommands(sim: Command): void {
       const cv = flags.crossValidate ? crossValidate(points, unfitted(profile), DEFAULT_LEVELS, 2) : undefined;
       const worst = worstSlice(report)!;
       const verdicts = [
-        [`median error on throughput per GPU ≤ ${TARGETS.tputPerGpu * 100}%`, report.overall.tputPerGpu <= TARGETS.tputPerGpu, report.overall.tputPerGpu],
+        [
+          `median error on throughput per GPU ≤ ${TARGETS.tputPerGpu * 100}%`,
+          report.overall.tputPerGpu <= TARGETS.tputPerGpu,
+          report.overall.tputPerGpu,
+        ],
         [`median error on TTFT ≤ ${TARGETS.ttft * 100}%`, report.overall.ttft <= TARGETS.ttft, report.overall.ttft],
-        [`no slice worse than ${TARGETS.slice * 100}% (worst: ${worst.slice})`, worst.median.tputPerGpu <= TARGETS.slice, worst.median.tputPerGpu],
-        ...(cv ? [[`cross-validated median error on throughput per GPU ≤ ${TARGETS.crossValidation * 100}%`, cv.overall.tputPerGpu <= TARGETS.crossValidation, cv.overall.tputPerGpu] as const] : []),
+        [
+          `no slice worse than ${TARGETS.slice * 100}% (worst: ${worst.slice})`,
+          worst.median.tputPerGpu <= TARGETS.slice,
+          worst.median.tputPerGpu,
+        ],
+        ...(cv
+          ? [
+              [
+                `cross-validated median error on throughput per GPU ≤ ${TARGETS.crossValidation * 100}%`,
+                cv.overall.tputPerGpu <= TARGETS.crossValidation,
+                cv.overall.tputPerGpu,
+              ] as const,
+            ]
+          : []),
       ] as const;
       if (flags.format === 'json') {
         process.stdout.write(
@@ -144,12 +198,19 @@ export function addCalibrationCommands(sim: Command): void {
         return;
       }
       const lines = [
-        ...reportLines(`error (median |predicted/measured − 1|) over ${points.length} points, ${REQUESTS_PER_CONC} × conc requests each:`, report),
+        ...reportLines(
+          `error (median |predicted/measured − 1|) over ${points.length} points, ${REQUESTS_PER_CONC} × conc requests each:`,
+          report,
+        ),
         '',
         ...pointLines(report),
       ];
       if (cv) lines.push('', ...reportLines('cross-validation (fitted on half, predicting the other half, both ways):', cv));
-      lines.push('', 'targets:', ...verdicts.map(([target, met, value]) => `  ${met ? 'met ' : 'MISS'}  ${target}: ${pct(value).trim()}`));
+      lines.push(
+        '',
+        'targets:',
+        ...verdicts.map(([target, met, value]) => `  ${met ? 'met ' : 'MISS'}  ${target}: ${pct(value).trim()}`),
+      );
       process.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -74,7 +74,10 @@ function withDeployment(command: Command): Command {
       'the serving framework as InferenceX names it (vllm, sglang, trt, atom, dynamo-trt…): its scheduler and calibrated efficiency',
       'vllm',
     )
-    .option('--profile <file>', 'efficiency profile (frontier sim calibrate --out); default: the shipped one, fitted from published measurements')
+    .option(
+      '--profile <file>',
+      'efficiency profile (frontier sim calibrate --out); default: the shipped one, fitted from published measurements',
+    )
     .option('--tp <n>', 'tensor parallel size (GPUs per instance)', integer(1), 1)
     .option('--ep <n>', 'expert parallel size of the MoE layers (≤ tp)', integer(1), 1)
     .option('--dp-attn', 'data-parallel attention (DEP): tp attention ranks, experts spread over them')

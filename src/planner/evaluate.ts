@@ -1,6 +1,7 @@
 import { Cluster, buildTopology, simulateClosedLoop } from '../sim/index.js';
 import type { DeploymentOptions, Precision, Topology } from '../sim/index.js';
 import { UserError } from '../util/user-error.js';
+import { INFERENCEX_REQUESTS_PER_CONC } from '../sim/calibration/accuracy.js';
 import type { Candidate } from './enumerate.js';
 
 /**
@@ -95,6 +96,8 @@ export function simulatePoint(
     isl: work.isl,
     osl: work.osl,
     rangeRatio: work.rangeRatio,
+    // Medians as InferenceX's 10 waves would give them, as the calibration predicts them.
+    standsFor: conc * INFERENCEX_REQUESTS_PER_CONC,
   });
   const meanOutput = (work.osl * (1 + work.rangeRatio)) / 2;
   return {

@@ -59,7 +59,10 @@ class Worker {
   readonly ranks: Instance[];
   private nextRank = 0;
 
-  constructor(private readonly pool: PoolSpec, role: 'agg' | 'prefill' | 'decode') {
+  constructor(
+    private readonly pool: PoolSpec,
+    role: 'agg' | 'prefill' | 'decode',
+  ) {
     const { tp, dpAttn } = pool.engine.parallelism;
     const n = dpAttn ? tp : 1;
     this.ranks = Array.from({ length: n }, () => new Instance(pool.engine, pool.limits, role, pool.cache, n));
@@ -143,7 +146,8 @@ export class Cluster {
     this.prefill = this.prefillWorkers.flatMap((w) => w.ranks);
     this.decode = this.decodeWorkers === this.prefillWorkers ? this.prefill : this.decodeWorkers.flatMap((w) => w.ranks);
     this.instances = this.prefill === this.decode ? this.prefill : [...this.prefill, ...this.decode];
-    this.workers = this.prefillWorkers === this.decodeWorkers ? this.prefillWorkers : [...this.prefillWorkers, ...this.decodeWorkers];
+    this.workers =
+      this.prefillWorkers === this.decodeWorkers ? this.prefillWorkers : [...this.prefillWorkers, ...this.decodeWorkers];
   }
 
   /** Every scheduler, prefilling ones first. */
@@ -214,7 +218,8 @@ export class Cluster {
       const next = this.nextEventTime();
       if (next === undefined || next > until) break;
       this.now = next;
-      if (this.transfers.some((x) => x.at <= next)) for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
+      if (this.transfers.some((x) => x.at <= next))
+        for (const t of this.transfers.filter((x) => x.at <= next)) this.land(t, emit);
       for (const instance of this.instances) {
         if (instance.busyUntil !== undefined && instance.busyUntil <= next) this.finishStep(instance, emit);
       }

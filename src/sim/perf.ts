@@ -337,7 +337,7 @@ export function stepTime(spec: EngineSpec, load: StepLoad): StepTime {
   let commMs = 0;
   if (tp > 1 && !dpAttn) {
     const bytes = tokens * model.hiddenSize * ACTIVATION_BYTES;
-    commMs += model.layers * 2 * ((2 * ((tp - 1) / tp) * bytes) / (linkGBps * 1e9) * 1e3 + hopMs);
+    commMs += model.layers * 2 * (((2 * ((tp - 1) / tp) * bytes) / (linkGBps * 1e9)) * 1e3 + hopMs);
   }
   if (moe && expertGroup > 1) {
     const rankTokens = dpAttn ? rank.tokens : tokens / expertGroup;

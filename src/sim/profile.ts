@@ -44,8 +44,15 @@ export interface EfficiencyProfile {
   entries: ProfileEntry[];
 }
 
+/** Shares of a peak and bandwidths must be positive; latencies and the imbalance may be 0. */
+const RATES = new Set<keyof Efficiency>(['compute', 'memory', 'attentionMemory', 'network', 'scaleOutBandwidthGBps']);
+
 const factorsSchema = z
-  .object(Object.fromEntries(FACTOR_KEYS.map((k) => [k, z.number().positive().optional()])) as Record<keyof Efficiency, z.ZodOptional<z.ZodNumber>>)
+  .object(
+    Object.fromEntries(
+      FACTOR_KEYS.map((k) => [k, (RATES.has(k) ? z.number().positive() : z.number().nonnegative()).optional()]),
+    ) as Record<keyof Efficiency, z.ZodOptional<z.ZodNumber>>,
+  )
   .strict();
 
 const profileSchema = z
@@ -56,7 +63,12 @@ const profileSchema = z
       z
         .object({
           match: z
-            .object({ vendor: z.string().optional(), hardware: z.string().optional(), engine: z.string().optional(), model: z.string().optional() })
+            .object({
+              vendor: z.string().optional(),
+              hardware: z.string().optional(),
+              engine: z.string().optional(),
+              model: z.string().optional(),
+            })
             .strict(),
           factors: factorsSchema,
           source: z.string().optional(),

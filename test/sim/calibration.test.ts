@@ -65,7 +65,9 @@ describe('efficiency profiles', () => {
 
   it('refuses a bad profile, naming the file, the key and what is accepted', () => {
     const bad = (entries: unknown[]) => () => parseProfile(JSON.stringify({ description: 'x', entries }), 'my-profile.json');
-    expect(bad([{ match: {}, factors: { computee: 0.5 }, source: 's' }])).toThrow(/my-profile\.json: entries\.0\.factors.*compute, memory/s);
+    expect(bad([{ match: {}, factors: { computee: 0.5 }, source: 's' }])).toThrow(
+      /my-profile\.json: entries\.0\.factors.*compute, memory/s,
+    );
     expect(bad([{ match: {}, factors: { compute: -1 }, source: 's' }])).toThrow(/entries\.0\.factors\.compute/);
     expect(bad([{ match: {}, factors: { compute: 0.5 } }])).toThrow(/"source" or a "fit" record/);
     expect(() => parseProfile('{', 'p.json')).toThrow(/p\.json: not JSON/);
@@ -137,13 +139,23 @@ describe('calibration', () => {
 
   it('cross-validation holds each point out exactly once', () => {
     const parts = folds(CALIBRATION_SET, ['hardware', 'engine'], 2);
-    expect(parts.flat().map((p) => p.id).sort()).toEqual(CALIBRATION_SET.map((p) => p.id).sort());
+    expect(
+      parts
+        .flat()
+        .map((p) => p.id)
+        .sort(),
+    ).toEqual(CALIBRATION_SET.map((p) => p.id).sort());
     expect(Math.abs(parts[0]!.length - parts[1]!.length)).toBeLessThanOrEqual(1);
     // A slice with two points lands in both halves.
     const h200sglang = (ps: MeasuredPoint[]) => ps.filter((p) => p.hardware === 'h200' && p.engine === 'sglang').length;
     expect(h200sglang(parts[0]!)).toBeGreaterThan(0);
     expect(h200sglang(parts[1]!)).toBeGreaterThan(0);
-    const report = crossValidate(synthetic({ compute: 0.3, memory: 0.6, requestOverheadMs: 40 }), EMPTY, [['hardware', 'engine']], 3);
+    const report = crossValidate(
+      synthetic({ compute: 0.3, memory: 0.6, requestOverheadMs: 40 }),
+      EMPTY,
+      [['hardware', 'engine']],
+      3,
+    );
     expect(report.points.map((e) => e.point.id).sort()).toEqual(['synthetic-0', 'synthetic-1', 'synthetic-2']);
   });
 
@@ -152,7 +164,8 @@ describe('calibration', () => {
     expect(report.overall.tputPerGpu).toBeLessThanOrEqual(0.1);
     expect(report.overall.ttft).toBeLessThanOrEqual(0.2);
     expect(worstSlice(report)!.median.tputPerGpu).toBeLessThanOrEqual(0.25);
-    for (const slice of ['hardware=mi300x', 'engine=trt', 'kind=disaggregated']) expect(report.slices.map((s) => s.slice)).toContain(slice);
+    for (const slice of ['hardware=mi300x', 'engine=trt', 'kind=disaggregated'])
+      expect(report.slices.map((s) => s.slice)).toContain(slice);
   });
 });
 
@@ -171,7 +184,11 @@ describe('frontier sim calibrate / accuracy', () => {
       conc: p.conc,
       random_range_ratio: 0.8,
       topology: { kind: 'aggregated', tp: 1, ep: 1, dp_attn: false, workers: 1 },
-      published: { tput_per_gpu: p.measured.tputPerGpu, median_intvty: p.measured.interactivity, median_ttft_s: p.measured.ttftS },
+      published: {
+        tput_per_gpu: p.measured.tputPerGpu,
+        median_intvty: p.measured.interactivity,
+        median_ttft_s: p.measured.ttftS,
+      },
     }));
     writeFileSync(pointsFile, JSON.stringify({ description: 'synthetic', points }));
     const out = join(dir, 'profile.json');
@@ -184,7 +201,9 @@ describe('frontier sim calibrate / accuracy', () => {
     const profile = JSON.parse(readFileSync(out, 'utf8')) as EfficiencyProfile;
     expect(profile.fitted).toMatchObject({ points: 3, levels: ['vendor', 'hardware,engine'] });
     const estimate = (extra: string[]) =>
-      JSON.parse(runCli(['sim', 'estimate', '--conc', '8', '--isl', '256', '--osl', '64', '--format', 'json', ...extra]).stdout) as {
+      JSON.parse(
+        runCli(['sim', 'estimate', '--conc', '8', '--isl', '256', '--osl', '64', '--format', 'json', ...extra]).stdout,
+      ) as {
         points: { interactivity: number }[];
       };
     expect(estimate(['--profile', out]).points[0]!.interactivity).not.toBeCloseTo(estimate([]).points[0]!.interactivity, 0);

@@ -15,7 +15,9 @@ import { allToAllMs, imbalanceFactor } from '../../src/sim/perf.js';
 /** Each factor of the performance model moves the figures the way it should (docs/simulator.md). */
 
 const dsr1 = findModel('deepseek-r1');
-const spec = (options: { hardware?: string; tp?: number; ep?: number; dpAttn?: boolean; efficiency?: Partial<Efficiency> } = {}) =>
+const spec = (
+  options: { hardware?: string; tp?: number; ep?: number; dpAttn?: boolean; efficiency?: Partial<Efficiency> } = {},
+) =>
   engineSpec({
     model: dsr1,
     hardware: findHardware(options.hardware ?? 'h200'),
@@ -62,8 +64,17 @@ describe('performance-model factors', () => {
     expect(imbalanceFactor(64, 10, 1)).toBeGreaterThan(imbalanceFactor(4, 10, 1));
     // In a step: expert parallelism with imbalance costs more than without, most at small batches.
     const ratio = (tokens: number): number => {
-      const load: StepLoad = { prefillTokens: tokens, prefillAttention: tokens * 64, prefillContext: tokens, decodeSeqs: 0, decodeContext: 0 };
-      return stepTime(spec({ ep: 8, efficiency: { expertImbalance: 1 } }), load).ms / stepTime(spec({ ep: 8, efficiency: { expertImbalance: 0 } }), load).ms;
+      const load: StepLoad = {
+        prefillTokens: tokens,
+        prefillAttention: tokens * 64,
+        prefillContext: tokens,
+        decodeSeqs: 0,
+        decodeContext: 0,
+      };
+      return (
+        stepTime(spec({ ep: 8, efficiency: { expertImbalance: 1 } }), load).ms /
+        stepTime(spec({ ep: 8, efficiency: { expertImbalance: 0 } }), load).ms
+      );
     };
     expect(ratio(64)).toBeGreaterThan(1);
     expect(ratio(16384)).toBeGreaterThan(1);
@@ -91,7 +102,15 @@ describe('performance-model factors', () => {
   });
 
   it('data-parallel attention: one scheduler per rank, each with its own max-num-seqs and KV share', () => {
-    const topology = buildTopology({ model: 'deepseek-r1', hardware: 'h200', precision: 'fp8', tp: 8, ep: 8, dpAttn: true, limits: { maxNumSeqs: 16 } });
+    const topology = buildTopology({
+      model: 'deepseek-r1',
+      hardware: 'h200',
+      precision: 'fp8',
+      tp: 8,
+      ep: 8,
+      dpAttn: true,
+      limits: { maxNumSeqs: 16 },
+    });
     const cluster = new Cluster(topology);
     expect(cluster.instances).toHaveLength(8);
     expect(cluster.instances.every((i) => i.gpus === 1)).toBe(true);
@@ -106,7 +125,14 @@ describe('performance-model factors', () => {
   it('scheduling: SGLang prefills while decodes wait, vLLM mixes prefill chunks into the decode batch', () => {
     const stepAfterArrival = (engine: string): StepLoad => {
       const cluster = new Cluster(
-        buildTopology({ model: 'deepseek-r1', hardware: 'h200', precision: 'fp8', tp: 8, engine, efficiency: { requestOverheadMs: 0 } }),
+        buildTopology({
+          model: 'deepseek-r1',
+          hardware: 'h200',
+          precision: 'fp8',
+          tp: 8,
+          engine,
+          efficiency: { requestOverheadMs: 0 },
+        }),
       );
       const loads: StepLoad[] = [];
       cluster.instances[0]!.onStep = (_start, _end, _time, load) => loads.push({ ...load });
@@ -141,18 +167,34 @@ describe('performance-model factors', () => {
     const agg = (routerOverheadMs: number) => run({ efficiency: { requestOverheadMs: 0, routerOverheadMs } }, load).medianTtftMs;
     expect(agg(50)).toBe(agg(0));
     const s = spec();
-    expect(kvTransferMs({ ...s, efficiency: { ...s.efficiency, kvTransferLatencyMs: 3 } }, 1000, { lanes: 8, sameDomain: true }) - kvTransferMs(s, 1000, { lanes: 8, sameDomain: true })).toBeCloseTo(3 - s.efficiency.kvTransferLatencyMs, 9);
+    expect(
+      kvTransferMs({ ...s, efficiency: { ...s.efficiency, kvTransferLatencyMs: 3 } }, 1000, { lanes: 8, sameDomain: true }) -
+        kvTransferMs(s, 1000, { lanes: 8, sameDomain: true }),
+    ).toBeCloseTo(3 - s.efficiency.kvTransferLatencyMs, 9);
   });
 
   it('a disaggregated prefill pool saturates: TTFT climbs when prompts arrive faster than it prefills', () => {
     const at = (conc: number) =>
-      run({ prefillWorkers: 1, decodeWorkers: 4, prefill: { tp: 8 }, decode: { tp: 8 } }, { conc, isl: 8192, osl: 64, requests: conc * 3 }).medianTtftMs;
+      run(
+        { prefillWorkers: 1, decodeWorkers: 4, prefill: { tp: 8 }, decode: { tp: 8 } },
+        { conc, isl: 8192, osl: 64, requests: conc * 3 },
+      ).medianTtftMs;
     expect(at(64)).toBeGreaterThan(at(4) * 3);
   });
 
   it('compute and memory efficiency: prefill follows compute, small-batch decode follows memory', () => {
-    const prefill: StepLoad = { prefillTokens: 8192, prefillAttention: 8192 * 4096, prefillContext: 8192, decodeSeqs: 0, decodeContext: 0 };
-    expect(stepTime(spec({ efficiency: { compute: 0.3 } }), prefill).ms).toBeGreaterThan(stepTime(spec({ efficiency: { compute: 0.6 } }), prefill).ms * 1.5);
-    expect(stepTime(spec({ efficiency: { memory: 0.4 } }), decode(4, 1024)).ms).toBeGreaterThan(stepTime(spec({ efficiency: { memory: 0.8 } }), decode(4, 1024)).ms * 1.3);
+    const prefill: StepLoad = {
+      prefillTokens: 8192,
+      prefillAttention: 8192 * 4096,
+      prefillContext: 8192,
+      decodeSeqs: 0,
+      decodeContext: 0,
+    };
+    expect(stepTime(spec({ efficiency: { compute: 0.3 } }), prefill).ms).toBeGreaterThan(
+      stepTime(spec({ efficiency: { compute: 0.6 } }), prefill).ms * 1.5,
+    );
+    expect(stepTime(spec({ efficiency: { memory: 0.4 } }), decode(4, 1024)).ms).toBeGreaterThan(
+      stepTime(spec({ efficiency: { memory: 0.8 } }), decode(4, 1024)).ms * 1.3,
+    );
   });
 });

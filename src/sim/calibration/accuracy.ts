@@ -92,10 +92,12 @@ const SLICE_KEYS: [string, (p: MeasuredPoint) => string][] = [
 
 /** Predict every point and summarise the errors, overall and per slice. */
 export function accuracy(points: readonly MeasuredPoint[], profile: EfficiencyProfile): AccuracyReport {
-  return summarise(points.map((point) => {
-    const predicted = predict(point, profile);
-    return { point, predicted, ratio: ratios(point, predicted) };
-  }));
+  return summarise(
+    points.map((point) => {
+      const predicted = predict(point, profile);
+      return { point, predicted, ratio: ratios(point, predicted) };
+    }),
+  );
 }
 
 export function summarise(errors: PointError[]): AccuracyReport {

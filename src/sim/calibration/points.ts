@@ -45,7 +45,13 @@ export function deploymentOf(p: MeasuredPoint): DeploymentOptions {
   const t = p.topology;
   if (t.kind === 'aggregated') return { ...base, tp: t.tp, ep: t.ep, dpAttn: t.dpAttn };
   const role = (r: Role): PoolOptions => ({ tp: r.tp, ep: r.ep, dpAttn: r.dpAttn });
-  return { ...base, prefillWorkers: t.prefillWorkers, decodeWorkers: t.decodeWorkers, prefill: role(t.prefill), decode: role(t.decode) };
+  return {
+    ...base,
+    prefillWorkers: t.prefillWorkers,
+    decodeWorkers: t.decodeWorkers,
+    prefill: role(t.prefill),
+    decode: role(t.decode),
+  };
 }
 
 /** Aggregated / disaggregated, for slicing errors. */
@@ -61,19 +67,35 @@ function precisionOf(value: unknown, where: string): Precision {
 
 const num = (v: unknown, where: string, key: string): number => {
   const n = typeof v === 'number' ? v : Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new SimConfigError(`${where}: "${key}" must be a positive number, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new SimConfigError(`${where}: "${key}" must be a positive number, got ${JSON.stringify(v)}`);
   return n;
 };
 
 /** One point of the published-points format (`{description, points: [...]}`). */
 function publishedPoint(raw: Record<string, unknown>, where: string): MeasuredPoint {
   const pub = raw.published as Record<string, unknown> | undefined;
-  const t = raw.topology as Record<string, any> | undefined;
+  const t = raw.topology as Record<string, unknown> | undefined;
   if (!pub || !t) throw new SimConfigError(`${where}: a published point needs "published" and "topology"`);
-  const role = (r: Record<string, unknown>): Role => ({ tp: num(r.tp, where, 'tp'), ep: num(r.ep ?? 1, where, 'ep'), dpAttn: r.dp_attn === true });
+  const side = (name: 'prefill' | 'decode'): Record<string, unknown> => {
+    const r = t[name];
+    if (!r || typeof r !== 'object') throw new SimConfigError(`${where}: a disaggregated topology needs "${name}"`);
+    return r as Record<string, unknown>;
+  };
+  const role = (r: Record<string, unknown>): Role => ({
+    tp: num(r.tp, where, 'tp'),
+    ep: num(r.ep ?? 1, where, 'ep'),
+    dpAttn: r.dp_attn === true,
+  });
   const topology: MeasuredPoint['topology'] =
     t.kind === 'disaggregated'
-      ? { kind: 'disaggregated', prefillWorkers: num(t.prefill.workers, where, 'prefill.workers'), decodeWorkers: num(t.decode.workers, where, 'decode.workers'), prefill: role(t.prefill), decode: role(t.decode) }
+      ? {
+          kind: 'disaggregated',
+          prefillWorkers: num(side('prefill').workers, where, 'prefill.workers'),
+          decodeWorkers: num(side('decode').workers, where, 'decode.workers'),
+          prefill: role(side('prefill')),
+          decode: role(side('decode')),
+        }
       : { kind: 'aggregated', ...role(t) };
   return {
     id: String(raw.id),
@@ -96,7 +118,7 @@ function publishedPoint(raw: Record<string, unknown>, where: string): MeasuredPo
 }
 
 /** An InferenceX aggregated result (`agg_*.json`, what `frontier results process` writes) or a store row, as one flat record. */
-function aggregatePoint(a: Record<string, any>, where: string, id: string): MeasuredPoint {
+function aggregatePoint(a: Record<string, unknown>, where: string, id: string): MeasuredPoint {
   const disagg = a.disagg === true || a.disagg === 'true';
   const role = (prefix: string): Role => ({
     tp: num(a[`${prefix}tp`], where, `${prefix}tp`),
@@ -152,7 +174,9 @@ export function readPoints(path: string): MeasuredPoint[] {
   try {
     stat = statSync(path);
   } catch {
-    throw new SimConfigError(`--from ${path}: no such file or folder (give a store, a points JSON or a folder of InferenceX results)`);
+    throw new SimConfigError(
+      `--from ${path}: no such file or folder (give a store, a points JSON or a folder of InferenceX results)`,
+    );
   }
   if (!stat.isDirectory()) return pointsOfFile(path);
   const out: MeasuredPoint[] = [];
@@ -178,14 +202,19 @@ function pointsOfFile(file: string, lenient = false): MeasuredPoint[] {
   }
   if (raw && typeof raw === 'object' && Array.isArray((raw as { points?: unknown }).points)) return pointsOfJson(raw, file);
   const records = Array.isArray(raw) ? raw : [raw];
-  const aggregates = records.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && 'tput_per_gpu' in r && 'hw' in r);
-  if (aggregates.length === 0 && !lenient) throw new SimConfigError(`${file}: neither a points file ({"points": [...]}) nor InferenceX aggregated results`);
-  return aggregates.map((a, i) => aggregatePoint(a, file, `${file.replace(/^.*\//, '').replace(/\.json$/, '')}${records.length > 1 ? `-${i}` : ''}`));
+  const aggregates = records.filter(
+    (r): r is Record<string, unknown> => !!r && typeof r === 'object' && 'tput_per_gpu' in r && 'hw' in r,
+  );
+  if (aggregates.length === 0 && !lenient)
+    throw new SimConfigError(`${file}: neither a points file ({"points": [...]}) nor InferenceX aggregated results`);
+  return aggregates.map((a, i) =>
+    aggregatePoint(a, file, `${file.replace(/^.*\//, '').replace(/\.json$/, '')}${records.length > 1 ? `-${i}` : ''}`),
+  );
 }
 
 /** The points of a published-points document (`{description, points: [...]}`). */
 export function pointsOfJson(raw: unknown, file: string): MeasuredPoint[] {
-  return ((raw as { points: Record<string, unknown>[] }).points).map((p, i) => publishedPoint(p, `${file}: points[${i}]`));
+  return (raw as { points: Record<string, unknown>[] }).points.map((p, i) => publishedPoint(p, `${file}: points[${i}]`));
 }
 
 /** The shipped calibration set: published InferenceX measurements (data/published-points.json, sources in each point). */
