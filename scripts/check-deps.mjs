@@ -38,6 +38,10 @@ export const LAYERS = {
   },
   sim: { job: 'the simulated engine: performance model, scheduler, server, router, faults', imports: ['contract', 'util'] },
   engines: { job: 'one adapter per engine: processes, probes, launch scripts', imports: ['sim', 'util'] },
+  planner: {
+    job: 'frontier plan: candidate deployments on the simulator, their predicted Pareto frontier, a master config that sweeps it',
+    imports: ['catalog', 'contract', 'sim', 'util'],
+  },
   traces: {
     job: 'recorded agent sessions: the Weka and hash_ids trace formats, the synthetic corpus, distributions',
     imports: ['util'],
@@ -83,7 +87,10 @@ export const LAYERS = {
     job: 'the database: schema, migrations, ingest, latest points, queries, compare, tokens',
     imports: ['contract', 'pycompat', 'results', 'util'],
   },
-  api: { job: 'the HTTP server, its OpenAPI document, upload unpacking', imports: ['contract', 'results', 'store', 'util'] },
+  api: {
+    job: "the HTTP server, its OpenAPI document, upload unpacking, the planner's predicted frontier",
+    imports: ['contract', 'planner', 'results', 'store', 'util'],
+  },
   ci: {
     job: 'the pull-request machinery: event gating, canary, priority, reuse, sign-off, the PR comment, workflows (pure decisions)',
     imports: ['catalog', 'changelog', 'contract', 'matrix', 'pycompat', 'store', 'util'],

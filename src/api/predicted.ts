@@ -1,7 +1,6 @@
 import type { PredictedFrontierAnswer } from '../contract/index.js';
-import { plan } from '../planner/index.js';
-import { PRECISIONS } from '../sim/index.js';
-import type { Precision } from '../sim/index.js';
+import { PRECISIONS, plan } from '../planner/index.js';
+import type { Precision } from '../planner/index.js';
 import { UserError } from '../util/user-error.js';
 
 /**

@@ -6,7 +6,7 @@ import { METRICS, REQUESTS_PER_CONC, accuracy, worstSlice } from '../sim/calibra
 import { DEFAULT_LEVELS, DIMENSIONS, crossValidate, fitProfile, unfitted } from '../sim/calibration/fit.js';
 import type { Dimension } from '../sim/calibration/fit.js';
 import type { MeasuredPoint } from '../sim/calibration/points.js';
-import { CALIBRATION_SET, checkPoints, pointsFromRows, readPoints } from '../sim/calibration/points.js';
+import { CALIBRATION_SET, expressible, pointsFromRows, readPoints } from '../sim/calibration/points.js';
 import { SHIPPED_PROFILE, readProfile } from '../sim/profile.js';
 import type { EfficiencyProfile } from '../sim/profile.js';
 import { UserError } from '../util/user-error.js';
@@ -47,8 +47,13 @@ async function loadPoints(from: string | undefined): Promise<MeasuredPoint[]> {
     }
     if (points.length === 0) throw new UserError(`--from ${from}: the store has no benchmark points`);
   } else points = readPoints(from);
-  checkPoints(points);
-  return points;
+  const usable = expressible(points);
+  for (const { id, reason } of usable.skipped) process.stderr.write(`skipped ${id}: ${reason}\n`);
+  if (usable.points.length === 0)
+    throw new UserError(
+      `--from ${from ?? 'the calibration set'}: none of its ${points.length} points is one the simulator can express (see above)`,
+    );
+  return usable.points;
 }
 
 const levelsArg = (value: string): Dimension[][] => {

@@ -11,3 +11,5 @@ export { COARSE_MARGIN, DEFAULT_LADDER, DEFAULT_REQUESTS_PER_CONC, RANGE_RATIO, 
 export type { Discarded, Plan, PlanPoint, PlanRequest, PlannedDeployment } from './plan.js';
 export { SLA_FORMS, SlaError, formatSla, parseSla, slaViolations } from './sla.js';
 export type { Sla, SlaMetric, SlaSubject, SlaTerm } from './sla.js';
+export { PRECISIONS } from '../sim/index.js';
+export type { Precision } from '../sim/index.js';

@@ -117,11 +117,11 @@ export const SHIPPED_PROFILE: EfficiencyProfile = parseProfile(JSON.stringify(sh
 
 /**
  * The engine family a framework belongs to, as InferenceX names frameworks: `dynamo-trt` and
- * `trt` run TensorRT-LLM, `dynamo-sglang` and `mori-sglang` run SGLang.
+ * `trt` run TensorRT-LLM, `dynamo-sglang`, `mori-sglang` and `sglang-disagg` run SGLang.
  */
 export function engineFamily(framework: string | undefined): string {
   const f = frameworkOf(framework);
-  const base = f.replace(/^(dynamo|mori|llm-d)-/, '');
+  const base = f.replace(/^(dynamo|mori|llm-d)-/, '').replace(/-disagg$/, '');
   if (/^(trt|trtllm|tensorrt-llm|trt-llm)$/.test(base)) return 'trt';
   return base;
 }

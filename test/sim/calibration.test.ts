@@ -5,11 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { accuracy, predict, worstSlice } from '../../src/sim/calibration/accuracy.js';
 import { crossValidate, fitProfile, folds } from '../../src/sim/calibration/fit.js';
 import type { MeasuredPoint } from '../../src/sim/calibration/points.js';
-import { CALIBRATION_SET, readPoints } from '../../src/sim/calibration/points.js';
+import { CALIBRATION_SET, expressible, pointsFromRows, readPoints } from '../../src/sim/calibration/points.js';
+import { benchmarks, ingestBatch, openStore, readArtifacts } from '../../src/store/index.js';
 import { findHardware, findModel } from '../../src/sim/index.js';
 import type { EfficiencyProfile } from '../../src/sim/profile.js';
 import { SHIPPED_PROFILE, engineFamily, parseProfile, resolveEfficiency } from '../../src/sim/profile.js';
-import { runCli } from '../helpers.js';
+import { REPO, runCli } from '../helpers.js';
+
+/** Real InferenceX aggregated results (not in the calibration set): six points, two of models the catalog lacks. */
+const ARTIFACTS = join(REPO, 'test/fixtures/inferencex/artifacts');
 
 const EMPTY: EfficiencyProfile = { description: 'nothing fitted', entries: [] };
 
@@ -124,6 +128,40 @@ describe('calibration', () => {
     expect(() => readPoints(join(dir, 'missing'))).toThrow(/no such file or folder/);
   });
 
+  it('reads the same points from a store as from the artifacts it ingested, and says which it cannot express', async () => {
+    const fromDir = readPoints(ARTIFACTS);
+    expect(fromDir).toHaveLength(6);
+    // A multinode aggregated arm (no decode workers) is an aggregated deployment of its workers.
+    expect(fromDir.find((p) => p.engine === 'dynamo-vllm')!.topology).toEqual({
+      kind: 'aggregated',
+      tp: 8,
+      ep: 1,
+      dpAttn: false,
+    });
+    const store = await openStore(join(mkdtempSync(join(tmpdir(), 'frontier-calibrate-store-')), 'frontier.db'));
+    try {
+      await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: 'r1', official: true, date: '2026-08-01' }));
+      const fromStore = pointsFromRows(await benchmarks(store, { source: 'all' }));
+      // The store keeps canonical names (mi355x-disagg is an mi355x, sglang-disagg an SGLang).
+      const key = (p: MeasuredPoint) =>
+        `${p.model} ${findHardware(p.hardware).id} ${engineFamily(p.engine)} ${p.conc} ${JSON.stringify(p.topology)}`;
+      expect(fromStore.map(key).sort()).toEqual(fromDir.map(key).sort());
+      for (const p of fromStore) {
+        const same = fromDir.find((d) => key(d) === key(p))!;
+        expect(p.measured.tputPerGpu).toBeCloseTo(same.measured.tputPerGpu, 6);
+        expect(p.measured.ttftS).toBeCloseTo(same.measured.ttftS, 6);
+      }
+    } finally {
+      await store.close();
+    }
+    const { points, skipped } = expressible(fromDir);
+    expect(points).toHaveLength(4);
+    expect(skipped.map((s) => s.reason)).toEqual([
+      expect.stringMatching(/^unknown model "nvidia\/Kimi-K2\.5-NVFP4"/),
+      expect.stringMatching(/^unknown model "deepseek-ai\/DeepSeek-V4-Pro"/),
+    ]);
+  });
+
   it('a fit finds the factors that made the measurements again', () => {
     const truth = { compute: 0.3, memory: 0.6, requestOverheadMs: 40 };
     const fitted = fitProfile(synthetic(truth), EMPTY, { levels: [['hardware', 'engine']], iterations: 4 });
@@ -213,6 +251,11 @@ describe('frontier sim calibrate / accuracy', () => {
     };
     expect(acc.report.overall.tputPerGpu).toBeLessThan(0.05);
     expect(acc.targets.length).toBe(3);
+    // Real results the shipped profile never saw: the points it cannot express are named, the rest predicted.
+    const real = runCli(['sim', 'accuracy', '--from', ARTIFACTS]);
+    expect(real.status).toBe(0);
+    expect(real.stderr).toMatch(/skipped agg_bmk-4: unknown model "deepseek-ai\/DeepSeek-V4-Pro"/);
+    expect(real.stdout).toMatch(/over 4 points/);
     const bad = runCli(['sim', 'calibrate', '--from', pointsFile, '--fit', 'gpu']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/--fit gpu: "gpu" is not a dimension; use vendor, hardware, engine, model/);

@@ -110,6 +110,7 @@ describe('performance-model factors', () => {
       ep: 8,
       dpAttn: true,
       limits: { maxNumSeqs: 16 },
+      efficiency: { requestOverheadMs: 0 },
     });
     const cluster = new Cluster(topology);
     expect(cluster.instances).toHaveLength(8);

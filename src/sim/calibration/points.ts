@@ -4,6 +4,8 @@ import type { PointRow } from '../../contract/index.js';
 import { findHardware, findModel } from '../catalog.js';
 import type { Precision } from '../catalog.js';
 import type { DeploymentOptions, PoolOptions } from '../topology.js';
+import { buildTopology } from '../topology.js';
+import { UserError } from '../../util/user-error.js';
 import { SimConfigError } from '../perf.js';
 import publishedPoints from '../data/published-points.json' with { type: 'json' };
 
@@ -125,15 +127,19 @@ function aggregatePoint(a: Record<string, unknown>, where: string, id: string): 
     ep: num(a[`${prefix}ep`] || 1, where, `${prefix}ep`),
     dpAttn: a[`${prefix}dp_attention`] === true || a[`${prefix}dp_attention`] === 'true',
   });
-  const topology: MeasuredPoint['topology'] = disagg
-    ? {
-        kind: 'disaggregated',
-        prefillWorkers: num(a.prefill_num_workers, where, 'prefill_num_workers'),
-        decodeWorkers: num(a.decode_num_workers, where, 'decode_num_workers'),
-        prefill: role('prefill_'),
-        decode: role('decode_'),
-      }
-    : { kind: 'aggregated', ...role(a.tp !== undefined ? '' : 'prefill_') };
+  // A multinode aggregated arm records its workers as prefill and no decode workers.
+  const aggregatedArm = disagg && Number(a.decode_num_workers) === 0;
+  const topology: MeasuredPoint['topology'] = aggregatedArm
+    ? { kind: 'aggregated', ...role('prefill_') }
+    : disagg
+      ? {
+          kind: 'disaggregated',
+          prefillWorkers: num(a.prefill_num_workers, where, 'prefill_num_workers'),
+          decodeWorkers: num(a.decode_num_workers, where, 'decode_num_workers'),
+          prefill: role('prefill_'),
+          decode: role('decode_'),
+        }
+      : { kind: 'aggregated', ...role(a.tp !== undefined ? '' : 'prefill_') };
   const ttft = a.median_ttft;
   return {
     id,
@@ -220,14 +226,27 @@ export function pointsOfJson(raw: unknown, file: string): MeasuredPoint[] {
 /** The shipped calibration set: published InferenceX measurements (data/published-points.json, sources in each point). */
 export const CALIBRATION_SET: readonly MeasuredPoint[] = pointsOfJson(publishedPoints, 'src/sim/data/published-points.json');
 
-/** Checks every point names a model and hardware the simulator knows, before any simulation. */
-export function checkPoints(points: readonly MeasuredPoint[]): void {
+/**
+ * The points the simulator can express, and why it cannot the others (a model or GPU it does not
+ * know, a deployment that does not fit): measured sets hold models the catalog lacks, and a fit
+ * on the rest is still worth having.
+ */
+export function expressible(points: readonly MeasuredPoint[]): {
+  points: MeasuredPoint[];
+  skipped: { id: string; reason: string }[];
+} {
+  const ok: MeasuredPoint[] = [];
+  const skipped: { id: string; reason: string }[] = [];
   for (const p of points) {
     try {
       findModel(p.model);
       findHardware(p.hardware);
+      buildTopology(deploymentOf(p));
+      ok.push(p);
     } catch (e) {
-      throw new SimConfigError(`point ${p.id}: ${(e as Error).message}`);
+      if (!(e instanceof UserError)) throw e;
+      skipped.push({ id: p.id, reason: e.message });
     }
   }
+  return { points: ok, skipped };
 }
