@@ -397,6 +397,12 @@ export function simCommand(): Command {
     .option('--osl <n>', 'output tokens per request', integer(1), 1024)
     .option('--conc <list>', 'concurrencies, comma-separated', list)
     .option(
+      '--range-ratio <r>',
+      "lengths drawn uniformly in [r × L, L] per request, as InferenceX's client does (random_range_ratio; 1: every request exactly ISL/OSL)",
+      number(0.01, 1),
+      0.8,
+    )
+    .option(
       '--requests-per-conc <n>',
       'requests per concurrency, as a multiple of it (the InferenceX client uses 10)',
       integer(1),
@@ -405,7 +411,14 @@ export function simCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(
       (
-        flags: DeploymentFlags & { isl: number; osl: number; conc?: number[]; requestsPerConc: number; format: 'text' | 'json' },
+        flags: DeploymentFlags & {
+          isl: number;
+          osl: number;
+          conc?: number[];
+          rangeRatio: number;
+          requestsPerConc: number;
+          format: 'text' | 'json';
+        },
       ) => {
         const topology = buildTopology(clean(deployment(flags)));
         const concs = flags.conc ?? [1, 4, 16, 64, 256];
@@ -416,6 +429,7 @@ export function simCommand(): Command {
             requests: conc * flags.requestsPerConc,
             isl: flags.isl,
             osl: flags.osl,
+            rangeRatio: flags.rangeRatio,
           }),
         }));
         if (flags.format === 'json') {
@@ -424,7 +438,7 @@ export function simCommand(): Command {
           );
           return;
         }
-        const lines = [`${describeTopology(topology)}, ISL ${flags.isl} / OSL ${flags.osl}`, ...describeMemory(topology), ''];
+        const lines = [`${describeTopology(topology)} (${flags.engine}), ISL ${flags.isl} / OSL ${flags.osl}${flags.rangeRatio < 1 ? ` (lengths in [${flags.rangeRatio} L, L])` : ''}`, ...describeMemory(topology), ''];
         lines.push('  conc  tok/s/GPU  tok/s/user  TTFT ms  TPOT ms  preemptions');
         for (const r of rows) {
           lines.push(

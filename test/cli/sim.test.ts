@@ -183,7 +183,7 @@ describe('frontier sim estimate', () => {
     ]);
     expect(result.status).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toBe('DeepSeek-R1 fp8 on NVIDIA H200 SXM 141GB: TP8, ISL 8192 / OSL 1024');
+    expect(lines[0]).toBe('DeepSeek-R1 fp8 on NVIDIA H200 SXM 141GB: TP8 (vllm), ISL 8192 / OSL 1024 (lengths in [0.8 L, L])');
     expect(lines[1]).toBe('  1 × 8 GPUs: weights 83.9 GB/GPU, KV cache 41.0 GB/GPU');
     expect(lines[3]).toBe('  conc  tok/s/GPU  tok/s/user  TTFT ms  TPOT ms  preemptions');
     const [c1, c64] = lines.slice(4).map((l) => l.trim().split(/\s+/).map(Number));
