@@ -438,7 +438,11 @@ export function simCommand(): Command {
           );
           return;
         }
-        const lines = [`${describeTopology(topology)} (${flags.engine}), ISL ${flags.isl} / OSL ${flags.osl}${flags.rangeRatio < 1 ? ` (lengths in [${flags.rangeRatio} L, L])` : ''}`, ...describeMemory(topology), ''];
+        const lines = [
+          `${describeTopology(topology)} (${flags.engine}), ISL ${flags.isl} / OSL ${flags.osl}${flags.rangeRatio < 1 ? ` (lengths in [${flags.rangeRatio} L, L])` : ''}`,
+          ...describeMemory(topology),
+          '',
+        ];
         lines.push('  conc  tok/s/GPU  tok/s/user  TTFT ms  TPOT ms  preemptions');
         for (const r of rows) {
           lines.push(

@@ -93,5 +93,7 @@ export function findModel(name: string): Model {
   const wanted = norm(name);
   const found = MODELS.find((m) => [m.id, m.hfRepo, ...m.aliases].some((n) => norm(n) === wanted));
   if (found) return found;
-  throw new CatalogError(`unknown model "${name}"; known: ${MODELS.map((m) => m.id).join(', ')} (or their Hugging Face names)`);
+  throw new CatalogError(
+    `unknown model "${name}"; known: ${MODELS.map((m) => m.id).join(', ')} (or their Hugging Face names); another model needs an entry in src/sim/data/models.json from its config.json (docs/simulator.md)`,
+  );
 }

@@ -138,7 +138,8 @@ describe('calibration', () => {
       ep: 1,
       dpAttn: false,
     });
-    const store = await openStore(join(mkdtempSync(join(tmpdir(), 'frontier-calibrate-store-')), 'frontier.db'));
+    const db = join(mkdtempSync(join(tmpdir(), 'frontier-calibrate-store-')), 'frontier.db');
+    const store = await openStore(db);
     try {
       await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: 'r1', official: true, date: '2026-08-01' }));
       const fromStore = pointsFromRows(await benchmarks(store, { source: 'all' }));
@@ -154,6 +155,10 @@ describe('calibration', () => {
     } finally {
       await store.close();
     }
+    // The CLI knows a SQLite store by its header.
+    const fromCli = runCli(['sim', 'accuracy', '--from', db, '--format', 'json']);
+    expect(fromCli.status).toBe(0);
+    expect((JSON.parse(fromCli.stdout) as { report: { points: unknown[] } }).report.points).toHaveLength(4);
     const { points, skipped } = expressible(fromDir);
     expect(points).toHaveLength(4);
     expect(skipped.map((s) => s.reason)).toEqual([
