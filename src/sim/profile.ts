@@ -147,7 +147,7 @@ const specificity = (m: ProfileMatch): number =>
   (m.vendor ? 1 : 0) + (m.engine ? (m.engine === engineFamily(m.engine) ? 1 : 2) : 0) + (m.hardware ? 4 : 0) + (m.model ? 8 : 0);
 
 /** The entries that apply to a deployment, least specific first (later ones override). */
-export function applicableEntries(profile: EfficiencyProfile, key: ProfileKey): ProfileEntry[] {
+function applicableEntries(profile: EfficiencyProfile, key: ProfileKey): ProfileEntry[] {
   return profile.entries
     .map((entry, i) => ({ entry, i }))
     .filter(({ entry }) => matches(entry.match, key))

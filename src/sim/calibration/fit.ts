@@ -11,7 +11,7 @@ import type { MeasuredPoint } from './points.js';
  * (`vendor`) to the slices asked for (`hardware,engine` by default), each group of points gets
  * its own `compute` and `memory` efficiencies (Gauss–Newton in log space on throughput per GPU
  * and interactivity, pulled towards the level above so a group of one point cannot run off) and
- * its fixed request latency (`requestOverheadMs`, from the median TTFT gap). A group's entry
+ * its fixed request latency (`requestOverheadMs`, from the TTFT gaps). A group's entry
  * records the points it saw and its error on them. Groups of a level are disjoint, so one
  * simulation of every point evaluates them all at once.
  */
@@ -57,12 +57,12 @@ interface Group {
   points: MeasuredPoint[];
   /** log compute, log memory */
   theta: number[];
+  /** Where the level above left them: the pull's target. */
   prior: number[];
   overheadMs: number;
   loss: number;
-  /** Jacobian of the residuals in theta (rows: residuals, cols: parameters). */
-  jacobian?: number[][] | undefined;
   residuals?: number[] | undefined;
+  /** Share of the Gauss–Newton step taken: halved after a step that did not lower the loss. */
   step: number;
 }
 
