@@ -101,7 +101,7 @@ export function addCalibrationCommands(sim: Command): void {
     )
     .option(
       '--fit <levels>',
-      `dimensions of the fitted slices, general levels first, separated by ';' (${DIMENSIONS.join(', ')})`,
+      `the levels fitted, general first, separated by ';', each a comma-separated list of ${DIMENSIONS.join(', ')} (default: ${DEFAULT_LEVELS.map((l) => l.join(',')).join(';')})`,
       levelsArg,
     )
     .option(
@@ -124,9 +124,7 @@ export function addCalibrationCommands(sim: Command): void {
       }) => {
         const points = await loadPoints(flags.from);
         const base = unfitted(flags.base ? readProfile(flags.base) : SHIPPED_PROFILE);
-        const levels = flags.fit
-          ? [...DEFAULT_LEVELS.slice(0, 1).filter((l) => !flags.fit!.some((f) => f.join() === l.join())), ...flags.fit]
-          : DEFAULT_LEVELS;
+        const levels = flags.fit ?? DEFAULT_LEVELS;
         const progress = flags.format === 'text' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
         const heldOut =
           flags.holdout > 0 ? crossValidate(points, base, levels, Math.round(1 / flags.holdout), progress) : undefined;

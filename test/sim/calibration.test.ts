@@ -242,7 +242,7 @@ describe('frontier sim calibrate / accuracy', () => {
     expect(fit.stdout).toMatch(/held-out error \(3-fold cross-validation/);
     expect(fit.stdout).toMatch(/hardware=h100\s+3/);
     const profile = JSON.parse(readFileSync(out, 'utf8')) as EfficiencyProfile;
-    expect(profile.fitted).toMatchObject({ points: 3, levels: ['vendor', 'hardware,engine'] });
+    expect(profile.fitted).toMatchObject({ points: 3, levels: ['hardware,engine'] });
     const estimate = (extra: string[]) =>
       JSON.parse(
         runCli(['sim', 'estimate', '--conc', '8', '--isl', '256', '--osl', '64', '--format', 'json', ...extra]).stdout,
