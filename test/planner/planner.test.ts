@@ -14,11 +14,14 @@ import {
   paretoFrontier,
   parseSla,
   plan,
+  plannedRecipe,
+  recipeBackend,
   slaViolations,
   sweepConcurrencies,
   usefulConcurrencies,
 } from '../../src/planner/index.js';
 import type { Plan } from '../../src/planner/index.js';
+import { Recipe, compareEntryWithRecipe, planRecipe } from '../../src/recipes/index.js';
 import { lint } from '../../src/review/index.js';
 import { findHardware, findModel } from '../../src/sim/index.js';
 import { INFERENCEX, tempFiles } from '../helpers.js';
@@ -233,6 +236,44 @@ interface PlannedRecipeDoc {
   backend: { vllm_config: Record<'prefill' | 'decode', Record<string, number>> };
   benchmark: Record<string, unknown>;
 }
+
+describe('plannedRecipe', () => {
+  it('writes sglang and trtllm recipes whose flags, workers and GPUs agree with a DEP decode row', () => {
+    const candidate = enumerateDeployments({ model: findModel('minimax-m3'), hardware: findHardware('b300') }).find(
+      (c) => c.label === '1P2D TP2/DEP2',
+    )!;
+    const deployment = {
+      label: candidate.label,
+      kind: 'disaggregated' as const,
+      gpus: 6,
+      colocated: true,
+      candidate,
+      points: [],
+    };
+    const workload = { model: 'minimax-m3', hardware: 'b300', precision: 'fp4' as const, isl: 1024, osl: 1024 };
+    const p = { workload } as unknown as Plan;
+    const id = { image: 'img:1', model: 'MiniMaxAI/MiniMax-M3', 'model-prefix': 'minimax-m3' };
+    for (const [framework, backend] of [
+      ['dynamo-sglang', 'sglang'],
+      ['dynamo-trt', 'trtllm'],
+      ['dynamo-vllm', 'vllm'],
+    ] as const) {
+      expect(recipeBackend(framework)).toBe(backend);
+      const recipe = plannedRecipe(p, deployment, [4, 8], framework, id);
+      expect(recipe.path).toBe(`${backend}/minimax-m3/b300-fp4/1k1k/1p2d-tp2-dep2-1k1k-planned.yaml`);
+      const doc = parse(recipe.yaml) as Record<string, unknown>;
+      expect(Recipe.safeParse(doc).success).toBe(true);
+      expect(planRecipe(doc).findings).toEqual([]);
+      const config = { image: 'img:1', precision: 'fp4' } as MasterConfigEntry;
+      const entry = {
+        'conc-list': [4, 8],
+        prefill: { 'num-worker': 1, tp: 2, ep: 1, 'dp-attn': false },
+        decode: { 'num-worker': 2, tp: 2, ep: 2, 'dp-attn': true },
+      };
+      expect(compareEntryWithRecipe({ config, entry, seq: { isl: 1024, osl: 1024 }, path: [] }, doc)).toEqual([]);
+    }
+  });
+});
 
 describe('emitMasterConfig', () => {
   it('names disaggregated frameworks as InferenceX does', () => {
