@@ -1,10 +1,11 @@
-import { writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadMasterConfigs } from '../catalog/index.js';
 import type { MasterConfigEntry } from '../catalog/index.js';
 import { DEFAULT_LADDER, emitMasterConfig, formatPlan, parseSla, plan } from '../planner/index.js';
 import { PRECISIONS } from '../sim/index.js';
 import type { Precision } from '../sim/index.js';
+import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { numberArg, numberListArg } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
@@ -24,7 +25,20 @@ interface PlanFlags {
   format: 'text' | 'json';
   emit?: 'master-config';
   out?: string;
+  recipesDir?: string;
   catalog?: string[];
+}
+
+/** Where InferenceX keeps srt-slurm recipes in its tree (CONFIG_FILE=recipes/… resolves there). */
+const TREE_RECIPES_DIR = join('benchmarks', 'multi_node', 'srt-slurm-recipes');
+
+/**
+ * The recipes folder for a master config written to `out`: the tree's srt-slurm recipes folder,
+ * the tree being the folder above `out`'s when that is `configs/` (as in InferenceX), else `out`'s.
+ */
+export function defaultRecipesDir(out: string): string {
+  const folder = dirname(out);
+  return join(basename(folder) === 'configs' ? dirname(folder) : folder, TREE_RECIPES_DIR);
 }
 
 /** Catalog entries to take images from: --catalog, else configs/*-master.yaml here; none when there are none. */
@@ -62,9 +76,15 @@ export function planCommand(): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(new Option('--emit <what>', 'also write a master config sweeping the frontier').choices(['master-config']))
     .option('--out <file>', 'with --emit: the file to write (default: stdout, after the plan)')
+    .option(
+      '--recipes-dir <dir>',
+      "with --emit: the srt-slurm recipes folder the disaggregated rows' recipes go to (default with --out: benchmarks/multi_node/srt-slurm-recipes/ of the tree --out is in)",
+    )
     .option('--catalog <files...>', 'with --emit: master configs to take images from (default: configs/*-master.yaml here)')
     .action(async (flags: PlanFlags) => {
       if (flags.out && !flags.emit) throw new UserError('--out names where --emit writes: add --emit master-config');
+      if (flags.recipesDir && !flags.emit)
+        throw new UserError('--recipes-dir names where --emit writes recipes: add --emit master-config');
       const sla = flags.sla === undefined ? undefined : parseSla(flags.sla);
       const ladder = flags.conc ?? [...DEFAULT_LADDER];
       const result = plan({
@@ -91,15 +111,26 @@ export function planCommand(): Command {
           ...rest,
           deployments: deployments.map(({ candidate: _c, ...d }) => d),
           ...(emitted && !flags.out ? { masterConfig: emitted.yaml } : {}),
+          ...(emitted && !flags.out && !flags.recipesDir ? { recipes: emitted.recipes } : {}),
         };
         process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
       } else {
         process.stdout.write(formatPlan(result));
         if (emitted && !flags.out) process.stdout.write(`\n${emitted.yaml}`);
       }
-      if (emitted && flags.out) {
-        await writeFile(flags.out, emitted.yaml);
-        process.stderr.write(`frontier plan: wrote ${flags.out}\n`);
+      if (emitted) {
+        const recipesDir = flags.recipesDir ?? (flags.out ? defaultRecipesDir(flags.out) : undefined);
+        const files: [string, string][] = [
+          ...(flags.out ? [[flags.out, emitted.yaml] as [string, string]] : []),
+          ...(recipesDir ? emitted.recipes.map((r): [string, string] => [join(recipesDir, r.path), r.yaml]) : []),
+        ];
+        // The config and the recipes it names: all written, or none.
+        writeFilesAtomic(files, { mkdir: true });
+        for (const [path] of files) process.stderr.write(`frontier plan: wrote ${path}\n`);
+        if (!recipesDir && emitted.recipes.length > 0)
+          emitted.warnings.push(
+            `the config names ${emitted.recipes.length} srt-slurm recipe(s) it did not write: pass --out or --recipes-dir to write them`,
+          );
       }
       for (const w of emitted?.warnings ?? []) process.stderr.write(`frontier plan: warning: ${w}\n`);
     });

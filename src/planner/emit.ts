@@ -3,6 +3,8 @@ import type { MasterConfigEntry } from '../catalog/index.js';
 import type { TopologyRole } from '../contract/index.js';
 import { findHardware, findModel } from '../sim/index.js';
 import type { Plan, PlannedDeployment } from './plan.js';
+import { plannedRecipe } from './recipe.js';
+import type { PlannedRecipe } from './recipe.js';
 
 /**
  * The plan as InferenceX master-config entries whose search space sweeps the predicted frontier's
@@ -13,6 +15,10 @@ import type { Plan, PlannedDeployment } from './plan.js';
  * The image, Hugging Face name, model prefix and runner come from a catalog entry of the same
  * model, GPU, precision and framework when one is given; otherwise the image is a placeholder
  * that validates but names what to set (a warning says so).
+ *
+ * Each disaggregated row names the srt-slurm recipe that runs it, as InferenceX's multinode entries
+ * do (`additional-settings: ["CONFIG_FILE=recipes/…yaml"]` in its prefill block); the recipes are
+ * returned with the YAML, their paths relative to the tree's srt-slurm recipes folder (recipe.ts).
  */
 
 export interface EmitResult {
@@ -20,6 +26,8 @@ export interface EmitResult {
   yaml: string;
   /** What the reader must still do (placeholders). */
   warnings: string[];
+  /** The srt-slurm recipes the disaggregated rows name, one per row. */
+  recipes: PlannedRecipe[];
 }
 
 /** The framework InferenceX names a disaggregated deployment of `engine` by. */
@@ -95,15 +103,16 @@ const worker = (count: number, r: TopologyRole): Record<string, unknown> => ({
   'dp-attn': r.dpAttn,
 });
 
-function searchRow(d: PlannedDeployment, concs: number[]): Record<string, unknown> {
+function searchRow(d: PlannedDeployment, concs: number[], recipe?: PlannedRecipe): Record<string, unknown> {
   const shape = d.candidate.shape;
   if (shape.kind === 'aggregated') {
     const r = shape.role;
     return { tp: r.tp, ...(r.ep > 1 ? { ep: r.ep } : {}), ...(r.dpAttn ? { 'dp-attn': true } : {}), 'conc-list': concs };
   }
+  const settings = recipe ? { 'additional-settings': [`CONFIG_FILE=recipes/${recipe.path}`] } : {};
   return {
     'conc-list': concs,
-    prefill: worker(shape.prefillWorkers, shape.prefill),
+    prefill: { ...worker(shape.prefillWorkers, shape.prefill), ...settings },
     decode: worker(shape.decodeWorkers, shape.decode),
   };
 }
@@ -119,10 +128,11 @@ export function emitMasterConfig(
   const scenario = (rows: Record<string, unknown>[]) => ({
     'fixed-seq-len': [{ isl: workload.isl, osl: workload.osl, 'search-space': rows }],
   });
-  const rows = (kind: PlannedDeployment['kind']) =>
-    plan.deployments.filter((d) => d.kind === kind).map((d) => searchRow(d, sweepConcurrencies(d.label, plan, ladder)));
+  const ofKind = (kind: PlannedDeployment['kind']) => plan.deployments.filter((d) => d.kind === kind);
+  const concs = (d: PlannedDeployment) => sweepConcurrencies(d.label, plan, ladder);
   const doc: Record<string, unknown> = {};
-  const aggregated = rows('aggregated');
+  const recipes: PlannedRecipe[] = [];
+  const aggregated = ofKind('aggregated').map((d) => searchRow(d, concs(d)));
   if (aggregated.length > 0) {
     const id = identity(catalog, plan, engine, false, warnings);
     doc[`${id['model-prefix']}-${workload.precision}-${workload.hardware}-${engine}-planned`] = {
@@ -133,10 +143,15 @@ export function emitMasterConfig(
       scenarios: scenario(aggregated),
     };
   }
-  const disaggregated = rows('disaggregated');
-  if (disaggregated.length > 0) {
+  const disaggregatedDeployments = ofKind('disaggregated');
+  if (disaggregatedDeployments.length > 0) {
     const framework = disaggregatedFramework(engine);
     const id = identity(catalog, plan, framework, true, warnings);
+    const disaggregated = disaggregatedDeployments.map((d) => {
+      const recipe = plannedRecipe(plan, d, concs(d), framework, id);
+      recipes.push(recipe);
+      return searchRow(d, concs(d), recipe);
+    });
     doc[`${id['model-prefix']}-${workload.precision}-${workload.hardware}-${framework}-planned`] = {
       ...id,
       precision: workload.precision,
@@ -152,5 +167,5 @@ export function emitMasterConfig(
     '# Each search-space row is a frontier deployment with its frontier concurrencies and one rung either side.',
     ...warnings.map((w) => `# TODO: ${w}`),
   ];
-  return { yaml: `${header.join('\n')}\n${stringify(doc)}`, warnings };
+  return { yaml: `${header.join('\n')}\n${stringify(doc)}`, warnings, recipes };
 }

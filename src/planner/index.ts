@@ -4,6 +4,8 @@ export { fit, simulatePoint, usefulConcurrencies } from './evaluate.js';
 export type { Fitted, PredictedPoint, Workload } from './evaluate.js';
 export { disaggregatedFramework, emitMasterConfig, sweepConcurrencies } from './emit.js';
 export type { EmitResult } from './emit.js';
+export { plannedRecipe, recipeBackend } from './recipe.js';
+export type { PlannedRecipe, RecipeIdentity } from './recipe.js';
 export { formatPlan } from './format.js';
 export { dominates, paretoFrontier } from './frontier.js';
 export type { FrontierAxes } from './frontier.js';

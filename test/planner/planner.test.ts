@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { MasterConfigEntry } from '../../src/catalog/index.js';
 import { dirSnapshot } from '../../src/changelog/index.js';
 import { validateFiles } from '../../src/cli/validate.js';
 import {
@@ -12,11 +14,14 @@ import {
   paretoFrontier,
   parseSla,
   plan,
+  plannedRecipe,
+  recipeBackend,
   slaViolations,
   sweepConcurrencies,
   usefulConcurrencies,
 } from '../../src/planner/index.js';
 import type { Plan } from '../../src/planner/index.js';
+import { Recipe, compareEntryWithRecipe, planRecipe } from '../../src/recipes/index.js';
 import { lint } from '../../src/review/index.js';
 import { findHardware, findModel } from '../../src/sim/index.js';
 import { INFERENCEX, tempFiles } from '../helpers.js';
@@ -163,20 +168,109 @@ describe('plan: the seed case (minimax-m3 fp4 on b300, 8k/1k)', () => {
   it('emits a master config sweeping the frontier that passes validate and lint', async () => {
     const p = planned();
     const catalog = new Map(); // no catalog: placeholders, said in the warnings
-    const { yaml, warnings } = emitMasterConfig(p, ladder, catalog);
+    const { yaml, warnings, recipes } = emitMasterConfig(p, ladder, catalog);
     expect(warnings.length).toBeGreaterThan(0);
     expect(yaml).toContain('# TODO: no catalog entry runs minimax-m3 fp4 on b300');
     const runners = readFileSync(join(INFERENCEX, 'configs/runners.yaml'), 'utf8');
-    const dir = tempFiles({ 'configs/planned-master.yaml': yaml, 'configs/runners.yaml': runners });
+    const recipeFiles = Object.fromEntries(recipes.map((r) => [`benchmarks/multi_node/srt-slurm-recipes/${r.path}`, r.yaml]));
+    const dir = tempFiles({ 'configs/planned-master.yaml': yaml, 'configs/runners.yaml': runners, ...recipeFiles });
     const report = await validateFiles([join(dir, 'configs/planned-master.yaml'), join(dir, 'configs/runners.yaml')]);
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);
     const linted = await lint(dirSnapshot(dir));
     expect(linted.findings).toEqual([]);
+    expect(linted.recipes).toBe(recipes.length); // every CONFIG_FILE was read and checked by the recipe/* rules
+    // ...which do see a recipe that disagrees with its row.
+    const [first] = recipes;
+    const broken = first!.yaml.replace(/^(\s*decode_workers:) (\d+)$/m, (_, key: string, n: string) => `${key} ${Number(n) + 1}`);
+    const brokenDir = tempFiles({
+      'configs/planned-master.yaml': yaml,
+      'configs/runners.yaml': runners,
+      ...recipeFiles,
+      [`benchmarks/multi_node/srt-slurm-recipes/${first!.path}`]: broken,
+    });
+    const brokenRules = (await lint(dirSnapshot(brokenDir))).findings.map((f) => f.rule);
+    expect(brokenRules).toContain('recipe/worker-count-mismatch');
     for (const d of p.deployments) {
       const concs = sweepConcurrencies(d.label, p, ladder);
       const on = p.frontier.filter((f) => f.deployment === d.label).map((f) => f.conc);
       expect(concs).toEqual(expect.arrayContaining(on));
+    }
+  });
+
+  it("writes one srt-slurm recipe per disaggregated row, named by its CONFIG_FILE, with the row's workers and TP", () => {
+    const p = planned();
+    const { yaml, recipes } = emitMasterConfig(p, ladder);
+    const disaggregated = p.deployments.filter((d) => d.kind === 'disaggregated');
+    expect(disaggregated.length).toBeGreaterThan(0); // the seed frontier has a disaggregated deployment
+    expect(recipes).toHaveLength(disaggregated.length);
+    const [entry] = Object.values(parse(yaml) as Record<string, MasterConfigEntry>).filter((e) => e.multinode);
+    const rows = entry!.scenarios['fixed-seq-len']![0]!['search-space'] as MultinodeRow[];
+    rows.forEach((row, i) => {
+      const recipe = recipes[i]!;
+      expect(recipe.path).toMatch(/^vllm\/minimax-m3\/b300-fp4\/8k1k\/\d+p\d+d-[a-z]+\d+-[a-z]+\d+-8k1k-planned\.yaml$/);
+      expect(row.prefill['additional-settings']).toEqual([`CONFIG_FILE=recipes/${recipe.path}`]);
+      const r = parse(recipe.yaml) as PlannedRecipeDoc;
+      expect(r.resources.prefill_workers).toBe(row.prefill['num-worker']);
+      expect(r.resources.decode_workers).toBe(row.decode['num-worker']);
+      const tp = (flags: Record<string, number>) => flags['tensor-parallel-size']! * (flags['data-parallel-size'] ?? 1);
+      expect(tp(r.backend.vllm_config.prefill)).toBe(row.prefill.tp);
+      expect(tp(r.backend.vllm_config.decode)).toBe(row.decode.tp);
+      expect(r.resources.gpus_per_prefill).toBe(row.prefill.tp);
+      expect(r.resources.gpus_per_decode).toBe(row.decode.tp);
+      expect(r.benchmark).toMatchObject({ isl: 8192, osl: 1024, concurrencies: row['conc-list'].join('x') });
+      expect(r.model).toEqual({ path: entry!.model, container: entry!.image, precision: 'fp4' });
+    });
+  });
+});
+
+interface MultinodeRow {
+  'conc-list': number[];
+  prefill: { 'num-worker': number; tp: number; 'additional-settings'?: string[] };
+  decode: { 'num-worker': number; tp: number };
+}
+
+interface PlannedRecipeDoc {
+  model: Record<string, string>;
+  resources: Record<string, number>;
+  backend: { vllm_config: Record<'prefill' | 'decode', Record<string, number>> };
+  benchmark: Record<string, unknown>;
+}
+
+describe('plannedRecipe', () => {
+  it('writes sglang and trtllm recipes whose flags, workers and GPUs agree with a DEP decode row', () => {
+    const candidate = enumerateDeployments({ model: findModel('minimax-m3'), hardware: findHardware('b300') }).find(
+      (c) => c.label === '1P2D TP2/DEP2',
+    )!;
+    const deployment = {
+      label: candidate.label,
+      kind: 'disaggregated' as const,
+      gpus: 6,
+      colocated: true,
+      candidate,
+      points: [],
+    };
+    const workload = { model: 'minimax-m3', hardware: 'b300', precision: 'fp4' as const, isl: 1024, osl: 1024 };
+    const p = { workload } as unknown as Plan;
+    const id = { image: 'img:1', model: 'MiniMaxAI/MiniMax-M3', 'model-prefix': 'minimax-m3' };
+    for (const [framework, backend] of [
+      ['dynamo-sglang', 'sglang'],
+      ['dynamo-trt', 'trtllm'],
+      ['dynamo-vllm', 'vllm'],
+    ] as const) {
+      expect(recipeBackend(framework)).toBe(backend);
+      const recipe = plannedRecipe(p, deployment, [4, 8], framework, id);
+      expect(recipe.path).toBe(`${backend}/minimax-m3/b300-fp4/1k1k/1p2d-tp2-dep2-1k1k-planned.yaml`);
+      const doc = parse(recipe.yaml) as Record<string, unknown>;
+      expect(Recipe.safeParse(doc).success).toBe(true);
+      expect(planRecipe(doc).findings).toEqual([]);
+      const config = { image: 'img:1', precision: 'fp4' } as MasterConfigEntry;
+      const entry = {
+        'conc-list': [4, 8],
+        prefill: { 'num-worker': 1, tp: 2, ep: 1, 'dp-attn': false },
+        decode: { 'num-worker': 2, tp: 2, ep: 2, 'dp-attn': true },
+      };
+      expect(compareEntryWithRecipe({ config, entry, seq: { isl: 1024, osl: 1024 }, path: [] }, doc)).toEqual([]);
     }
   });
 });
