@@ -1,5 +1,5 @@
 import { findHardware, findModel } from '../sim/index.js';
-import type { Precision, Topology } from '../sim/index.js';
+import type { Topology } from '../sim/index.js';
 import { enumerateDeployments } from './enumerate.js';
 import type { Candidate } from './enumerate.js';
 import { fit, simulatePoint, usefulConcurrencies } from './evaluate.js';
@@ -17,13 +17,8 @@ import type { Sla } from './sla.js';
  * every candidate, then the whole ladder for the candidates that came near the coarse frontier.
  */
 
-export interface PlanRequest {
-  model: string;
-  hardware: string;
-  precision: Precision;
-  engine?: string | undefined;
-  isl: number;
-  osl: number;
+/** The workload (InferenceX's range ratio is the planner's own) and the search's bounds. */
+export interface PlanRequest extends Omit<Workload, 'rangeRatio'> {
   /** Most GPUs one deployment may use (default: two nodes). */
   gpus?: number | undefined;
   /** Most workers of one role in a disaggregated deployment (default 2). */

@@ -129,7 +129,7 @@ export class Instance {
   private readonly acceptance: number;
 
   /**
-   * `ranks` > 1: this is one of a data-parallel-attention instance's ranks (DpGroup, cluster.ts):
+   * `ranks` > 1: this is one of a data-parallel-attention instance's ranks (`Worker` in cluster.ts):
    * its own scheduler over its own GPU's share of the KV cache.
    */
   constructor(
