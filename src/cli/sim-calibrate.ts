@@ -6,8 +6,8 @@ import { METRICS, REQUESTS_PER_CONC, accuracy, worstSlice } from '../sim/calibra
 import { DEFAULT_LEVELS, DIMENSIONS, crossValidate, fitProfile, unfitted } from '../sim/calibration/fit.js';
 import type { Dimension } from '../sim/calibration/fit.js';
 import type { MeasuredPoint } from '../sim/calibration/points.js';
-import { CALIBRATION_SET, expressible, pointsFromRows, readPoints } from '../sim/calibration/points.js';
-import { SHIPPED_PROFILE, readProfile } from '../sim/profile.js';
+import { calibrationSet, expressible, pointsFromRows, readPoints } from '../sim/calibration/points.js';
+import { readProfile, shippedProfile } from '../sim/profile.js';
 import type { EfficiencyProfile } from '../sim/profile.js';
 import { UserError } from '../util/user-error.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -36,7 +36,7 @@ const isStore = (from: string): boolean => {
 /** Measured points from a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX results; none: the shipped calibration set. */
 async function loadPoints(from: string | undefined): Promise<MeasuredPoint[]> {
   let points: MeasuredPoint[];
-  if (from === undefined) points = [...CALIBRATION_SET];
+  if (from === undefined) points = [...calibrationSet()];
   else if (isStore(from)) {
     const { openStore, benchmarks } = await import('../store/index.js');
     const store = await openStore(from);
@@ -123,7 +123,7 @@ export function addCalibrationCommands(sim: Command): void {
         format: 'text' | 'json';
       }) => {
         const points = await loadPoints(flags.from);
-        const base = unfitted(flags.base ? readProfile(flags.base) : SHIPPED_PROFILE);
+        const base = unfitted(flags.base ? readProfile(flags.base) : shippedProfile());
         const levels = flags.fit ?? DEFAULT_LEVELS;
         const progress = flags.format === 'text' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
         const heldOut =
@@ -168,7 +168,7 @@ export function addCalibrationCommands(sim: Command): void {
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (flags: { from?: string; profile?: string; crossValidate?: boolean; format: 'text' | 'json' }) => {
       const points = await loadPoints(flags.from);
-      const profile = flags.profile ? readProfile(flags.profile) : SHIPPED_PROFILE;
+      const profile = flags.profile ? readProfile(flags.profile) : shippedProfile();
       const report = accuracy(points, profile);
       const cv = flags.crossValidate ? crossValidate(points, unfitted(profile), DEFAULT_LEVELS, 2) : undefined;
       const worst = worstSlice(report)!;

@@ -15,7 +15,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
 import { clearEngines, recordEngines } from './leftovers.js';
-import { startProcesses } from './local.js';
+import { RUN_MARKER, startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
 import { benchOptionsOf } from './point-bench.js';
 import { waitReady } from './ready.js';
@@ -98,6 +98,8 @@ export async function serveAndBench(
         clock,
         intervalMs: ctx.powerIntervalMs,
         simulated,
+        // The monitor carries the run's marker like the engines, so `--resume` and stray checks find it.
+        env: { ...process.env, [RUN_MARKER]: logDir },
       });
   if (power.problem) reporter.note?.(`  ${power.problem}`);
   if (agentic) writeFileAtomic(join(agentic, 'agentic_power_timezone_offset.txt'), `${utcOffset()}\n`, { mkdir: true });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import shippedProfile from './data/profile.json' with { type: 'json' };
+import shippedProfileData from './data/profile.json' with { type: 'json' };
 import type { Hardware, Model } from './catalog.js';
 import type { Efficiency, SchedulingPolicy } from './perf.js';
 import { DEFAULT_EFFICIENCY, SimConfigError } from './perf.js';
@@ -47,43 +47,48 @@ export interface EfficiencyProfile {
 /** Shares of a peak and bandwidths must be positive; latencies and the imbalance may be 0. */
 const RATES = new Set<keyof Efficiency>(['compute', 'memory', 'attentionMemory', 'network', 'scaleOutBandwidthGBps']);
 
-const factorsSchema = z
-  .object(
-    Object.fromEntries(
-      FACTOR_KEYS.map((k) => [k, (RATES.has(k) ? z.number().positive() : z.number().nonnegative()).optional()]),
-    ) as Record<keyof Efficiency, z.ZodOptional<z.ZodNumber>>,
-  )
-  .strict();
+/** Built on first use: the CLI starts without it. */
+let schema: ReturnType<typeof buildSchema> | undefined;
 
-const profileSchema = z
-  .object({
-    description: z.string(),
-    fitted: z.object({ from: z.string(), levels: z.array(z.string()), points: z.number().int() }).optional(),
-    entries: z.array(
-      z
-        .object({
-          match: z
-            .object({
-              vendor: z.string().optional(),
-              hardware: z.string().optional(),
-              engine: z.string().optional(),
-              model: z.string().optional(),
-            })
-            .strict(),
-          factors: factorsSchema,
-          source: z.string().optional(),
-          fit: z
-            .object({
-              points: z.array(z.string()),
-              error: z.object({ tputPerGpu: z.number(), interactivity: z.number(), ttft: z.number() }),
-            })
-            .optional(),
-        })
-        .strict()
-        .refine((e) => e.source !== undefined || e.fit !== undefined, 'each entry needs a "source" or a "fit" record'),
-    ),
-  })
-  .strict();
+function buildSchema() {
+  const factorsSchema = z
+    .object(
+      Object.fromEntries(
+        FACTOR_KEYS.map((k) => [k, (RATES.has(k) ? z.number().positive() : z.number().nonnegative()).optional()]),
+      ) as Record<keyof Efficiency, z.ZodOptional<z.ZodNumber>>,
+    )
+    .strict();
+
+  return z
+    .object({
+      description: z.string(),
+      fitted: z.object({ from: z.string(), levels: z.array(z.string()), points: z.number().int() }).optional(),
+      entries: z.array(
+        z
+          .object({
+            match: z
+              .object({
+                vendor: z.string().optional(),
+                hardware: z.string().optional(),
+                engine: z.string().optional(),
+                model: z.string().optional(),
+              })
+              .strict(),
+            factors: factorsSchema,
+            source: z.string().optional(),
+            fit: z
+              .object({
+                points: z.array(z.string()),
+                error: z.object({ tputPerGpu: z.number(), interactivity: z.number(), ttft: z.number() }),
+              })
+              .optional(),
+          })
+          .strict()
+          .refine((e) => e.source !== undefined || e.fit !== undefined, 'each entry needs a "source" or a "fit" record'),
+      ),
+    })
+    .strict();
+}
 
 /** A profile read from JSON text, checked; errors name the file and the key. */
 export function parseProfile(text: string, file: string): EfficiencyProfile {
@@ -93,7 +98,7 @@ export function parseProfile(text: string, file: string): EfficiencyProfile {
   } catch (e) {
     throw new SimConfigError(`${file}: not JSON (${(e as Error).message})`);
   }
-  const parsed = profileSchema.safeParse(raw);
+  const parsed = (schema ??= buildSchema()).safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new SimConfigError(
@@ -113,7 +118,12 @@ export function readProfile(file: string): EfficiencyProfile {
   return parseProfile(text, file);
 }
 
-export const SHIPPED_PROFILE: EfficiencyProfile = parseProfile(JSON.stringify(shippedProfile), 'src/sim/data/profile.json');
+let shipped: EfficiencyProfile | undefined;
+
+/** The shipped profile (data/profile.json), checked on first use. */
+export function shippedProfile(): EfficiencyProfile {
+  return (shipped ??= parseProfile(JSON.stringify(shippedProfileData), 'src/sim/data/profile.json'));
+}
 
 /**
  * The engine family a framework belongs to, as InferenceX names frameworks: `dynamo-trt` and

@@ -7,7 +7,7 @@ import { DEFAULT_CACHE, DEFAULT_LIMITS } from './instance.js';
 import type { CacheOptions, SchedulerLimits } from './instance.js';
 import { SimConfigError, engineSpec } from './perf.js';
 import type { EngineSpec, Efficiency } from './perf.js';
-import { SHIPPED_PROFILE, resolveEfficiency, schedulingPolicy } from './profile.js';
+import { shippedProfile, resolveEfficiency, schedulingPolicy } from './profile.js';
 import type { EfficiencyProfile } from './profile.js';
 
 /** Parallelism of one pool; unset fields fall back to the deployment-wide ones. */
@@ -76,7 +76,7 @@ export function buildTopology(options: DeploymentOptions): Topology {
     hostLinkGBps: options.hostLinkGBps,
   });
   const efficiency = {
-    ...resolveEfficiency(options.profile ?? SHIPPED_PROFILE, { hardware, engine: options.engine, model }),
+    ...resolveEfficiency(options.profile ?? shippedProfile(), { hardware, engine: options.engine, model }),
     ...options.efficiency,
   };
   const policy = schedulingPolicy(options.engine);

@@ -1,10 +1,12 @@
 /**
  * A monitoring tool run as a child process: its own process group (so stopping it also stops
  * whatever it started, and a terminal's Ctrl-C reaches the sampler, which stops it in order), its
- * exit recorded the moment it happens, and the tail of its stderr kept for the summary.
+ * exit recorded the moment it happens, the tail of its stderr kept for the summary, and a guard
+ * that stops the group should this process die without stopping it (kill -9).
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { guardGroup } from '../util/group-guard.js';
 
 const STDERR_TAIL = 2000;
 const TERM_GRACE_MS = 5000;
@@ -27,6 +29,7 @@ export class ToolProcess {
       detached: true,
       stdio: ['ignore', stdout, 'pipe'],
     });
+    const guard = this.child.pid === undefined ? undefined : guardGroup(this.child.pid);
     this.child.stderr?.setEncoding('utf8');
     this.child.stderr?.on('data', (s: string) => {
       this.stderr = (this.stderr + s).slice(-STDERR_TAIL);
@@ -38,6 +41,7 @@ export class ToolProcess {
         resolve();
       });
       this.child.on('exit', (code, signal) => {
+        guard?.release();
         this.exitCode = code;
         this.exitSignal = signal;
         if (!this.stopping) this.diedBeforeStop = true;

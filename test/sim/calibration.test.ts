@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { accuracy, predict, worstSlice } from '../../src/sim/calibration/accuracy.js';
 import { crossValidate, fitProfile, folds } from '../../src/sim/calibration/fit.js';
 import type { MeasuredPoint } from '../../src/sim/calibration/points.js';
-import { CALIBRATION_SET, expressible, pointsFromRows, readPoints } from '../../src/sim/calibration/points.js';
+import { calibrationSet, expressible, pointsFromRows, readPoints } from '../../src/sim/calibration/points.js';
 import { benchmarks, ingestBatch, openStore, readArtifacts } from '../../src/store/index.js';
 import { findHardware, findModel } from '../../src/sim/index.js';
 import type { EfficiencyProfile } from '../../src/sim/profile.js';
-import { SHIPPED_PROFILE, engineFamily, parseProfile, resolveEfficiency } from '../../src/sim/profile.js';
+import { engineFamily, parseProfile, resolveEfficiency, shippedProfile } from '../../src/sim/profile.js';
 import { REPO, runCli } from '../helpers.js';
 
 /** Real InferenceX aggregated results (not in the calibration set): six points, two of models the catalog lacks. */
@@ -78,9 +78,9 @@ describe('efficiency profiles', () => {
   });
 
   it('the shipped profile: every entry has a source or a fit record, and its fits name calibration points', () => {
-    const ids = new Set(CALIBRATION_SET.map((p) => p.id));
-    expect(SHIPPED_PROFILE.entries.length).toBeGreaterThan(0);
-    for (const e of SHIPPED_PROFILE.entries) {
+    const ids = new Set(calibrationSet().map((p) => p.id));
+    expect(shippedProfile().entries.length).toBeGreaterThan(0);
+    for (const e of shippedProfile().entries) {
       expect(e.source !== undefined || e.fit !== undefined).toBe(true);
       for (const id of e.fit?.points ?? []) expect(ids.has(id), id).toBe(true);
     }
@@ -89,8 +89,8 @@ describe('efficiency profiles', () => {
 
 describe('calibration', () => {
   it('reads published points and InferenceX aggregated results, and names the file and key of a bad one', () => {
-    expect(CALIBRATION_SET).toHaveLength(25);
-    const dsr1 = CALIBRATION_SET.find((p) => p.id === 'dsr1-gb200-fp8-dyntrt-5p1d-8k1k-c1229')!;
+    expect(calibrationSet()).toHaveLength(25);
+    const dsr1 = calibrationSet().find((p) => p.id === 'dsr1-gb200-fp8-dyntrt-5p1d-8k1k-c1229')!;
     expect(dsr1.topology).toEqual({
       kind: 'disaggregated',
       prefillWorkers: 5,
@@ -181,13 +181,17 @@ describe('calibration', () => {
   });
 
   it('cross-validation holds each point out exactly once', () => {
-    const parts = folds(CALIBRATION_SET, ['hardware', 'engine'], 2);
+    const parts = folds(calibrationSet(), ['hardware', 'engine'], 2);
     expect(
       parts
         .flat()
         .map((p) => p.id)
         .sort(),
-    ).toEqual(CALIBRATION_SET.map((p) => p.id).sort());
+    ).toEqual(
+      calibrationSet()
+        .map((p) => p.id)
+        .sort(),
+    );
     expect(Math.abs(parts[0]!.length - parts[1]!.length)).toBeLessThanOrEqual(1);
     // A slice with two points lands in both halves.
     const h200sglang = (ps: MeasuredPoint[]) => ps.filter((p) => p.hardware === 'h200' && p.engine === 'sglang').length;
@@ -203,7 +207,7 @@ describe('calibration', () => {
   });
 
   it('the shipped profile meets its targets on the calibration set', () => {
-    const report = accuracy(CALIBRATION_SET, SHIPPED_PROFILE);
+    const report = accuracy(calibrationSet(), shippedProfile());
     expect(report.overall.tputPerGpu).toBeLessThanOrEqual(0.1);
     expect(report.overall.ttft).toBeLessThanOrEqual(0.2);
     expect(worstSlice(report)!.median.tputPerGpu).toBeLessThanOrEqual(0.25);

@@ -223,8 +223,12 @@ export function pointsOfJson(raw: unknown, file: string): MeasuredPoint[] {
   return (raw as { points: Record<string, unknown>[] }).points.map((p, i) => publishedPoint(p, `${file}: points[${i}]`));
 }
 
+let shippedPoints: readonly MeasuredPoint[] | undefined;
+
 /** The shipped calibration set: published InferenceX measurements (data/published-points.json, sources in each point). */
-export const CALIBRATION_SET: readonly MeasuredPoint[] = pointsOfJson(publishedPoints, 'src/sim/data/published-points.json');
+export function calibrationSet(): readonly MeasuredPoint[] {
+  return (shippedPoints ??= pointsOfJson(publishedPoints, 'src/sim/data/published-points.json'));
+}
 
 /**
  * The points the simulator can express, and why it cannot the others (a model or GPU it does not
