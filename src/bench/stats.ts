@@ -57,11 +57,4 @@ export function percentile(xs: readonly number[], p: number): number {
   return percentileSorted(Float64Array.from(xs).sort() as unknown as number[], p);
 }
 
-/** np.median: the middle value, or the mean of the middle two. */
-export function median(xs: readonly number[]): number {
-  const n = xs.length;
-  if (n === 0) return 0;
-  const sorted = Float64Array.from(xs).sort();
-  const mid = n >> 1;
-  return n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
+export { median } from '../util/median.js';

@@ -1,7 +1,8 @@
+import { paretoFront } from '../contract/index.js';
+
 /**
- * The Pareto frontier of benchmark points: throughput per GPU (y) against interactivity (x),
- * both maximised. A point is on the frontier when no other point is at least as good on both
- * axes and better on one.
+ * The Pareto frontier of predicted points: throughput per GPU (y) against interactivity (x), both
+ * maximised, by the contract's `paretoFront` (the one the API and the dashboard draw).
  */
 
 export interface FrontierAxes {
@@ -16,16 +17,10 @@ export const dominates = (a: FrontierAxes, b: FrontierAxes): boolean => a.x >= b
 
 /** The frontier's points, in order of interactivity (lowest first, so throughput falls along it). */
 export function paretoFrontier<T extends FrontierAxes>(points: readonly T[]): T[] {
-  // Highest interactivity first (ties: highest throughput first); a point joins when it beats
-  // the best throughput seen so far.
-  const sorted = [...points].sort((a, b) => b.x - a.x || b.y - a.y);
-  const frontier: T[] = [];
-  let bestY = -Infinity;
-  for (const p of sorted) {
-    if (p.y > bestY) {
-      frontier.push(p);
-      bestY = p.y;
-    }
-  }
-  return frontier.reverse();
+  const front = paretoFront(
+    points.map((p) => p.x),
+    points.map((p) => p.y),
+    { x: 'max', y: 'max' },
+  );
+  return front.map((i) => points[i]!);
 }

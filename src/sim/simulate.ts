@@ -1,6 +1,7 @@
 import type { Topology } from './cluster.js';
 import { Cluster } from './cluster.js';
 import { Rng } from '../util/rng.js';
+import { weightedMedian } from '../util/median.js';
 
 /**
  * A closed-loop benchmark in virtual time: `concurrency` requests in flight, each replaced as
@@ -42,18 +43,6 @@ export interface SimulatedRun {
   interactivity: number;
   preemptions: number;
 }
-
-/** The median of weighted samples: the smallest value with half the weight at or below it. */
-const median = (samples: { value: number; weight: number }[]): number => {
-  const sorted = [...samples].sort((a, b) => a.value - b.value);
-  const half = sorted.reduce((s, x) => s + x.weight, 0) / 2;
-  let seen = 0;
-  for (const x of sorted) {
-    seen += x.weight;
-    if (seen > half) return x.value;
-  }
-  return sorted.at(-1)?.value ?? 0;
-};
 
 export function simulateClosedLoop(topology: Topology, load: LoadSpec): SimulatedRun {
   const cluster = new Cluster(topology);
@@ -104,14 +93,14 @@ export function simulateClosedLoop(topology: Topology, load: LoadSpec): Simulate
   }
   const durationMs = cluster.now;
   const throughput = outputTokens / (durationMs / 1e3);
-  const medianTpotMs = median(tpot);
+  const medianTpotMs = weightedMedian(tpot);
   return {
     gpus: cluster.gpus,
     durationMs,
     outputThroughput: throughput,
     outputThroughputPerGpu: throughput / cluster.gpus,
     totalThroughputPerGpu: (inputTokens + outputTokens) / (durationMs / 1e3) / cluster.gpus,
-    medianTtftMs: median(ttft),
+    medianTtftMs: weightedMedian(ttft),
     medianTpotMs,
     interactivity: medianTpotMs > 0 ? 1000 / medianTpotMs : 0,
     preemptions: cluster.stats().preemptions,

@@ -5,6 +5,7 @@ import { simulateClosedLoop } from '../simulate.js';
 import { buildTopology } from '../topology.js';
 import type { Efficiency } from '../perf.js';
 import type { MeasuredPoint } from './points.js';
+import { median } from '../../util/median.js';
 import { deploymentOf, kindOf } from './points.js';
 
 /**
@@ -48,13 +49,6 @@ export function ratios(p: MeasuredPoint, predicted: Prediction): Record<Metric, 
 
 /** |predicted / measured − 1|. */
 export const errorOf = (ratio: number): number => Math.abs(ratio - 1);
-
-export const median = (values: readonly number[]): number => {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 export interface PointError {
   point: MeasuredPoint;
@@ -106,7 +100,9 @@ export function summarise(errors: PointError[]): AccuracyReport {
     const groups = new Map<string, PointError[]>();
     for (const e of errors) {
       const k = keyOf(e.point);
-      groups.set(k, [...(groups.get(k) ?? []), e]);
+      const group = groups.get(k);
+      if (group) group.push(e);
+      else groups.set(k, [e]);
     }
     for (const [k, group] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
       slices.push({ slice: `${name}=${k}`, points: group.length, median: medianErrors(group) });

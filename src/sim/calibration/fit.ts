@@ -3,7 +3,8 @@ import type { Efficiency } from '../perf.js';
 import type { EfficiencyProfile, ProfileEntry, ProfileMatch } from '../profile.js';
 import { frameworkOf, resolveEfficiency } from '../profile.js';
 import type { AccuracyReport, PointError, Prediction } from './accuracy.js';
-import { errorOf, median, predict, ratios, summarise } from './accuracy.js';
+import { errorOf, predict, ratios, summarise } from './accuracy.js';
+import { median, weightedMedian } from '../../util/median.js';
 import type { MeasuredPoint } from './points.js';
 
 /**
@@ -180,18 +181,6 @@ function fitLevel(groups: Group[], profile: EfficiencyProfile, options: FitOptio
     options.progress?.(`  step ${it + 1}/${iterations}: loss ${groups.reduce((s, g) => s + g.loss, 0).toFixed(4)}`);
   }
   return current;
-}
-
-/** The value with half the weight at or below it (the lower one on a tie). */
-function weightedMedian(samples: readonly { value: number; weight: number }[]): number {
-  const sorted = [...samples].sort((a, b) => a.value - b.value);
-  const half = sorted.reduce((s, x) => s + x.weight, 0) / 2;
-  let seen = 0;
-  for (const x of sorted) {
-    seen += x.weight;
-    if (seen >= half) return x.value;
-  }
-  return 0;
 }
 
 /** Solve (JᵀJ + εI) δ = Jᵀr for the two parameters. */
