@@ -1,0 +1,180 @@
+import { readdirSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parquetReadObjects } from 'hyparquet';
+import { DatasetError } from './dataset.js';
+
+/**
+ * An lm-evaluation-harness task's data (`dataset_path`, `dataset_name`) read from a local folder laid
+ * out as the Hugging Face hub exports it; Frontier never downloads. ROOT is DIR/<path>, then DIR
+ * itself (DIR may be the dataset's own folder); NAME is the config (`default` when there is none).
+ * The first of these places holding the split wins, for each ROOT in turn:
+ *   ROOT/NAME/<split>-*.{parquet,jsonl}    what `push_to_hub` writes (`main/test-00000-of-00001.parquet`)
+ *   ROOT/NAME/<split>/*.parquet            the hub's refs/convert/parquet branch
+ *   ROOT/data/<split>-*.{parquet,jsonl}    a repository with only the default config
+ *   ROOT/<split>.{jsonl,jsonl.gz,parquet}  plain exports (GSM8K's test.jsonl), then the same in ROOT/NAME
+ */
+
+export interface DatasetRef {
+  path: string;
+  name?: string | null | undefined;
+}
+
+export type Doc = Record<string, unknown>;
+
+/** File types in the order one is preferred to another holding the same split. */
+const EXTENSIONS = ['.parquet', '.jsonl', '.jsonl.gz'];
+const PLAIN_EXTENSIONS = ['.jsonl', '.jsonl.gz', '.parquet'];
+
+/** `shards`: <split>-*.ext files; `folders`: <split>/*.parquet; `plain`: one <split>.ext file. */
+interface Place {
+  dir: string;
+  kind: 'shards' | 'folders' | 'plain';
+}
+
+function roots(dataDir: string, ref: DatasetRef): string[] {
+  return [...new Set([join(dataDir, ref.path), dataDir])];
+}
+
+function configName(ref: DatasetRef): string {
+  return ref.name || 'default';
+}
+
+function places(dataDir: string, ref: DatasetRef): Place[] {
+  const name = configName(ref);
+  return roots(dataDir, ref).flatMap((root): Place[] => [
+    { dir: join(root, name), kind: 'shards' },
+    { dir: join(root, name), kind: 'folders' },
+    { dir: join(root, 'data'), kind: 'shards' },
+    { dir: root, kind: 'plain' },
+    { dir: join(root, name), kind: 'plain' },
+  ]);
+}
+
+/** The files (or folders) in `dir`, sorted; symbolic links followed (a hub download may link into its cache). */
+function list(dir: string, want: 'file' | 'dir'): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => {
+      const stat = statSync(join(dir, n), { throwIfNoEntry: false });
+      return want === 'file' ? stat?.isFile() : stat?.isDirectory();
+    })
+    .sort();
+}
+
+const extensionOf = (file: string, extensions: string[]): string | undefined => extensions.find((e) => file.endsWith(e));
+
+// Split names are word characters (the datasets library's rule), so a shard's is what precedes its first '-'.
+const SPLIT = /^\w+(?:\.\w+)*$/;
+const SHARD_SPLIT = /^(\w+(?:\.\w+)*)-/;
+
+function filesAt(place: Place, split: string): string[] {
+  if (place.kind === 'folders')
+    return list(join(place.dir, split), 'file')
+      .filter((f) => f.endsWith('.parquet'))
+      .map((f) => join(place.dir, split, f));
+  const files = list(place.dir, 'file');
+  if (place.kind === 'plain') {
+    const ext = PLAIN_EXTENSIONS.find((e) => files.includes(split + e));
+    return ext === undefined ? [] : [join(place.dir, split + ext)];
+  }
+  const shards = files.filter((f) => f.startsWith(`${split}-`));
+  // One file type only: a folder holding a split as both parquet and JSONL would otherwise be read twice.
+  const ext = EXTENSIONS.find((e) => shards.some((f) => extensionOf(f, EXTENSIONS) === e));
+  return shards.filter((f) => extensionOf(f, EXTENSIONS) === ext).map((f) => join(place.dir, f));
+}
+
+function splitsAt(place: Place): string[] {
+  if (place.kind === 'folders') return list(place.dir, 'dir').filter((d) => filesAt(place, d).length > 0);
+  return list(place.dir, 'file').flatMap((f) => {
+    const ext = extensionOf(f, place.kind === 'plain' ? PLAIN_EXTENSIONS : EXTENSIONS);
+    if (ext === undefined) return [];
+    const split = place.kind === 'plain' ? f.slice(0, -ext.length) : SHARD_SPLIT.exec(f)?.[1];
+    return split !== undefined && SPLIT.test(split) ? [split] : [];
+  });
+}
+
+/** The splits available for `ref` under `dataDir`, sorted (for error messages). */
+export function availableSplits(dataDir: string, ref: DatasetRef): string[] {
+  return [...new Set(places(dataDir, ref).flatMap(splitsAt))].sort();
+}
+
+/** The files holding `split` of `ref` under `dataDir`, shards in order; a DatasetError naming the places looked at when none is found. */
+export function locateSplit(dataDir: string, ref: DatasetRef, split: string): string[] {
+  for (const place of places(dataDir, ref)) {
+    const files = filesAt(place, split);
+    if (files.length > 0) return files;
+  }
+  const config = ref.name ? ` (config ${ref.name})` : '';
+  const lookedIn = [...new Set(roots(dataDir, ref).flatMap((root) => [join(root, configName(ref)), root]))];
+  const splits = availableSplits(dataDir, ref);
+  throw new DatasetError(
+    `no "${split}" split of ${ref.path}${config} under ${dataDir}: looked in ${lookedIn.join(', ')}; ` +
+      (splits.length > 0 ? `found splits: ${splits.join(', ')}` : 'found no splits') +
+      `. Put the hub's files there (e.g. huggingface-cli download ${ref.path} --repo-type dataset --local-dir ${join(dataDir, ref.path)})`,
+  );
+}
+
+/** The split's rows in file order, as plain JSON-like objects keyed by column name. */
+export async function readSplit(dataDir: string, ref: DatasetRef, split: string): Promise<Doc[]> {
+  const docs: Doc[] = [];
+  for (const file of locateSplit(dataDir, ref, split))
+    docs.push(...(file.endsWith('.parquet') ? await readParquet(file) : await readJsonl(file)));
+  return docs;
+}
+
+async function readJsonl(file: string): Promise<Doc[]> {
+  let bytes = await readFile(file);
+  if (file.endsWith('.gz')) {
+    try {
+      bytes = gunzipSync(bytes);
+    } catch (e) {
+      throw new DatasetError(`${file}: not gzip (${(e as Error).message})`);
+    }
+  }
+  const docs: Doc[] = [];
+  bytes
+    .toString('utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (e) {
+        throw new DatasetError(`${file}:${i + 1}: not JSON (${(e as Error).message})`);
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw new DatasetError(`${file}:${i + 1}: not a JSON object`);
+      docs.push(value as Doc);
+    });
+  return docs;
+}
+
+async function readParquet(file: string): Promise<Doc[]> {
+  const bytes = await readFile(file);
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await parquetReadObjects({ file: buffer });
+  } catch (e) {
+    throw new DatasetError(`${file}: cannot read this parquet file (${(e as Error).message})`);
+  }
+  return rows.map((row) => plain(row) as Doc);
+}
+
+/** A parquet value as JSON has it: INT64 (a BigInt) as a number when exact, else as its decimal string. */
+function plain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(plain);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
+}
