@@ -23,3 +23,4 @@ export { pyPath, readPyJson } from './os.js';
 export type { JsonRead } from './os.js';
 export { PyRegexError, compilePy } from './regex.js';
 export type { PyRegex } from './regex.js';
+export { PyRandom } from './random.js';
