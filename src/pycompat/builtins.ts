@@ -8,7 +8,8 @@ import { UserError } from '../util/user-error.js';
 import { PyFloat, floatRepr, intRepr } from './float.js';
 
 /** The Python exception class the reference raises for the same input. */
-export type PythonErrorType = 'OSError' | 'ValueError' | 'TypeError' | 'KeyError' | 'ZeroDivisionError' | 'OverflowError';
+export type PythonErrorType =
+  'OSError' | 'ValueError' | 'IndexError' | 'TypeError' | 'KeyError' | 'ZeroDivisionError' | 'OverflowError';
 
 /**
  * What the reference raises: `message` is its exception text (what follows `ValueError: ` on a

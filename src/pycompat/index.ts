@@ -21,3 +21,6 @@ export { PyJsonSyntaxError, dumps, dumpsPlain, loads, toPlain } from './json.js'
 export type { DumpsOptions, PyJson } from './json.js';
 export { pyPath, readPyJson } from './os.js';
 export type { JsonRead } from './os.js';
+export { PyRegexError, compilePy } from './regex.js';
+export type { PyRegex } from './regex.js';
+export { PyRandom } from './random.js';
