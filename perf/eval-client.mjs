@@ -1,5 +1,5 @@
 // What the eval client adds: a full GSM8K run (1,319 problems, 5-shot, chat) against `frontier sim serve`
-// at concurrency 64, the sim answering from the test split. The sim's ground truth gives each request's
+// at concurrency 64, the sim answering from GSM8K's answer keys (`frontier eval answer-keys`). The sim's ground truth gives each request's
 // time in the server (arrival → last token); with a client that cost nothing, each of the 64 slots
 // would send its next problem the moment the last one finished, so the run would take the longest
 // slot's sum of server times (problems assigned in order to the first free slot). The figure is how
@@ -26,24 +26,15 @@ const pinned = cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true']).s
 export function evalClientOverhead() {
   const dir = mkdtempSync(join(tmpdir(), 'frontier-perf-eval-'));
   const truth = join(dir, 'truth.jsonl');
+  const keys = join(dir, 'keys.jsonl');
+  spawnSync(process.execPath, [cli, 'eval', 'answer-keys', '--task', 'gsm8k', '--data', data, '--out', keys], {
+    stdio: 'inherit',
+  });
   const pin = (cpu) => (pinned ? ['taskset', '-c', String(cpu), process.execPath] : [process.execPath]);
   const [simCmd, ...simPre] = pin(1);
   const sim = spawn(
     simCmd,
-    [
-      ...simPre,
-      cli,
-      'sim',
-      'serve',
-      '--port',
-      '0',
-      '--speed',
-      speed,
-      '--answers',
-      join(data, 'test.jsonl.gz'),
-      '--ground-truth',
-      truth,
-    ],
+    [...simPre, cli, 'sim', 'serve', '--port', '0', '--speed', speed, '--answers', keys, '--ground-truth', truth],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -65,7 +56,7 @@ export function evalClientOverhead() {
           'gsm8k',
           '--base-url',
           m[1],
-          '--dataset',
+          '--data',
           data,
           '--concurrency',
           String(conc),

@@ -163,7 +163,8 @@ for (const copies of [1, 4, 16]) {
 
 // GSM8K scoring: both filters (strict-match, flexible-extract) and exact_match, as lm-eval does
 // them, for the 1,319 test problems; each response is the problem's question and reference
-// solution (~530 characters). In process, on src/evals/score.ts bundled here. Target: < 200 ms.
+// solution (~530 characters). In process, the generic task scoring (src/evals/scoring.ts, with
+// InferenceX's gsm8k.yaml read by src/evals/task-file.ts) bundled here. Target: < 200 ms.
 {
   const { build } = await import('esbuild');
   const { mkdtempSync, readFileSync: read, rmSync: remove } = await import('node:fs');
@@ -172,14 +173,15 @@ for (const copies of [1, 4, 16]) {
   const { gunzipSync } = await import('node:zlib');
   const work = mkdtempSync(`${tmpdir()}/frontier-perf-score-`);
   await build({
-    entryPoints: [`${repo}src/evals/score.ts`],
+    entryPoints: [`${repo}src/evals/index.ts`],
     bundle: true,
     platform: 'node',
     format: 'esm',
     outfile: `${work}/score.mjs`,
     logLevel: 'warning',
   });
-  const { scoreResponse } = await import(pathToFileURL(`${work}/score.mjs`).href);
+  const { readTaskFile, scoreDoc } = await import(pathToFileURL(`${work}/score.mjs`).href);
+  const task = readTaskFile(`${repo}src/evals/tasks/gsm8k.yaml`);
   remove(work, { recursive: true, force: true });
   const text = gunzipSync(read(`${repo}test/fixtures/gsm8k/test.jsonl.gz`)).toString('utf8');
   const docs = text
@@ -189,7 +191,7 @@ for (const copies of [1, 4, 16]) {
     .map((d) => ({ response: `${d.question}\n${d.answer}`, answer: d.answer }));
   const scoreAll = () => {
     let correct = 0;
-    for (const d of docs) correct += scoreResponse(d.response, d.answer).strict.correct ? 1 : 0;
+    for (const d of docs) correct += scoreDoc(task, [d.response], d.answer).scores['exact_match,strict-match'];
     return correct;
   };
   scoreAll(); // warm up (JIT)

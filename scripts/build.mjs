@@ -3,12 +3,13 @@
 //                       faster than the hundreds of its dependencies);
 //   frontier.mjs        the bin: runs frontier.cjs through V8's code cache (scripts/launcher.mjs);
 //   frontier.cjs.cache  that cache, trained here on the example catalog;
+//   tasks/              the built-in eval task files (lm-eval YAML);
 //   web/                the dashboard, built by Vite.
 // Start-up is most of a short command's run time; together these halve it.
 import { build } from 'esbuild';
 import { build as buildDashboard } from 'vite';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, readFileSync, rmSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -30,6 +31,8 @@ await build({
   banner: { js: "const __frontierModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 copyFileSync('scripts/launcher.mjs', 'dist/frontier.mjs');
+// The built-in eval task files, which src/evals/task-file.ts finds beside the bundle.
+cpSync('src/evals/tasks', 'dist/tasks', { recursive: true });
 
 // The dashboard (web/, React + ECharts) into dist/web, which `frontier serve` serves.
 await buildDashboard({ configFile: 'web/vite.config.ts' });

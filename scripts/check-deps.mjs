@@ -56,7 +56,7 @@ export const LAYERS = {
   },
   results: { job: "a point's aggregate, as InferenceX's process_result.py writes it", imports: ['contract', 'pycompat', 'util'] },
   evals: {
-    job: 'accuracy gates: GSM8K dataset, client, scoring, thresholds, collection',
+    job: 'accuracy gates: lm-eval task files, local datasets, the eval client, scoring, thresholds, collection',
     imports: ['bench', 'catalog', 'matrix', 'results', 'pycompat', 'util'],
   },
   review: {

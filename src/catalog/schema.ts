@@ -301,6 +301,14 @@ const common = {
   runner: name('Runner label from runners.yaml; agentic scenarios need a cluster:<name> label.'),
   router: ComponentMetadata.optional(),
   'engine-tuning': EngineTuning.optional(),
+  'eval-tasks': z
+    .array(name('An lm-eval task: a built-in name (frontier eval tasks) or a task YAML path.'), expect('a list of eval tasks'))
+    .min(1, expect('at least one task'))
+    .optional()
+    .meta({
+      description:
+        "Frontier catalogs only: the accuracy tasks this entry's eval rows run (default: GSM8K, as InferenceX). Built-in names (gsm8k, gpqa_diamond, aime) or task YAML paths.",
+    }),
 };
 
 export const SingleNodeEntry = z

@@ -1,8 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { evalInDir, maxTokensFor, metaEnvOf, resolveGsm8k } from '../evals/index.js';
-import type { EvalConcResult } from '../evals/index.js';
+import {
+  answerKeys,
+  builtinTasks,
+  concValid,
+  dataDirFor,
+  evalInDir,
+  loadTask,
+  maxTokensFor,
+  metaEnvOf,
+  readTaskFile,
+} from '../evals/index.js';
+import type { EvalConcResult, LoadedTask } from '../evals/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
@@ -11,20 +22,23 @@ import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 
 declare const FRONTIER_VERSION: string;
 
-interface Gsm8kFlags {
+interface RunFlags {
+  task: string[];
+  data?: string;
   baseUrl?: string;
   host: string;
   port: string;
   model?: string;
   endpoint: 'chat' | 'completions';
   apiKey?: string;
-  dataset?: string;
   limit?: string;
   concurrency: string[];
   maxTokens?: string;
   maxModelLen?: string;
+  temperature?: string;
+  topP?: string;
   fewshotSeed: string;
-  numFewshot: string;
+  numFewshot?: string;
   timeout: string;
   maxRetries: string;
   retryBackoff: string;
@@ -52,30 +66,45 @@ function readRow(file: string): SingleNodeRow | MultiNodeRow {
   return row as unknown as SingleNodeRow | MultiNodeRow;
 }
 
-const fmt = (x: number): string => x.toFixed(4);
+const fmt = (x: number): string => (Number.isNaN(x) ? 'N/A' : x.toFixed(4));
 
+/** One line per concurrency, task and metric: the score, its stderr, docs, repeats, failures, validity. */
 export function summaryLines(results: EvalConcResult[]): string[] {
-  const lines = ['conc  strict-match     flexible-extract  n     failed  valid'];
-  for (const { conc, result: r } of results) {
-    lines.push(
-      `${String(conc).padStart(4)}  ${fmt(r.strict.mean)} ± ${fmt(r.strict.stderr)}  ${fmt(r.flexible.mean)} ± ${fmt(r.flexible.stderr)}  ${String(r.samples.length).padEnd(5)} ${String(r.failed).padEnd(7)} ${
-        r.interrupted
-          ? 'interrupted'
-          : r.valid
-            ? 'yes'
-            : `no (${r.failed} of ${r.samples.length} requests failed: ${Object.entries(r.failures)
-                .map(([k, v]) => `${k} ×${v}`)
-                .join(', ')})`
-      }`,
-    );
+  const lines = ['conc  task                      metric                              score ± stderr   n     rep  failed  valid'];
+  for (const { conc, results: tasks } of results) {
+    for (const r of tasks) {
+      const valid = r.interrupted
+        ? 'interrupted'
+        : r.valid
+          ? 'yes'
+          : `no (${r.failed} of ${r.requests} requests failed: ${Object.entries(r.failures)
+              .map(([k, v]) => `${k} ×${v}`)
+              .join(', ')})`;
+      for (const [key, a] of Object.entries(r.metrics))
+        lines.push(
+          `${String(conc).padStart(4)}  ${r.task.task.padEnd(25)} ${key.padEnd(35)} ${fmt(a.mean)} ± ${fmt(a.stderr)}  ${String(r.samples.length).padEnd(5)} ${String(r.task.repeats).padEnd(4)} ${String(r.failed).padEnd(7)} ${valid}`,
+        );
+    }
   }
   return lines;
 }
 
-function gsm8kCommand(): Command {
-  return new Command('gsm8k')
-    .description(
-      'GSM8K as InferenceX runs it (5-shot, greedy, strict-match and flexible-extract) against an OpenAI-compatible server',
+const collectList = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  ...value.split(',').filter(Boolean),
+];
+
+function addRunOptions(cmd: Command, o: { taskFlag: boolean }): Command {
+  if (o.taskFlag)
+    cmd.option(
+      '--task <task>',
+      'a task: a built-in name (frontier eval tasks) or an lm-eval task YAML; repeat or comma-separate for several',
+      collectList,
+    );
+  return cmd
+    .option(
+      '--data <dir>',
+      'the datasets, laid out as the hub exports them (GSM8K: else $FRONTIER_GSM8K, else downloaded once into the cache)',
     )
     .option('--base-url <url>', 'the server, e.g. http://127.0.0.1:8000 (default: http://HOST:PORT)')
     .option('--host <host>', 'server host', '127.0.0.1')
@@ -87,84 +116,158 @@ function gsm8kCommand(): Command {
         .default('chat'),
     )
     .option('--api-key <key>', 'bearer token (default: $OPENAI_API_KEY)')
-    .option('--dataset <dir>', 'GSM8K test.jsonl and train.jsonl (default: $FRONTIER_GSM8K, else downloaded once into the cache)')
-    .option('--limit <n>', 'only the first N test problems')
+    .option('--limit <n>', 'only the first N documents of each task')
     .option('--concurrency <c...>', 'concurrent requests; several values: one result per concurrency (batched)', ['64'])
-    .option('--max-tokens <n>', 'generation budget (default: the reference rule from the context length)')
+    .option(
+      '--max-tokens <n>',
+      'generation budget (default: the reference rule from the context length, capped by a task’s max_gen_toks)',
+    )
     .option('--max-model-len <n>', 'the server’s context length (default: /v1/models max_model_len, else 16384)')
+    .option('--temperature <t>', 'sampling temperature for every task (default: each task’s generation_kwargs)')
+    .option('--top-p <p>', 'top_p for every task (default: each task’s, else 1)')
     .option('--fewshot-seed <n>', 'seed of the few-shot draws', '1234')
-    .option('--num-fewshot <n>', 'few-shot examples per prompt', '5')
+    .option('--num-fewshot <n>', 'few-shot examples per prompt (default: each task’s num_fewshot)')
     .option('--timeout <s>', 'per-request timeout (seconds without a byte)', '1800')
     .option('--max-retries <n>', 'retries of a request after a connection error, timeout, 429 or 5xx', '5')
     .option('--retry-backoff <s>', 'first wait before a retry, doubled each time (max 30 s)', '1')
-    .option('--out <dir>', 'where results_*.json, samples_gsm8k_*.jsonl (and meta_env.json) go', '.')
+    .option('--out <dir>', 'where results_*.json, samples_<task>_*.jsonl (and meta_env.json) go', '.')
     .option('--resume', 'continue the interrupted eval in --out: keep its finished samples')
     .option('--row <file>', 'the matrix row evaluated: writes meta_env.json with its identity')
-    .option('--runner <type>', 'the hardware for meta_env.json (default: the row’s runner)')
-    .action(async (f: Gsm8kFlags) => {
-      const apiKey = f.apiKey ?? process.env.OPENAI_API_KEY;
-      const baseUrl = f.baseUrl ?? `http://${f.host}:${f.port}`;
-      const concurrencies = f.concurrency
-        .flatMap((c) => c.split(/[\s,]+/))
-        .filter(Boolean)
-        .map((c) => positiveInt('--concurrency', c));
-      const row = f.row ? readRow(f.row) : undefined;
-      let model = f.model;
-      let maxLength = f.maxModelLen ? positiveInt('--max-model-len', f.maxModelLen) : undefined;
-      if (!model || (!f.maxTokens && maxLength === undefined)) {
-        const served = await firstServedModel(baseUrl, apiKey, 'pass --model and --max-tokens');
-        model ??= served.id;
-        maxLength ??= served.maxModelLen;
-      }
-      const maxTokens = f.maxTokens ? positiveInt('--max-tokens', f.maxTokens) : maxTokensFor(maxLength ?? 16384);
-      const data = await resolveGsm8k(f.dataset, (line) => process.stderr.write(`${line}\n`));
-      const controller = new AbortController();
-      const onSignal = (): void => controller.abort();
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      const tty = process.stderr.isTTY === true;
-      let results: EvalConcResult[];
-      try {
-        results = await evalInDir({
-          dir: resolve(f.out),
-          baseUrl,
-          model,
-          endpoint: f.endpoint,
-          apiKey,
-          test: data.test,
-          train: data.train,
-          limit: f.limit ? positiveInt('--limit', f.limit) : undefined,
-          concurrencies,
-          maxTokens,
-          maxLength,
-          fewshotSeed: nonNegative('--fewshot-seed', f.fewshotSeed),
-          numFewshot: nonNegative('--num-fewshot', f.numFewshot),
-          timeoutMs: nonNegative('--timeout', f.timeout) * 1000,
-          maxRetries: nonNegative('--max-retries', f.maxRetries),
-          backoffMs: nonNegative('--retry-backoff', f.retryBackoff) * 1000,
-          resume: f.resume,
-          frontierVersion: typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev',
-          meta: row ? (m) => metaEnvOf(row, { hw: f.runner ?? row.runner, ...m }) : undefined,
-          onProgress: tty ? (c, d, t) => process.stderr.write(`\rconc ${c}: ${d}/${t} problems`) : undefined,
-          signal: controller.signal,
-        });
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-      if (tty) process.stderr.write('\n');
-      process.stdout.write(`gsm8k · ${model} · ${maxTokens} max tokens\n${summaryLines(results).join('\n')}\n`);
-      for (const r of results) if (r.files) process.stdout.write(`results written to ${r.files.results}\n`);
-      const interrupted = controller.signal.aborted || results.some((r) => r.result.interrupted);
-      if (interrupted) process.stdout.write(`interrupted: finished samples kept; continue with --resume --out ${f.out}\n`);
-      process.exitCode = interrupted ? 130 : results.every((r) => r.result.valid) ? 0 : 1;
+    .option('--runner <type>', 'the hardware for meta_env.json (default: the row’s runner)');
+}
+
+/** The tasks asked for, read and loaded with their data. */
+async function loadTasks(names: readonly string[], data: string | undefined): Promise<LoadedTask[]> {
+  const specs = names.map((n) => readTaskFile(n));
+  const seen = new Set<string>();
+  for (const s of specs) {
+    if (seen.has(s.task)) throw new UserError(`task ${s.task} is asked twice`);
+    seen.add(s.task);
+  }
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  return Promise.all(specs.map(async (s) => loadTask(s, await dataDirFor(s, data, log))));
+}
+
+async function runEvals(f: RunFlags, taskNames: readonly string[]): Promise<void> {
+  const apiKey = f.apiKey ?? process.env.OPENAI_API_KEY;
+  const baseUrl = f.baseUrl ?? `http://${f.host}:${f.port}`;
+  const concurrencies = f.concurrency
+    .flatMap((c) => c.split(/[\s,]+/))
+    .filter(Boolean)
+    .map((c) => positiveInt('--concurrency', c));
+  const row = f.row ? readRow(f.row) : undefined;
+  const tasks = await loadTasks(taskNames, f.data);
+  let model = f.model;
+  let maxLength = f.maxModelLen ? positiveInt('--max-model-len', f.maxModelLen) : undefined;
+  if (!model || (!f.maxTokens && maxLength === undefined)) {
+    const served = await firstServedModel(baseUrl, apiKey, 'pass --model and --max-tokens');
+    model ??= served.id;
+    maxLength ??= served.maxModelLen;
+  }
+  const maxTokens = f.maxTokens ? positiveInt('--max-tokens', f.maxTokens) : maxTokensFor(maxLength ?? 16384);
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const tty = process.stderr.isTTY === true;
+  let results: EvalConcResult[];
+  try {
+    results = await evalInDir({
+      dir: resolve(f.out),
+      baseUrl,
+      model,
+      endpoint: f.endpoint,
+      apiKey,
+      tasks,
+      limit: f.limit ? positiveInt('--limit', f.limit) : undefined,
+      concurrencies,
+      maxTokens,
+      maxLength,
+      temperature: f.temperature === undefined ? undefined : nonNegative('--temperature', f.temperature),
+      topP: f.topP === undefined ? undefined : parseNumber('--top-p', f.topP, { min: 0, max: 1 }),
+      fewshotSeed: nonNegative('--fewshot-seed', f.fewshotSeed),
+      numFewshot: f.numFewshot === undefined ? undefined : nonNegative('--num-fewshot', f.numFewshot),
+      timeoutMs: nonNegative('--timeout', f.timeout) * 1000,
+      maxRetries: nonNegative('--max-retries', f.maxRetries),
+      backoffMs: nonNegative('--retry-backoff', f.retryBackoff) * 1000,
+      resume: f.resume,
+      frontierVersion: typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev',
+      meta: row ? (m) => metaEnvOf(row, { hw: f.runner ?? row.runner, ...m }) : undefined,
+      onProgress: tty ? (c, t, d, n) => process.stderr.write(`\rconc ${c}: ${t} ${d}/${n} documents`) : undefined,
+      signal: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  if (tty) process.stderr.write('\n');
+  process.stdout.write(
+    `${tasks.map((t) => t.spec.task).join(', ')} · ${model} · ${maxTokens} max tokens\n${summaryLines(results).join('\n')}\n`,
+  );
+  for (const r of results) if (r.files) process.stdout.write(`results written to ${r.files.results}\n`);
+  const interrupted = controller.signal.aborted || results.some((r) => r.files === undefined);
+  if (interrupted) process.stdout.write(`interrupted: finished samples kept; continue with --resume --out ${f.out}\n`);
+  process.exitCode = interrupted ? 130 : results.every(concValid) ? 0 : 1;
+}
+
+function runCommand(): Command {
+  return addRunOptions(
+    new Command('run').description(
+      'lm-eval generation tasks (GSM8K, GPQA-diamond, AIME-style… or any task YAML of the supported subset) against an OpenAI-compatible server',
+    ),
+    { taskFlag: true },
+  ).action(async (f: RunFlags) => {
+    if (!f.task || f.task.length === 0)
+      throw new UserError('pass --task NAME|FILE (frontier eval tasks lists the built-in ones)', { exitCode: 2 });
+    await runEvals(f, f.task);
+  });
+}
+
+function gsm8kCommand(): Command {
+  return addRunOptions(new Command('gsm8k').description('GSM8K as InferenceX runs it (frontier eval run --task gsm8k)'), {
+    taskFlag: false,
+  })
+    .option('--dataset <dir>', 'the same as --data')
+    .action(async (f: RunFlags & { dataset?: string }) => runEvals({ ...f, data: f.data ?? f.dataset }, ['gsm8k']));
+}
+
+function tasksCommand(): Command {
+  return new Command('tasks').description('the built-in tasks and their files').action(() => {
+    const byFile = new Map<string, string[]>();
+    for (const [name, file] of builtinTasks()) byFile.set(file, [...(byFile.get(file) ?? []), name]);
+    for (const [file, names] of byFile) {
+      const spec = readTaskFile(file);
+      const shots = spec.numFewshot > 0 ? `${spec.numFewshot}-shot` : '0-shot';
+      const reps = spec.repeats > 1 ? `, ${spec.repeats} samples per problem` : '';
+      process.stdout.write(
+        `${names.join(', ')}\n  ${spec.dataset.path}${spec.dataset.name ? ` (${spec.dataset.name})` : ''}, ${spec.evalSplit} split, ${shots}${reps}\n  ${file}\n`,
+      );
+    }
+  });
+}
+
+function answerKeysCommand(): Command {
+  return new Command('answer-keys')
+    .description('answer keys for the simulator’s evals double (frontier sim serve --answers FILE --accuracy P)')
+    .option('--task <task>', 'a built-in task or a task YAML; repeat for several', collectList)
+    .option('--data <dir>', 'the datasets, laid out as the hub exports them')
+    .option('--out <file>', 'where to write them (default: stdout)')
+    .action(async (f: { task?: string[]; data?: string; out?: string }) => {
+      if (!f.task || f.task.length === 0) throw new UserError('pass --task NAME|FILE', { exitCode: 2 });
+      const lines = (await loadTasks(f.task, f.data)).flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
+      const text = `${lines.join('\n')}\n`;
+      if (f.out) writeFileAtomic(f.out, text, { mkdir: true });
+      else process.stdout.write(text);
     });
 }
 
 export function evalCommand(): Command {
   return new Command('eval')
-    .description('accuracy evals: run GSM8K against a server, check scores against thresholds, collect results')
+    .description('accuracy evals: run lm-eval tasks against a server, check scores against thresholds, collect results')
+    .addCommand(runCommand())
     .addCommand(gsm8kCommand())
+    .addCommand(tasksCommand())
+    .addCommand(answerKeysCommand())
     .addCommand(evalCheckCommand())
     .addCommand(evalCollectCommand());
 }

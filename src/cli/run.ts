@@ -43,9 +43,9 @@ import {
 } from '../launch/index.js';
 import { logsKeyOf, placeWorkers, planRun } from '../plan/index.js';
 import type { EvalSettings } from '../launch/index.js';
+import { evalSettingsFor } from '../launch/index.js';
 import { findCluster, loadClusterProfiles } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
-import { DatasetError, resolveGsm8k } from '../evals/index.js';
 import { fnmatchRegExp } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
 import { requireDirectory } from './error.js';
@@ -70,8 +70,10 @@ interface RunFlags extends AgenticFlags {
   dryRun?: boolean;
   basePort: string;
   evals: boolean;
+  evalData?: string;
   evalDataset?: string;
   evalLimit?: string;
+  evalThresholds?: string;
   inferencex?: string | false;
   format: 'text' | 'json';
 }
@@ -447,10 +449,15 @@ export function runCommand(): Command {
     .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
     .option('--base-port <n>', 'first port of a Slurm job’s engine processes', '8000')
     .option(
-      '--eval-dataset <dir>',
-      'GSM8K for rows with run-eval (default: $FRONTIER_GSM8K, else downloaded once into the cache)',
+      '--eval-data <dir>',
+      'the datasets of the eval tasks rows ask for, laid out as the hub exports them (GSM8K: else $FRONTIER_GSM8K, else downloaded once)',
     )
-    .option('--eval-limit <n>', 'only the first N GSM8K problems (a quick check; the reference runs all 1,319)')
+    .addOption(new Option('--eval-dataset <dir>', 'the same as --eval-data').hideHelp())
+    .option('--eval-limit <n>', 'only the first N documents of each task (a quick check; the reference runs them all)')
+    .option(
+      '--eval-thresholds <file>',
+      'minimum scores per model and task, in InferenceX’s thresholds.yaml format (default: its thresholds)',
+    )
     .option('--no-evals', 'do not run the evals of rows with run-eval')
     .option(
       '--inferencex <dir>',
@@ -497,7 +504,10 @@ export function runCommand(): Command {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-      const evals = flags.evals && rows.some((r) => r['run-eval']) ? await evalSettings(flags) : undefined;
+      const evals =
+        flags.evals && rows.some((r) => r['run-eval'])
+          ? await evalSettings(flags, rows, out, cluster.simulate === true)
+          : undefined;
       process.stderr.write(`run directory: ${out}\ncluster: ${cluster.name}\n`);
       const agentic = await agenticSettings(flags, rows, out, true, note);
       try {
@@ -531,16 +541,20 @@ export function runCommand(): Command {
     });
 }
 
-async function evalSettings(flags: RunFlags): Promise<EvalSettings> {
-  let data;
+async function evalSettings(flags: RunFlags, rows: readonly MatrixRow[], out: string, simulate: boolean): Promise<EvalSettings> {
   try {
-    data = await resolveGsm8k(flags.evalDataset, (line) => process.stderr.write(`${line}\n`));
+    return await evalSettingsFor(rows, {
+      dataDir: flags.evalData ?? flags.evalDataset,
+      answersFile: join(out, 'eval-answer-keys.jsonl'),
+      simulate,
+      limit: flags.evalLimit === undefined ? undefined : parseNumber('--eval-limit', flags.evalLimit, POSITIVE_INT),
+      thresholdsFile: flags.evalThresholds === undefined ? undefined : resolve(flags.evalThresholds),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
   } catch (e) {
-    if (e instanceof DatasetError) throw new UserError(`${e.message} (or run with --no-evals)`);
+    if (e instanceof UserError) throw new UserError(`${e.message} (or run with --no-evals)`, { hint: e.hint });
     throw e;
   }
-  const limit = flags.evalLimit === undefined ? undefined : parseNumber('--eval-limit', flags.evalLimit, POSITIVE_INT);
-  return { test: data.test, train: data.train, datasetDir: data.dir, answersFile: data.testFile, limit };
 }
 
 function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[]): ClusterProfile {

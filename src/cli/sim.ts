@@ -221,7 +221,10 @@ export function simCommand(): Command {
       DEFAULT_SERVER_OPTIONS.naturalOutputTokens,
     )
     .option('--ground-truth <file>', 'append per-request ground truth (arrival, every token time) as JSONL')
-    .option('--answers <file>', 'evals test double: JSONL of {question, answer}; matching prompts get "#### <answer>"')
+    .option(
+      '--answers <file>',
+      'evals test double: answer keys ({question, right, wrong} lines, as frontier eval answer-keys writes them)',
+    )
     .option('--accuracy <p>', 'with --answers: probability that the reply is right', number(0, 1), 1)
     .option('--fault-error-rate <p>', 'share of requests answered with an HTTP error', number(0, 1), 0)
     .option('--fault-error-status <codes>', 'status codes of those errors', list)

@@ -3,7 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
-import { DatasetError } from './dataset.js';
+import { UserError } from '../util/user-error.js';
+
+/** A dataset that cannot be found or read: the message names the file (and line) and the fix. */
+export class DatasetError extends UserError {}
 
 /**
  * An lm-evaluation-harness task's data (`dataset_path`, `dataset_name`) read from a local folder laid

@@ -1,11 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
 import { isMultiNodeRow } from '../matrix/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { FEWSHOT_SEED, NUM_FEWSHOT, TASK, UNTIL } from './gsm8k.js';
-import type { Gsm8kResult } from './gsm8k.js';
-import { STDERR_NOT_AVAILABLE } from './score.js';
+import type { TaskResult } from './task-run.js';
+import { STDERR_NOT_AVAILABLE } from './scoring.js';
 
 /**
  * What an eval leaves, in the shapes InferenceX's collectors read: lm-eval's results JSON
@@ -22,9 +22,13 @@ export interface EvalRunInfo {
   /** The context length max_tokens was derived from, when known. */
   maxLength?: number | undefined;
   limit?: number | undefined;
-  totalDocs: number;
+  /** Docs in each task's eval split (n-samples original). */
+  totalDocs: Record<string, number>;
   maxRetries: number;
   timeoutMs: number;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  fewshotSeed: number;
   frontierVersion: string;
   started: Date;
   ended: Date;
@@ -33,76 +37,45 @@ export interface EvalRunInfo {
 /** lm-eval's file stamp: `2026-01-15T12-02-17.841203`. */
 export const evalStamp = (d: Date): string => `${d.toISOString().slice(0, 23).replace(/:/g, '-')}000`;
 
-const TASK_CONFIG = {
-  task: TASK,
-  tag: ['math_word_problems'],
-  dataset_path: 'openai/gsm8k',
-  dataset_name: 'main',
-  training_split: 'train',
-  test_split: 'test',
-  fewshot_split: 'train',
-  doc_to_text: 'Question: {{question}}\nEnd your response with the answer on the last line, formatted as: #### [number]\nAnswer:',
-  doc_to_target: '{{answer}}',
-  target_delimiter: ' ',
-  fewshot_delimiter: '\n\n',
-  num_fewshot: NUM_FEWSHOT,
-  metric_list: [
-    {
-      metric: 'exact_match',
-      aggregation: 'mean',
-      higher_is_better: true,
-      ignore_case: true,
-      ignore_punctuation: false,
-      regexes_to_ignore: [',', '\\$', '(?s).*#### ', '\\.$'],
-    },
-  ],
-  output_type: 'generate_until',
-  generation_kwargs: { until: UNTIL, do_sample: false, temperature: 0.0 },
-  repeats: 1,
-  filter_list: [
-    {
-      name: 'strict-match',
-      filter: [{ function: 'regex', group_select: -1, regex_pattern: '#### (\\-?[0-9\\.\\,]+)' }, { function: 'take_first' }],
-    },
-    {
-      name: 'flexible-extract',
-      filter: [{ function: 'regex', group_select: -1, regex_pattern: '(-?[$0-9.,]{2,})|(-?[0-9]+)' }, { function: 'take_first' }],
-    },
-  ],
-  should_decontaminate: false,
-  metadata: { version: 3.0 },
-};
-
 /** lm-eval writes "N/A" for the stderr of fewer than two documents. */
 const stderrOf = (x: number): number | string => (Number.isNaN(x) ? STDERR_NOT_AVAILABLE : x);
 
-export function resultsJson(r: Gsm8kResult, info: EvalRunInfo): Record<string, unknown> {
+const byTask = <T>(results: readonly TaskResult[], f: (r: TaskResult) => T): Record<string, T> =>
+  Object.fromEntries(results.map((r) => [r.task.task, f(r)]));
+
+/** lm-eval's results JSON for the tasks of one run, with a `frontier` block (validity, failures, repeats). */
+export function resultsJson(results: readonly TaskResult[], info: EvalRunInfo): Record<string, unknown> {
   const model = info.endpoint === 'chat' ? 'local-chat-completions' : 'local-completions';
   const url = `${info.baseUrl.replace(/\/+$/, '')}/v1/${info.endpoint === 'chat' ? 'chat/completions' : 'completions'}`;
-  const n = r.samples.length;
+  const genKwargs: Record<string, unknown> = { max_tokens: info.maxTokens };
+  if (info.temperature !== undefined) genKwargs.temperature = info.temperature;
+  if (info.topP !== undefined) genKwargs.top_p = info.topP;
   return {
-    results: {
-      [TASK]: {
-        alias: TASK,
-        'exact_match,strict-match': r.strict.mean,
-        'exact_match_stderr,strict-match': stderrOf(r.strict.stderr),
-        'exact_match,flexible-extract': r.flexible.mean,
-        'exact_match_stderr,flexible-extract': stderrOf(r.flexible.stderr),
-      },
-    },
-    group_subtasks: { [TASK]: [] },
-    configs: { [TASK]: TASK_CONFIG },
-    versions: { [TASK]: 3.0 },
-    'n-shot': { [TASK]: NUM_FEWSHOT },
-    higher_is_better: { [TASK]: { exact_match: true } },
-    'n-samples': { [TASK]: { original: info.totalDocs, effective: n } },
+    results: byTask(results, (r) => {
+      const out: Record<string, unknown> = { alias: r.task.task };
+      for (const [key, a] of Object.entries(r.metrics)) {
+        const [metric, filter] = key.split(',');
+        out[key] = a.mean;
+        out[`${metric}_stderr,${filter}`] = stderrOf(a.stderr);
+      }
+      return out;
+    }),
+    group_subtasks: byTask(results, () => []),
+    configs: byTask(results, (r) => r.task.config),
+    versions: byTask(results, (r) => r.task.version ?? null),
+    'n-shot': byTask(results, (r) => r.task.numFewshot),
+    higher_is_better: byTask(results, (r) => Object.fromEntries(r.task.metrics.map((m) => [m.metric, m.higherIsBetter]))),
+    'n-samples': byTask(results, (r) => ({
+      original: info.totalDocs[r.task.task] ?? r.samples.length,
+      effective: r.samples.length,
+    })),
     config: {
       model,
       model_args: `model=${info.model},base_url=${url},max_retries=${info.maxRetries},num_concurrent=${info.concurrency},timeout=${info.timeoutMs / 1000},tokenized_requests=False${info.maxLength ? `,max_length=${info.maxLength}` : ''}`,
       batch_size: 1,
       limit: info.limit ?? null,
-      gen_kwargs: { max_tokens: info.maxTokens, temperature: 0.0, top_p: 1.0 },
-      fewshot_seed: FEWSHOT_SEED,
+      gen_kwargs: genKwargs,
+      fewshot_seed: info.fewshotSeed,
     },
     date: info.started.getTime() / 1000,
     lm_eval_version: `frontier ${info.frontierVersion} (lm-eval 0.4.9.2 scoring)`,
@@ -111,32 +84,82 @@ export function resultsJson(r: Gsm8kResult, info: EvalRunInfo): Record<string, u
     model_name_sanitized: info.model.replace(/\//g, '__'),
     max_length: info.maxLength ?? null,
     fewshot_as_multiturn: info.endpoint === 'chat',
-    total_evaluation_time_seconds: String(r.durationS),
+    total_evaluation_time_seconds: String(results.reduce((t, r) => t + r.durationS, 0)),
     frontier: {
-      valid: r.valid,
-      failed_requests: r.failed,
-      failures: r.failures,
-      interrupted: r.interrupted,
+      valid: results.every((r) => r.valid),
+      failed_requests: results.reduce((t, r) => t + r.failed, 0),
+      failures: mergeCounts(results.map((r) => r.failures)),
+      interrupted: results.some((r) => r.interrupted),
       started: info.started.toISOString(),
       ended: info.ended.toISOString(),
+      tasks: byTask(results, (r) => ({
+        valid: r.valid,
+        requests: r.requests,
+        failed_requests: r.failed,
+        repeats: r.task.repeats,
+      })),
     },
   };
 }
 
-/** `results_<stamp><suffix>.json` and `samples_gsm8k_<stamp><suffix>.jsonl` in DIR; their paths. */
+function mergeCounts(counts: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of counts) for (const [k, v] of Object.entries(c)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/**
+ * A task's samples in lm-eval's `--log_samples` form: one line per document and filter, with the
+ * prompt, every response, what the filter kept and the document's score; Frontier adds the
+ * request failure (`error`, `failed_requests`) and `attempts`.
+ */
+export function sampleLines(r: TaskResult): string[] {
+  const lines: string[] = [];
+  for (const s of r.samples) {
+    const prompt = typeof s.prompt === 'string' ? s.prompt : JSON.stringify(s.prompt);
+    for (const f of r.task.filters) {
+      const line: Record<string, unknown> = {
+        doc_id: s.doc_id,
+        doc: s.doc,
+        target: s.target,
+        arguments: { gen_args_0: { arg_0: prompt } },
+        resps: [s.resps],
+        filtered_resps: [s.filtered_resps[f.name]],
+        filter: f.name,
+        metrics: r.task.metrics.map((m) => m.metric),
+        doc_hash: sha256(JSON.stringify(s.doc, null, 2)),
+        prompt_hash: sha256(prompt),
+        target_hash: sha256(s.target),
+      };
+      for (const m of r.task.metrics) line[m.metric] = s.scores[`${m.metric},${f.name}`];
+      if (s.error !== undefined) Object.assign(line, { error: s.error, failed_requests: s.failed });
+      line.attempts = s.attempts;
+      lines.push(JSON.stringify(line));
+    }
+  }
+  return lines;
+}
+
+/** `results_<stamp><suffix>.json` and one `samples_<task>_<stamp><suffix>.jsonl` per task in DIR; their paths. */
 export function writeEvalOutputs(
   dir: string,
-  r: Gsm8kResult,
+  results: readonly TaskResult[],
   info: EvalRunInfo,
   suffix = '',
-): { results: string; samples: string } {
+): { results: string; samples: string[] } {
   mkdirSync(dir, { recursive: true });
   const stamp = evalStamp(info.started);
-  const results = join(dir, `results_${stamp}${suffix}.json`);
-  const samples = join(dir, `samples_${TASK}_${stamp}${suffix}.jsonl`);
-  writeFileAtomic(samples, r.samples.map((s) => JSON.stringify(s)).join('\n') + (r.samples.length > 0 ? '\n' : ''));
-  writeFileAtomic(results, `${JSON.stringify(resultsJson(r, info), null, 2)}\n`);
-  return { results, samples };
+  const samples = results.map((r) => {
+    const file = join(dir, `samples_${r.task.task}_${stamp}${suffix}.jsonl`);
+    const lines = sampleLines(r);
+    writeFileAtomic(file, lines.join('\n') + (lines.length > 0 ? '\n' : ''));
+    return file;
+  });
+  const file = join(dir, `results_${stamp}${suffix}.json`);
+  writeFileAtomic(file, `${JSON.stringify(resultsJson(results, info), null, 2)}\n`);
+  return { results: file, samples };
 }
 
 /**

@@ -1,12 +1,15 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkEvalDir, maxTokensFor } from '../evals/index.js';
+import { answerKeys, checkEvalDir, dataDirFor, loadTask, maxTokensFor, readTaskFile } from '../evals/index.js';
+import type { LoadedTask } from '../evals/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import type { EvalRecord } from './run-dir.js';
 
 /**
- * A launch's GSM8K eval, executor-independent: what a job script runs (`frontier eval gsm8k`
- * with the arguments below), and what the run records once the eval folder holds its results
- * (read back from the files, so a local eval and one run inside a Slurm job end the same way).
+ * A launch's eval, executor-independent: what a job script runs (`frontier eval run` with the
+ * arguments below: the row's tasks, GSM8K unless its config names others in `eval-tasks`), and
+ * what the run records once the eval folder holds its results (read back from the files, so a
+ * local eval and one run inside a Slurm job end the same way).
  */
 
 export interface EvalStep {
@@ -17,21 +20,73 @@ export interface EvalStep {
   folder: string;
   rowFile: string;
   runner: string;
-  datasetDir: string;
+  /** Task files (built-in names resolved), in the order the row asks for them. */
+  tasks: string[];
+  /** The datasets folder (--eval-data), when given. */
+  dataDir?: string | undefined;
   limit?: number | undefined;
 }
 
-/** `frontier eval gsm8k` arguments (after the command itself) for a job script. */
+export interface EvalSettings {
+  /** Every task some row asks for, by the name rows use (`gsm8k`, a file path…), loaded with its docs. */
+  tasks: ReadonlyMap<string, LoadedTask>;
+  /** The datasets folder (--eval-data): job scripts read it there (a shared file system). */
+  dataDir?: string | undefined;
+  /** The tasks' answer keys, for simulated engines' evals double. */
+  answersFile: string;
+  limit?: number | undefined;
+  /** The thresholds file the scores are held to (InferenceX's thresholds.yaml format); default: the reference's. */
+  thresholdsFile?: string | undefined;
+  timeoutMs?: number;
+  maxRetries?: number;
+  backoffMs?: number;
+}
+
+/**
+ * The settings for the evals of `rows` (those with run-eval): every task they ask for, loaded
+ * with its data, and (for simulated engines) the tasks' answer keys written to `answersFile`.
+ */
+export async function evalSettingsFor(
+  rows: readonly { 'run-eval'?: boolean; 'eval-tasks'?: string[] }[],
+  o: {
+    dataDir?: string | undefined;
+    answersFile: string;
+    simulate: boolean;
+    limit?: number | undefined;
+    thresholdsFile?: string | undefined;
+    log?: (line: string) => void;
+  },
+): Promise<EvalSettings> {
+  const names = [...new Set(rows.filter((r) => r['run-eval']).flatMap((r) => rowEvalTasks(r)))];
+  const tasks = new Map<string, LoadedTask>();
+  let gsm8kDir: string | undefined;
+  for (const name of names) {
+    const spec = readTaskFile(name);
+    const dir = await dataDirFor(spec, o.dataDir, o.log);
+    if (spec.dataset.path === 'openai/gsm8k') gsm8kDir = dir;
+    tasks.set(name, await loadTask(spec, dir));
+  }
+  if (o.simulate) {
+    const keys = [...tasks.values()].flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
+    writeFileAtomic(o.answersFile, `${keys.join('\n')}\n`, { mkdir: true });
+  }
+  return { tasks, dataDir: o.dataDir ?? gsm8kDir, answersFile: o.answersFile, limit: o.limit, thresholdsFile: o.thresholdsFile };
+}
+
+/** The tasks a row asks for: its config's `eval-tasks` (Frontier catalogs), else GSM8K as InferenceX. */
+export const rowEvalTasks = (row: { 'eval-tasks'?: string[] }): string[] => row['eval-tasks'] ?? ['gsm8k'];
+
+/** `frontier eval run` arguments (after the command itself) for a job script. */
 export function evalArgsOf(s: EvalStep): string[] {
   return [
     'eval',
-    'gsm8k',
+    'run',
+    ...s.tasks.flatMap((t) => ['--task', t]),
+    ...(s.dataDir === undefined ? [] : ['--data', s.dataDir]),
     '--base-url',
     s.baseUrl,
     '--model',
     s.model,
-    '--dataset',
-    s.datasetDir,
     '--concurrency',
     ...s.concs.map(String),
     '--max-tokens',
@@ -50,9 +105,8 @@ export function evalArgsOf(s: EvalStep): string[] {
 }
 
 interface ResultsFile {
-  results?: { gsm8k?: Record<string, unknown> };
-  'n-samples'?: { gsm8k?: { effective?: number } };
-  frontier?: { valid?: boolean; failed_requests?: number };
+  results?: Record<string, Record<string, unknown>>;
+  frontier?: { valid?: boolean; failed_requests?: number; tasks?: Record<string, { requests?: number }> };
 }
 
 /** The newest results file of one concurrency (`_conc<N>` when the eval is batched). */
@@ -66,35 +120,55 @@ function resultsFileOf(folder: string, conc: number, batched: boolean): string |
   return name === undefined ? undefined : join(folder, name);
 }
 
-/** What an eval folder says: scores per concurrency, then validity and the threshold check. */
-export function evalOutcome(folder: string, concs: number[]): Pick<EvalRecord, 'status' | 'error' | 'scores' | 'check'> {
+/** What an eval folder says: scores per concurrency, task and metric, then validity and the threshold check. */
+export function evalOutcome(
+  folder: string,
+  concs: number[],
+  thresholdsFile?: string,
+): Pick<EvalRecord, 'status' | 'error' | 'scores' | 'check'> {
   const batched = concs.length > 1;
   const scores: NonNullable<EvalRecord['scores']> = [];
   for (const conc of concs) {
     const file = resultsFileOf(folder, conc, batched);
-    if (!file)
-      return { status: 'error', error: `no GSM8K result for conc ${conc} in ${folder}: the eval did not finish`, scores };
+    if (!file) return { status: 'error', error: `no eval result for conc ${conc} in ${folder}: the eval did not finish`, scores };
     const r = JSON.parse(readFileSync(file, 'utf8')) as ResultsFile;
-    const metrics = r.results?.gsm8k ?? {};
     const failed = r.frontier?.failed_requests ?? 0;
-    scores.push({
-      conc,
-      strict: Number(metrics['exact_match,strict-match']),
-      flexible: Number(metrics['exact_match,flexible-extract']),
-      failed,
-    });
-    if (r.frontier?.valid === false)
+    for (const [task, metrics] of Object.entries(r.results ?? {}))
+      for (const [key, value] of Object.entries(metrics))
+        if (key.startsWith('exact_match,'))
+          scores.push({
+            conc,
+            task,
+            metric: key,
+            score: Number(value),
+            stderr: Number(metrics[key.replace(',', '_stderr,')]),
+            failed,
+          });
+    if (r.frontier?.valid === false) {
+      const requests = Object.values(r.frontier.tasks ?? {}).reduce((t, x) => t + (x.requests ?? 0), 0);
       return {
         status: 'invalid',
-        error: `${failed} of ${r['n-samples']?.gsm8k?.effective ?? '?'} requests failed at conc ${conc} (over 5%): the score says nothing`,
+        error: `${failed} of ${requests || '?'} requests failed at conc ${conc} (over 5%): the score says nothing`,
         scores,
       };
+    }
   }
-  const check = checkEvalDir(folder, { expectedConcs: batched ? concs : undefined });
+  const check = checkEvalDir(folder, {
+    expectedConcs: batched ? concs : undefined,
+    ...(thresholdsFile === undefined ? {} : { thresholdsFile }),
+  });
   return {
     status: check.exitCode === 0 ? 'passed' : 'failed',
     ...(check.exitCode === 0 ? {} : { error: check.stderr.trim() }),
     scores,
     check: check.lines.map((l) => l.text).join('\n'),
   };
+}
+
+/** A record's scores in one line: `gsm8k strict-match 0.9363; gsm8k flexible-extract 0.9363 (conc 64)…`. */
+export function scoresLine(scores: NonNullable<EvalRecord['scores']>): string {
+  const batched = new Set(scores.map((s) => s.conc)).size > 1;
+  return scores
+    .map((s) => `${s.task} ${s.metric.replace(/^exact_match,/, '')} ${s.score.toFixed(4)}${batched ? ` (conc ${s.conc})` : ''}`)
+    .join('; ');
 }

@@ -1,6 +1,7 @@
 import { textTable } from '../util/text-table.js';
 import type { PointRecord, RunManifest } from './run-dir.js';
 import type { Reporter } from './run.js';
+import { scoresLine } from './evals.js';
 
 /**
  * What `frontier run` prints: a line per launch that follows its concurrencies (rewritten in
@@ -101,8 +102,8 @@ export function summaryTable(m: RunManifest): string {
   const ok = m.points.filter((p) => p.status === 'ok').length;
   const evals = (m.evals ?? []).map((e) => {
     const label = m.groups.find((g) => g.id === e.group)?.label ?? e.group;
-    const scores = (e.scores ?? []).map((s) => `strict ${s.strict.toFixed(4)} flexible ${s.flexible.toFixed(4)}`).join('; ');
-    return `eval gsm8k · ${label} · conc ${e.concs.join(', ')}: ${e.status}${scores ? ` (${scores})` : ''}${e.status !== 'passed' && e.error ? ` · ${firstLine(e.error).slice(0, 100)}` : ''}`;
+    const scores = scoresLine(e.scores ?? []);
+    return `eval ${(e.tasks ?? ['gsm8k']).join(', ')} · ${label} · conc ${e.concs.join(', ')}: ${e.status}${scores ? ` (${scores})` : ''}${e.status !== 'passed' && e.error ? ` · ${firstLine(e.error).slice(0, 100)}` : ''}`;
   });
   const passed = (m.evals ?? []).filter((e) => e.status === 'passed').length;
   const tally = `${ok} of ${m.points.length} points ok${evals.length > 0 ? ` · ${passed} of ${evals.length} evals passed` : ''} · run ${m.status}`;

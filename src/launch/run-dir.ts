@@ -85,7 +85,10 @@ export interface EvalRecord {
   /** passed/failed: the scores against the thresholds (`frontier eval check`); invalid: too many requests failed. */
   status: 'pending' | 'passed' | 'failed' | 'invalid' | 'error';
   error?: string | undefined;
-  scores?: { conc: number; strict: number; flexible: number; failed: number }[] | undefined;
+  /** The tasks the row asked for. */
+  tasks?: string[] | undefined;
+  /** Per concurrency, task and metric (`exact_match,<filter>`): the score and its standard error. */
+  scores?: { conc: number; task: string; metric: string; score: number; stderr: number; failed: number }[] | undefined;
   /** What the threshold check printed. */
   check?: string | undefined;
 }

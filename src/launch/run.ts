@@ -3,7 +3,6 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { adapterFor, sim } from '../engines/index.js';
 import { collectEvalResults, evalInDir, formatAggJson, maxTokensFor, metaEnvOf } from '../evals/index.js';
-import type { Gsm8kDoc } from '../evals/index.js';
 import type { Deployment, EngineAdapter } from '../engines/index.js';
 import { canaryRow, isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
@@ -22,7 +21,8 @@ import { JOB_SCRIPT_FRAMEWORKS, gpuFor, modelPath, runsJobScript } from '../clus
 import type { ClusterProfile } from '../clusters/index.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from '../plan/launches.js';
 import type { PlannedEval, PlannedGroup, PlannedPoint } from '../plan/launches.js';
-import { evalOutcome } from './evals.js';
+import { evalOutcome, rowEvalTasks, scoresLine } from './evals.js';
+import type { EvalSettings } from './evals.js';
 import type { PointOutcome } from './point-outcome.js';
 import { stopLeftovers } from './leftovers.js';
 import { PlacementError, nodesNeeded, placeWorkers } from '../plan/placement.js';
@@ -133,7 +133,7 @@ export interface RunOptions {
   resume?: boolean;
   reporter?: Reporter;
   signal?: AbortSignal;
-  /** GSM8K for the rows with `run-eval`; without it their evals are not run (and say so). */
+  /** The eval tasks of the rows with `run-eval`; without them their evals are not run (and say so). */
   evals?: EvalSettings;
   /** An InferenceX checkout: its single-node rows run through its benchmark scripts. */
   inferencex?: InferencexTree;
@@ -145,19 +145,6 @@ export interface RunOptions {
   requirePower?: boolean;
   /** The GPU monitor's sampling interval, ms (default POWER_INTERVAL_MS, once a second as InferenceX's). */
   powerIntervalMs?: number;
-}
-
-export interface EvalSettings {
-  test: readonly Gsm8kDoc[];
-  train: readonly Gsm8kDoc[];
-  /** Where the dataset is (job scripts read it there: a shared file system). */
-  datasetDir: string;
-  /** The test split as a file, for simulated engines' answer books. */
-  answersFile: string;
-  limit?: number | undefined;
-  timeoutMs?: number;
-  maxRetries?: number;
-  backoffMs?: number;
 }
 
 export { RunError };
@@ -457,7 +444,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       const record: EvalRecord =
         old && (old.status === 'passed' || old.status === 'failed')
           ? old
-          : { group: g.id, dir: e.dir, concs: e.concs, status: 'pending' };
+          : { group: g.id, dir: e.dir, concs: e.concs, tasks: rowEvalTasks(e.row), status: 'pending' };
       record.group = g.id;
       manifest.evals.push(record);
       evalRecords.set(e.dir, record);
@@ -524,19 +511,19 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     save();
   };
 
-  /** GSM8K at each eval's concurrencies against the launch's endpoint (local runs; a job script runs it itself). */
+  /** The row's tasks at each eval's concurrencies against the launch's endpoint (local runs; a job script runs it itself). */
   const evaluate = async (ready: PreparedGroup, evals: PlannedEval[], settings: EvalSettings, baseUrl: string): Promise<void> => {
     const d = ready.deployment;
     for (const e of evals) {
       if (signal.aborted) return;
-      reporter.note?.(`  eval gsm8k at conc ${e.concs.join(', ')}`);
+      const names = rowEvalTasks(e.row);
+      reporter.note?.(`  eval ${names.join(', ')} at conc ${e.concs.join(', ')}`);
       await evalInDir({
         dir: join(dir.root, e.dir),
         baseUrl,
         model: d.servedModelName,
         endpoint: 'chat',
-        test: settings.test,
-        train: settings.train,
+        tasks: names.map((n) => settings.tasks.get(n)!),
         limit: settings.limit,
         concurrencies: e.concs,
         maxTokens: maxTokensFor(d.maxModelLen),
@@ -556,13 +543,13 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const recordEval = (e: PlannedEval, launchError: string | undefined): void => {
     const record = evalRecords.get(e.dir)!;
     if (!o.evals)
-      Object.assign(record, { status: 'error', error: 'no GSM8K dataset: pass --eval-dataset DIR (or set FRONTIER_GSM8K)' });
+      Object.assign(record, { status: 'error', error: 'no eval data: pass --eval-data DIR (GSM8K: or set FRONTIER_GSM8K)' });
     else {
-      const outcome = evalOutcome(join(dir.root, e.dir), e.concs);
+      const outcome = evalOutcome(join(dir.root, e.dir), e.concs, o.evals.thresholdsFile);
       Object.assign(record, outcome.status === 'error' && launchError ? { ...outcome, error: launchError } : outcome);
     }
-    const scores = (record.scores ?? []).map((x) => `strict ${x.strict.toFixed(4)}, flexible ${x.flexible.toFixed(4)}`);
-    reporter.note?.(`  eval ${record.status}${scores.length > 0 ? `: ${scores.join('; ')}` : ''}`);
+    const scores = scoresLine(record.scores ?? []);
+    reporter.note?.(`  eval ${record.status}${scores ? `: ${scores}` : ''}`);
   };
 
   let stopReason: 'failed' | 'interrupted' | undefined;

@@ -8,7 +8,7 @@ import type { Deployment, Launch } from '../engines/index.js';
 import { agenticPointOf, replayArgsOf } from './agentic.js';
 import type { AgenticSettings } from './agentic.js';
 import { placeWorkers } from '../plan/placement.js';
-import { evalArgsOf } from './evals.js';
+import { evalArgsOf, rowEvalTasks } from './evals.js';
 import { logsKeyOf, recipeOf } from '../plan/launches.js';
 import type { PlannedEval, PlannedPoint } from '../plan/launches.js';
 import { routeRecipe, rowRouteRequest } from '../clusters/index.js';
@@ -16,7 +16,8 @@ import type { ClusterProfile, SrtctlSettings } from '../clusters/index.js';
 import type { RunDir } from './run-dir.js';
 import { benchArgsOf } from './point-bench.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
-import type { EvalSettings, GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
+import type { GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
+import type { EvalSettings } from './evals.js';
 import { renderJobScript } from './slurm-script.js';
 import type { JobPower } from './slurm-script.js';
 import { monitorSettleMs, simulatedGpus, simulatedMonitorEnv, writeFakeGpuTools } from './power.js';
@@ -105,6 +106,7 @@ export function jobFor(
     })),
     evals: (evals?.list ?? []).map((e) => ({
       concs: e.concs,
+      tasks: rowEvalTasks(e.row),
       args: evalArgsOf({
         baseUrl,
         model: d.servedModelName,
@@ -113,7 +115,8 @@ export function jobFor(
         folder: join(dir.root, e.dir),
         rowFile: join(dir.root, e.dir, 'row.json'),
         runner: e.row.runner,
-        datasetDir: evals!.settings.datasetDir,
+        tasks: rowEvalTasks(e.row).map((n) => evals!.settings.tasks.get(n)!.spec.file),
+        dataDir: evals!.settings.dataDir,
         limit: evals!.settings.limit,
       }),
     })),

@@ -30,7 +30,7 @@ export interface JobSpec {
   launch: Launch;
   points: JobPoint[];
   /** `frontier eval gsm8k` runs after the points (arguments after the command). */
-  evals: { concs: number[]; args: string[] }[];
+  evals: { concs: number[]; tasks: string[]; args: string[] }[];
   /** How to run frontier on the nodes. */
   frontier: string[];
   /** Lines for the header (toolchain, routing). */
@@ -234,7 +234,7 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
     );
   for (const e of spec.evals) {
     out.push(
-      `# eval gsm8k at conc ${e.concs.join(', ')}`,
+      `# eval ${e.tasks.join(', ')} at conc ${e.concs.join(', ')}`,
       `"\${FRONTIER[@]}" ${e.args.map(q).join(' ')} ||`,
       `  echo "frontier: the eval at conc ${e.concs.join(', ')} exited $?" >&2`,
     );

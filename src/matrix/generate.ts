@@ -274,6 +274,7 @@ function withComponents<T extends MatrixRow>(
   if (router !== undefined) row.router = router;
   const transfer = entry['kv-p2p-transfer'] ?? (config.multinode ? config['kv-p2p-transfer'] : undefined);
   if (transfer !== undefined) row['kv-p2p-transfer'] = transfer;
+  if (config['eval-tasks'] !== undefined) row['eval-tasks'] = config['eval-tasks'];
   return row;
 }
 

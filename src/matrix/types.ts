@@ -26,6 +26,8 @@ interface Identity {
 interface EvalFields {
   'run-eval'?: boolean;
   'eval-only'?: boolean;
+  /** Frontier catalogs only: the entry's `eval-tasks` (absent: GSM8K, as in every InferenceX row). */
+  'eval-tasks'?: string[];
 }
 
 interface Components {

@@ -2,21 +2,16 @@ import { Rng } from '../util/rng.js';
 import { UserError } from '../util/user-error.js';
 
 /**
- * A test double for the evals pipeline: given reference answers (JSONL of {question, answer}),
- * a prompt whose last question is one of them gets a reply ending in `#### <n>` — the reference
- * answer with probability `accuracy`, a wrong number otherwise. It measures nothing about a
- * model; it lets the evals pipeline (prompting, extraction, scoring, thresholds) be tested end
- * to end against a server whose accuracy is known.
+ * A test double for the evals pipeline: given answer keys (JSONL), a prompt whose last question is
+ * one of them gets that key's right reply with probability `accuracy`, its wrong reply otherwise.
+ * A key is `{question, right, wrong}`, as `frontier eval answer-keys` writes them for a task. It measures
+ * nothing about a model; it lets the evals pipeline (prompting, extraction, scoring, thresholds)
+ * be tested end to end against a server whose accuracy is known.
  */
 export interface AnswerKey {
   question: string;
-  answer: string;
-}
-
-/** The final number of a GSM8K answer (`… #### 72`), or the answer as given. */
-export function finalAnswer(answer: string): string {
-  const m = /####\s*(.+?)\s*$/.exec(answer);
-  return (m ? m[1]! : answer.trim()).replace(/,/g, '');
+  right: string;
+  wrong: string;
 }
 
 export class AnswerBook {
@@ -36,11 +31,12 @@ export class AnswerBook {
       } catch (e) {
         throw new UserError(`${file}:${i + 1}: not JSON: ${(e as Error).message}`);
       }
-      const { question, answer } = value as Record<string, unknown>;
-      if (typeof question !== 'string' || (typeof answer !== 'string' && typeof answer !== 'number')) {
-        throw new UserError(`${file}:${i + 1}: expected {"question": string, "answer": string}`);
-      }
-      keys.push({ question: question.trim(), answer: String(answer) });
+      const { question, right, wrong } = value as Record<string, unknown>;
+      if (typeof question !== 'string' || typeof right !== 'string' || typeof wrong !== 'string')
+        throw new UserError(
+          `${file}:${i + 1}: expected {"question", "right", "wrong"}: write the keys with frontier eval answer-keys`,
+        );
+      keys.push({ question: question.trim(), right, wrong });
     });
     return new AnswerBook(keys, accuracy, seed);
   }
@@ -55,7 +51,7 @@ export class AnswerBook {
     let at = -1;
     for (const key of this.keys) {
       const i = prompt.lastIndexOf(key.question);
-      if (i > at) {
+      if (i > at || (i === at && i >= 0 && key.question.length > best!.question.length)) {
         at = i;
         best = key;
       }
@@ -66,12 +62,6 @@ export class AnswerBook {
   /** The reply to request `requestId` for a matched question: right with probability `accuracy`. */
   reply(key: AnswerKey, requestId: number): string {
     const rng = new Rng(this.seed ^ Math.imul(requestId + 1, 0x9e3779b1));
-    const right = finalAnswer(key.answer);
-    let number = right;
-    if (!rng.chance(this.accuracy)) {
-      const n = Number(right);
-      number = Number.isFinite(n) ? String(n + 1 + rng.int(9)) : `${right}0`;
-    }
-    return ` Let me work through it step by step. The answer is ${number}.\n#### ${number}`;
+    return rng.chance(this.accuracy) ? key.right : key.wrong;
   }
 }

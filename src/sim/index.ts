@@ -1,4 +1,4 @@
-export { AnswerBook, finalAnswer } from './answers.js';
+export { AnswerBook } from './answers.js';
 export type { AnswerKey } from './answers.js';
 export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel } from './catalog.js';
 export type { Hardware, Model, Precision } from './catalog.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DatasetError } from '../../src/evals/dataset.js';
+import { DatasetError } from '../../src/evals/datasets.js';
 import { availableSplits, locateSplit, readSplit } from '../../src/evals/datasets.js';
 import type { DatasetRef, Doc } from '../../src/evals/datasets.js';
 import { REPO, tempFiles } from '../helpers.js';

@@ -7,38 +7,25 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  DatasetError,
-  chatMessages,
-  completionPrompt,
-  docToText,
-  ensureGsm8k,
-  fewshotFor,
-  loadGsm8k,
-  maxTokensFor,
-} from '../../src/evals/index.js';
+import { DatasetError, ensureGsm8k, fewshotFor, loadTask, maxTokensFor, promptOf, readTaskFile } from '../../src/evals/index.js';
+import type { Doc } from '../../src/evals/index.js';
 import { announcedUrl, CLI, REPO, runCliAsync, tempFiles } from '../helpers.js';
 import { singleRow } from '../launch/fixtures.js';
 import { startLlamaServer } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
 
 const DATA = join(REPO, 'test/fixtures/gsm8k');
-const gsm8k = loadGsm8k(DATA);
+const GSM8K = await loadTask(readTaskFile('gsm8k'), DATA);
+const docToText = (d: Doc): string => GSM8K.spec.docToText.render(d) as string;
 
-/** A `frontier sim serve` answering GSM8K from its test split, right with probability `accuracy`. */
+/** The sim's answer keys for GSM8K, as `frontier eval answer-keys` writes them. */
+const KEYS = join(tempFiles({}), 'keys.jsonl');
+const written = await runCliAsync(['eval', 'answer-keys', '--task', 'gsm8k', '--data', DATA, '--out', KEYS]);
+if (written.status !== 0) throw new Error(written.stderr);
+
+/** A `frontier sim serve` answering GSM8K from its answer keys, right with probability `accuracy`. */
 async function sim(accuracy: number, extra: string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const args = [
-    'sim',
-    'serve',
-    '--port',
-    '0',
-    '--speed',
-    '1000',
-    '--answers',
-    join(DATA, 'test.jsonl.gz'),
-    '--accuracy',
-    String(accuracy),
-  ];
+  const args = ['sim', 'serve', '--port', '0', '--speed', '1000', '--answers', KEYS, '--accuracy', String(accuracy)];
   const child = spawn(process.execPath, [CLI, ...args, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await announcedUrl(child);
   servers.push(child);
@@ -56,26 +43,29 @@ const score = (r: Record<string, unknown>, metric: string): number =>
 
 describe('the GSM8K task', () => {
   it('prompts as the reference: 5 shots from train as earlier chat turns, then the question', () => {
-    const doc = gsm8k.test[0]!;
-    const shots = fewshotFor(gsm8k.train, 0);
+    const doc = GSM8K.docs[0]!;
+    const shots = fewshotFor(GSM8K.fewshot, 0, 5);
     expect(shots).toHaveLength(5);
     expect(new Set(shots).size).toBe(5);
-    const messages = chatMessages(doc, shots);
+    const messages = promptOf(GSM8K.spec, doc, shots, 'chat') as { role: string; content: string }[];
     expect(messages.map((m) => m.role)).toEqual([...Array<string[]>(5).fill(['user', 'assistant']).flat(), 'user']);
     expect(messages[0]!.content).toBe(docToText(shots[0]!));
     expect(messages[1]!.content).toBe(shots[0]!.answer);
     expect(messages.at(-1)!.content).toBe(
-      `Question: ${doc.question}\nEnd your response with the answer on the last line, formatted as: #### [number]\nAnswer:`,
+      `Question: ${doc.question as string}\nEnd your response with the answer on the last line, formatted as: #### [number]\nAnswer:`,
     );
-    expect(completionPrompt(doc, shots)).toBe(
-      `${shots.map((s) => `${docToText(s)} ${s.answer}`).join('\n\n')}\n\n${docToText(doc)}`,
+    expect(promptOf(GSM8K.spec, doc, shots, 'completions')).toBe(
+      `${shots.map((s) => `${docToText(s)} ${s.answer as string}`).join('\n\n')}\n\n${docToText(doc)}`,
     );
   });
 
   it('draws each doc’s shots from its own seed: the same whatever the limit or order', () => {
-    expect(fewshotFor(gsm8k.train, 7)).toEqual(fewshotFor(gsm8k.train, 7));
-    expect(fewshotFor(gsm8k.train, 7)).not.toEqual(fewshotFor(gsm8k.train, 8));
-    expect(fewshotFor(gsm8k.train, 7, 5, 42)).not.toEqual(fewshotFor(gsm8k.train, 7));
+    const train = GSM8K.fewshot;
+    expect(fewshotFor(train, 7, 5)).toEqual(fewshotFor(train, 7, 5));
+    expect(fewshotFor(train, 7, 5)).not.toEqual(fewshotFor(train, 8, 5));
+    expect(fewshotFor(train, 7, 5, 42)).not.toEqual(fewshotFor(train, 7, 5));
+    // Drawing from the eval split itself, a doc is never its own shot.
+    for (let id = 0; id < 50; id++) expect(fewshotFor(train.slice(0, 6), id % 6, 5, 1234, true)).not.toContain(train[id % 6]);
   });
 
   it('budgets max_tokens from the context length as the reference: min(16384, ctx > 4096 ? ctx − 4096 : ctx / 2)', () => {
@@ -106,8 +96,16 @@ describe('frontier eval gsm8k against the sim', () => {
     expect(result!['n-samples']).toEqual({ gsm8k: { original: n, effective: n } });
     const samples = readdirSync(out).find((f) => f.startsWith('samples_gsm8k_'))!;
     const lines = readFileSync(join(out, samples), 'utf8').trim().split('\n');
-    expect(lines).toHaveLength(n);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ doc_id: 0, target: gsm8k.test[0]!.answer, attempts: 1 });
+    // lm-eval's --log_samples form: one line per document and filter.
+    expect(lines).toHaveLength(2 * n);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      doc_id: 0,
+      target: GSM8K.docs[0]!.answer,
+      filter: 'strict-match',
+      metrics: ['exact_match'],
+      attempts: 1,
+    });
+    expect(JSON.parse(lines[1]!)).toMatchObject({ doc_id: 0, filter: 'flexible-extract' });
     expect(JSON.parse(readFileSync(join(out, 'meta_env.json'), 'utf8'))).toMatchObject({
       infmax_model_prefix: 'llama3.1-8b',
       conc: 64,
@@ -200,7 +198,7 @@ describe('frontier eval gsm8k against the sim', () => {
     // Slow enough (a quarter of real time) to interrupt mid-way.
     const child = spawn(
       process.execPath,
-      [CLI, 'sim', 'serve', '--port', '0', '--speed', '0.25', '--answers', join(DATA, 'test.jsonl.gz'), '--ground-truth', truth],
+      [CLI, 'sim', 'serve', '--port', '0', '--speed', '0.25', '--answers', KEYS, '--ground-truth', truth],
       {
         stdio: ['ignore', 'pipe', 'ignore'],
       },
@@ -253,9 +251,14 @@ describe('frontier eval gsm8k against the sim', () => {
       'utf8',
     )
       .trim()
-      .split('\n');
-    expect(final).toHaveLength(60);
-    for (const line of kept) expect(final).toContain(line);
+      .split('\n')
+      .map((l) => JSON.parse(l) as { doc_id: number; filter: string; resps: string[][] });
+    expect(final).toHaveLength(2 * 60);
+    // The kept samples are in the final file as they were.
+    for (const line of kept) {
+      const k = JSON.parse(line) as { doc_id: number; resps: string[] };
+      expect(final.find((f) => f.doc_id === k.doc_id)!.resps).toEqual([k.resps]);
+    }
     expect(existsSync(partial)).toBe(false);
     // The server saw the kept samples once: at most the 4 cut off in flight were asked again. Its ground truth is
     // complete once it has stopped (it closes the file before it exits).
@@ -285,7 +288,7 @@ describe('the dataset', () => {
       // train is already there: only test is fetched.
       writeFileSync(join(cacheDir, 'train.jsonl'), gunzipSync(readFileSync(join(DATA, 'train.jsonl.gz'))));
       expect(await ensureGsm8k({ cacheDir, source })).toBe(cacheDir);
-      expect(loadGsm8k(cacheDir).test).toHaveLength(1319);
+      expect((await loadTask(readTaskFile('gsm8k'), cacheDir)).docs).toHaveLength(1319);
 
       served = Buffer.concat([test, Buffer.from('{"question": "x", "answer": "#### 1"}\n')]);
       const other = join(tempFiles({}), 'cache');
@@ -299,13 +302,6 @@ describe('the dataset', () => {
     } finally {
       server.close();
     }
-  });
-
-  it('names the file and line of a broken record', () => {
-    const dir = tempFiles({ 'test.jsonl': '{"question": "q", "answer": "#### 1"}\n{"question": "q"}\n', 'train.jsonl': '' });
-    expect(() => loadGsm8k(dir)).toThrow(
-      `${join(dir, 'test.jsonl')}:2: expected {"question": string, "answer": "… #### <number>"}`,
-    );
   });
 });
 
@@ -338,9 +334,9 @@ describe('frontier eval gsm8k against a real llama.cpp server', () => {
       )
         .trim()
         .split('\n');
-      expect(samples).toHaveLength(12);
+      expect(samples).toHaveLength(2 * 12);
       // It answered (gibberish): every response is text, none is a failure.
-      for (const line of samples) expect((JSON.parse(line) as { response: string }).response.length).toBeGreaterThan(0);
+      for (const line of samples) expect((JSON.parse(line) as { resps: string[][] }).resps[0]![0]!.length).toBeGreaterThan(0);
       const check = await runCliAsync(['eval', 'check', out]);
       expect(check.status).toBe(1);
       expect(check.stderr).toMatch(/FAIL: gsm8k exact_match,strict-match = 0\.0000/);

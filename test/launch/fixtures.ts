@@ -1,15 +1,14 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunDir } from '../../src/launch/index.js';
+import { RunDir, evalSettingsFor } from '../../src/launch/index.js';
 import type { AgenticSettings, EvalSettings } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
-import { loadGsm8k } from '../../src/evals/index.js';
 import type { MultiNodeRow, SingleNodeAgenticRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { DEFAULT_SYNTH_OPTIONS, formatWekaTraces, synthTraces } from '../../src/traces/index.js';
 import { runMatrix } from '../../src/cli/matrix.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { BUNDLED_INFERENCEX, REPO } from '../helpers.js';
+import { BUNDLED_INFERENCEX, REPO, tempFiles } from '../helpers.js';
 import { waitFor } from '../support/wait.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
@@ -111,11 +110,16 @@ export function engineServing(out: string, timeoutMs = 30_000): Promise<string> 
   );
 }
 
-/** GSM8K eval settings on the bundled dataset: the first `limit` questions, quick retries. */
-export function gsm8kEvals(limit = 60): EvalSettings {
-  const dir = join(REPO, 'test/fixtures/gsm8k');
-  const data = loadGsm8k(dir);
-  return { test: data.test, train: data.train, datasetDir: dir, answersFile: join(dir, 'test.jsonl.gz'), limit, backoffMs: 10 };
+export const GSM8K_DATA = join(REPO, 'test/fixtures/gsm8k');
+
+/** Eval settings for rows (default: one GSM8K row) on the bundled data: the first `limit` documents, answer keys for the sim, quick retries. */
+export async function evalSettings(
+  limit = 60,
+  rows: { 'run-eval'?: boolean; 'eval-tasks'?: string[] }[] = [{ 'run-eval': true }],
+  dataDir = GSM8K_DATA,
+): Promise<EvalSettings> {
+  const answersFile = join(tempFiles({}), 'eval-answer-keys.jsonl');
+  return { ...(await evalSettingsFor(rows, { dataDir, answersFile, simulate: true, limit })), backoffMs: 10 };
 }
 
 /** The fixture InferenceX checkout: its launch material and the fixtures' catalog. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loads } from '../../src/pycompat/index.js';
 import { fsTelemetry, identityFromRow, parseRow, processResult } from '../../src/results/index.js';
 import { RunDir, run, runGroupLocally } from '../../src/launch/index.js';
@@ -10,10 +10,11 @@ import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { findHardware } from '../../src/sim/index.js';
-import { CLI, tempFiles } from '../helpers.js';
+import { CLI, REPO, tempFiles } from '../helpers.js';
+import { readArtifacts } from '../../src/store/index.js';
 import { ensureLlamaServerAndModel } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
-import { disaggRow, engineServing, gsm8kEvals, simCluster, singleRow, strays } from './fixtures.js';
+import { disaggRow, engineServing, evalSettings, simCluster, singleRow, strays } from './fixtures.js';
 
 const FRONTIER = [process.execPath, CLI];
 
@@ -272,7 +273,10 @@ describe('frontier run, local executor, a real llama.cpp server', () => {
 });
 
 describe('frontier run, evals', () => {
-  const evals = gsm8kEvals();
+  let evals: EvalSettings;
+  beforeAll(async () => {
+    evals = await evalSettings();
+  });
 
   it('runs GSM8K for a row with run-eval after its points, checks it, and collects agg_eval_all.json', async () => {
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
@@ -285,7 +289,12 @@ describe('frontier run, evals', () => {
       concs: [2],
       dir: `eval_llama3.1-8b_256_32_${manifest.points[1]!.resultFilename}`,
     });
-    expect(e.scores![0]!.strict).toBeGreaterThan(0.85);
+    expect(e).toMatchObject({ tasks: ['gsm8k'] });
+    expect(e.scores!.map((x) => [x.task, x.metric])).toEqual([
+      ['gsm8k', 'exact_match,strict-match'],
+      ['gsm8k', 'exact_match,flexible-extract'],
+    ]);
+    expect(e.scores![0]!.score).toBeGreaterThan(0.85);
     const files = readdirSync(join(dir.root, e.dir)).sort();
     expect(files.filter((f) => !f.startsWith('.'))).toEqual([
       'meta_env.json',
@@ -295,11 +304,44 @@ describe('frontier run, evals', () => {
     // The launch that runs the eval serves a context the 5-shot prompt fits in.
     const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
     expect(script).toMatch(/--max-model-len 4096/);
-    expect(script).toMatch(/--answers \S+test\.jsonl\.gz --accuracy 0\.95/);
+    expect(script).toMatch(/--answers \S+eval-answer-keys\.jsonl --accuracy 0\.95/);
     const agg = JSON.parse(readFileSync(join(dir.root, 'agg_eval_all.json'), 'utf8')) as Record<string, unknown>[];
     expect(agg).toHaveLength(1);
     expect(agg[0]).toMatchObject({ task: 'gsm8k', conc: 2, model_prefix: 'llama3.1-8b', n_eff: 60 });
     expect(manifest.status).toBe('completed');
+  });
+
+  it('runs the tasks a row asks for (eval-tasks: GPQA and AIME), each scored, checked and collected, and the store reads each', async () => {
+    const rows = [singleRow({ conc: 2, 'run-eval': true, 'eval-tasks': ['gpqa_diamond', 'aime'] })];
+    const hub = join(REPO, 'test/fixtures/evals/datasets/hub');
+    const thresholds = join(tempFiles({ 't.yaml': 'default:\n  gpqa_diamond_cot_n_shot: 0.5\n  aime: 0.5\n' }), 't.yaml');
+    const settings = { ...(await evalSettings(undefined, rows, hub)), thresholdsFile: thresholds };
+    expect([...settings.tasks.keys()]).toEqual(['gpqa_diamond', 'aime']);
+    const { manifest, dir } = await runRows(rows, simCluster({ engines: { sim: { speed: 20 } } }), { evals: settings });
+    const e = manifest.evals[0]!;
+    expect(e).toMatchObject({ status: 'passed', tasks: ['gpqa_diamond', 'aime'] });
+    expect(e.scores!.map((x) => [x.task, x.metric])).toEqual([
+      ['gpqa_diamond_cot_n_shot', 'exact_match,extract_abcd'],
+      ['aime', 'exact_match,extract_boxed'],
+    ]);
+    expect(e.check).toMatch(/PASS: aime exact_match,extract_boxed = 0\.\d{4} \(>= 0\.5 from default\)/);
+    const files = readdirSync(join(dir.root, e.dir)).filter((f) => f.startsWith('samples_'));
+    expect(files.sort()).toEqual([
+      expect.stringMatching(/^samples_aime_/),
+      expect.stringMatching(/^samples_gpqa_diamond_cot_n_shot_/),
+    ]);
+    // collect_eval_results.py's rows: the score is em_strict's, null for these tasks, whose filters are "extract" ones.
+    const agg = JSON.parse(readFileSync(join(dir.root, 'agg_eval_all.json'), 'utf8')) as Record<string, unknown>[];
+    expect(agg.map((r) => [r.task, r.n_eff, r.score, typeof r.em_flexible])).toEqual([
+      ['gpqa_diamond_cot_n_shot', 24, null, 'number'],
+      ['aime', 12, null, 'number'],
+    ]);
+    // The store scores them by em_flexible, with its samples file's counts.
+    const batch = readArtifacts(dir.root, { runId: 'r' });
+    expect(batch.evals.map((x) => [x.task, x.score, x.score_name, x.samples?.docs])).toEqual([
+      ['gpqa_diamond_cot_n_shot', agg[0]!.em_flexible, 'em_flexible', 24],
+      ['aime', agg[1]!.em_flexible, 'em_flexible', 12],
+    ]);
   });
 
   it('an eval below its threshold fails the run; without a dataset the eval says why', async () => {
@@ -309,6 +351,9 @@ describe('frontier run, evals', () => {
     expect(poor.manifest.evals[0]!.error).toMatch(/FAIL: gsm8k exact_match,strict-match = 0\.[3-6]\d{3} \(< 0\.9 from default\)/);
     expect(poor.manifest.status).toBe('failed');
     const none = await runRows(rows, simCluster({ engines: { sim: { speed: 20 } } }));
-    expect(none.manifest.evals[0]).toMatchObject({ status: 'error', error: expect.stringMatching(/no GSM8K dataset/) });
+    expect(none.manifest.evals[0]).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/no eval data: pass --eval-data DIR/),
+    });
   });
 });

@@ -8,13 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run, slurmExecutor } from '../../src/launch/index.js';
 import type { EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
-import { loadGsm8k } from '../../src/evals/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { CLI, REPO, tempFiles } from '../helpers.js';
+import { CLI, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
 import { waitFor } from '../support/wait.js';
-import { agenticRow, disaggRow, engineServing, simCluster, singleRow, smallCorpus } from './fixtures.js';
+import { agenticRow, disaggRow, engineServing, evalSettings, simCluster, singleRow, smallCorpus } from './fixtures.js';
 
 let slurm: LocalSlurm;
 
@@ -134,17 +133,15 @@ describe('frontier run on Slurm', () => {
   }, 120_000);
 
   it('runs a row’s GSM8K eval in the job after its points, and records it from the eval folder', async () => {
-    const datasetDir = join(REPO, 'test/fixtures/gsm8k');
-    const data = loadGsm8k(datasetDir);
-    const evals = { test: data.test, train: data.train, datasetDir, answersFile: data.testFile, limit: 40 };
+    const evals = await evalSettings(40);
     const { manifest, dir } = await runOnSlurm([singleRow({ conc: 2, 'run-eval': true })], cluster(), undefined, evals);
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
     expect(manifest.points[0]!.power).toEqual({ valid: true, reasons: [] });
     expect(manifest.evals[0]).toMatchObject({ status: 'passed', concs: [2] });
-    expect(manifest.evals[0]!.scores![0]!.strict).toBeGreaterThan(0.8);
+    expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
     const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
     expect(script).toMatch(/^# eval gsm8k at conc 2$/m);
-    expect(script).toContain(`--dataset ${datasetDir}`);
+    expect(script).toMatch(/ eval run --task \S+\/gsm8k\.yaml --data \S+\/test\/fixtures\/gsm8k /);
     expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch')]).out).toBe('');
     const folder = readdirSync(join(dir.root, manifest.evals[0]!.dir)).sort();
     expect(folder).toEqual([

@@ -399,18 +399,15 @@ describe('faults (seeded)', () => {
 });
 
 describe('the evals test double', () => {
+  const key = (question: string, n: number) => ({ question, right: `So ${n}.\n#### ${n}`, wrong: `So ${n + 1}.\n#### ${n + 1}` });
   const book = (accuracy: number): AnswerBook =>
     AnswerBook.parse(
       [
-        JSON.stringify({
-          question: 'Tom has 3 apples and buys 4 more. How many apples does he have?',
-          answer: 'He has 3 + 4 = 7 apples.\n#### 7',
-        }),
-        JSON.stringify({
-          question: 'A train travels 60 km in 1 hour. How far does it go in 3 hours?',
-          answer: '60 * 3 = 180\n#### 180',
-        }),
-      ].join('\n'),
+        key('Tom has 3 apples and buys 4 more. How many apples does he have?', 7),
+        key('A train travels 60 km in 1 hour. How far does it go in 3 hours?', 180),
+      ]
+        .map((k) => JSON.stringify(k))
+        .join('\n'),
       accuracy,
       7,
     );
@@ -423,16 +420,14 @@ describe('the evals test double', () => {
   const fewShot =
     'Question: Tom has 3 apples and buys 4 more. How many apples does he have?\nAnswer: 7\n\nQuestion: A train travels 60 km in 1 hour. How far does it go in 3 hours?\nAnswer:';
 
-  it('answers the last question of the prompt with the reference answer', async () => {
+  it('answers the last question of the prompt with its right reply', async () => {
     const server = await serve({ answers: book(1) });
-    expect(await ask(server, fewShot)).toMatch(/#### 180$/);
+    expect(await ask(server, fewShot)).toBe('So 180.\n#### 180');
   });
 
-  it('answers wrongly with probability 1 - accuracy', async () => {
+  it('answers with the wrong reply with probability 1 - accuracy', async () => {
     const wrong = await serve({ answers: book(0) });
-    const reply = await ask(wrong, fewShot);
-    expect(reply).toMatch(/#### \d+$/);
-    expect(reply).not.toMatch(/#### 180$/);
+    expect(await ask(wrong, fewShot)).toBe('So 181.\n#### 181');
     const half = await serve({ answers: book(0.5) });
     let right = 0;
     for (let i = 0; i < 200; i++) if ((await ask(half, fewShot)).endsWith('#### 180')) right++;
@@ -440,9 +435,11 @@ describe('the evals test double', () => {
     expect(right).toBeLessThan(130);
   });
 
-  it('rejects a malformed answers file with its line', () => {
-    expect(() => AnswerBook.parse('{"question": "q", "answer": "1"}\nnot json', 1, 0, 'answers.jsonl')).toThrow(
-      /^answers\.jsonl:2: not JSON/,
+  it('rejects a malformed answers file with its line, and a key without both replies', () => {
+    const good = JSON.stringify(key('q', 1));
+    expect(() => AnswerBook.parse(`${good}\nnot json`, 1, 0, 'answers.jsonl')).toThrow(/^answers\.jsonl:2: not JSON/);
+    expect(() => AnswerBook.parse('{"question": "q", "answer": "#### 1"}', 1, 0, 'answers.jsonl')).toThrow(
+      /^answers\.jsonl:1: expected \{"question", "right", "wrong"\}: write the keys with frontier eval answer-keys/,
     );
   });
 });

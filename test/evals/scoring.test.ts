@@ -1,20 +1,34 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import {
-  FILTER_PATTERNS,
   INVALID,
   REFERENCE_THRESHOLDS_YAML,
-  REGEXES_TO_IGNORE,
   STDERR_NOT_AVAILABLE,
   aggregate,
-  exactMatch,
-  flexibleExtract,
-  normalizeForMatch,
-  scoreResponse,
-  strictMatch,
+  applyFilter,
+  exactMatch as exactMatchWith,
+  normalizeForMatch as normalizeWith,
+  readTaskFile,
+  scoreDoc,
 } from '../../src/evals/index.js';
 import { readFixture } from '../helpers.js';
 import { EVALS, jsonLines } from './golden.js';
+
+// GSM8K through the generic path: InferenceX's task file, its filters and metric as lm-eval runs them.
+const GSM8K = readTaskFile('gsm8k');
+const filterNamed = (name: string) => GSM8K.filters.find((f) => f.name === name)!;
+const strictMatch = (r: string): string => applyFilter(filterNamed('strict-match'), [r]) as string;
+const flexibleExtract = (r: string): string => applyFilter(filterNamed('flexible-extract'), [r]) as string;
+const OPTIONS = GSM8K.metrics[0]!.options;
+const normalizeForMatch = (s: string): string => normalizeWith(s, OPTIONS);
+const exactMatch = (p: string, t: string): boolean => exactMatchWith(p, t, OPTIONS);
+const scoreResponse = (r: string, answer: string) => {
+  const d = scoreDoc(GSM8K, [r], answer);
+  return {
+    strict: { extracted: d.filtered['strict-match'], correct: d.scores['exact_match,strict-match'] === 1 },
+    flexible: { extracted: d.filtered['flexible-extract'], correct: d.scores['exact_match,flexible-extract'] === 1 },
+  };
+};
 
 // golden/evals/gsm8k_scoring: responses scored by lm-eval's own filter and metric code (README (a)).
 interface Case {
@@ -64,28 +78,24 @@ describe('GSM8K filters and exact_match (lm-eval goldens)', () => {
   });
 });
 
-describe('the task file the patterns come from', () => {
-  const task = parse(readFixture('evals/gsm8k.yaml')) as {
-    filter_list: { name: string; filter: { function: string; regex_pattern?: string; group_select?: number }[] }[];
-    metric_list: { metric: string; ignore_case: boolean; ignore_punctuation: boolean; regexes_to_ignore: string[] }[];
-  };
-
-  it('has the filters (regex, group_select -1, take_first) written in score.ts', () => {
-    const filters = Object.fromEntries(
-      task.filter_list.map((f) => {
-        expect(f.filter.map((step) => step.function)).toEqual(['regex', 'take_first']);
-        expect(f.filter[0]!.group_select).toBe(-1);
-        return [f.name, f.filter[0]!.regex_pattern];
-      }),
-    );
-    expect(filters).toEqual(FILTER_PATTERNS);
+describe('the task file', () => {
+  it('the built-in gsm8k.yaml is InferenceX utils/evals/gsm8k.yaml byte for byte', () => {
+    expect(readFileSync(GSM8K.file, 'utf8')).toBe(readFixture('evals/gsm8k.yaml'));
   });
 
-  it('has the metric written in score.ts (exact_match, ignore_case, these regexes in this order)', () => {
-    expect(task.metric_list).toHaveLength(1);
-    const [metric] = task.metric_list;
-    expect(metric).toMatchObject({ metric: 'exact_match', ignore_case: true, ignore_punctuation: false });
-    expect(metric!.regexes_to_ignore).toEqual([...REGEXES_TO_IGNORE]);
+  it('reads as lm-eval reads it: two filters (regex −1, take_first), exact_match with its four regexes', () => {
+    expect(GSM8K.filters.map((f) => [f.name, f.steps.map((s) => s.function)])).toEqual([
+      ['strict-match', ['regex', 'take_first']],
+      ['flexible-extract', ['regex', 'take_first']],
+    ]);
+    expect(GSM8K.filters.map((f) => (f.steps[0] as { regex: { pattern: string } }).regex.pattern)).toEqual([
+      '#### (\\-?[0-9\\.\\,]+)',
+      '(-?[$0-9.,]{2,})|(-?[0-9]+)',
+    ]);
+    expect(OPTIONS.regexesToIgnore.map((r) => r.pattern)).toEqual([',', '\\$', '(?s).*#### ', '\\.$']);
+    expect(OPTIONS).toMatchObject({ ignoreCase: true, ignorePunctuation: false });
+    expect(GSM8K).toMatchObject({ task: 'gsm8k', evalSplit: 'test', fewshotSplit: 'train', numFewshot: 5, repeats: 1 });
+    expect(GSM8K.generation).toEqual({ until: ['</s>', '<|im_end|>'], maxGenToks: undefined, temperature: 0, extra: {} });
   });
 
   it('the built-in thresholds are the reference thresholds.yaml byte for byte', () => {
