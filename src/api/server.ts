@@ -430,7 +430,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     '/api/v1/evaluations',
     {
       summary: 'Eval results (GSM8K): the latest of each config, task and conc, or one run’s',
-      querystring: query({ ...resultFilter, task: str('eval task (gsm8k)') }),
+      querystring: query({ ...resultFilter, task: str('eval task (gsm8k, gpqa_diamond_cot_n_shot, aime…)') }),
     },
     POINTS,
     async (q, page) => evaluations(store, { ...filterOf(q), ...page, task: q.task as string | undefined }),

@@ -285,7 +285,7 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
       const e = readEvalRow(row, evalFile, i, problems);
       if (!e) return;
       e.config = matchingBenchmarkConfig(e.config, benchmarks) ?? e.config;
-      e.samples = samplesSummary(dir, e.source, problems);
+      e.samples = samplesSummary(dir, e.source, e.task, problems);
       e.threshold = options.thresholdOf?.(e.config.model_prefix, e.task);
       evals.push(e);
     });
@@ -548,7 +548,7 @@ function matchingBenchmarkConfig(config: ConfigIdentity, benchmarks: BenchmarkIn
 }
 
 /** Counts from the lm-eval samples file beside an eval's results file, when the run kept it. */
-function samplesSummary(root: string, source: string, problems: IngestProblem[]): Record<string, number> {
+function samplesSummary(root: string, source: string, task: string, problems: IngestProblem[]): Record<string, number> {
   if (!source) return {};
   // The source names the results file as the collector saw it: relative to the artifact set, or an
   // absolute path of the machine that ran it. Its eval_* folder is found under this directory either way.
@@ -562,11 +562,16 @@ function samplesSummary(root: string, source: string, problems: IngestProblem[])
   const stamp = basename(results)
     .replace(/^results_/, '')
     .replace(/\.json$/, '');
-  const samples = readdirSync(folder).find((f) => f.startsWith('samples_') && f.endsWith(`_${stamp}.jsonl`));
+  // One results file may hold several tasks, each with its own samples_<task>_<stamp>.jsonl.
+  const names = readdirSync(folder);
+  const samples = names.includes(`samples_${task}_${stamp}.jsonl`)
+    ? `samples_${task}_${stamp}.jsonl`
+    : names.find((f) => f.startsWith('samples_') && f.endsWith(`_${stamp}.jsonl`));
   if (!samples) return {};
   const out: Record<string, number> = {};
   const add = (key: string, n: number) => (out[key] = (out[key] ?? 0) + n);
   const docs = new Set<unknown>();
+  const failedDocs = new Set<unknown>();
   const lines = readFileSync(join(folder, samples), 'utf8').split('\n');
   for (const [index, line] of lines.entries()) {
     if (!line.trim()) continue;
@@ -581,14 +586,14 @@ function samplesSummary(root: string, source: string, problems: IngestProblem[])
       continue;
     }
     docs.add(s.doc_id);
-    if ('strict_match' in s) {
-      // Frontier's samples: one line per question with both filters' outcome, and the request's error if it failed.
-      add('strict_correct', s.strict_match === 1 ? 1 : 0);
-      add('flexible_correct', s.flexible_extract === 1 ? 1 : 0);
-      if (s.error) add('failed_requests', 1);
-    } else if (s.filter === 'strict-match' || s.filter === 'flexible-extract') {
-      // lm-eval's: one line per question and filter.
-      add(s.filter === 'strict-match' ? 'strict_correct' : 'flexible_correct', s.exact_match === 1 ? 1 : 0);
+    // lm-eval's samples: one line per question and filter. Filters count as collect_eval_results.py
+    // names them (strict…: em_strict; flex… or …extract…: em_flexible); Frontier adds a failed request's error.
+    const filter = typeof s.filter === 'string' ? s.filter : '';
+    const column = filter.includes('strict') ? 'strict_correct' : /flex|extract/.test(filter) ? 'flexible_correct' : undefined;
+    if (column) add(column, typeof s.exact_match === 'number' ? s.exact_match : 0); // a fraction for a mean@n document
+    if (s.error && !failedDocs.has(s.doc_id)) {
+      failedDocs.add(s.doc_id);
+      add('failed_requests', typeof s.failed_requests === 'number' ? s.failed_requests : 1);
     }
   }
   out.docs = docs.size;

@@ -303,7 +303,10 @@ export function readEvalRow(row: unknown, file: string, index: number, problems:
   const f = new Fields(obj, file, index, problems);
   // Eval rows carry the flat topology (tp, ep, dp_attention) and the per-side one; identity reads the one that applies.
   const config = identity(f, 'model_prefix');
-  const score = f.number('score');
+  // collect_eval_results.py scores a row by em_strict only: a task whose filter is not a "strict"
+  // one (GPQA's extract_abcd, AIME's extract_boxed) gets score null and its number in em_flexible.
+  const primary = obj.score === null && typeof obj.em_flexible === 'number' ? 'em_flexible' : 'score';
+  const score = f.number(primary);
   const out: EvalInput = {
     config,
     task: f.text('task').toLowerCase(),
@@ -311,8 +314,8 @@ export function readEvalRow(row: unknown, file: string, index: number, problems:
     osl: f.int('osl', 0, 0),
     conc: f.int('conc', 0, 0),
     score: score ?? 0,
-    score_se: f.number('score_se', true),
-    score_name: f.text('score_name', ''),
+    score_se: f.number(primary === 'score' ? 'score_se' : 'em_flexible_se', true),
+    score_name: primary === 'score' ? f.text('score_name', '') : 'em_flexible',
     n_eff: f.number('n_eff', true),
     metrics: f.metrics(),
     source: f.text('source', ''),

@@ -6,7 +6,7 @@ import { run, runGroupLocally } from '../../src/launch/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { CLI, REPO, tempFiles } from '../helpers.js';
-import { gsm8kEvals, simCluster, singleRow } from '../launch/fixtures.js';
+import { evalSettings, simCluster, singleRow } from '../launch/fixtures.js';
 import { startPostgres } from '../support/postgres.js';
 import type { LocalPostgres } from '../support/postgres.js';
 
@@ -72,7 +72,7 @@ export function frontierRunDir(): Promise<string> {
       frontierVersion: 'test',
       frontierCommand: [process.execPath, CLI],
       commit: 'a'.repeat(40),
-      evals: gsm8kEvals(),
+      evals: await evalSettings(),
     });
     if (manifest.status !== 'completed') throw new Error(`the fixture run did not complete: ${JSON.stringify(manifest.points)}`);
     return out;

@@ -26,15 +26,25 @@ function sweepDir(): string {
   return dir;
 }
 
-/** A PR run: every throughput 20% lower, and one eval below its threshold. */
+/** A PR run: every throughput 20% lower, one GSM8K eval below its threshold, and a GPQA eval of one config. */
 function prDir(): string {
   const dir = copyDir(ARTIFACTS);
   editJson(join(dir, 'results_bmk/agg_bmk.json'), (rows) =>
     (rows as Row[]).map((r) => ({ ...r, tput_per_gpu: (r.tput_per_gpu as number) * 0.8 })),
   );
   editJson(join(dir, 'eval_results_all/agg_eval_all.json'), (rows) => {
-    (rows as Row[])[2]!.score = 0.6;
-    return rows;
+    const list = rows as Row[];
+    list[2]!.score = 0.6;
+    const gpqa = {
+      em_strict: null,
+      em_strict_se: null,
+      em_flexible: 0.95,
+      em_flexible_se: 0.011,
+      n_eff: 396,
+      score: 0.95,
+      score_se: 0.011,
+    };
+    return [...list, { ...list[0], ...gpqa, task: 'gpqa_diamond_cot_n_shot' }];
   });
   mkdirSync(join(dir, 'server_logs_b300'));
   writeFileSync(join(dir, 'server_logs_b300', 'server.log'), 'sglang ready on :30000\n');
@@ -177,11 +187,14 @@ describe('the dashboard in Chromium', () => {
     expect(Number(h200['median_intvty (tok/s/user)'])).toBe(10);
   });
 
-  it('evaluation: a bar with error bars per config, the threshold, the failed one marked', async () => {
+  it('evaluation: a chart per task, a bar with error bars per config, the threshold, the failed one marked', async () => {
     await page.goto(`${base}/evaluation?model=dsr1&run=pr-1`);
-    const attr = await chart('eval-chart');
+    const attr = await chart('eval-chart-gsm8k');
     expect(await attr('bars')).toBe(6);
     expect(await attr('failed')).toBe(1);
+    const gpqa = await chart('eval-chart-gpqa_diamond_cot_n_shot');
+    expect(await gpqa('bars')).toBe(1);
+    expect(await gpqa('failed')).toBe(0);
     await expect(page.locator('.note b.fail').textContent()).resolves.toBe('1 below threshold.');
     await shot('evaluation');
   });

@@ -111,27 +111,34 @@ export function Evaluation({ view, update }: { view: ViewState; update: Update }
     },
   };
   const rows = useMemo(() => ofModel.filter((r) => passesFilters(r, view)), [all.data, run.data, view]);
-  const chartOption = useMemo(() => option(rows), [rows]);
+  // One chart per task: each has its own scale of difficulty and its own threshold.
+  const tasks = useMemo(() => [...new Set(rows.map((r) => r.task))].sort(), [rows]);
+  const options = useMemo(() => new Map(tasks.map((t) => [t, option(rows.filter((r) => r.task === t))])), [rows, tasks]);
   const failed = rows.filter((r) => r.passed === false).length;
+  const loading = all.data !== undefined && (!model || !view.run || run.data !== undefined || run.error !== undefined) ? 0 : 1;
   return (
     <section>
-      <h1>Evaluation: GSM8K accuracy per config</h1>
+      <h1>Evaluation: accuracy per task and config</h1>
       <Filters view={view} update={update} scope={scope} dates={false} />
       <p className="note">
-        {rows.length} result{rows.length === 1 ? '' : 's'}; bars are scores with ± one standard error; the dashed line is the
-        threshold each run was held to.{' '}
+        {rows.length} result{rows.length === 1 ? '' : 's'} in {tasks.length} task{tasks.length === 1 ? '' : 's'}; bars are scores
+        with ± one standard error; the dashed line is the threshold each run was held to.{' '}
         {failed > 0 ? <b className="fail">{failed} below threshold.</b> : 'All at or above threshold.'}
       </p>
-      <Chart
-        option={chartOption}
-        height={Math.max(220, 70 + rows.length * 34)}
-        testId="eval-chart"
-        data={{
-          bars: rows.length,
-          failed,
-          loading: all.data !== undefined && (!model || !view.run || run.data !== undefined || run.error !== undefined) ? 0 : 1,
-        }}
-      />
+      {tasks.map((task) => {
+        const ofTask = rows.filter((r) => r.task === task);
+        return (
+          <div key={task}>
+            <h2>{task}</h2>
+            <Chart
+              option={options.get(task)!}
+              height={Math.max(220, 70 + ofTask.length * 34)}
+              testId={`eval-chart-${task}`}
+              data={{ bars: ofTask.length, failed: ofTask.filter((r) => r.passed === false).length, loading }}
+            />
+          </div>
+        );
+      })}
     </section>
   );
 }
