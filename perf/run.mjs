@@ -176,11 +176,13 @@ for (const copies of [1, 4, 16]) {
     entryPoints: [`${repo}src/evals/index.ts`],
     bundle: true,
     platform: 'node',
-    format: 'esm',
-    outfile: `${work}/score.mjs`,
+    format: 'cjs',
+    outfile: `${work}/score.cjs`,
     logLevel: 'warning',
+    define: { 'import.meta.url': '__moduleUrl' },
+    banner: { js: "const __moduleUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
-  const { readTaskFile, scoreDoc } = await import(pathToFileURL(`${work}/score.mjs`).href);
+  const { readTaskFile, scoreDoc } = (await import(pathToFileURL(`${work}/score.cjs`).href)).default;
   const task = readTaskFile(`${repo}src/evals/tasks/gsm8k.yaml`);
   remove(work, { recursive: true, force: true });
   const text = gunzipSync(read(`${repo}test/fixtures/gsm8k/test.jsonl.gz`)).toString('utf8');

@@ -429,7 +429,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   paged(
     '/api/v1/evaluations',
     {
-      summary: 'Eval results (GSM8K): the latest of each config, task and conc, or one run’s',
+      summary: 'Eval results (every task): the latest of each config, task and conc, or one run’s',
       querystring: query({ ...resultFilter, task: str('eval task (gsm8k, gpqa_diamond_cot_n_shot, aime…)') }),
     },
     POINTS,

@@ -13,6 +13,7 @@ import {
   readTaskFile,
 } from '../evals/index.js';
 import type { EvalConcResult, LoadedTask } from '../evals/index.js';
+import { rowEvalTasks } from '../launch/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
@@ -23,7 +24,7 @@ import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 declare const FRONTIER_VERSION: string;
 
 interface RunFlags {
-  task: string[];
+  task?: string[];
   data?: string;
   baseUrl?: string;
   host: string;
@@ -217,9 +218,11 @@ function runCommand(): Command {
     ),
     { taskFlag: true },
   ).action(async (f: RunFlags) => {
-    if (!f.task || f.task.length === 0)
-      throw new UserError('pass --task NAME|FILE (frontier eval tasks lists the built-in ones)', { exitCode: 2 });
-    await runEvals(f, f.task);
+    // Without --task, the tasks the row asks for (its eval-tasks, else GSM8K).
+    const tasks = f.task ?? (f.row ? rowEvalTasks(readRow(f.row)) : undefined);
+    if (!tasks || tasks.length === 0)
+      throw new UserError('pass --task NAME|FILE (frontier eval tasks lists the built-in ones), or --row FILE', { exitCode: 2 });
+    await runEvals(f, tasks);
   });
 }
 

@@ -9,7 +9,7 @@ import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool,
  * worker spanning several nodes is one process on its leader node.
  *
  * Options: `speed` (k× faster than real time; the client scales its times back), `seed`,
- * `max-num-seqs`, `gpu-memory-utilization`, `eval-accuracy` (GSM8K answered right with this
+ * `max-num-seqs`, `gpu-memory-utilization`, `eval-accuracy` (eval questions answered right with this
  * probability when the launch runs evals; default 0.95), `extra-args` (appended to every server,
  * split on spaces: e.g. the sim's fault flags), `stand-in-model` (a model of the sim's catalog
  * that stands in for a model it does not know, to check a pipeline on rows of a new model).

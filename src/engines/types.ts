@@ -72,7 +72,7 @@ export interface Deployment {
   tuning?: EngineTuning;
   /** How to run Frontier itself on the nodes, for the engines it implements (sim and its router). */
   frontierCommand?: string[];
-  /** The launch runs GSM8K: its test split (JSONL), for the sim's answer book. */
+  /** The launch runs evals: their answer keys (JSONL, frontier eval answer-keys), for the sim's evals double. */
   evalAnswers?: string;
   /**
    * The cores of the machine the engine shares with the load generator (a local run), when it

@@ -50,7 +50,7 @@ export async function ensureGsm8k(
       bytes = Buffer.from(await res.arrayBuffer());
     } catch (e) {
       throw new DatasetError(
-        `cannot download GSM8K ${name} from ${url} (${(e as Error).message}): pass --dataset DIR with test.jsonl and train.jsonl, or set FRONTIER_GSM8K`,
+        `cannot download GSM8K ${name} from ${url} (${(e as Error).message}): pass --data DIR holding GSM8K (its test.jsonl and train.jsonl, or the hub’s openai/gsm8k files), or set FRONTIER_GSM8K`,
       );
     }
     const got = createHash('sha256').update(bytes).digest('hex');

@@ -367,7 +367,8 @@ export function readSamples(file: string): Map<number, TaskSample> {
     if (line.trim() === '') continue;
     try {
       const s = JSON.parse(line) as TaskSample;
-      if (s.error === undefined) done.set(s.doc_id, s);
+      // An older Frontier's GSM8K samples (no resps) are asked again.
+      if (s.error === undefined && Array.isArray(s.resps)) done.set(s.doc_id, s);
     } catch {
       // a line cut short by the interrupt: that doc is asked again
     }

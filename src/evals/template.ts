@@ -45,15 +45,22 @@ export function compileTemplate(source: string): DocTemplate {
   } catch (e) {
     throw new TemplateError(`not a Jinja template: ${(e as Error).message}`);
   }
+  // A doc is rendered many times (a few-shot example in many prompts): once is enough.
+  const rendered = new WeakMap<object, string>();
   return {
     source,
     render(doc) {
       if (Object.hasOwn(doc, source)) return doc[source];
-      try {
-        return (new Interpreter(strictScope(doc) as unknown as Environment).run(program) as unknown as { value: string }).value;
-      } catch (e) {
-        throw new TemplateError(`${JSON.stringify(source.slice(0, 60))}: ${(e as Error).message}`);
+      let text = rendered.get(doc);
+      if (text === undefined) {
+        try {
+          text = (new Interpreter(strictScope(doc) as unknown as Environment).run(program) as unknown as { value: string }).value;
+        } catch (e) {
+          throw new TemplateError(`${JSON.stringify(source.slice(0, 60))}: ${(e as Error).message}`);
+        }
+        rendered.set(doc, text);
       }
+      return text;
     },
   };
 }

@@ -33,7 +33,7 @@ export interface PlannedGroup {
   evals: PlannedEval[];
 }
 
-/** GSM8K at `concs` against the launch's engine, into `dir` (`eval_<exp>_<RF>`; multinode `eval_<RF>`). */
+/** The row's eval tasks at `concs` against the launch's engine, into `dir` (`eval_<exp>_<RF>`; multinode `eval_<RF>`). */
 export interface PlannedEval {
   concs: number[];
   dir: string;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { announcedUrl, CLI, REPO, runCliAsync, tempFiles } from '../helpers.js';
 import { singleRow } from '../launch/fixtures.js';
+import { startLlamaServer } from '../support/llama-server.js';
 
 // GPQA- and AIME-schema tasks end to end: answer keys, the sim's evals double at a set accuracy,
 // `frontier eval run`, then check and collect. The data are invented for the tests, in each
@@ -52,6 +53,26 @@ async function sim(accuracy: number, keys = KEYS): Promise<string> {
   servers.push(child);
   return announcedUrl(child);
 }
+
+/** `frontier eval run` of these tasks on the test data against a server, into `out`. */
+const evalRun = (tasks: string, url: string, out: string, extra: string[] = [], data = DATA) =>
+  runCliAsync([
+    'eval',
+    'run',
+    '--task',
+    tasks,
+    '--data',
+    data,
+    '--base-url',
+    url,
+    '--concurrency',
+    '32',
+    '--max-tokens',
+    '256',
+    '--out',
+    out,
+    ...extra,
+  ]);
 
 type Results = {
   results: Record<string, Record<string, number>>;
@@ -102,22 +123,7 @@ describe('GPQA and AIME against the sim’s answer double', () => {
   it('at accuracy 0.7 both score within the statistical band, AIME’s mean@8 with its smaller standard error, and pass the check', async () => {
     const url = await sim(0.7);
     const out = tempFiles({ 'row.json': JSON.stringify(singleRow({ conc: 32, 'eval-tasks': ['gpqa_diamond', 'aime'] })) });
-    const run = await runCliAsync(
-      [
-        'eval',
-        'run',
-        '--task',
-        'gpqa_diamond,aime',
-        '--data',
-        DATA,
-        '--base-url',
-        url,
-        '--concurrency',
-        '32',
-        '--max-tokens',
-        '256',
-      ].concat(['--out', out, '--row', join(out, 'row.json')]),
-    );
+    const run = await evalRun('gpqa_diamond,aime', url, out, ['--row', join(out, 'row.json')]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/gpqa_diamond_cot_n_shot\s+exact_match,extract_abcd\s+0\.\d{4} ± 0\.\d{4}\s+300\s+1 /);
@@ -177,22 +183,7 @@ describe('GPQA and AIME against the sim’s answer double', () => {
   it('at accuracy 0.15 the reference GPQA threshold (0.30) fails it', async () => {
     const url = await sim(0.15);
     const out = tempFiles({});
-    const run = await runCliAsync([
-      'eval',
-      'run',
-      '--task',
-      'gpqa_diamond',
-      '--data',
-      DATA,
-      '--base-url',
-      url,
-      '--concurrency',
-      '32',
-      '--max-tokens',
-      '64',
-      '--out',
-      out,
-    ]);
+    const run = await evalRun('gpqa_diamond', url, out);
     expect(run.status).toBe(0);
     const check = await runCliAsync(['eval', 'check', out]);
     expect(check.status).toBe(1);
@@ -208,20 +199,7 @@ describe('GPQA and AIME against the sim’s answer double', () => {
     for (const accuracy of [1, 0]) {
       const url = await sim(accuracy, keys);
       const out = tempFiles({});
-      const run = await runCliAsync([
-        'eval',
-        'run',
-        '--task',
-        'gpqa_diamond',
-        '--data',
-        hub,
-        '--base-url',
-        url,
-        '--max-tokens',
-        '64',
-        '--out',
-        out,
-      ]);
+      const run = await evalRun('gpqa_diamond', url, out, [], hub);
       expect(run.status).toBe(0);
       const r = resultsIn(out);
       expect(r['n-samples'].gpqa_diamond_cot_n_shot!.effective).toBe(24);
@@ -230,29 +208,18 @@ describe('GPQA and AIME against the sim’s answer double', () => {
   }, 60_000);
 
   it('a task whose data is missing names the split, the folders looked in and the fix', async () => {
-    const run = await runCliAsync([
-      'eval',
-      'run',
-      '--task',
-      'aime',
-      '--data',
-      tempFiles({}),
-      '--base-url',
-      'http://127.0.0.1:9',
-      '--model',
-      'm',
-      '--max-tokens',
-      '8',
-    ]);
+    const run = await evalRun('aime', 'http://127.0.0.1:9', tempFiles({}), ['--model', 'm'], tempFiles({}));
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(
       /no "train" split of Maxwell-Jia\/AIME_2024 .*looked in .*huggingface-cli download Maxwell-Jia\/AIME_2024/,
     );
+    // Without --task, the tasks come from the row's eval-tasks.
+    const row = join(tempFiles({ 'row.json': JSON.stringify(singleRow({ 'eval-tasks': ['aime'] })) }), 'row.json');
     const none = await runCliAsync([
       'eval',
       'run',
-      '--task',
-      'aime',
+      '--row',
+      row,
       '--base-url',
       'http://127.0.0.1:9',
       '--model',
@@ -263,4 +230,41 @@ describe('GPQA and AIME against the sim’s answer double', () => {
     expect(none.status).toBe(1);
     expect(none.stderr).toMatch(/aime needs its data \(Maxwell-Jia\/AIME_2024\): pass --data DIR/);
   });
+});
+
+describe('GPQA and AIME against a real llama.cpp server', () => {
+  it('complete with every request answered (the stop strings, seeds and sampling settings are accepted)', async () => {
+    const server = await startLlamaServer({ parallel: 4, ctx: 2048 });
+    try {
+      const out = tempFiles({});
+      const run = await runCliAsync(
+        ['eval', 'run', '--task', 'gpqa_diamond,aime', '--data', join(REPO, 'test/fixtures/evals/datasets/hub')].concat([
+          '--base-url',
+          server.url,
+          '--limit',
+          '3',
+          '--concurrency',
+          '4',
+          '--max-tokens',
+          '16',
+          '--out',
+          out,
+        ]),
+      );
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const r = resultsIn(out);
+      expect(r.frontier).toMatchObject({ valid: true, failed_requests: 0, tasks: { aime: { requests: 24 } } });
+      for (const [task, metric] of [
+        ['gpqa_diamond_cot_n_shot', 'exact_match,extract_abcd'],
+        ['aime', 'exact_match,extract_boxed'],
+      ] as const) {
+        expect(r['n-samples'][task]!.effective).toBe(3);
+        expect(r.results[task]![metric]).toBeGreaterThanOrEqual(0);
+        expect(r.results[task]![metric]).toBeLessThanOrEqual(1);
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });
