@@ -4,6 +4,7 @@
 //   frontier.mjs        the bin: runs frontier.cjs through V8's code cache (scripts/launcher.mjs);
 //   frontier.cjs.cache  that cache, trained here on the example catalog;
 //   tasks/              the built-in eval task files (lm-eval YAML);
+//   golden-al/          InferenceX's golden acceptance-length curves;
 //   web/                the dashboard, built by Vite.
 // Start-up is most of a short command's run time; together these halve it.
 import { build } from 'esbuild';
@@ -33,6 +34,8 @@ await build({
 copyFileSync('scripts/launcher.mjs', 'dist/frontier.mjs');
 // The built-in eval task files, which src/evals/task-file.ts finds beside the bundle.
 cpSync('src/evals/tasks', 'dist/tasks', { recursive: true });
+// InferenceX's golden AL curves, which src/specdec/golden.ts finds beside the bundle.
+cpSync('src/specdec/golden-al', 'dist/golden-al', { recursive: true });
 
 // The dashboard (web/, React + ECharts) into dist/web, which `frontier serve` serves.
 await buildDashboard({ configFile: 'web/vite.config.ts' });

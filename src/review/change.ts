@@ -4,6 +4,7 @@ import { subject } from './rule.js';
 import { treeLaunchers } from '../clusters/index.js';
 import { resolvedReferences } from './rules/shared.js';
 import { powerWatchedFiles } from './rules/power-lane.js';
+import { specdecWatchedFiles } from './rules/specdec.js';
 import type { Tree } from './tree.js';
 import type { TreeChange } from './tree-change.js';
 
@@ -74,6 +75,9 @@ async function changedCatalogFiles(base: Tree, head: Tree): Promise<string[]> {
     ...[...(await treeLaunchers(head)).values(), ...(await treeLaunchers(base)).values()].map((l) => l.path),
     // Where the power rules can find a problem outside launchers and recipes (workflows, a copied pin).
     ...(await powerWatchedFiles(head)),
+    // Benchmark scripts that pin synthetic acceptance, and the golden curves they are judged by.
+    ...(await specdecWatchedFiles(head)),
+    ...(await specdecWatchedFiles(base)),
   ]);
   const out: string[] = [];
   for (const path of paths) {

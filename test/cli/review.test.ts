@@ -46,8 +46,8 @@ describe('frontier review', () => {
     expect(out).toContain(
       `b200:${B200}:32:15  slurm.time_limit  slurm.time_limit is 1:00:00 (cluster default 4 h) and there is no health_check block`,
     );
-    expect(out).toMatch(/Pre-existing findings \(on what this change does not touch\): 11 errors, 219 warnings/);
-    expect(out.trimEnd().split('\n').pop()).toBe('✗ 2 errors on this change (230 other findings not on this change)');
+    expect(out).toMatch(/Pre-existing findings \(on what this change does not touch\): 15 errors, 277 warnings/);
+    expect(out.trimEnd().split('\n').pop()).toBe('✗ 2 errors on this change (292 other findings not on this change)');
     expect(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('main');
   });
 
@@ -55,11 +55,11 @@ describe('frontier review', () => {
     const result = runCli(['-C', repo, 'review', '--base', 'main', '--head', 'b200', '--format', 'markdown']);
     expect(result.status).toBe(1);
     expect(result.stdout.split('\n')[0]).toBe(
-      '## Frontier review: ✗ 2 errors on this change (230 other findings not on this change)',
+      '## Frontier review: ✗ 2 errors on this change (292 other findings not on this change)',
     );
     expect(result.stdout).toContain('| ✗ | `b200:' + B200 + ':10` | `recipe/dynamo-install-disabled` |');
     expect(result.stdout).toContain(
-      '<details><summary>Pre-existing findings (on what this change does not touch): 11 errors, 219 warnings</summary>',
+      '<details><summary>Pre-existing findings (on what this change does not touch): 15 errors, 277 warnings</summary>',
     );
   });
 
@@ -78,7 +78,7 @@ describe('frontier review', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('Findings on this change: none');
     expect(result.stdout.trimEnd().split('\n').pop()).toBe(
-      '✓ no findings on this change (230 other findings not on this change)',
+      '✓ no findings on this change (292 other findings not on this change)',
     );
   });
 
@@ -105,13 +105,13 @@ describe('frontier lint', () => {
     expect(result.status).toBe(1);
     const last = result.stdout.trimEnd().split('\n').pop();
     expect(last).toBe(
-      `✗ ${repo}: 208 config keys, 469 recipes: 11 errors, 219 warnings (recipe/config-file-unverifiable ×211, config/runner-label ×8, recipe/schema ×8, recipe/image-mismatch ×2, recipe/dynamo-version-mismatch ×1)`,
+      `✗ ${repo}: 208 config keys, 469 recipes: 15 errors, 277 warnings (recipe/config-file-unverifiable ×211, specdec/eval-injection-on-request ×58, config/runner-label ×8, recipe/schema ×8, specdec/golden-al ×4, recipe/image-mismatch ×2, recipe/dynamo-version-mismatch ×1)`,
     );
   });
 
   it('--ref lints a git revision; --format json', () => {
     const report = JSON.parse(runCli(['lint', repo, '--ref', 'b200', '--format', 'json']).stdout) as LintReport;
-    expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(13);
+    expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(17);
   });
 
   it('a clean tree exits 0', () => {

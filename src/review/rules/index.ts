@@ -31,6 +31,7 @@ import { POWER_RULES } from './power.js';
 import { recipeSchema } from './recipe-schema.js';
 import { recipeUnrouted } from './recipe-unrouted.js';
 import { ruleShadowed } from './rule-shadowed.js';
+import { SPECDEC_RULES } from './specdec.js';
 import { shortTimeLimitWithoutHealthCheck } from './time-limit.js';
 import { rerunsUntouchedScenario } from './untouched-scenario.js';
 import { unpinnedToolchain } from './unpinned-toolchain.js';
@@ -77,4 +78,5 @@ export const RULES: readonly Rule[] = [
   launcherUnroutedRow,
   launcherDeadBranch,
   ...POWER_RULES,
+  ...SPECDEC_RULES,
 ];
