@@ -1,16 +1,11 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { BUILTIN_GOLDEN_DIR, GOLDEN_DIR, GoldenError, THINKING_MODES, curvesFor, readGoldenDir } from '../specdec/golden.js';
+import { GOLDEN_DIR, GoldenError, THINKING_MODES, curvesFor, loadGolden } from '../specdec/golden.js';
 import type { GoldenFile } from '../specdec/golden.js';
 import { UserError } from '../util/user-error.js';
 
-/** The tree's curves (golden_al_distribution/ in the working directory), else the built-in copy. */
-async function goldenFiles(dir: string | undefined): Promise<{ files: GoldenFile[]; from: string }> {
-  const from = dir ?? (existsSync(GOLDEN_DIR) ? GOLDEN_DIR : BUILTIN_GOLDEN_DIR);
-  const display = dir ?? (existsSync(GOLDEN_DIR) ? GOLDEN_DIR : 'built-in');
+async function goldenFiles(dir: string | undefined): ReturnType<typeof loadGolden> {
   try {
-    return { files: await readGoldenDir(from, (n) => join(display, n)), from: display };
+    return await loadGolden(dir);
   } catch (e) {
     if (e instanceof GoldenError) throw new UserError(e.message);
     throw e;

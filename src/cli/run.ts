@@ -1,3 +1,4 @@
+import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -34,6 +35,7 @@ import {
   replayArgsOf,
   jobFor,
   engineLabel,
+  goldenFor,
   prepareGroup,
   run,
   runGroupLocally,
@@ -278,9 +280,10 @@ async function dryRun(
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
   const launches: DryRunLaunch[] = [];
   const work = mkdtempSync(join(tmpdir(), 'frontier-dry-run-'));
+  const golden = rows.some(asksForSyntheticAcceptance) ? await goldenFor(tree) : undefined;
   const groups = planRun(rows, cluster.name).map((g) => ({
     g,
-    ...prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes),
+    ...prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes, golden),
   }));
   // Scripts are recorded a few at a time, ahead of the report that waits for each in order.
   const recordings = new Map<string, Promise<RecordedScript>>();

@@ -1,7 +1,14 @@
 import { DYNAMO_OPTIONS, dynamoLaunch, dynamoProblems } from './dynamo.js';
 import type { DynamoEngine, WorkerContext } from './dynamo.js';
 import type { OptionSpecs } from './common.js';
-import { SGLANG_OPTIONS, parseSglangOptions, sglangEngineArgs, sglangNodeArgs, sglangShapeProblems } from './sglang.js';
+import {
+  SGLANG_OPTIONS,
+  parseSglangOptions,
+  sglangEngineArgs,
+  sglangNodeArgs,
+  sglangShapeProblems,
+  sglangSyntheticEnv,
+} from './sglang.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './types.js';
 
 /**
@@ -63,7 +70,7 @@ const engine: DynamoEngine = {
       if (mode === 'prefill') command.push('--disaggregation-bootstrap-port', String(ports.next(host)));
     }
     command.push(...sglangNodeArgs(worker, rank, shared as number | undefined), ...sglangEngineArgs(d, shape), ...ctx.tail);
-    return { command };
+    return { command, env: sglangSyntheticEnv(d) };
   },
 };
 

@@ -2,7 +2,15 @@ import { json, optBool, optString, perRankBatch } from './common.js';
 import { DYNAMO_OPTIONS, dynamoLaunch, dynamoProblems } from './dynamo.js';
 import type { DynamoEngine, WorkerContext } from './dynamo.js';
 import type { OptionSpecs } from './common.js';
-import { TRT_OPTIONS, llmApiOptions, parseTrtOptions, singleNode, trtMaxNumTokens, trtShapeProblems } from './trt.js';
+import {
+  TRT_OPTIONS,
+  llmApiOptions,
+  parseTrtOptions,
+  singleNode,
+  trtMaxNumTokens,
+  trtShapeProblems,
+  trtSyntheticEnv,
+} from './trt.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './types.js';
 
 /**
@@ -71,7 +79,7 @@ const engine: DynamoEngine = {
     const file = optString(d, 'extra-engine-args');
     if (file !== undefined) command.push('--extra-engine-args', file);
     command.push('--override-engine-args', json(dynamoTrtEngineArgs(ctx)), ...ctx.tail);
-    return { command };
+    return { command, env: trtSyntheticEnv(d, ctx.shape) };
   },
 };
 

@@ -1,3 +1,4 @@
+import { syntheticAl } from '../specdec/synthetic.js';
 import {
   COMMON_OPTIONS,
   aggregatedOnly,
@@ -116,6 +117,16 @@ export function sglangEngineArgs(d: Deployment, w: WorkerShape): string[] {
   return args;
 }
 
+/** SGLang's simulated acceptance, as InferenceX's injector sets it in every worker environment (runners/synthetic_injectors/sglang.py). */
+export function sglangSyntheticEnv(d: Deployment): Record<string, string> {
+  if (d.specDecoding !== 'mtp' || !d.syntheticAcceptance) return {};
+  return {
+    SGLANG_SIMULATE_ACC_LEN: String(syntheticAl(d.syntheticAcceptance, mtpTokens(d, SGLANG_MTP_STEPS))),
+    SGLANG_SIMULATE_ACC_METHOD: 'match-expected',
+    SGLANG_SIMULATE_ACC_TOKEN_MODE: 'real-draft-token',
+  };
+}
+
 /** --dist-init-addr/--nnodes/--node-rank for node `k` of a worker spanning nodes (none on one node). */
 export function sglangNodeArgs(worker: WorkerPlacement, k: number, distInitPort: number | undefined): string[] {
   if (worker.hosts.length < 2) return [];
@@ -173,7 +184,7 @@ export const sglang: EngineAdapter = {
           '--enable-metrics',
           ...extra,
         ],
-        env: {},
+        env: sglangSyntheticEnv(d),
         ...(k === 0 ? { port, ready: [{ path: '/health' }] } : {}),
       }),
     );

@@ -1,3 +1,5 @@
+import { syntheticAl } from '../specdec/synthetic.js';
+import { mtpTokens } from './common.js';
 import { CatalogError, PRECISIONS, findHardware, findModel } from '../sim/index.js';
 import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool, Ports, Probe, WorkerShape } from './types.js';
 
@@ -26,6 +28,9 @@ export function simulatedModel(model: string, options: Deployment['options']): s
   }
 }
 
+/** Draft tokens when the cluster sets no mtp-tokens: InferenceX's agentic MTP scripts run 3. */
+const SIM_DRAFT_TOKENS = 3;
+
 const READY: Probe[] = [{ path: '/health' }];
 
 function shapeFlags(w: WorkerShape): string[] {
@@ -44,6 +49,11 @@ function optionFlags(d: Deployment): string[] {
   if (d.evalAnswers) flags.push('--answers', d.evalAnswers, '--accuracy', String(o['eval-accuracy'] ?? 0.95));
   // An agentic replay reads the reuse the server reports, as InferenceX's agentic vLLM recipes ask for it.
   if (d.scenario === 'agentic-coding') flags.push('--enable-prompt-tokens-details');
+  // Speculative decoding is simulated when the row injects synthetic acceptance: its AL is known.
+  if (d.specDecoding === 'mtp' && d.syntheticAcceptance) {
+    const n = mtpTokens(d, SIM_DRAFT_TOKENS);
+    flags.push('--spec-draft-tokens', String(n), '--spec-acceptance', String(syntheticAl(d.syntheticAcceptance, n)));
+  }
   if (o['extra-args'] !== undefined) flags.push(...String(o['extra-args']).split(/\s+/).filter(Boolean));
   return flags;
 }

@@ -1,3 +1,4 @@
+import { syntheticAl } from '../specdec/synthetic.js';
 import {
   COMMON_OPTIONS,
   aggregatedOnly,
@@ -82,6 +83,16 @@ const WRITE_AND_RUN = `f=$(mktemp) && printf "%s\\n" "$${LLM_API_ENV}" >"$f" && 
 
 /** MTP layers: InferenceX dsr1_fp8_b200_trt_mtp.sh uses MTP=3, and MTP=1 with attention DP. */
 const trtMtpLayers = (d: Deployment, w: WorkerShape): number => mtpTokens(d, w.dpAttn ? 1 : 3);
+
+/**
+ * TensorRT-LLM's forced acceptance: accepted draft tokens per step, the golden AL minus the
+ * verified token (golden_al_distribution/README.md).
+ */
+export function trtSyntheticEnv(d: Deployment, w: WorkerShape): Record<string, string> {
+  if (d.specDecoding !== 'mtp' || !d.syntheticAcceptance) return {};
+  const al = syntheticAl(d.syntheticAcceptance, trtMtpLayers(d, w));
+  return { TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: String(Number((al - 1).toFixed(4))) };
+}
 
 /** Checks TRT-LLM makes of every worker shape (trt and dynamo-trt). */
 export function trtShapeProblems(d: Deployment): string[] {
@@ -193,7 +204,10 @@ export const trt: EngineAdapter = {
         : [...mpirun, ...serve, '--extra_llm_api_options', configFile];
     const prometheus = optBool(d, 'prometheus-metrics');
     const options = llmApiOptions(d, w, prometheus ? { return_perf_metrics: true } : {});
-    const env: Record<string, string> = configFile === undefined ? { [LLM_API_ENV]: json(options) } : {};
+    const env: Record<string, string> = {
+      ...(configFile === undefined ? { [LLM_API_ENV]: json(options) } : {}),
+      ...trtSyntheticEnv(d, w),
+    };
     return {
       processes: [
         engineProcess(d, {

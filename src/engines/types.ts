@@ -1,3 +1,4 @@
+import type { SyntheticAcceptance } from '../specdec/synthetic.js';
 /**
  * The engine adapter contract. An adapter turns a deployment (what to serve, how it is
  * parallelised) and its placement (which hosts and GPUs each worker gets) into the processes to
@@ -72,6 +73,8 @@ export interface Deployment {
   tuning?: EngineTuning;
   /** How to run Frontier itself on the nodes, for the engines it implements (sim and its router). */
   frontierCommand?: string[];
+  /** Synthetic acceptance to inject (InferenceX's golden AL; src/specdec/synthetic.ts); absent for real acceptance. */
+  syntheticAcceptance?: SyntheticAcceptance;
   /** The launch runs evals: their answer keys (JSONL, frontier eval answer-keys), for the sim's evals double. */
   evalAnswers?: string;
   /**

@@ -1,3 +1,4 @@
+import { syntheticAl } from '../specdec/synthetic.js';
 import {
   COMMON_OPTIONS,
   aggregatedOnly,
@@ -101,8 +102,14 @@ export function vllmEngineArgs(d: Deployment, w: WorkerShape): string[] {
   args.push('--max-model-len', String(d.maxModelLen), '--max-num-seqs', String(perRankBatch(d, w)));
   const kv = kvCacheDtype(d);
   if (kv !== undefined) args.push('--kv-cache-dtype', kv);
-  if (d.specDecoding === 'mtp')
-    args.push('--speculative-config', json({ method: 'mtp', num_speculative_tokens: mtpTokens(d, VLLM_MTP_TOKENS) }));
+  if (d.specDecoding === 'mtp') {
+    const n = mtpTokens(d, VLLM_MTP_TOKENS);
+    // Synthetic acceptance as InferenceX's injector writes it (runners/synthetic_injectors/vllm.py).
+    const synthetic = d.syntheticAcceptance
+      ? { rejection_sample_method: 'synthetic', synthetic_acceptance_length: syntheticAl(d.syntheticAcceptance, n) }
+      : {};
+    args.push('--speculative-config', json({ method: 'mtp', num_speculative_tokens: n, ...synthetic }));
+  }
   const gmu = optNumber(d, 'gpu-memory-utilization');
   if (gmu !== undefined) args.push('--gpu-memory-utilization', String(gmu));
   if (optBool(d, 'trust-remote-code')) args.push('--trust-remote-code');

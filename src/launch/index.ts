@@ -8,7 +8,7 @@ export { NotReadyError, waitReady } from './ready.js';
 export type { ReadyOptions, ReadyTarget } from './ready.js';
 export { RunDir, sha256 } from './run-dir.js';
 export type { EvalRecord, GroupRecord, PointRecord, PointStatus, RunManifest, RunStatus } from './run-dir.js';
-export { RunError, engineLabel, prepareGroup, run } from './run.js';
+export { RunError, engineLabel, goldenFor, prepareGroup, run } from './run.js';
 export type { GroupContext, GroupExecutor, PreparedGroup, Reporter, RunOptions } from './run.js';
 export type { PointOutcome } from './point-outcome.js';
 export { jobFor, slurmExecutor } from './slurm-run.js';

@@ -1,3 +1,6 @@
+import { SyntheticAcceptanceError, asksForSyntheticAcceptance } from '../specdec/synthetic.js';
+import { GOLDEN_DIR, GoldenError, loadGolden } from '../specdec/golden.js';
+import type { GoldenFile } from '../specdec/golden.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -163,27 +166,45 @@ export function prepareGroup(
   evalAnswers?: string,
   tree?: InferencexTree,
   recipes?: RecipeBook,
+  golden?: readonly GoldenFile[],
+): Prepared {
+  try {
+    return prepareFor(g, cluster, frontierCommand, evalAnswers, tree, recipes, golden);
+  } catch (e) {
+    if (e instanceof SyntheticAcceptanceError) return { problems: [e.message] };
+    throw e;
+  }
+}
+
+function prepareFor(
+  g: PlannedGroup,
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+  evalAnswers: string | undefined,
+  tree: InferencexTree | undefined,
+  recipes: RecipeBook | undefined,
+  golden: readonly GoldenFile[] | undefined,
 ): Prepared {
   const row = g.rows[0]!;
   // Frameworks InferenceX runs with a job script (whose CONFIG_FILE, if any, is the script's own).
   if (tree && isMultiNodeRow(row) && !isAgenticRow(row) && runsJobScript(row))
-    return prepareJobScript(g, tree, cluster, frontierCommand);
+    return prepareJobScript(g, tree, cluster, frontierCommand, golden);
   if (tree && recipes && isMultiNodeRow(row) && !isAgenticRow(row)) {
     const config = recipeOf(row);
     const plan = config === undefined ? undefined : recipes.get(config);
     if (config !== undefined && cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate)
       return prepareSrtctl(g, config, plan, cluster, frontierCommand);
-    if (plan) return prepareRecipe(g, plan, cluster, frontierCommand);
+    if (plan) return prepareRecipe(g, plan, cluster, frontierCommand, golden);
     if (config !== undefined) {
       // Not in the checkout: the adapter renders the row, and says so if it cannot.
-      const viaAdapter = prepareAdapter(g, cluster, frontierCommand, evalAnswers);
+      const viaAdapter = prepareAdapter(g, cluster, frontierCommand, evalAnswers, golden);
       if (viaAdapter.prepared) return viaAdapter;
       const note = `(its recipe ${config} is not in the checkout's ${RECIPES_DIR}: InferenceX takes it from the srt-slurm checkout its launcher clones, which frontier run does not fetch)`;
       return { problems: viaAdapter.problems.map((p, i) => (i === 0 ? `${p} ${note}` : p)) };
     }
   }
   if (tree && !isMultiNodeRow(row) && !isAgenticRow(row)) return prepareScript(g, tree, cluster, frontierCommand);
-  return prepareAdapter(g, cluster, frontierCommand, evalAnswers);
+  return prepareAdapter(g, cluster, frontierCommand, evalAnswers, golden);
 }
 
 /** A single-node row of an InferenceX checkout: the benchmark script its launcher runs. */
@@ -216,11 +237,17 @@ function prepareScript(g: PlannedGroup, tree: InferencexTree, cluster: ClusterPr
 }
 
 /** A multi-node row whose framework InferenceX runs with a job script: the checkout's script, on a Slurm cluster. */
-function prepareJobScript(g: PlannedGroup, tree: InferencexTree, cluster: ClusterProfile, frontierCommand: string[]): Prepared {
+function prepareJobScript(
+  g: PlannedGroup,
+  tree: InferencexTree,
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+  golden: readonly GoldenFile[] | undefined,
+): Prepared {
   const row = g.rows[0] as MultiNodeRow;
   const plan = planJobScript(tree, row, cluster);
   if ('problem' in plan) return { problems: [plan.problem] };
-  const { deployment, problems } = multiNodeDeployment(g, cluster, frontierCommand);
+  const { deployment, problems } = multiNodeDeployment(g, cluster, frontierCommand, golden);
   problems.unshift(...jobScriptProblems(plan, row, cluster));
   if (problems.length > 0) return { problems };
   return {
@@ -259,12 +286,19 @@ function prepareSrtctl(
 }
 
 /** Any other row: the engine adapter of its framework (the sim's on a simulating cluster). */
-function prepareAdapter(g: PlannedGroup, cluster: ClusterProfile, frontierCommand: string[], evalAnswers?: string): Prepared {
+function prepareAdapter(
+  g: PlannedGroup,
+  cluster: ClusterProfile,
+  frontierCommand: string[],
+  evalAnswers: string | undefined,
+  golden: readonly GoldenFile[] | undefined,
+): Prepared {
   const row = g.rows[0]!;
   const framework = cluster.simulate && !RUNS_ANYWHERE.has(row.framework) ? 'sim' : row.framework;
   const adapter = framework === 'sim' ? sim : adapterFor(framework);
   if (!adapter) return { problems: [noAdapter(row.framework)] };
   const deployment = deploymentOf(g, {
+    golden,
     framework,
     modelPath: modelPath(cluster, row['model-prefix'], row.precision) ?? row.model,
     gpu: gpuFor(cluster, row.runner),
@@ -315,6 +349,7 @@ function prepareRecipe(
   plan: RecipePlan | { problem: string },
   cluster: ClusterProfile,
   frontierCommand: string[],
+  golden: readonly GoldenFile[] | undefined,
 ): Prepared {
   const row = g.rows[0]!;
   if ('problem' in plan) return { problems: [`${row.framework}: ${plan.problem}`] };
@@ -330,7 +365,7 @@ function prepareRecipe(
     problems.push(
       `${row.framework}: recipe ${plan.path} uses ${perNode} GPUs per node; cluster ${cluster.name} has ${cluster.gpusPerNode}`,
     );
-  const { deployment, problems: simProblems } = multiNodeDeployment(g, cluster, frontierCommand);
+  const { deployment, problems: simProblems } = multiNodeDeployment(g, cluster, frontierCommand, golden);
   problems.push(...simProblems);
   if (problems.length > 0) return { problems };
   return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
@@ -344,9 +379,11 @@ function multiNodeDeployment(
   g: PlannedGroup,
   cluster: ClusterProfile,
   frontierCommand: string[],
+  golden: readonly GoldenFile[] | undefined,
 ): { deployment: Deployment; problems: string[] } {
   const row = g.rows[0]!;
   const deployment = deploymentOf(g, {
+    golden,
     framework: row.framework,
     modelPath: row.model,
     gpu: gpuFor(cluster, row.runner),
@@ -370,6 +407,17 @@ export function engineLabel(ready: PreparedGroup, cluster: ClusterProfile): stri
 
 const now = (): string => new Date().toISOString();
 
+/** The golden AL curves a run injects: the InferenceX checkout's, else the working directory's or the built-in copy. */
+export async function goldenFor(tree: InferencexTree | undefined): Promise<GoldenFile[]> {
+  const own = tree && join(tree.root, GOLDEN_DIR);
+  try {
+    return (await loadGolden(own && existsSync(own) ? own : undefined)).files;
+  } catch (e) {
+    if (e instanceof GoldenError) throw new RunError(e.message);
+    throw e;
+  }
+}
+
 export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: RunDir }> {
   const reporter = o.reporter ?? {};
   const signal = o.signal ?? new AbortController().signal;
@@ -385,6 +433,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   }
 
   const groups = planRun(o.rows, o.cluster.name);
+  const golden = o.rows.some(asksForSyntheticAcceptance) ? await goldenFor(o.inferencex) : undefined;
   const clockAnchorMs = Date.now();
   const manifest: RunManifest = {
     version: 1,
@@ -456,6 +505,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       o.evals?.answersFile,
       o.inferencex,
       o.recipes,
+      golden,
     );
     if (!ready) {
       record.status = 'failed';

@@ -1,3 +1,6 @@
+import { asksForSyntheticAcceptance, syntheticAcceptanceOf } from '../specdec/synthetic.js';
+import type { SyntheticAcceptance } from '../specdec/synthetic.js';
+import type { GoldenFile } from '../specdec/golden.js';
 import { topologyLabel } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow, rowTopology } from '../matrix/index.js';
@@ -174,16 +177,38 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
     if (!r['eval-only']) group.points.push({ conc: r.conc, resultFilename: resultFilenameOf(r, runner), row: r });
   }
   for (const g of groups) g.points.sort((a, b) => a.conc - b.conc);
-  return groups;
+  return separateSyntheticEvals(groups);
+}
+
+/**
+ * Evals never run with synthetic acceptance, which accepts drafts the target never verified: a
+ * launch that injects it runs its evals on a launch of their own with real acceptance, as
+ * InferenceX's EVAL_ONLY jobs do (deploymentOf injects nothing into a launch without points).
+ */
+function separateSyntheticEvals(groups: PlannedGroup[]): PlannedGroup[] {
+  const out = groups.flatMap((g) =>
+    g.evals.length > 0 && g.points.length > 0 && g.rows.some(asksForSyntheticAcceptance)
+      ? [
+          { ...g, evals: [] },
+          { ...g, label: `${g.label} evals`, points: [], evals: g.evals },
+        ]
+      : [g],
+  );
+  return out.map((g, i) => ({ ...g, id: `g${i}` }));
 }
 
 export interface DeploymentSettings {
   framework: string;
+  /** The golden AL curves, for rows that run with synthetic acceptance. */
+  golden?: readonly GoldenFile[];
   modelPath: string;
   gpu: string;
   options: Deployment['options'];
   frontierCommand?: string[];
 }
+
+const synthetic = (s: SyntheticAcceptance | undefined): { syntheticAcceptance?: SyntheticAcceptance } =>
+  s ? { syntheticAcceptance: s } : {};
 
 /** A group's deployment: its first row's model and shape, sized for its highest concurrency. */
 export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deployment {
@@ -205,6 +230,7 @@ export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deploy
     gpu: s.gpu,
     ...sequence,
     specDecoding: row['spec-decoding'],
+    ...(group.points.length > 0 && s.golden ? synthetic(syntheticAcceptanceOf(row, s.golden)) : {}),
     maxConcurrency: Math.max(1, ...group.points.map((p) => p.conc)),
     layout: layoutOf(row),
     ...(row['kv-p2p-transfer'] ? { kvTransfer: row['kv-p2p-transfer'] } : {}),

@@ -131,6 +131,16 @@ export async function readGoldenDir(dir: string, display: (name: string) => stri
   return Promise.all(names.map(async (n) => parseGoldenFile(display(n), await readFile(join(dir, n)))));
 }
 
+/**
+ * The curves in use: `dir` when given, else the working directory's golden_al_distribution/ (an
+ * InferenceX checkout), else the built-in copy. `from` names where they came from.
+ */
+export async function loadGolden(dir?: string): Promise<{ files: GoldenFile[]; from: string }> {
+  const local = dir ?? (existsSync(GOLDEN_DIR) ? GOLDEN_DIR : undefined);
+  const from = local ?? 'built-in';
+  return { files: await readGoldenDir(local ?? BUILTIN_GOLDEN_DIR, (n) => join(from, n)), from };
+}
+
 /** The curves of a model, named by its key (`deepseek-v4-pro`) or InferenceX's model prefix (`dsv4`). */
 export function curvesFor(files: readonly GoldenFile[], model: string): GoldenCurve[] {
   const all = files.flatMap((f) => f.curves);

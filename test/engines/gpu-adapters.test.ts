@@ -666,3 +666,48 @@ describe('splitArgs', () => {
     expect(() => splitArgs(`'open`)).toThrow(/unclosed '/);
   });
 });
+
+describe('synthetic acceptance', () => {
+  // Qwen3.5's golden curve (thinking_on) at the draft lengths the adapters run.
+  const golden = { curve: { 1: 1.93, 2: 2.73, 3: 3.39 }, source: 'qwen3.5_mtp.yaml qwen3.5-397b-a17b-nvfp4 thinking_on' };
+  const mtp = (framework: string, layout: Layout, o: Partial<Deployment> = {}): Deployment =>
+    deployment(framework, layout, { specDecoding: 'mtp', syntheticAcceptance: golden, ...o });
+  const processes = (adapter: EngineAdapter, d: Deployment): EngineProcess[] =>
+    render({ adapter, name: 'x', d }).launch.processes;
+
+  it('injects the golden AL of the draft length each engine runs, with its own knob', () => {
+    // vLLM (2 drafts by default): synthetic rejection sampling in the speculative config, as the injector writes it.
+    const [server] = processes(vllm, mtp('vllm', agg(shape(8))));
+    const spec = server!.command[server!.command.indexOf('--speculative-config') + 1]!;
+    expect(JSON.parse(spec)).toEqual({
+      method: 'mtp',
+      num_speculative_tokens: 2,
+      rejection_sample_method: 'synthetic',
+      synthetic_acceptance_length: 2.73,
+    });
+    // SGLang: the simulated-acceptance variables in every worker's environment (mtp-tokens 3 → 3.39).
+    for (const p of processes(dynamoSglang, mtp('dynamo-sglang', P1D1, { options: { 'mtp-tokens': 3 } })).filter(
+      (p) => p.role !== 'frontend' && p.role !== 'infra',
+    ))
+      expect(p.env).toMatchObject({
+        SGLANG_SIMULATE_ACC_LEN: '3.39',
+        SGLANG_SIMULATE_ACC_METHOD: 'match-expected',
+        SGLANG_SIMULATE_ACC_TOKEN_MODE: 'real-draft-token',
+      });
+    // TensorRT-LLM counts accepted drafts only: AL − 1 (3 MTP layers without attention DP, 1 with).
+    expect(processes(trt, mtp('trt', agg(shape(8))))[0]!.env.TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS).toBe('2.39');
+    expect(processes(trt, mtp('trt', agg(dep(8))))[0]!.env.TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS).toBe('0.93');
+  });
+
+  it('injects nothing for real acceptance, and refuses a draft length the curve does not have', () => {
+    const [server] = processes(vllm, mtp('vllm', agg(shape(8)), { syntheticAcceptance: undefined }));
+    expect(JSON.parse(server!.command[server!.command.indexOf('--speculative-config') + 1]!)).toEqual({
+      method: 'mtp',
+      num_speculative_tokens: 2,
+    });
+    expect(processes(sglang, deployment('sglang', agg(shape(8)), { syntheticAcceptance: golden }))[0]!.env).toEqual({});
+    expect(() => processes(vllm, mtp('vllm', agg(shape(8)), { options: { 'mtp-tokens': 7 } }))).toThrow(
+      'no golden AL at draft length 7 (qwen3.5_mtp.yaml qwen3.5-397b-a17b-nvfp4 thinking_on has 1, 2, 3); set the engine',
+    );
+  });
+});

@@ -1,13 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { benchOptions } from '../../src/cli/bench.js';
 import { sim } from '../../src/engines/index.js';
-import { benchArgsOf, benchOptionsOf, prepareGroup } from '../../src/launch/index.js';
-import { nodesNeeded, placeWorkers, planRun } from '../../src/plan/index.js';
+import { benchArgsOf, benchOptionsOf, goldenFor, prepareGroup } from '../../src/launch/index.js';
+import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../src/plan/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { disaggRow, simCluster, singleRow } from '../launch/fixtures.js';
 
 describe('planRun', () => {
+  it('runs the evals of a launch that injects synthetic acceptance on a launch of their own, with real acceptance', async () => {
+    const settings = ['SYNTHETIC_ACCEPTANCE=true'];
+    const row = disaggRow({
+      model: 'Qwen/Qwen3.5-397B-A17B',
+      'model-prefix': 'qwen3.5',
+      'spec-decoding': 'mtp',
+      'run-eval': true,
+      prefill: { ...disaggRow().prefill, 'additional-settings': settings },
+    });
+    const groups = planRun([row], 'lab');
+    expect(groups.map((g) => [g.id, g.points.length, g.evals.length])).toEqual([
+      ['g0', 2, 0],
+      ['g1', 0, 1],
+    ]);
+    const golden = await goldenFor(undefined);
+    const [throughput, evals] = groups.map((g) =>
+      deploymentOf(g, { framework: 'sim', modelPath: row.model, gpu: 'h200', options: {}, golden }),
+    );
+    expect(throughput!.syntheticAcceptance?.curve[3]).toBe(3.39);
+    expect(evals!.syntheticAcceptance).toBeUndefined();
+    // Without the opt-in the launch keeps its evals, and injects nothing.
+    const [plain] = planRun([{ ...row, prefill: disaggRow().prefill }], 'lab');
+    expect(plain!.evals).toHaveLength(1);
+    expect(
+      deploymentOf(plain!, { framework: 'sim', modelPath: row.model, gpu: 'h200', options: {}, golden }).syntheticAcceptance,
+    ).toBeUndefined();
+  });
+
   it('groups single-node rows that differ only in conc into one launch, points by conc', () => {
     const rows: MatrixRow[] = [
       singleRow({ conc: 4 }),

@@ -1,0 +1,80 @@
+import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
+import type { MatrixRow } from '../matrix/index.js';
+import { curvesFor } from './golden.js';
+import type { GoldenFile, ThinkingMode } from './golden.js';
+
+/**
+ * Whether a row runs with synthetic acceptance, and at what AL, as InferenceX decides it: a
+ * multi-node row opts in with SYNTHETIC_ACCEPTANCE=true in its additional-settings (the
+ * injector's switch), an agentic spec-decode row always does (AgentX: replayed traces do not
+ * reproduce real acceptance). The AL is SYNTHETIC_ACCEPTANCE_LENGTH when the row sets it, else
+ * the golden curve of its model in THINKING_MODE (thinking_on by default, as the injector's).
+ */
+
+export interface SyntheticAcceptance {
+  /** The AL the row sets (SYNTHETIC_ACCEPTANCE_LENGTH), whatever the draft length. */
+  fixed?: number;
+  /** Draft length → golden AL of the row's model and mode. */
+  curve: Record<number, number>;
+  /** Where the values come from, for messages and run records. */
+  source: string;
+}
+
+export class SyntheticAcceptanceError extends Error {}
+
+/** The additional-settings of a multi-node row as NAME → value. */
+function rowSettings(row: MatrixRow): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!isMultiNodeRow(row)) return out;
+  for (const worker of [row.prefill, row.decode])
+    for (const s of worker['additional-settings'] ?? []) {
+      const m = /^([A-Za-z_]\w*)=(.*)$/.exec(s);
+      if (m && !out.has(m[1]!)) out.set(m[1]!, m[2]!);
+    }
+  return out;
+}
+
+export function asksForSyntheticAcceptance(row: MatrixRow): boolean {
+  if (row['spec-decoding'] === 'none') return false;
+  return isAgenticRow(row) || rowSettings(row).get('SYNTHETIC_ACCEPTANCE')?.trim().toLowerCase() === 'true';
+}
+
+export function syntheticAcceptanceOf(row: MatrixRow, files: readonly GoldenFile[]): SyntheticAcceptance | undefined {
+  if (!asksForSyntheticAcceptance(row)) return undefined;
+  const settings = rowSettings(row);
+  const mode = (settings.get('THINKING_MODE')?.trim() || 'thinking_on') as ThinkingMode;
+  const prefix = row['model-prefix'];
+  const curves = curvesFor(files, prefix).filter((c) => (c.mode ?? mode) === mode);
+  const length = settings.get('SYNTHETIC_ACCEPTANCE_LENGTH');
+  if (length !== undefined) {
+    const fixed = Number(length);
+    if (!(fixed >= 1))
+      throw new SyntheticAcceptanceError(
+        `${row['exp-name']}: SYNTHETIC_ACCEPTANCE_LENGTH=${length} is not an acceptance length (a number ≥ 1)`,
+      );
+    return { fixed, curve: {}, source: `SYNTHETIC_ACCEPTANCE_LENGTH=${length}` };
+  }
+  const curve = curves[0];
+  if (!curve)
+    throw new SyntheticAcceptanceError(
+      `${row['exp-name']}: the row runs with synthetic acceptance, but model-prefix ${prefix} has no golden AL curve in ${mode}; add one to golden_al_distribution/ or set SYNTHETIC_ACCEPTANCE_LENGTH`,
+    );
+  return {
+    curve: Object.fromEntries(curve.points.map((p) => [p.draftLength, p.al])),
+    source: `${curve.file} ${curve.model}${curve.mode ? ` ${curve.mode}` : ''}`,
+  };
+}
+
+/** The AL to inject at a draft length. */
+export function syntheticAl(s: SyntheticAcceptance, draftTokens: number): number {
+  const al = s.fixed ?? s.curve[draftTokens];
+  if (al === undefined)
+    throw new SyntheticAcceptanceError(
+      `no golden AL at draft length ${draftTokens} (${s.source} has ${Object.keys(s.curve).join(', ')}); set the engine's mtp-tokens option to one of them`,
+    );
+  if (al > draftTokens + 1)
+    throw new SyntheticAcceptanceError(
+      `AL ${al} (${s.source}) cannot be reached with ${draftTokens} draft tokens (at most ${draftTokens + 1})`,
+    );
+  return al;
+}
