@@ -193,7 +193,7 @@ function prepareFor(
     const config = recipeOf(row);
     const plan = config === undefined ? undefined : recipes.get(config);
     if (config !== undefined && cluster.scheduler === 'slurm' && cluster.srtctl && !cluster.simulate)
-      return prepareSrtctl(g, config, plan, cluster, frontierCommand);
+      return prepareSrtctl(g, config, plan, cluster, frontierCommand, golden);
     if (plan) return prepareRecipe(g, plan, cluster, frontierCommand, golden);
     if (config !== undefined) {
       // Not in the checkout: the adapter renders the row, and says so if it cannot.
@@ -263,9 +263,11 @@ function prepareSrtctl(
   plan: RecipePlan | { problem: string } | undefined,
   cluster: ClusterProfile,
   frontierCommand: string[],
+  golden: readonly GoldenFile[] | undefined,
 ): Prepared {
   const row = g.rows[0]!;
   const deployment = deploymentOf(g, {
+    golden,
     framework: row.framework,
     modelPath: row.model,
     gpu: cluster.gpu,

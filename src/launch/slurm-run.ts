@@ -25,7 +25,14 @@ import { sim } from '../engines/index.js';
 import { collectPoint, preparePoint } from './inferencex/point.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import { renderScriptJob } from './inferencex/slurm-job.js';
-import { collectSrtctlResults, placeRecipe, srtctlApply, srtctlJobId, srtctlRoot } from './inferencex/srtctl.js';
+import {
+  collectSrtctlResults,
+  injectIntoRecipe,
+  placeRecipe,
+  srtctlApply,
+  srtctlJobId,
+  srtctlRoot,
+} from './inferencex/srtctl.js';
 import type { RecipePlan } from './inferencex/recipe-plan.js';
 import { keepJobScriptLogs, printedJobId, jobScriptResults, setUpJobScript, validityOf } from './inferencex/job-script.js';
 import type { JobScriptPlan } from './inferencex/job-script.js';
@@ -330,6 +337,7 @@ export function slurmExecutor(o: SlurmExecutorOptions): GroupExecutor {
     const root = srtctlRoot(srtctl, ctx.cluster, row, plan.configFile);
     const argv = srtctlApply(plan.configFile, row, srtctl);
     if (plan.recipe) placeRecipe(plan.recipe, root);
+    injectIntoRecipe(root, plan.configFile, row, group.deployment.syntheticAcceptance);
     const job = await follow(ctx, async () => {
       let output: string;
       try {

@@ -36,8 +36,12 @@ function rowSettings(row: MatrixRow): Map<string, string> {
 
 export function asksForSyntheticAcceptance(row: MatrixRow): boolean {
   if (row['spec-decoding'] === 'none') return false;
-  return isAgenticRow(row) || rowSettings(row).get('SYNTHETIC_ACCEPTANCE')?.trim().toLowerCase() === 'true';
+  return isAgenticRow(row) || optsIntoSyntheticAcceptance(row);
 }
+
+/** SYNTHETIC_ACCEPTANCE=true: the switch of InferenceX's injector, which writes the knob into the row's recipe. */
+export const optsIntoSyntheticAcceptance = (row: MatrixRow): boolean =>
+  rowSettings(row).get('SYNTHETIC_ACCEPTANCE')?.trim().toLowerCase() === 'true';
 
 export function syntheticAcceptanceOf(row: MatrixRow, files: readonly GoldenFile[]): SyntheticAcceptance | undefined {
   if (!asksForSyntheticAcceptance(row)) return undefined;

@@ -36,7 +36,10 @@ beforeAll(async () => {
     (r): r is MultiNodeRow => isMultiNodeRow(r) && !isAgenticRow(r),
   );
   row = rows.find((r) => recipeOf(r) === RECIPE && r.runner === 'gb200')!;
-  row = { ...row, conc: [1, 2] };
+  // Opted into synthetic acceptance, as InferenceX's master configs do it: the launch injects the
+  // golden AL (Qwen3.5, thinking_on, the recipe's 3 draft steps: 3.39) into the recipe srtctl reads.
+  const settings = ['SYNTHETIC_ACCEPTANCE=true', ...(row.prefill['additional-settings'] ?? [])];
+  row = { ...row, conc: [1, 2], prefill: { ...row.prefill, 'additional-settings': settings } };
 }, 120_000);
 
 afterAll(async () => {
@@ -124,8 +127,13 @@ describe('srtctl as the executor of recipe rows', () => {
       // srtctl ran in the routed commit's checkout, on the recipe the row names, put where the launchers put it.
       const argv = readFileSync(join(checkout, 'srtctl-argv.txt'), 'utf8').trim().split('\n');
       expect(argv.slice(0, 4)).toEqual(['apply', '--no-preflight', '-f', RECIPE]);
+      const own = readFileSync(join(root, 'benchmarks/multi_node/srt-slurm-recipes', RECIPE.slice('recipes/'.length)), 'utf8');
+      const variables =
+        '\n    SGLANG_SIMULATE_ACC_LEN: "3.39"\n    SGLANG_SIMULATE_ACC_METHOD: "match-expected"\n    SGLANG_SIMULATE_ACC_TOKEN_MODE: "real-draft-token"';
       expect(readFileSync(join(checkout, RECIPE), 'utf8')).toBe(
-        readFileSync(join(root, 'benchmarks/multi_node/srt-slurm-recipes', RECIPE.slice('recipes/'.length)), 'utf8'),
+        own
+          .replace('  prefill_environment:\n', `  prefill_environment:${variables}\n`)
+          .replace('  decode_environment:\n', `  decode_environment:${variables}\n`),
       );
       expect(manifest.groups[0]!.job).toMatch(/^\d+$/);
       const logs = join(dir.root, manifest.groups[0]!.logs!, 'srtctl-logs');

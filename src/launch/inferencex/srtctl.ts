@@ -1,4 +1,7 @@
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { injectSyntheticAcceptance } from '../../specdec/inject.js';
+import { optsIntoSyntheticAcceptance } from '../../specdec/synthetic.js';
+import type { SyntheticAcceptance } from '../../specdec/synthetic.js';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../../plan/launches.js';
@@ -48,6 +51,17 @@ export function placeRecipe(plan: RecipePlan, root: string): void {
   const file = join(root, relativeOf(plan));
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, plan.text);
+}
+
+/**
+ * A row that opts into synthetic acceptance (SYNTHETIC_ACCEPTANCE=true) gets it written into the
+ * recipe srtctl reads, as InferenceX's launchers run runners/inject_synthetic_acceptance.py
+ * before `srtctl apply`; an eval-only launch (no synthetic acceptance) keeps the recipe as it is.
+ */
+export function injectIntoRecipe(root: string, configFile: string, row: MultiNodeRow, s: SyntheticAcceptance | undefined): void {
+  if (!s || !optsIntoSyntheticAcceptance(row)) return;
+  const file = join(root, configFile.replace(/:.*$/, ''));
+  writeFileSync(file, injectSyntheticAcceptance(readFileSync(file, 'utf8'), row.framework, s, configFile));
 }
 
 /** The job id `srtctl apply` prints (`✅ Job 1234 submitted`). */
