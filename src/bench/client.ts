@@ -28,6 +28,10 @@ export interface ClientOptions {
   requestDeadlineMs?: number | undefined;
   /** Extra JSON fields for every request body. */
   extraBody?: Record<string, unknown> | undefined;
+  /** `best_of` sent with each request (the reference's `--best-of`, which it sends only to completions). */
+  bestOf?: number | undefined;
+  /** `logprobs` sent with each request (the reference's `--logprobs`, which it sends only to completions). */
+  logprobs?: number | undefined;
 }
 
 export interface RequestResult extends ResponseRecord {
@@ -77,6 +81,8 @@ export class Client {
       stream: true,
       stream_options: { include_usage: true },
       ...(o.ignoreEos ? { ignore_eos: true } : {}),
+      ...(o.bestOf !== undefined ? { best_of: o.bestOf } : {}),
+      ...(o.logprobs !== undefined ? { logprobs: o.logprobs } : {}),
       ...o.extraBody,
     };
     return Buffer.from(

@@ -41,6 +41,12 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
   clockAnchorMs?: number | undefined;
   /** The engine runs on this machine's cores too (a local run): the validity gate says so. */
   sharedCores?: SharedCores | undefined;
+  /**
+   * Awaited after the warmups, before the first measured request, and after the last one (outside
+   * the measured duration): where the reference's `--profile` starts and stops the server's profiler.
+   */
+  beforeMeasure?: ((first: BenchRequest | undefined) => Promise<void>) | undefined;
+  afterMeasure?: ((first: BenchRequest | undefined) => Promise<void>) | undefined;
   /** Called about twice a second with (done, total, output tokens so far, elapsed ms). */
   onProgress?: ((done: number, total: number, tokens: number, elapsedMs: number) => void) | undefined;
 }
@@ -102,6 +108,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       const warm = Array.from({ length: o.warmups }, () => requests[0]!);
       await runLoad(warm, { ...o, requestRate: Infinity }, (r, _i, slot) => client.send(r, slot));
     }
+    await o.beforeMeasure?.(requests[0]);
     const monitor = new SaturationMonitor();
     let done = 0;
     let tokens = 0;
@@ -129,6 +136,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     const clientLoad = monitor.stop(o.sharedCores);
     if (progress) clearInterval(progress);
     o.onProgress?.(done, requests.length, tokens, durationMs);
+    await o.afterMeasure?.(requests[0]);
     // A few at a time: a server tokenizer is an HTTP call per request without usage.
     const outcomes = await mapLimited(results, 8, (r, i) => settleOutcome(r, requests[i]!, tokenizer));
     const usageCheck = await checkUsage(outcomes, tokenizer);
@@ -275,7 +283,7 @@ function resultJson(
     backend: o.backend,
     model_id: o.model,
     tokenizer_id: tokenizer.name,
-    best_of: 1,
+    best_of: o.bestOf ?? 1,
     num_prompts: numPrompts,
     request_rate: Number.isFinite(o.requestRate) ? o.requestRate : 'inf',
     burstiness: o.burstiness,

@@ -8,11 +8,12 @@ import { commaList } from './options.js';
 import { firstServedModel } from './served-model.js';
 import { isTraceBench, runTraceBenchCommand } from './bench-trace.js';
 import { clockAnchorFromEnv } from '../util/virtual-clock.js';
+import { profilerHooks, watchServer } from './bench-reference.js';
 
 /**
  * `frontier bench`: the reference client's command line (InferenceX's `benchmark_serving.py`
- * invocation) accepted as-is, plus Frontier's own spellings. Flags that only matter to the
- * Python client are accepted and ignored, so existing scripts run unchanged.
+ * invocation) accepted as-is, plus Frontier's own spellings. A reference flag either works as
+ * there, or is refused with the reason; the few that mean nothing here say why in their help.
  */
 const ARGS: ArgSpec[] = [
   {
@@ -225,18 +226,57 @@ const ARGS: ArgSpec[] = [
     default: DEFAULT_REQUEST_DEADLINE_MS / 1000,
     help: 'Seconds a request may take in all, however steadily the server sends (default 6 h, the reference client’s total timeout).',
   },
+  {
+    flags: ['--tokenizer-mode'],
+    dest: 'tokenizer_mode',
+    kind: 'one',
+    choices: ['auto', 'slow', 'mistral', 'custom', 'deepseek_v4'],
+    default: 'auto',
+    help: "The reference's tokenizer loader. auto is what Frontier does; deepseek_v4 tokenizes the same (its chat template is --dsv4's); slow, mistral and custom are Python-only and refused (use --tokenizer server).",
+  },
+  {
+    flags: ['--trust-remote-code'],
+    dest: 'trust_remote_code',
+    kind: 'flag',
+    help: 'No effect: it lets the Python client run tokenizer code from the model repository; Frontier runs none (it reads tokenizer.json, or the server tokenizes).',
+  },
+  {
+    flags: ['--best-of'],
+    dest: 'best_of',
+    kind: 'one',
+    type: 'int',
+    help: 'Sent as best_of in each completions request, and recorded in the result (default 1). Not with chat.',
+  },
+  {
+    flags: ['--logprobs'],
+    dest: 'logprobs',
+    kind: 'one',
+    type: 'int',
+    help: 'Sent as logprobs (log-probabilities per token to return) in each completions request. Not with chat.',
+  },
+  { flags: ['--disable-tqdm'], dest: 'disable_tqdm', kind: 'flag', help: 'No progress line on the terminal.' },
+  {
+    flags: ['--random-num-workers'],
+    dest: 'random_num_workers',
+    kind: 'one',
+    type: 'int',
+    help: 'No effect: the Python processes the reference builds random prompts with, for speed; Frontier builds them in-process, and the prompts do not depend on it.',
+  },
+  {
+    flags: ['--server-pid'],
+    dest: 'server_pid',
+    kind: 'one',
+    type: 'int',
+    help: "The server's process id: if it exits during the run, stop with an error (as InferenceX's run_benchmark_serving does).",
+  },
+  {
+    flags: ['--profile'],
+    dest: 'profile',
+    kind: 'flag',
+    help: 'POST /start_profile after the warmups and /stop_profile after the run (vLLM serves them only with VLLM_TORCH_PROFILER_DIR set).',
+  },
   // Accepted for compatibility with the Python client; they change nothing here.
-  ...[
-    ['--tokenizer-mode', 'one'],
-    ['--trust-remote-code', 'flag'],
-    ['--best-of', 'one'],
-    ['--logprobs', 'one'],
-    ['--disable-tqdm', 'flag'],
-    ['--random-num-workers', 'one'],
-    ['--server-pid', 'one'],
-    ['--dsv4', 'flag'],
-    ['--profile', 'flag'],
-  ].map(([flag, kind]): ArgSpec => ({
+  ...[['--dsv4', 'flag']].map(([flag, kind]): ArgSpec => ({
     flags: [flag!],
     dest: `ignored_${flag!.slice(2)}`,
     kind: kind as 'one' | 'flag',
@@ -263,9 +303,17 @@ function parseList<T>(value: string, item: (s: string) => T, what: string): T[] 
 }
 
 /** Parse argv into run options; flag problems are usage errors (exit 2), as argparse does. */
-export async function benchOptions(
-  argv: string[],
-): Promise<{ options: BenchOptions; out: string | undefined; metadata: Record<string, string> } | undefined> {
+export async function benchOptions(argv: string[]): Promise<
+  | {
+      options: BenchOptions;
+      out: string | undefined;
+      metadata: Record<string, string>;
+      /** Show the progress line on a terminal (not with --disable-tqdm). */
+      progress: boolean;
+      serverPid: number | undefined;
+    }
+  | undefined
+> {
   const a = parseArgs(SPEC, argv);
   if (a.help) {
     process.stdout.write(formatHelp(SPEC));
@@ -275,6 +323,41 @@ export async function benchOptions(
   const endpoint = a.endpoint as string;
   const path = endpoint === 'completions' ? '/v1/completions' : endpoint === 'chat' ? '/v1/chat/completions' : endpoint;
   const chat = a.backend === 'openai-chat' || path.includes('chat');
+  const bestOf = a.best_of as number | undefined;
+  const logprobs = a.logprobs as number | undefined;
+  for (const [flag, value, min] of [
+    ['--best-of', bestOf, 1],
+    ['--logprobs', logprobs, 0],
+  ] as const) {
+    if (value === undefined) continue;
+    if (value < min) throw new UsageError(SPEC, `argument ${flag}: must be an integer >= ${min}, got ${value}`);
+    if (chat)
+      throw new UsageError(
+        SPEC,
+        `argument ${flag}: the reference client sends it only to the completions API (with chat it drops it); drop ${flag}, or bench /v1/completions (--endpoint completions, without --backend openai-chat)`,
+      );
+  }
+  const tokenizerMode = a.tokenizer_mode as string;
+  const pythonOnly: Record<string, string> = {
+    slow: "transformers' slow tokenizer",
+    mistral: "mistral_common's tokenizer",
+    custom: "a tokenizer registered in vLLM's Python process",
+  };
+  if (pythonOnly[tokenizerMode])
+    throw new UsageError(
+      SPEC,
+      `argument --tokenizer-mode: ${tokenizerMode} loads ${pythonOnly[tokenizerMode]}, which only Python has; Frontier tokenizes with a tokenizer.json, gpt2 or the server's /tokenize. Drop --tokenizer-mode, and pass --tokenizer server to count with the server's own tokenizer`,
+    );
+  // --dsv4's dest: ignored_dsv4 while it is accepted without effect, dsv4 once it renders the template.
+  const dsv4 = Boolean(a.dsv4 ?? a.ignored_dsv4);
+  if (tokenizerMode === 'deepseek_v4' && a.use_chat_template && !dsv4)
+    throw new UsageError(
+      SPEC,
+      'argument --tokenizer-mode: deepseek_v4 with --use-chat-template renders prompts with the DeepSeek-V4 template; add --dsv4, which renders that template here',
+    );
+  const serverPid = a.server_pid as number | undefined;
+  if (serverPid !== undefined && serverPid <= 0)
+    throw new UsageError(SPEC, `argument --server-pid: must be a process id (> 0), got ${serverPid}`);
   const apiKey = (a.api_key as string | undefined) ?? process.env.OPENAI_API_KEY;
   const model =
     (a.served_model_name as string | undefined) ??
@@ -332,6 +415,8 @@ export async function benchOptions(
     model,
     apiKey,
     ignoreEos: a.ignore_eos as boolean,
+    bestOf,
+    logprobs,
     temperature: a.temperature as number,
     timeoutMs: (a.timeout as number) * 1000,
     requestDeadlineMs: (a.request_deadline as number) * 1000,
@@ -367,6 +452,7 @@ export async function benchOptions(
     timeScale: a.time_scale as number,
     clockAnchorMs: clockAnchorFromEnv(),
   };
+  if (a.profile) Object.assign(options, profilerHooks(options));
   const resultFile = a.result_file as string | undefined;
   const save = Boolean(a.save_result) || resultFile !== undefined;
   const name =
@@ -375,7 +461,13 @@ export async function benchOptions(
   // As Python's os.path.join (the reference client's): an absolute file name ignores --result-dir.
   const dir = (a.result_dir as string | undefined) ?? '.';
   const out = save ? (resultFile ?? (isAbsolute(name) ? name : join(dir, name))) : undefined;
-  return { options, out, metadata };
+  return {
+    options,
+    out,
+    metadata,
+    progress: !a.disable_tqdm,
+    serverPid,
+  };
 }
 
 async function canTokenize(baseUrl: string, model: string, apiKey: string | undefined): Promise<boolean> {
@@ -468,8 +560,8 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
   }
   const parsed = await benchOptions(argv);
   if (!parsed) return undefined;
-  const { options, out, metadata } = parsed;
-  const tty = process.stderr.isTTY;
+  const { options, out, metadata, progress, serverPid } = parsed;
+  const tty = process.stderr.isTTY && progress;
   if (tty) {
     options.onProgress = (done, total, tokens, ms) => {
       const rate = tokens / Math.max(ms / 1000, 1e-3);
@@ -479,7 +571,8 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
       );
     };
   }
-  const report = await runBench(options);
+  const unwatch = serverPid === undefined ? undefined : watchServer(serverPid);
+  const report = await runBench(options).finally(() => unwatch?.());
   if (tty) process.stderr.write('\n');
   Object.assign(report.result, metadata);
   // The result first: nothing after the run may lose it.

@@ -299,6 +299,7 @@ export function simCommand(): Command {
           answers,
           groundTruthFile: flags.groundTruth,
           promptTokensDetails: flags.enablePromptTokensDetails === true,
+          profilerDir: process.env.VLLM_TORCH_PROFILER_DIR || undefined,
           onCrash: () => {
             process.stderr.write('frontier sim: crashed (--fault-crash-after)\n');
             process.exit(1);
@@ -326,6 +327,9 @@ export function simCommand(): Command {
             ...describeMemory(topology),
             ...describeKvCache(server.cluster),
             `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
+            ...(process.env.VLLM_TORCH_PROFILER_DIR
+              ? [`  profiler: POST /start_profile, /stop_profile; traces to ${process.env.VLLM_TORCH_PROFILER_DIR}`]
+              : []),
             '',
           ].join('\n'),
         );

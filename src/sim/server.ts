@@ -15,6 +15,7 @@ import type { LiveRequest } from './server/live.js';
 import type { SimServer, SimServerOptions } from './server/options.js';
 import { ResponseWriter } from './server/response-writer.js';
 import { createServerRoutes, sendError } from './server/routes.js';
+import { SimProfiler } from './server/profiler.js';
 import { SimulationLoop } from './server/simulation-loop.js';
 import { loadTokenizer } from './tokens.js';
 
@@ -80,6 +81,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     finishedReasons: writer.finishedReasons,
     isLoaded,
     generate,
+    profiler:
+      options.profilerDir === undefined
+        ? undefined
+        : new SimProfiler(options.profilerDir, clock, () => [...writer.finishedReasons.values()].reduce((a, b) => a + b, 0)),
   });
 
   const server: Server = createServer((req, res) => {

@@ -35,6 +35,11 @@ export interface SimServerOptions {
   answers?: AnswerBook | undefined;
   /** A JSONL file for per-request ground truth: arrival, first token, every token's time. */
   groundTruthFile?: string | undefined;
+  /**
+   * vLLM's VLLM_TORCH_PROFILER_DIR: POST /start_profile and /stop_profile are served, and a stop
+   * writes a trace here (server/profiler.ts). Without it they are not found (404), as in vLLM.
+   */
+  profilerDir?: string | undefined;
   /** vLLM's `--enable-prompt-tokens-details`: usage reports `prompt_tokens_details.cached_tokens` (default off, as in vLLM). */
   promptTokensDetails?: boolean | undefined;
   /** Called when a `crashAfter` fault fires, after every connection has been dropped. */

@@ -6,6 +6,7 @@ import type { ClusterPower } from '../power.js';
 import { TOKENIZER, VOCAB_SIZE, decode, encode, renderChat } from '../tokens.js';
 import type { SimClock } from './clock.js';
 import type { GenerationHandler } from './generation.js';
+import type { SimProfiler } from './profiler.js';
 import { BadRequest, messagesOf, promptOf, readJson } from './request.js';
 
 export interface ServerRoutesOptions {
@@ -18,6 +19,8 @@ export interface ServerRoutesOptions {
   finishedReasons: ReadonlyMap<string, number>;
   isLoaded: () => boolean;
   generate: GenerationHandler;
+  /** Set when the profiler endpoints are served (VLLM_TORCH_PROFILER_DIR). */
+  profiler?: SimProfiler | undefined;
 }
 
 /** The server's endpoints, as vLLM's: a request, with the time it arrived (epoch ms), to its handler. */
@@ -60,6 +63,13 @@ export function createServerRoutes(
     if (req.method === 'GET' && url === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
       res.end(prometheusText(o.servedModelName, o.cluster.stats(), o.finishedReasons));
+      return;
+    }
+    if (o.profiler && req.method === 'POST' && (url === '/start_profile' || url === '/stop_profile')) {
+      req.resume();
+      if (url === '/start_profile') o.profiler.start();
+      else o.profiler.stop();
+      res.writeHead(200, { 'content-length': 0 }).end();
       return;
     }
     if (req.method === 'POST' && ['/v1/completions', '/v1/chat/completions', '/tokenize', '/detokenize'].includes(url!)) {
