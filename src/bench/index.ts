@@ -1,7 +1,15 @@
 export { Client, DEFAULT_REQUEST_DEADLINE_MS } from './client.js';
 export type { ClientOptions, RequestResult } from './client.js';
-export { CHATML_TEMPLATE, DatasetError, chatTemplate, fileDataset, randomDataset } from './dataset.js';
-export type { BenchRequest, RandomDatasetOptions } from './dataset.js';
+export {
+  CHATML_TEMPLATE,
+  DSV4_WITHOUT_CHAT_TEMPLATE,
+  DatasetError,
+  chatTemplate,
+  dsv4ChatPrompt,
+  fileDataset,
+  randomDataset,
+} from './dataset.js';
+export type { BenchRequest, PromptFraming, RandomDatasetOptions } from './dataset.js';
 export { Dsv4EncodingError, encodeDsv4Messages } from './encoding-dsv4.js';
 export type {
   Dsv4ContentPart,

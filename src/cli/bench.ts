@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import { DEFAULT_REQUEST_DEADLINE_MS, METRICS, runBench } from '../bench/index.js';
+import { DEFAULT_REQUEST_DEADLINE_MS, DSV4_WITHOUT_CHAT_TEMPLATE, METRICS, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
@@ -162,6 +162,12 @@ const ARGS: ArgSpec[] = [
     help: "Render prompts with the tokenizer's chat template (ChatML for gpt2) client-side.",
   },
   {
+    flags: ['--dsv4'],
+    dest: 'dsv4',
+    kind: 'flag',
+    help: "With --use-chat-template: frame prompts with DeepSeek-V4's encoder (the reference's encoding_dsv4.py, thinking mode) instead of the tokenizer's template.",
+  },
+  {
     flags: ['--percentile-metrics'],
     dest: 'percentile_metrics',
     kind: 'one',
@@ -234,7 +240,6 @@ const ARGS: ArgSpec[] = [
     ['--disable-tqdm', 'flag'],
     ['--random-num-workers', 'one'],
     ['--server-pid', 'one'],
-    ['--dsv4', 'flag'],
     ['--profile', 'flag'],
   ].map(([flag, kind]): ArgSpec => ({
     flags: [flag!],
@@ -271,6 +276,7 @@ export async function benchOptions(
     process.stdout.write(formatHelp(SPEC));
     return undefined;
   }
+  if (a.dsv4 && !a.use_chat_template) throw new UsageError(SPEC, DSV4_WITHOUT_CHAT_TEMPLATE);
   const baseUrl = ((a.base_url as string | undefined) ?? `http://${a.host as string}:${a.port as number}`).replace(/\/+$/, '');
   const endpoint = a.endpoint as string;
   const path = endpoint === 'completions' ? '/v1/completions' : endpoint === 'chat' ? '/v1/chat/completions' : endpoint;
@@ -361,6 +367,7 @@ export async function benchOptions(
             prefixLen: a.prefix_len as number,
           },
     useChatTemplate: a.use_chat_template as boolean,
+    dsv4: a.dsv4 as boolean,
     warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
     maxFailureRate: a.max_failure_rate as number,
     saveDetailed: a.save_detailed as boolean,
