@@ -52,7 +52,7 @@ export const LAYERS = {
   },
   bench: {
     job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics, agentic trace replay',
-    imports: ['traces', 'util'],
+    imports: ['pycompat', 'traces', 'util'],
   },
   results: { job: "a point's aggregate, as InferenceX's process_result.py writes it", imports: ['contract', 'pycompat', 'util'] },
   evals: {

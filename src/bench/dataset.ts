@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Template } from '@huggingface/jinja';
 import { Rng } from '../util/rng.js';
 import type { Tokenizer } from './tokenizer.js';
+import { encodeDsv4Messages } from './encoding-dsv4.js';
 import { UserError } from '../util/user-error.js';
 
 /** One request of a run: the prompt as sent, its length in the client's tokenizer, the tokens asked for. */
@@ -29,7 +30,27 @@ export function chatTemplate(tokenizer: Tokenizer): (content: string) => string 
     });
 }
 
-export interface RandomDatasetOptions {
+/** A one-turn chat in DeepSeek-V4's encoding, thinking mode (`--use-chat-template --dsv4`), as the reference frames it. */
+export const dsv4ChatPrompt = (content: string): string =>
+  encodeDsv4Messages([{ role: 'user', content }], { thinkingMode: 'thinking' });
+
+export const DSV4_WITHOUT_CHAT_TEMPLATE =
+  '--dsv4 requires --use-chat-template to be set: add --use-chat-template (--dsv4 picks the DeepSeek-V4 encoder as the chat template; it does not turn templating on)';
+
+/** How prompts are framed before they are counted and sent: a chat template, or not at all. */
+export interface PromptFraming {
+  useChatTemplate: boolean;
+  /** With `useChatTemplate`: DeepSeek-V4's encoder instead of the tokenizer's template (the reference's `--dsv4`). */
+  dsv4?: boolean | undefined;
+}
+
+function promptTemplate(tokenizer: Tokenizer, o: PromptFraming): ((content: string) => string) | undefined {
+  if (o.dsv4 && !o.useChatTemplate) throw new DatasetError(DSV4_WITHOUT_CHAT_TEMPLATE);
+  if (!o.useChatTemplate) return undefined;
+  return o.dsv4 ? dsv4ChatPrompt : chatTemplate(tokenizer);
+}
+
+export interface RandomDatasetOptions extends PromptFraming {
   numPrompts: number;
   inputLen: number;
   outputLen: number;
@@ -38,7 +59,6 @@ export interface RandomDatasetOptions {
   /** Random tokens shared by every prompt, before its own. */
   prefixLen: number;
   seed: number;
-  useChatTemplate: boolean;
 }
 
 /**
@@ -53,7 +73,7 @@ export async function randomDataset(tokenizer: Tokenizer, o: RandomDatasetOption
   if (o.inputLen < 1 || o.outputLen < 1) throw new DatasetError('--random-input-len and --random-output-len must be at least 1');
   const vocab = tokenizer.vocabSize;
   const rng = new Rng(o.seed);
-  const render = o.useChatTemplate ? chatTemplate(tokenizer) : undefined;
+  const render = promptTemplate(tokenizer, o);
   const overhead = render ? (await tokenizer.encode(render('a'))).length - 1 : 0;
   const target = Math.max(1, o.inputLen - overhead);
   const lengths = (len: number): number[] => {
@@ -92,15 +112,15 @@ export async function fileDataset(
   path: string,
   tokenizer: Tokenizer,
   defaultOutputLen: number,
-  useChatTemplate: boolean,
+  framing: PromptFraming,
 ): Promise<BenchRequest[]> {
+  const render = promptTemplate(tokenizer, framing);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
     throw new DatasetError(`${path}: ${(e as Error).message}`);
   }
-  const render = useChatTemplate ? chatTemplate(tokenizer) : undefined;
   const out: BenchRequest[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {

@@ -1,7 +1,26 @@
 export { Client, DEFAULT_REQUEST_DEADLINE_MS } from './client.js';
 export type { ClientOptions, RequestResult } from './client.js';
-export { CHATML_TEMPLATE, DatasetError, chatTemplate, fileDataset, randomDataset } from './dataset.js';
-export type { BenchRequest, RandomDatasetOptions } from './dataset.js';
+export {
+  CHATML_TEMPLATE,
+  DSV4_WITHOUT_CHAT_TEMPLATE,
+  DatasetError,
+  chatTemplate,
+  dsv4ChatPrompt,
+  fileDataset,
+  randomDataset,
+} from './dataset.js';
+export type { BenchRequest, PromptFraming, RandomDatasetOptions } from './dataset.js';
+export { Dsv4EncodingError, encodeDsv4Messages } from './encoding-dsv4.js';
+export type {
+  Dsv4ContentPart,
+  Dsv4EncodeOptions,
+  Dsv4Message,
+  Dsv4ReasoningEffort,
+  Dsv4Task,
+  Dsv4ThinkingMode,
+  Dsv4Tool,
+  Dsv4ToolCall,
+} from './encoding-dsv4.js';
 export { runLoad, schedule } from './load.js';
 export type { LoadOptions } from './load.js';
 export { METRICS, NO_OUTPUT_TOKENS, ZERO_COMPLETION_TOKENS, computeMetrics, distribution } from './metrics.js';

@@ -20,9 +20,11 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
   /** `gpt2`, `server`, or a tokenizer.json path. */
   tokenizer: string;
   dataset:
-    | ({ kind: 'random' } & Omit<RandomDatasetOptions, 'useChatTemplate' | 'seed'>)
+    | ({ kind: 'random' } & Omit<RandomDatasetOptions, 'useChatTemplate' | 'dsv4' | 'seed'>)
     | { kind: 'file'; path: string; numPrompts?: number | undefined; outputLen: number };
   useChatTemplate: boolean;
+  /** With `useChatTemplate`: DeepSeek-V4's encoder instead of the tokenizer's template (the reference's `--dsv4`). */
+  dsv4?: boolean | undefined;
   /** Copies of the first request run before the measurement, at the same concurrency. */
   warmups: number;
   /** Largest share of failed requests for a valid run. */
@@ -84,9 +86,9 @@ export const USAGE_CHECK_SAMPLE = 64;
 export const USAGE_SLACK = 16;
 
 export async function prepareRequests(o: BenchOptions, tokenizer: Tokenizer): Promise<BenchRequest[]> {
-  if (o.dataset.kind === 'random')
-    return randomDataset(tokenizer, { ...o.dataset, seed: o.seed, useChatTemplate: o.useChatTemplate });
-  const all = await fileDataset(o.dataset.path, tokenizer, o.dataset.outputLen, o.useChatTemplate);
+  const framing = { useChatTemplate: o.useChatTemplate, dsv4: o.dsv4 };
+  if (o.dataset.kind === 'random') return randomDataset(tokenizer, { ...o.dataset, seed: o.seed, ...framing });
+  const all = await fileDataset(o.dataset.path, tokenizer, o.dataset.outputLen, framing);
   const n = o.dataset.numPrompts ?? all.length;
   // Cycle through the file when more prompts are asked for than it holds.
   return Array.from({ length: n }, (_, i) => all[i % all.length]!);

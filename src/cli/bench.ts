@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import { DEFAULT_REQUEST_DEADLINE_MS, METRICS, runBench } from '../bench/index.js';
+import { DEFAULT_REQUEST_DEADLINE_MS, DSV4_WITHOUT_CHAT_TEMPLATE, METRICS, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
@@ -163,6 +163,12 @@ const ARGS: ArgSpec[] = [
     help: "Render prompts with the tokenizer's chat template (ChatML for gpt2) client-side.",
   },
   {
+    flags: ['--dsv4'],
+    dest: 'dsv4',
+    kind: 'flag',
+    help: "With --use-chat-template: frame prompts with DeepSeek-V4's encoder (the reference's encoding_dsv4.py, thinking mode) instead of the tokenizer's template.",
+  },
+  {
     flags: ['--percentile-metrics'],
     dest: 'percentile_metrics',
     kind: 'one',
@@ -275,13 +281,6 @@ const ARGS: ArgSpec[] = [
     kind: 'flag',
     help: 'POST /start_profile after the warmups and /stop_profile after the run (vLLM serves them only with VLLM_TORCH_PROFILER_DIR set).',
   },
-  // Accepted for compatibility with the Python client; they change nothing here.
-  ...[['--dsv4', 'flag']].map(([flag, kind]): ArgSpec => ({
-    flags: [flag!],
-    dest: `ignored_${flag!.slice(2)}`,
-    kind: kind as 'one' | 'flag',
-    help: 'Accepted for compatibility; no effect.',
-  })),
   { flags: ['-h', '--help'], dest: 'help', kind: 'flag', help: 'Show this help message and exit.' },
 ];
 
@@ -319,6 +318,7 @@ export async function benchOptions(argv: string[]): Promise<
     process.stdout.write(formatHelp(SPEC));
     return undefined;
   }
+  if (a.dsv4 && !a.use_chat_template) throw new UsageError(SPEC, DSV4_WITHOUT_CHAT_TEMPLATE);
   const baseUrl = ((a.base_url as string | undefined) ?? `http://${a.host as string}:${a.port as number}`).replace(/\/+$/, '');
   const endpoint = a.endpoint as string;
   const path = endpoint === 'completions' ? '/v1/completions' : endpoint === 'chat' ? '/v1/chat/completions' : endpoint;
@@ -348,8 +348,7 @@ export async function benchOptions(argv: string[]): Promise<
       SPEC,
       `argument --tokenizer-mode: ${tokenizerMode} loads ${pythonOnly[tokenizerMode]}, which only Python has; Frontier tokenizes with a tokenizer.json, gpt2 or the server's /tokenize. Drop --tokenizer-mode, and pass --tokenizer server to count with the server's own tokenizer`,
     );
-  // --dsv4's dest: ignored_dsv4 while it is accepted without effect, dsv4 once it renders the template.
-  const dsv4 = Boolean(a.dsv4 ?? a.ignored_dsv4);
+  const dsv4 = Boolean(a.dsv4);
   if (tokenizerMode === 'deepseek_v4' && a.use_chat_template && !dsv4)
     throw new UsageError(
       SPEC,
@@ -446,6 +445,7 @@ export async function benchOptions(argv: string[]): Promise<
             prefixLen: a.prefix_len as number,
           },
     useChatTemplate: a.use_chat_template as boolean,
+    dsv4: a.dsv4 as boolean,
     warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
     maxFailureRate: a.max_failure_rate as number,
     saveDetailed: a.save_detailed as boolean,

@@ -121,7 +121,7 @@ describe('a Hugging Face tokenizer.json', () => {
 describe('a JSONL dataset', () => {
   it('reads strings and {prompt, output_len} objects', async () => {
     const dir = tempFiles({ 'p.jsonl': '"Hello there"\n\n{"prompt": "Count to five", "output_len": 7}\n{"text": "Why?"}\n' });
-    const requests = await fileDataset(join(dir, 'p.jsonl'), tokenizer, 32, false);
+    const requests = await fileDataset(join(dir, 'p.jsonl'), tokenizer, 32, { useChatTemplate: false });
     expect(requests.map((r) => [r.prompt, r.outputLen])).toEqual([
       ['Hello there', 32],
       ['Count to five', 7],
@@ -132,10 +132,12 @@ describe('a JSONL dataset', () => {
 
   it('names the line of a bad record', async () => {
     const dir = tempFiles({ 'p.jsonl': '"ok"\n{"prompt": 3}\n' });
-    await expect(fileDataset(join(dir, 'p.jsonl'), tokenizer, 32, false)).rejects.toThrow(
+    await expect(fileDataset(join(dir, 'p.jsonl'), tokenizer, 32, { useChatTemplate: false })).rejects.toThrow(
       /p\.jsonl:2: expected a string or \{"prompt"/,
     );
-    await expect(fileDataset(join(dir, 'missing.jsonl'), tokenizer, 32, false)).rejects.toThrow(/missing\.jsonl: ENOENT/);
+    await expect(fileDataset(join(dir, 'missing.jsonl'), tokenizer, 32, { useChatTemplate: false })).rejects.toThrow(
+      /missing\.jsonl: ENOENT/,
+    );
   });
 });
 
