@@ -34,10 +34,14 @@ export const LAYERS = {
   },
   plan: {
     job: "a run's plan: rows grouped into launches, each launch's deployment and its placement on nodes (pure)",
-    imports: ['contract', 'engines', 'matrix', 'recipes', 'results', 'util'],
+    imports: ['contract', 'engines', 'matrix', 'recipes', 'results', 'specdec', 'util'],
   },
   sim: { job: 'the simulated engine: performance model, scheduler, server, router, faults', imports: ['contract', 'util'] },
   engines: { job: 'one adapter per engine: processes, probes, launch scripts', imports: ['sim', 'util'] },
+  specdec: {
+    job: "speculative decoding by InferenceX's rules: golden AL curves, where synthetic acceptance is set, a row's injection",
+    imports: ['catalog', 'engines', 'matrix', 'recipes', 'util'],
+  },
   planner: {
     job: 'frontier plan: candidate deployments on the simulator, their predicted Pareto frontier, a master config that sweeps it',
     imports: ['catalog', 'contract', 'sim', 'util'],
@@ -61,7 +65,7 @@ export const LAYERS = {
   },
   review: {
     job: "the reviewer's catches as rules over two trees, and the review and lint runners",
-    imports: ['catalog', 'changelog', 'clusters', 'contract', 'engines', 'matrix', 'plan', 'recipes', 'util'],
+    imports: ['catalog', 'changelog', 'clusters', 'contract', 'engines', 'matrix', 'plan', 'recipes', 'specdec', 'util'],
   },
   launch: {
     job: 'running a plan: the local and Slurm executors, InferenceX scripts and recipes, the run directory',
@@ -78,6 +82,7 @@ export const LAYERS = {
       'recipes',
       'results',
       'sim',
+      'specdec',
       'telemetry',
       'traces',
       'util',

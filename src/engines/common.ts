@@ -8,6 +8,7 @@ import type {
   Probe,
   ProcessRole,
   ProcessTuning,
+  SyntheticAcceptance,
   WorkerPlacement,
   WorkerShape,
 } from './types.js';
@@ -386,4 +387,20 @@ export function tuningProblems(d: Deployment, untuned: Launch): string[] {
         );
   }
   return problems;
+}
+
+export class SyntheticAcceptanceError extends Error {}
+
+/** The AL to inject at a draft length. */
+export function syntheticAl(s: SyntheticAcceptance, draftTokens: number): number {
+  const al = s.fixed ?? s.curve[draftTokens];
+  if (al === undefined)
+    throw new SyntheticAcceptanceError(
+      `no golden AL at draft length ${draftTokens} (${s.source} has ${Object.keys(s.curve).join(', ')}); set the engine's mtp-tokens option to one of them`,
+    );
+  if (al > draftTokens + 1)
+    throw new SyntheticAcceptanceError(
+      `AL ${al} (${s.source}) cannot be reached with ${draftTokens} draft tokens (at most ${draftTokens + 1})`,
+    );
+  return al;
 }

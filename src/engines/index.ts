@@ -10,10 +10,20 @@ import type { EngineAdapter } from './types.js';
 
 export { commandLine, renderLaunchScript, shellQuote } from './script.js';
 export { gpusPerWorker } from './types.js';
-export { flagSpans, hasFlag, tuneCommand, tuneProcess, tuningFor, tuningProblems } from './common.js';
+export {
+  SyntheticAcceptanceError,
+  flagSpans,
+  hasFlag,
+  syntheticAl,
+  tuneCommand,
+  tuneProcess,
+  tuningFor,
+  tuningProblems,
+} from './common.js';
 export type {
   ClientSettings,
   Deployment,
+  SyntheticAcceptance,
   EngineAdapter,
   EngineProcess,
   Launch,

@@ -1,4 +1,3 @@
-import { syntheticAl } from '../specdec/synthetic.js';
 import {
   COMMON_OPTIONS,
   aggregatedOnly,
@@ -19,6 +18,7 @@ import {
   perRankBatch,
   processName,
   shapesOf,
+  syntheticAl,
 } from './common.js';
 import type { OptionSpecs } from './common.js';
 import type {

@@ -1,5 +1,4 @@
-import { syntheticAl } from '../specdec/synthetic.js';
-import { mtpTokens } from './common.js';
+import { mtpTokens, syntheticAl } from './common.js';
 import { CatalogError, PRECISIONS, findHardware, findModel } from '../sim/index.js';
 import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool, Ports, Probe, WorkerShape } from './types.js';
 

@@ -1,4 +1,3 @@
-import { syntheticAl } from '../specdec/synthetic.js';
 import {
   COMMON_OPTIONS,
   aggregatedOnly,
@@ -21,6 +20,7 @@ import {
   parseCommonOptions,
   perRankBatch,
   shapesOf,
+  syntheticAl,
 } from './common.js';
 import type { OptionSpecs } from './common.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports, WorkerPlacement, WorkerShape } from './types.js';

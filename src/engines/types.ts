@@ -1,4 +1,3 @@
-import type { SyntheticAcceptance } from '../specdec/synthetic.js';
 /**
  * The engine adapter contract. An adapter turns a deployment (what to serve, how it is
  * parallelised) and its placement (which hosts and GPUs each worker gets) into the processes to
@@ -37,6 +36,16 @@ export interface ProcessTuning {
 export interface EngineTuning extends ProcessTuning {
   prefill?: ProcessTuning;
   decode?: ProcessTuning;
+}
+
+/** Synthetic acceptance to inject (InferenceX's golden AL, resolved for a row by src/specdec/synthetic.ts). */
+export interface SyntheticAcceptance {
+  /** The AL the row sets (SYNTHETIC_ACCEPTANCE_LENGTH), whatever the draft length. */
+  fixed?: number;
+  /** Draft length → golden AL of the row's model and mode. */
+  curve: Record<number, number>;
+  /** Where the values come from, for messages and run records. */
+  source: string;
 }
 
 /** What to serve and how, in engine terms (no matrix rows, no clusters). */

@@ -1,4 +1,5 @@
-import { SyntheticAcceptanceError, asksForSyntheticAcceptance } from '../specdec/synthetic.js';
+import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
+import { SyntheticAcceptanceError } from '../engines/index.js';
 import { GOLDEN_DIR, GoldenError, loadGolden } from '../specdec/golden.js';
 import type { GoldenFile } from '../specdec/golden.js';
 import { existsSync } from 'node:fs';

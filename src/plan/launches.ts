@@ -1,5 +1,5 @@
 import { asksForSyntheticAcceptance, syntheticAcceptanceOf } from '../specdec/synthetic.js';
-import type { SyntheticAcceptance } from '../specdec/synthetic.js';
+import type { SyntheticAcceptance } from '../engines/index.js';
 import type { GoldenFile } from '../specdec/golden.js';
 import { topologyLabel } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';

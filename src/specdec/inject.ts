@@ -1,5 +1,5 @@
-import { SyntheticAcceptanceError, syntheticAl } from './synthetic.js';
-import type { SyntheticAcceptance } from './synthetic.js';
+import { SyntheticAcceptanceError, syntheticAl } from '../engines/index.js';
+import type { SyntheticAcceptance } from '../engines/index.js';
 
 /**
  * Synthetic acceptance written into an srt-slurm recipe's text before `srtctl apply`, as

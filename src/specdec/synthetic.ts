@@ -2,6 +2,8 @@ import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
 import { curvesFor } from './golden.js';
 import type { GoldenFile, ThinkingMode } from './golden.js';
+import { SyntheticAcceptanceError } from '../engines/index.js';
+import type { SyntheticAcceptance } from '../engines/index.js';
 
 /**
  * Whether a row runs with synthetic acceptance, and at what AL, as InferenceX decides it: a
@@ -10,17 +12,6 @@ import type { GoldenFile, ThinkingMode } from './golden.js';
  * reproduce real acceptance). The AL is SYNTHETIC_ACCEPTANCE_LENGTH when the row sets it, else
  * the golden curve of its model in THINKING_MODE (thinking_on by default, as the injector's).
  */
-
-export interface SyntheticAcceptance {
-  /** The AL the row sets (SYNTHETIC_ACCEPTANCE_LENGTH), whatever the draft length. */
-  fixed?: number;
-  /** Draft length → golden AL of the row's model and mode. */
-  curve: Record<number, number>;
-  /** Where the values come from, for messages and run records. */
-  source: string;
-}
-
-export class SyntheticAcceptanceError extends Error {}
 
 /** The additional-settings of a multi-node row as NAME → value. */
 function rowSettings(row: MatrixRow): Map<string, string> {
@@ -67,18 +58,4 @@ export function syntheticAcceptanceOf(row: MatrixRow, files: readonly GoldenFile
     curve: Object.fromEntries(curve.points.map((p) => [p.draftLength, p.al])),
     source: `${curve.file} ${curve.model}${curve.mode ? ` ${curve.mode}` : ''}`,
   };
-}
-
-/** The AL to inject at a draft length. */
-export function syntheticAl(s: SyntheticAcceptance, draftTokens: number): number {
-  const al = s.fixed ?? s.curve[draftTokens];
-  if (al === undefined)
-    throw new SyntheticAcceptanceError(
-      `no golden AL at draft length ${draftTokens} (${s.source} has ${Object.keys(s.curve).join(', ')}); set the engine's mtp-tokens option to one of them`,
-    );
-  if (al > draftTokens + 1)
-    throw new SyntheticAcceptanceError(
-      `AL ${al} (${s.source}) cannot be reached with ${draftTokens} draft tokens (at most ${draftTokens + 1})`,
-    );
-  return al;
 }

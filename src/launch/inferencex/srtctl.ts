@@ -1,6 +1,6 @@
 import { injectSyntheticAcceptance } from '../../specdec/inject.js';
 import { optsIntoSyntheticAcceptance } from '../../specdec/synthetic.js';
-import type { SyntheticAcceptance } from '../../specdec/synthetic.js';
+import type { SyntheticAcceptance } from '../../engines/index.js';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
