@@ -144,6 +144,8 @@ export interface ClientSettings {
   /** `--tokenizer` for the load generator: gpt2, a tokenizer.json path, or server. */
   tokenizer: string;
   useChatTemplate: boolean;
+  /** Frame prompts with DeepSeek-V4's encoder (`--dsv4`), as InferenceX's dsv4 MTP scripts do. */
+  dsv4?: boolean;
   /** Times measured are multiplied by this (a simulated engine running faster than real time). */
   timeScale: number;
 }

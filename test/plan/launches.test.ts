@@ -178,6 +178,11 @@ describe('point benchmark settings', () => {
       goodput: undefined,
       apiKey: undefined,
     });
+    // DeepSeek-V4 MTP rows frame prompts with its encoder, as InferenceX's dsv4 scripts pass --dsv4.
+    const dsv4 = { ...point, client: { ...client, dsv4: true } };
+    expect(benchArgsOf(dsv4, '/tmp/x.json')).toContain('--dsv4');
+    expect((await benchOptions(benchArgsOf(dsv4, '/tmp/x.json').slice(1)))!.options.dsv4).toBe(true);
+    expect(benchOptionsOf(dsv4).dsv4).toBe(true);
     expect(benchOptionsOf(point)).toMatchObject({
       concurrency: 16,
       warmups: 32,
