@@ -283,7 +283,14 @@ export function clientSettings(d: Deployment, engineTokenizes: boolean): ClientS
     option === undefined ? (engineTokenizes && !mtp ? 'server' : d.modelPath) : option === 'model' ? d.modelPath : option;
   // DeepSeek-V4's template is its own encoder, which InferenceX's dsv4 scripts select with --dsv4.
   const dsv4 = mtp && /deepseek-v4/i.test(d.model);
-  return { backend: 'vllm', endpoint: '/v1/completions', tokenizer, useChatTemplate: mtp, ...(dsv4 ? { dsv4 } : {}), timeScale: 1 };
+  return {
+    backend: 'vllm',
+    endpoint: '/v1/completions',
+    tokenizer,
+    useChatTemplate: mtp,
+    ...(dsv4 ? { dsv4 } : {}),
+    timeScale: 1,
+  };
 }
 
 /** Ready when /v1/models lists the served name. */

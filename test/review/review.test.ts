@@ -405,16 +405,22 @@ describe('frontier lint over the whole fixture tree', () => {
       'recipe/dynamo-version-mismatch dsv4-fp4-gb200-dynamo-vllm',
       'recipe/image-mismatch dsv4-fp4-gb200-dynamo-vllm-mtp2',
       'recipe/image-mismatch dsv4-fp4-gb200-dynamo-vllm-mtp2-nosynthetic',
+      // Four entries pin DeepSeek-V4's draft-3 golden AL on draft-2 recipes (docs/speculative-decoding.md).
+      ...['agg', 'agg', 'disagg', 'disagg'].map((k) => `specdec/golden-al dsv4-fp4-gb200-dynamo-vllm-agentic-mtp-${k}`),
     ]);
     const warnings = new Map<string, number>();
     for (const f of report.findings.filter((f) => f.severity === 'warning'))
       warnings.set(f.rule, (warnings.get(f.rule) ?? 0) + 1);
-    expect(Object.fromEntries(warnings)).toEqual({ 'config/runner-label': 8, 'recipe/config-file-unverifiable': 211 });
+    expect(Object.fromEntries(warnings)).toEqual({
+      'config/runner-label': 8,
+      'recipe/config-file-unverifiable': 211,
+      'specdec/eval-injection-on-request': 58,
+    });
   });
 
   it('finds the recipes in the fixtures layout (srt-slurm-recipes/) as well', async () => {
     const report = await lint(dirSnapshot(inferencexTree('fixtures')));
     expect(report.recipes).toBeGreaterThanOrEqual(469);
-    expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(11);
+    expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(15);
   });
 });
