@@ -2,7 +2,7 @@ import { hostLinkGBps } from './host-link.js';
 import type { EngineSpec, StepLoad, StepTime } from './perf.js';
 import { gpusOf, memory, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
 import { PrefixCache } from './prefix-cache.js';
-import { SyntheticAcceptance, emptySpecDecodeCounts, observeDraft } from './speculative.js';
+import { AcceptanceSampler, emptySpecDecodeCounts, observeDraft } from './speculative.js';
 import type { SpecDecodeCounts } from './speculative.js';
 import { Rng } from '../util/rng.js';
 
@@ -128,7 +128,7 @@ export class Instance {
   private planned: Planned[] = [];
   private readonly verify: number;
   /** Speculative decoding: draft tokens accepted per verification, drawn as vLLM's synthetic sampler does. */
-  private readonly acceptance: SyntheticAcceptance | undefined;
+  private readonly acceptance: AcceptanceSampler | undefined;
   /** Speculative decoding's counters (vLLM's spec_decode_* metrics); undefined without it. */
   readonly specDecode: SpecDecodeCounts | undefined;
 
@@ -147,7 +147,7 @@ export class Instance {
     this.capacityBytes = memory(spec).kvCapacityBytes / ranks;
     this.verify = verifyTokens(spec);
     if (spec.speculative) {
-      this.acceptance = new SyntheticAcceptance(spec.speculative, new Rng(seed));
+      this.acceptance = new AcceptanceSampler(spec.speculative, new Rng(seed));
       this.specDecode = emptySpecDecodeCounts(spec.speculative.draftTokens);
     }
     this.blockBytes = sequenceKvBytes(spec, limits.blockSize);

@@ -40,7 +40,7 @@ export function conditionalRates(rates: readonly number[]): number[] {
 }
 
 /** One sequence of draws: draft tokens accepted per verification step. */
-export class SyntheticAcceptance {
+export class AcceptanceSampler {
   readonly rates: readonly number[];
   private readonly conditional: readonly number[];
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acceptedTokensVariance, specDecodeCounters } from '../../src/bench/index.js';
 import { Cluster, NO_FAULTS, buildTopology, startSimServer } from '../../src/sim/index.js';
 import type { DeploymentOptions, SimServer } from '../../src/sim/index.js';
-import { SyntheticAcceptance, acceptanceRates, conditionalRates } from '../../src/sim/speculative.js';
+import { AcceptanceSampler, acceptanceRates, conditionalRates } from '../../src/sim/speculative.js';
 import { Rng } from '../../src/util/rng.js';
 
 const DEPLOYMENT: DeploymentOptions = { model: 'llama-3.1-8b', hardware: 'h100', precision: 'fp8' };
@@ -33,9 +33,9 @@ describe("vLLM's synthetic acceptance schedule", () => {
   });
 });
 
-describe('SyntheticAcceptance', () => {
+describe('AcceptanceSampler', () => {
   const draws = (config: typeof SPEC, n: number, seed = 1): number[] => {
-    const sampler = new SyntheticAcceptance(config, new Rng(seed));
+    const sampler = new AcceptanceSampler(config, new Rng(seed));
     return Array.from({ length: n }, () => sampler.draw());
   };
 
