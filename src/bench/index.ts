@@ -31,6 +31,16 @@ export { Rng } from '../util/rng.js';
 export { USAGE_CHECK_SAMPLE, USAGE_SLACK, checkUsage, prepareRequests, runBench, settleOutcome } from './run.js';
 export type { BenchOptions, BenchReport, UsageCheck } from './run.js';
 export { SATURATION, SaturationMonitor } from './saturation.js';
+export {
+  SIGMAS,
+  TOLERANCE,
+  acceptedTokensVariance,
+  checkAcceptance,
+  specDecodeCounters,
+  specDecodeWindow,
+  syntheticVariance,
+} from './spec-decode.js';
+export type { AcceptanceCheck, SpecDecodeCounters, SpecDecodeStats } from './spec-decode.js';
 export type { ClientLoad } from './saturation.js';
 export { EventTooLarge, MAX_EVENT_CHARS, SseSplitter } from './sse.js';
 export { mean, median, percentile, percentileSorted, std, sum } from './stats.js';

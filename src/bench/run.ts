@@ -9,6 +9,8 @@ import { NO_OUTPUT_TOKENS, ZERO_COMPLETION_TOKENS, computeMetrics, distribution 
 import type { Metrics, MetricsOptions, Outcome } from './metrics.js';
 import { INVALID_USAGE } from './response.js';
 import { SaturationMonitor } from './saturation.js';
+import { TOLERANCE, SIGMAS, checkAcceptance, fetchSpecDecodeCounters, specDecodeWindow } from './spec-decode.js';
+import type { AcceptanceCheck, SpecDecodeStats } from './spec-decode.js';
 import type { ClientLoad, SharedCores } from './saturation.js';
 import { loadTokenizer } from './tokenizer.js';
 import { virtualEpochMs } from '../util/virtual-clock.js';
@@ -41,6 +43,11 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
    * the telemetry of the same run. Default: the bench's own start.
    */
   clockAnchorMs?: number | undefined;
+  /**
+   * The acceptance length speculative decoding should reach (a golden AL): a run whose measured
+   * AL is far from it is invalid (spec-decode.ts says how far is far).
+   */
+  expectedAcceptanceLength?: number | undefined;
   /** The engine runs on this machine's cores too (a local run): the validity gate says so. */
   sharedCores?: SharedCores | undefined;
   /**
@@ -63,6 +70,8 @@ export interface BenchReport {
   problems: string[];
   clientLoad: ClientLoad;
   usageCheck: UsageCheck;
+  /** The server's speculative-decoding counters over the measured window, when it exports them. */
+  specDecode: SpecDecodeStats | undefined;
 }
 
 /** The server's completion_tokens against the client tokenizer's count of the streamed text. */
@@ -111,6 +120,8 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       await runLoad(warm, { ...o, requestRate: Infinity }, (r, _i, slot) => client.send(r, slot));
     }
     await o.beforeMeasure?.(requests[0]);
+    const metricsUrl = `${o.baseUrl}/metrics`;
+    const specBefore = await fetchSpecDecodeCounters(metricsUrl, headers);
     const monitor = new SaturationMonitor();
     let done = 0;
     let tokens = 0;
@@ -138,12 +149,16 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     const clientLoad = monitor.stop(o.sharedCores);
     if (progress) clearInterval(progress);
     o.onProgress?.(done, requests.length, tokens, durationMs);
+    const specAfter = specBefore ? await fetchSpecDecodeCounters(metricsUrl, headers) : undefined;
     await o.afterMeasure?.(requests[0]);
+    const specDecode = specBefore && specAfter ? specDecodeWindow(specBefore, specAfter) : undefined;
+    const expected = o.expectedAcceptanceLength;
+    const acceptance = expected !== undefined && specDecode ? checkAcceptance(specDecode, expected) : undefined;
     // A few at a time: a server tokenizer is an HTTP call per request without usage.
     const outcomes = await mapLimited(results, 8, (r, i) => settleOutcome(r, requests[i]!, tokenizer));
     const usageCheck = await checkUsage(outcomes, tokenizer);
     const metrics = computeMetrics(outcomes, durationMs, o);
-    const problems = validity(metrics, outcomes, requests.length, o.maxFailureRate, clientLoad, usageCheck);
+    const problems = validity(metrics, outcomes, requests.length, o.maxFailureRate, clientLoad, usageCheck, acceptance);
     const result = resultJson(
       o,
       tokenizer,
@@ -155,8 +170,10 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       problems,
       clientLoad,
       usageCheck,
+      specDecode,
+      acceptance,
     );
-    return { result, metrics, outcomes, valid: problems.length === 0, problems, clientLoad, usageCheck };
+    return { result, metrics, outcomes, valid: problems.length === 0, problems, clientLoad, usageCheck, specDecode };
   } finally {
     await client.close();
   }
@@ -248,6 +265,7 @@ function validity(
   maxFailureRate: number,
   load: ClientLoad,
   usage: UsageCheck,
+  acceptance: AcceptanceCheck | undefined,
 ): string[] {
   const problems: string[] = [];
   const rate = total === 0 ? 0 : m.failed / total;
@@ -264,6 +282,10 @@ function validity(
       `the server's usage disagrees with the streamed text in ${usage.mismatched} of ${usage.checked} requests checked (e.g. ${usage.example})`,
     );
   for (const reason of load.reasons) problems.push(`the client was the bottleneck: ${reason}`);
+  if (acceptance?.far)
+    problems.push(
+      `the measured acceptance length ${acceptance.measured.toFixed(3)} is far from the expected ${acceptance.expected} (${Number.isFinite(acceptance.sigmas) ? acceptance.sigmas.toFixed(1) : '∞'}σ over ${acceptance.drafts} drafts, and more than ${TOLERANCE})`,
+    );
   return problems;
 }
 
@@ -278,6 +300,8 @@ function resultJson(
   problems: string[],
   load: ClientLoad,
   usageCheck: UsageCheck,
+  specDecode: SpecDecodeStats | undefined,
+  acceptance: AcceptanceCheck | undefined,
 ): Record<string, unknown> {
   const serverPrompt = outcomes.map((x) => x.result.usage?.prompt_tokens).filter((n): n is number => typeof n === 'number');
   const result: Record<string, unknown> = {
@@ -310,6 +334,15 @@ function resultJson(
     result.errors = outcomes.map((x) => (x.reason === undefined ? '' : x.detail ? `${x.reason}: ${x.detail}` : x.reason));
   }
   Object.assign(result, m.latency);
+  // `vllm bench serve`'s keys, present only when the server exports the counters.
+  if (specDecode) {
+    result.spec_decode_acceptance_rate = specDecode.acceptanceRate;
+    result.spec_decode_acceptance_length = specDecode.acceptanceLength;
+    result.spec_decode_num_drafts = specDecode.drafts;
+    result.spec_decode_draft_tokens = specDecode.draftTokens;
+    result.spec_decode_accepted_tokens = specDecode.acceptedTokens;
+    result.spec_decode_per_position_acceptance_rates = specDecode.perPositionAcceptanceRates;
+  }
   result.frontier = {
     valid: problems.length === 0,
     problems,
@@ -328,6 +361,9 @@ function resultJson(
     measured_isl_source: serverPrompt.length > 0 ? 'server usage.prompt_tokens' : 'client tokenizer',
     measured_osl: distribution(m.outputLens.filter((n) => n > 0)),
     from_schedule: m.fromSchedule ?? null,
+    ...(o.expectedAcceptanceLength !== undefined
+      ? { acceptance_length_check: acceptanceCheckJson(o.expectedAcceptanceLength, acceptance) }
+      : {}),
     time_scale: o.timeScale ?? 1,
     client: {
       event_loop_delay_p99_ms: load.eventLoopDelayP99Ms,
@@ -339,4 +375,26 @@ function resultJson(
     ...(o.saveDetailed ? { response_ids: outcomes.map((x) => x.result.id ?? null) } : {}),
   };
   return result;
+}
+
+/** The result's record of the check against the expected AL; unchecked when the server exported no drafts. */
+function acceptanceCheckJson(expected: number, c: AcceptanceCheck | undefined): Record<string, unknown> {
+  if (!c)
+    return {
+      expected,
+      measured: null,
+      far: null,
+      reason: "not checked: the server's /metrics had no speculative-decoding counters, or no draft was verified",
+    };
+  return {
+    expected,
+    measured: c.measured,
+    drafts: c.drafts,
+    stderr: c.stderr,
+    // null: a deviation where the per-draft variance is zero, infinitely many standard errors.
+    deviation_sigmas: Number.isFinite(c.sigmas) ? c.sigmas : null,
+    sigma_threshold: SIGMAS,
+    tolerance: TOLERANCE,
+    far: c.far,
+  };
 }

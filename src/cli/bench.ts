@@ -217,6 +217,13 @@ const ARGS: ArgSpec[] = [
     help: 'Largest share of failed requests for a valid run (default 0.05).',
   },
   {
+    flags: ['--expected-acceptance-length'],
+    dest: 'expected_acceptance_length',
+    kind: 'one',
+    type: 'float',
+    help: "The speculative-decoding acceptance length the server should reach (a golden AL): the run is invalid when the measured one (from the server's vLLM spec-decode counters) is far from it.",
+  },
+  {
     flags: ['--timeout'],
     dest: 'timeout',
     kind: 'one',
@@ -389,6 +396,9 @@ export async function benchOptions(argv: string[]): Promise<
     goodput[key] = Number(value);
   }
   if (!((a.time_scale as number) > 0)) throw new UsageError(SPEC, 'argument --time-scale: must be > 0');
+  const expectedAl = a.expected_acceptance_length as number | undefined;
+  if (expectedAl !== undefined && !(expectedAl >= 1))
+    throw new UsageError(SPEC, `argument --expected-acceptance-length: must be ≥ 1 (the bonus token counts), got ${expectedAl}`);
   for (const [flag, dest] of [
     ['--timeout', 'timeout'],
     ['--request-deadline', 'request_deadline'],
@@ -448,6 +458,7 @@ export async function benchOptions(argv: string[]): Promise<
     dsv4: a.dsv4 as boolean,
     warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
     maxFailureRate: a.max_failure_rate as number,
+    expectedAcceptanceLength: expectedAl,
     saveDetailed: a.save_detailed as boolean,
     timeScale: a.time_scale as number,
     clockAnchorMs: clockAnchorFromEnv(),
@@ -524,6 +535,7 @@ export function formatReport(report: BenchReport): string {
       out.push(line(`${label} ${metric.toUpperCase()} (ms):`, r[key] as number));
     }
   }
+  out.push(...specDecodeLines(r));
   out.push('='.repeat(50));
   const f = r.frontier as {
     failures: Record<string, number>;
@@ -551,6 +563,34 @@ export function formatReport(report: BenchReport): string {
   );
   out.push(report.valid ? '✓ valid run' : `✗ invalid run: ${report.problems.join('; ')}`);
   return `${out.join('\n')}\n`;
+}
+
+/** `vllm bench serve`'s speculative-decoding section, when the server exported its counters, and the check against the expected AL. */
+function specDecodeLines(r: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  if (typeof r.spec_decode_acceptance_length === 'number') {
+    out.push(
+      '-------------- Speculative Decoding --------------',
+      line('Acceptance rate (%):', r.spec_decode_acceptance_rate as number),
+      line('Acceptance length:', r.spec_decode_acceptance_length),
+      line('Drafts:', String(r.spec_decode_num_drafts)),
+      line('Draft tokens:', String(r.spec_decode_draft_tokens)),
+      line('Accepted tokens:', String(r.spec_decode_accepted_tokens)),
+    );
+    const perPosition = r.spec_decode_per_position_acceptance_rates as number[];
+    if (perPosition.length > 0) out.push('Per-position acceptance (%):');
+    perPosition.forEach((rate, i) => out.push(line(`  Position ${i}:`, rate * 100)));
+  }
+  const check = (r.frontier as { acceptance_length_check?: Record<string, unknown> }).acceptance_length_check;
+  if (check) {
+    const sigmas = check.deviation_sigmas as number | null;
+    out.push(
+      check.far === null
+        ? `Expected acceptance length ${String(check.expected)}: ${String(check.reason)}`
+        : `Expected acceptance length ${String(check.expected)}: ${check.far ? 'far from it' : 'within noise'} (${sigmas === null ? '∞' : sigmas.toFixed(1)}σ, stderr ${(check.stderr as number).toFixed(4)})`,
+    );
+  }
+  return out;
 }
 
 export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {

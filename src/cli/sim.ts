@@ -103,7 +103,11 @@ function withDeployment(command: Command): Command {
       new Option('--kv-cache-dtype <t>', 'KV cache element type (default: fp8, bf16 for bf16 models)').choices(['bf16', 'fp8']),
     )
     .option('--spec-draft-tokens <n>', 'speculative decoding: draft tokens per step', integer(1))
-    .option('--spec-acceptance <f>', 'speculative decoding: tokens accepted per step on average', number(1))
+    .option(
+      '--spec-acceptance <f>',
+      "speculative decoding: mean acceptance length (tokens per step, bonus token included), each step's drawn as vLLM's synthetic sampler draws it (synthetic_acceptance_length)",
+      number(1),
+    )
     .option(
       '--efficiency <key=value>',
       `override a performance-model factor (${Object.keys(DEFAULT_EFFICIENCY).join(', ')}); repeatable`,
@@ -213,7 +217,12 @@ export function simCommand(): Command {
     .option('--served-model-name <name>', "the model id of the API (default: the model's Hugging Face name)")
     .option('--max-model-len <n>', 'longest prompt + output (default: the model’s context, capped by the KV cache)', integer(1))
     .option('--speed <k>', 'run k times faster than real time', number(1e-3), DEFAULT_SERVER_OPTIONS.speed)
-    .option('--seed <n>', 'seed of every random choice (outputs, lengths, faults)', integer(0), DEFAULT_SERVER_OPTIONS.seed)
+    .option(
+      '--seed <n>',
+      'seed of every random choice (outputs, lengths, faults, speculative acceptance)',
+      integer(0),
+      DEFAULT_SERVER_OPTIONS.seed,
+    )
     .option(
       '--natural-output-tokens <n>',
       'mean output length of requests without ignore_eos',

@@ -2,6 +2,8 @@ import type { CacheOptions, PromptSources, SchedulerLimits, Sequence, SimRequest
 import { Instance } from './instance.js';
 import type { EngineSpec, RankLoad, StepLoad } from './perf.js';
 import { gpusOf, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
+import { emptySpecDecodeCounts } from './speculative.js';
+import type { SpecDecodeCounts } from './speculative.js';
 
 /**
  * A deployment in virtual time: one pool of aggregated workers, or prefill and decode pools
@@ -59,13 +61,15 @@ class Worker {
   readonly ranks: Instance[];
   private nextRank = 0;
 
+  /** `nextSeed()`: the seed of each rank's acceptance draws. */
   constructor(
     private readonly pool: PoolSpec,
     role: 'agg' | 'prefill' | 'decode',
+    nextSeed: () => number,
   ) {
     const { tp, dpAttn } = pool.engine.parallelism;
     const n = dpAttn ? tp : 1;
-    this.ranks = Array.from({ length: n }, () => new Instance(pool.engine, pool.limits, role, pool.cache, n));
+    this.ranks = Array.from({ length: n }, () => new Instance(pool.engine, pool.limits, role, pool.cache, n, nextSeed()));
   }
 
   get load(): number {
@@ -130,9 +134,15 @@ export class Cluster {
   /** From a client's request to the engine's scheduler: its fixed latency, and the router's hop. */
   private readonly arrivalMs: number;
 
-  constructor(readonly topology: Topology) {
+  /** `seed` seeds every random draw of the simulation (speculative acceptance), each scheduler its own stream. */
+  constructor(
+    readonly topology: Topology,
+    seed = 0,
+  ) {
+    let schedulers = 0;
+    const nextSeed = (): number => (seed ^ Math.imul(++schedulers, 0x9e3779b1)) >>> 0;
     const make = (pool: PoolSpec, role: 'agg' | 'prefill' | 'decode'): Worker[] =>
-      Array.from({ length: pool.workers }, () => new Worker(pool, role));
+      Array.from({ length: pool.workers }, () => new Worker(pool, role, nextSeed));
     const entry = topology.kind === 'aggregated' ? topology.pool : topology.prefill;
     const eff = entry.engine.efficiency;
     this.arrivalMs = eff.requestOverheadMs + (topology.kind === 'disaggregated' ? eff.routerOverheadMs : 0);
@@ -330,7 +340,22 @@ export class Cluster {
       blockSize: all[0]!.limits.blockSize,
       gpuBlocks: sum((i) => Math.floor(i.capacityBytes / i.blockBytes)),
       cpuBlocks: dramBlocks,
+      specDecode: this.specDecodeCounts(),
     };
+  }
+
+  /** Speculative decoding's counters over the schedulers that decode; undefined when it is not configured. */
+  private specDecodeCounts(): SpecDecodeCounts | undefined {
+    const counted = this.decode.map((i) => i.specDecode).filter((c) => c !== undefined);
+    if (counted.length === 0) return undefined;
+    const total = emptySpecDecodeCounts(Math.max(...counted.map((c) => c.acceptedPerPosition.length)));
+    for (const c of counted) {
+      total.drafts += c.drafts;
+      total.draftTokens += c.draftTokens;
+      total.acceptedTokens += c.acceptedTokens;
+      c.acceptedPerPosition.forEach((n, i) => (total.acceptedPerPosition[i]! += n));
+    }
+    return total;
   }
 }
 
@@ -362,6 +387,8 @@ export interface ClusterStats {
   /** KV blocks of HBM and of DRAM, over every worker. */
   gpuBlocks: number;
   cpuBlocks: number;
+  /** Speculative decoding's counters over the decoding schedulers, when it is configured. */
+  specDecode: SpecDecodeCounts | undefined;
 }
 
 function leastLoaded<T extends { load: number }>(pool: T[]): T {

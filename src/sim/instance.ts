@@ -2,6 +2,9 @@ import { hostLinkGBps } from './host-link.js';
 import type { EngineSpec, StepLoad, StepTime } from './perf.js';
 import { gpusOf, memory, sequenceKvBytes, stepTime, verifyTokens } from './perf.js';
 import { PrefixCache } from './prefix-cache.js';
+import { AcceptanceSampler, emptySpecDecodeCounts, observeDraft } from './speculative.js';
+import type { SpecDecodeCounts } from './speculative.js';
+import { Rng } from '../util/rng.js';
 
 /**
  * One engine instance with a continuous-batching scheduler, in virtual time (ms). Like vLLM's
@@ -70,8 +73,6 @@ export interface Sequence {
   pinned: number;
   /** Its cached prefix is still crossing the host link until then (virtual ms). */
   readyAt: number;
-  /** Fractional accepted speculative tokens carried to the next step. */
-  credit: number;
   state: 'waiting' | 'running' | 'done';
   cancelled: boolean;
 }
@@ -126,11 +127,14 @@ export class Instance {
   onStep: ((start: number, end: number, time: StepTime, load: StepLoad) => void) | undefined;
   private planned: Planned[] = [];
   private readonly verify: number;
-  private readonly acceptance: number;
+  /** Speculative decoding: draft tokens accepted per verification, drawn as vLLM's synthetic sampler does. */
+  private readonly acceptance: AcceptanceSampler | undefined;
+  /** Speculative decoding's counters (vLLM's spec_decode_* metrics); undefined without it. */
+  readonly specDecode: SpecDecodeCounts | undefined;
 
   /**
    * `ranks` > 1: this is one of a data-parallel-attention instance's ranks (`Worker` in cluster.ts):
-   * its own scheduler over its own GPU's share of the KV cache.
+   * its own scheduler over its own GPU's share of the KV cache. `seed` seeds the acceptance draws.
    */
   constructor(
     readonly spec: EngineSpec,
@@ -138,10 +142,14 @@ export class Instance {
     readonly role: InstanceRole = 'agg',
     readonly cacheOptions: CacheOptions = DEFAULT_CACHE,
     readonly ranks = 1,
+    seed = 0,
   ) {
     this.capacityBytes = memory(spec).kvCapacityBytes / ranks;
     this.verify = verifyTokens(spec);
-    this.acceptance = spec.speculative?.acceptanceLength ?? 1;
+    if (spec.speculative) {
+      this.acceptance = new AcceptanceSampler(spec.speculative, new Rng(seed));
+      this.specDecode = emptySpecDecodeCounts(spec.speculative.draftTokens);
+    }
     this.blockBytes = sequenceKvBytes(spec, limits.blockSize);
     const { pp, dpAttn } = spec.parallelism;
     this.hostBlockBytes = this.blockBytes * (dpAttn ? pp : gpusOf(spec.parallelism));
@@ -200,7 +208,6 @@ export class Instance {
       kvBytes: 0,
       pinned: 0,
       readyAt: 0,
-      credit: 0,
       state: 'waiting',
       cancelled: false,
     };
@@ -374,7 +381,6 @@ export class Instance {
     victim.readyAt = 0;
     victim.prefillTarget = victim.request.promptTokens + victim.generated;
     victim.prefilled = 0;
-    victim.credit = 0;
     victim.state = 'waiting';
     this.waiting.unshift(victim);
     this.preemptions++;
@@ -502,11 +508,12 @@ export class Instance {
           prefillDone = true;
           tokens = 1;
         }
-      } else {
-        s.credit += this.acceptance;
-        tokens = Math.max(1, Math.floor(s.credit));
-        s.credit -= tokens;
-      }
+      } else if (this.acceptance) {
+        // Counted before the output is cut at max_tokens, as vLLM's scheduler counts the sampler's acceptance.
+        const accepted = this.acceptance.draw();
+        observeDraft(this.specDecode!, this.acceptance.draftTokens, accepted);
+        tokens = 1 + accepted;
+      } else tokens = 1;
       tokens = Math.min(tokens, s.request.outputTokens - s.generated);
       s.generated += tokens;
       this.generatedTokens += tokens;

@@ -5,7 +5,8 @@ import type { ClusterStats } from './cluster.js';
  * scraper (AIPerf's server-metrics export, InferenceX's vLLM adapter) reads the simulator as it
  * reads vLLM. Counters carry the `_total` suffix in their TYPE line, as prometheus_client writes
  * them. The DRAM-tier metrics appear only with a DRAM tier, as vLLM's appear only with a KV
- * connector.
+ * connector; the speculative-decoding ones (vllm/v1/spec_decode/metrics.py) only with speculative
+ * decoding configured.
  */
 export function prometheusText(model: string, stats: ClusterStats, finished: ReadonlyMap<string, number>): string {
   const label = `model_name=${JSON.stringify(model)}`;
@@ -84,6 +85,21 @@ export function prometheusText(model: string, stats: ClusterStats, finished: Rea
       'counter',
       'Seconds spent loading KV cache from CPU to GPU.',
       one(stats.offloadSecondsCpuToGpu),
+    );
+  }
+  const spec = stats.specDecode;
+  if (spec) {
+    // vLLM labels these per engine core as well; one simulated server is one engine core.
+    const engine = `${label},engine="0"`;
+    const counter = (name: string, help: string, value: number): void => metric(name, 'counter', help, [[engine, value]]);
+    counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts.', spec.drafts);
+    counter('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens.', spec.draftTokens);
+    counter('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens.', spec.acceptedTokens);
+    metric(
+      'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+      'counter',
+      'Accepted tokens per draft position.',
+      spec.acceptedPerPosition.map((n, pos) => [`${engine},position="${pos}"`, n]),
     );
   }
   metric(

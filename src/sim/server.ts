@@ -32,7 +32,7 @@ export type { KvTransferParams } from './server/kv-transfer.js';
  */
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   loadTokenizer();
-  const cluster = new Cluster(options.topology);
+  const cluster = new Cluster(options.topology, options.seed);
   const role = options.role ?? 'both';
   const engineId = randomUUID();
   const kvTransfer = new KvTransferAllocator(options.topology, cluster, engineId, options.host, options.port);

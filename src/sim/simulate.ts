@@ -18,7 +18,7 @@ export interface LoadSpec {
    * `random_range_ratio` (default 1: every request exactly isl / osl).
    */
   rangeRatio?: number | undefined;
-  /** Seed of the length draws (default 1). */
+  /** Seed of the length draws and of speculative acceptance (default 1). */
   seed?: number | undefined;
   /**
    * The medians are those of a run of this many requests (default: `requests`): the first wave,
@@ -45,7 +45,7 @@ export interface SimulatedRun {
 }
 
 export function simulateClosedLoop(topology: Topology, load: LoadSpec): SimulatedRun {
-  const cluster = new Cluster(topology);
+  const cluster = new Cluster(topology, load.seed ?? 1);
   const started = new Map<number, { start: number; first?: number; last: number; tokens: number }>();
   const ttft: { value: number; weight: number }[] = [];
   const tpot: { value: number; weight: number }[] = [];

@@ -52,7 +52,8 @@ async function recorder(profiler: 200 | 404 | 500, hang = false): Promise<Record
     req.on('data', (d: Buffer) => (text += d.toString()));
     req.on('end', () => {
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-      self.calls.push({ url: req.url ?? '', body, finishedBefore: finished });
+      // POSTs only: the bench's GETs of /metrics (its spec-decode counters) are not what these tests follow.
+      if (req.method === 'POST') self.calls.push({ url: req.url ?? '', body, finishedBefore: finished });
       if (req.url === '/v1/completions') {
         if (hang) return;
         const n = body.max_tokens as number;

@@ -26,6 +26,7 @@ export interface SimServerOptions {
   maxModelLen: number;
   /** Virtual milliseconds per wall-clock millisecond. */
   speed: number;
+  /** Seed of every random choice: outputs, lengths, faults, speculative acceptance. */
   seed: number;
   /** Mean output length of a request that may stop on its own (no `ignore_eos`). */
   naturalOutputTokens: number;

@@ -1,0 +1,154 @@
+import { parsePrometheus } from './replay/server-metrics.js';
+
+/**
+ * The server's speculative-decoding counters over the measured window, as `vllm bench serve`
+ * reads them: vLLM's `vllm:spec_decode_*` counters scraped from /metrics right before the first
+ * measured request and after the last, summed over engines, and differenced. Acceptance length
+ * = 1 + Δaccepted / Δdrafts (the bonus token counted), as InferenceX's golden-AL collector
+ * computes it. With a target AL, the measurement is checked against it (`checkAcceptance`).
+ */
+
+/** Cumulative counters from one scrape. */
+export interface SpecDecodeCounters {
+  drafts: number;
+  draftTokens: number;
+  acceptedTokens: number;
+  /** Accepted tokens by draft position (the `position` label). */
+  acceptedPerPosition: Map<number, number>;
+}
+
+/** The window's increase, in `vllm bench serve`'s result terms. */
+export interface SpecDecodeStats {
+  drafts: number;
+  draftTokens: number;
+  acceptedTokens: number;
+  /** Δaccepted / Δdraft tokens, percent (vLLM's `spec_decode_acceptance_rate`). */
+  acceptanceRate: number;
+  acceptanceLength: number;
+  /** Share of drafts whose position i was accepted. */
+  perPositionAcceptanceRates: number[];
+}
+
+const COUNTERS = {
+  'vllm:spec_decode_num_drafts': 'drafts',
+  'vllm:spec_decode_num_draft_tokens': 'draftTokens',
+  'vllm:spec_decode_num_accepted_tokens': 'acceptedTokens',
+} as const;
+const PER_POSITION = 'vllm:spec_decode_num_accepted_tokens_per_pos';
+
+/** The counters in a /metrics body; undefined when it has none (speculative decoding is off, or not vLLM). */
+export function specDecodeCounters(text: string): SpecDecodeCounters | undefined {
+  const out: SpecDecodeCounters = { drafts: 0, draftTokens: 0, acceptedTokens: 0, acceptedPerPosition: new Map() };
+  let found = false;
+  for (const s of parsePrometheus(text).samples) {
+    // prometheus_client exposes a counter's samples with `_total`; accept OpenMetrics' bare name too.
+    const name = s.name.endsWith('_total') ? s.name.slice(0, -'_total'.length) : s.name;
+    if (name === PER_POSITION) {
+      const pos = Number(s.labels.position);
+      if (!Number.isInteger(pos) || pos < 0) continue;
+      out.acceptedPerPosition.set(pos, (out.acceptedPerPosition.get(pos) ?? 0) + s.value);
+      found = true;
+    } else if (name in COUNTERS) {
+      out[COUNTERS[name as keyof typeof COUNTERS]] += s.value;
+      found = true;
+    }
+  }
+  return found ? out : undefined;
+}
+
+/** Scrape `url`; undefined when it fails or exports no speculative-decoding counters. Never rejects. */
+export async function fetchSpecDecodeCounters(
+  url: string,
+  headers?: Record<string, string>,
+): Promise<SpecDecodeCounters | undefined> {
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+    if (!res.ok) return undefined;
+    return specDecodeCounters(await res.text());
+  } catch {
+    return undefined;
+  }
+}
+
+/** What happened between two scrapes; undefined when no draft token was verified (as `vllm bench serve`). */
+export function specDecodeWindow(before: SpecDecodeCounters, after: SpecDecodeCounters): SpecDecodeStats | undefined {
+  const drafts = after.drafts - before.drafts;
+  const draftTokens = after.draftTokens - before.draftTokens;
+  const acceptedTokens = after.acceptedTokens - before.acceptedTokens;
+  if (draftTokens <= 0 || drafts <= 0) return undefined;
+  const positions = [...new Set([...before.acceptedPerPosition.keys(), ...after.acceptedPerPosition.keys()])].sort(
+    (a, b) => a - b,
+  );
+  return {
+    drafts,
+    draftTokens,
+    acceptedTokens,
+    acceptanceRate: (acceptedTokens / draftTokens) * 100,
+    acceptanceLength: 1 + acceptedTokens / drafts,
+    perPositionAcceptanceRates: positions.map(
+      (p) => ((after.acceptedPerPosition.get(p) ?? 0) - (before.acceptedPerPosition.get(p) ?? 0)) / drafts,
+    ),
+  };
+}
+
+/**
+ * Variance of the draft tokens accepted per draft, from the per-position rates r_i = P(the first
+ * i + 1 draft tokens accepted): accepted = Σ 1[A ≥ i + 1], so E[A²] = Σ (2i + 1) r_i.
+ */
+export function acceptedTokensVariance(rates: readonly number[]): number {
+  let mean = 0;
+  let square = 0;
+  rates.forEach((r, i) => {
+    mean += r;
+    square += (2 * i + 1) * r;
+  });
+  return Math.max(0, square - mean * mean);
+}
+
+/**
+ * Variance of the accepted draft tokens of one draft under the synthetic samplers' minimum-variance
+ * schedule for mean acceptance length `al` (vLLM's, TRT-LLM's force knob, ATOM's): the integer
+ * part of al − 1 always accepted, one more with probability f, its fractional part: f(1 − f).
+ */
+export function syntheticVariance(al: number): number {
+  const f = al - 1 - Math.floor(al - 1);
+  return f * (1 - f);
+}
+
+/** A measured AL further than this many standard errors from the target is flagged (and further than TOLERANCE). */
+export const SIGMAS = 4;
+/** Absolute slack: golden ALs are rounded to two decimals, and a server's rates may be rounded too. */
+export const TOLERANCE = 0.05;
+
+export interface AcceptanceCheck {
+  expected: number;
+  measured: number;
+  drafts: number;
+  /** Standard error of the measured mean over the window's drafts. */
+  stderr: number;
+  /** |measured − expected| in standard errors (Infinity for a deviation with zero variance). */
+  sigmas: number;
+  far: boolean;
+}
+
+/**
+ * Is the measured AL far from `expected`? The mean of `drafts` independent draws has standard
+ * error σ/√drafts, σ² the larger of the per-draft variance measured (per-position rates) and the
+ * synthetic schedule's at the target: neither a window that happened to draw alike nor a sampler
+ * noisier than the synthetic one raises a false alarm. Far: more than SIGMAS standard errors
+ * (about 6 false alarms in 100 000 runs at 4σ) and more than TOLERANCE.
+ */
+export function checkAcceptance(stats: SpecDecodeStats, expected: number): AcceptanceCheck {
+  const variance = Math.max(acceptedTokensVariance(stats.perPositionAcceptanceRates), syntheticVariance(expected));
+  const stderr = Math.sqrt(variance / stats.drafts);
+  const deviation = Math.abs(stats.acceptanceLength - expected);
+  const sigmas = stderr > 0 ? deviation / stderr : deviation > 0 ? Infinity : 0;
+  return {
+    expected,
+    measured: stats.acceptanceLength,
+    drafts: stats.drafts,
+    stderr,
+    sigmas,
+    far: sigmas > SIGMAS && deviation > TOLERANCE,
+  };
+}
