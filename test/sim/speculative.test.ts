@@ -182,6 +182,24 @@ describe('/metrics', () => {
     expect(c.acceptedTokens).toBe([...c.acceptedPerPosition.values()].reduce((a, b) => a + b, 0));
   });
 
+  it('streams the tokens of a step as one delta, as vLLM streams a step’s output', async () => {
+    const stream = async (server: SimServer): Promise<string[]> => {
+      const res = await fetch(`${server.url}/v1/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', prompt: 'hello there', max_tokens: 64, ignore_eos: true, stream: true }),
+      });
+      const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: {'));
+      return events.map((e) => (JSON.parse(e.slice(6)) as { choices: { text: string }[] }).choices[0]!.text);
+    };
+    const plain = await stream(await serve({}));
+    expect(plain).toHaveLength(64);
+    const spec = await stream(await serve({ speculative: SPEC }));
+    // The first token, then one delta per verification step of 1 to 4 tokens: the same text.
+    expect(spec.length).toBeLessThan(plain.length / 2);
+    expect(spec.join('')).toBe(plain.join(''));
+  });
+
   it('exports none of them without speculative decoding, as vLLM does', async () => {
     const server = await serve({});
     await complete(server);

@@ -68,10 +68,15 @@ export class ResponseWriter {
       );
   }
 
-  /** Apply a token event of the simulation to its request; `touched` collects the streams to flush. */
+  /**
+   * Apply a token event of the simulation to its request; `touched` collects the streams to flush.
+   * The tokens of one step (several with speculative decoding) go out as one delta, as vLLM
+   * streams a step's output.
+   */
   deliver(l: LiveRequest, event: TokenEvent, touched: Set<LiveRequest>): void {
     const recording = this.o.groundTruth.recording;
     let finish: string | null = null;
+    let delta = '';
     for (let k = 0; k < event.tokens && finish === null; k++) {
       const piece = l.tokens.next();
       l.generated++;
@@ -92,11 +97,12 @@ export class ResponseWriter {
         }
       }
       if (finish === null && l.generated >= l.plannedTokens) finish = l.generated >= l.maxTokens ? 'length' : 'stop';
+      delta += text;
       if (l.stream) {
         if (l.faults.malformedAt === l.generated) l.held += `${l.prefix}{"index":0,"text":\n\n`;
-        l.held += tokenEvent(l, text, finish);
         if (l.faults.stallAt === l.generated) l.stalledUntil = performance.now() + this.o.stallMs;
         if (l.faults.disconnectAt === l.generated && finish === null) {
+          l.held += tokenEvent(l, delta, null);
           touched.delete(l);
           this.flush(l);
           this.drop(l, 'disconnected');
@@ -104,6 +110,7 @@ export class ResponseWriter {
         }
       }
     }
+    if (l.stream && event.tokens > 0) l.held += tokenEvent(l, delta, finish);
     if (finish !== null) {
       if (!event.finished) this.o.cluster.cancel(l.id);
       this.complete(l, finish, touched);
