@@ -48,6 +48,11 @@ export interface BenchOptions extends ClientOptions, LoadOptions, MetricsOptions
    * AL is far from it is invalid (spec-decode.ts says how far is far).
    */
   expectedAcceptanceLength?: number | undefined;
+  /**
+   * Where the speculative-decoding counters are (default: the server's /metrics): the decoding
+   * servers behind a router, which are summed.
+   */
+  specDecodeMetricsUrls?: string[] | undefined;
   /** The engine runs on this machine's cores too (a local run): the validity gate says so. */
   sharedCores?: SharedCores | undefined;
   /**
@@ -120,8 +125,8 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
       await runLoad(warm, { ...o, requestRate: Infinity }, (r, _i, slot) => client.send(r, slot));
     }
     await o.beforeMeasure?.(requests[0]);
-    const metricsUrl = `${o.baseUrl}/metrics`;
-    const specBefore = await fetchSpecDecodeCounters(metricsUrl, headers);
+    const metricsUrls = o.specDecodeMetricsUrls ?? [`${o.baseUrl}/metrics`];
+    const specBefore = await fetchSpecDecodeCounters(metricsUrls, headers);
     const monitor = new SaturationMonitor();
     let done = 0;
     let tokens = 0;
@@ -149,7 +154,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     const clientLoad = monitor.stop(o.sharedCores);
     if (progress) clearInterval(progress);
     o.onProgress?.(done, requests.length, tokens, durationMs);
-    const specAfter = specBefore ? await fetchSpecDecodeCounters(metricsUrl, headers) : undefined;
+    const specAfter = specBefore ? await fetchSpecDecodeCounters(metricsUrls, headers) : undefined;
     await o.afterMeasure?.(requests[0]);
     const specDecode = specBefore && specAfter ? specDecodeWindow(specBefore, specAfter) : undefined;
     const expected = o.expectedAcceptanceLength;

@@ -3,7 +3,8 @@ import { parsePrometheus } from './replay/server-metrics.js';
 /**
  * The server's speculative-decoding counters over the measured window, as `vllm bench serve`
  * reads them: vLLM's `vllm:spec_decode_*` counters scraped from /metrics right before the first
- * measured request and after the last, summed over engines, and differenced. Acceptance length
+ * measured request and after the last, summed over engines (and over the decoding servers behind
+ * a router, whose own /metrics has none), and differenced. Acceptance length
  * = 1 + Δaccepted / Δdrafts (the bonus token counted), as InferenceX's golden-AL collector
  * computes it. With a target AL, the measurement is checked against it (`checkAcceptance`).
  */
@@ -56,18 +57,32 @@ export function specDecodeCounters(text: string): SpecDecodeCounters | undefined
   return found ? out : undefined;
 }
 
-/** Scrape `url`; undefined when it fails or exports no speculative-decoding counters. Never rejects. */
+/**
+ * Scrape every url (each decoding server of a deployment) and sum their counters; undefined when
+ * one fails or exports none, since a sum missing a server would skew the window. Never rejects.
+ */
 export async function fetchSpecDecodeCounters(
-  url: string,
+  urls: readonly string[],
   headers?: Record<string, string>,
 ): Promise<SpecDecodeCounters | undefined> {
-  try {
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
-    if (!res.ok) return undefined;
-    return specDecodeCounters(await res.text());
-  } catch {
-    return undefined;
-  }
+  const each = await Promise.all(
+    urls.map(async (url) => {
+      try {
+        const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+        return res.ok ? specDecodeCounters(await res.text()) : undefined;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  if (each.length === 0 || each.some((c) => c === undefined)) return undefined;
+  return (each as SpecDecodeCounters[]).reduce((sum, c) => {
+    sum.drafts += c.drafts;
+    sum.draftTokens += c.draftTokens;
+    sum.acceptedTokens += c.acceptedTokens;
+    for (const [pos, n] of c.acceptedPerPosition) sum.acceptedPerPosition.set(pos, (sum.acceptedPerPosition.get(pos) ?? 0) + n);
+    return sum;
+  });
 }
 
 /** What happened between two scrapes; undefined when no draft token was verified (as `vllm bench serve`). */

@@ -224,6 +224,12 @@ const ARGS: ArgSpec[] = [
     help: "The speculative-decoding acceptance length the server should reach (a golden AL): the run is invalid when the measured one (from the server's vLLM spec-decode counters) is far from it.",
   },
   {
+    flags: ['--spec-decode-metrics-url'],
+    dest: 'spec_decode_metrics_url',
+    kind: 'many',
+    help: 'Where to read the speculative-decoding counters (default: BASE_URL/metrics): the /metrics of each decoding server behind a router, summed.',
+  },
+  {
     flags: ['--timeout'],
     dest: 'timeout',
     kind: 'one',
@@ -459,6 +465,7 @@ export async function benchOptions(argv: string[]): Promise<
     warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
     maxFailureRate: a.max_failure_rate as number,
     expectedAcceptanceLength: expectedAl,
+    specDecodeMetricsUrls: a.spec_decode_metrics_url as string[] | undefined,
     saveDetailed: a.save_detailed as boolean,
     timeScale: a.time_scale as number,
     clockAnchorMs: clockAnchorFromEnv(),

@@ -273,8 +273,11 @@ export function merge(a: Record<string, unknown>, b: Record<string, unknown>): R
   return out;
 }
 
-/** The client as InferenceX runs it: `--backend vllm` against /v1/completions. */
-export function clientSettings(d: Deployment, engineTokenizes: boolean): ClientSettings {
+/**
+ * The client as InferenceX runs it: `--backend vllm` against /v1/completions. `draftTokens`: the
+ * engine's draft length for a worker shape, to know the AL injected into the decoding workers.
+ */
+export function clientSettings(d: Deployment, engineTokenizes: boolean, draftTokens: (w: WorkerShape) => number): ClientSettings {
   const mtp = d.specDecoding === 'mtp';
   const option = optString(d, 'tokenizer');
   // The server tokenizer carries no chat template; with mtp (every *_mtp.sh passes
@@ -283,14 +286,23 @@ export function clientSettings(d: Deployment, engineTokenizes: boolean): ClientS
     option === undefined ? (engineTokenizes && !mtp ? 'server' : d.modelPath) : option === 'model' ? d.modelPath : option;
   // DeepSeek-V4's template is its own encoder, which InferenceX's dsv4 scripts select with --dsv4.
   const dsv4 = mtp && /deepseek-v4/i.test(d.model);
+  const expected = expectedAcceptanceLength(d, draftTokens);
   return {
     backend: 'vllm',
     endpoint: '/v1/completions',
     tokenizer,
     useChatTemplate: mtp,
     ...(dsv4 ? { dsv4 } : {}),
+    ...(expected !== undefined ? { expectedAcceptanceLength: expected } : {}),
     timeScale: 1,
   };
+}
+
+/** The synthetic AL of the workers that decode (they are the ones whose acceptance is measured); undefined without one. */
+export function expectedAcceptanceLength(d: Deployment, draftTokens: (w: WorkerShape) => number): number | undefined {
+  if (d.specDecoding !== 'mtp' || !d.syntheticAcceptance) return undefined;
+  const decoder = d.layout.kind === 'aggregated' ? d.layout.worker : d.layout.decode;
+  return syntheticAl(d.syntheticAcceptance, draftTokens(decoder));
 }
 
 /** Ready when /v1/models lists the served name. */

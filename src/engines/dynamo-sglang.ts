@@ -7,6 +7,7 @@ import {
   sglangEngineArgs,
   sglangNodeArgs,
   sglangShapeProblems,
+  sglangDraftTokens,
   sglangSyntheticEnv,
 } from './sglang.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './types.js';
@@ -38,6 +39,7 @@ const TRANSFER_BACKENDS: Record<string, string> = { nixl: 'nixl', mooncake: 'moo
 
 const engine: DynamoEngine = {
   name: 'dynamo-sglang',
+  draftTokens: sglangDraftTokens,
 
   prepare({ worker, ports }: WorkerContext): number | undefined {
     return worker.hosts.length > 1 ? ports.next(worker.hosts[0]!) : undefined;

@@ -9,6 +9,7 @@ import {
   singleNode,
   trtMaxNumTokens,
   trtShapeProblems,
+  trtMtpLayers,
   trtSyntheticEnv,
 } from './trt.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './types.js';
@@ -67,6 +68,7 @@ export function dynamoTrtEngineArgs(ctx: WorkerContext): Record<string, unknown>
 
 const engine: DynamoEngine = {
   name: 'dynamo-trt',
+  draftTokens: trtMtpLayers,
 
   prepare({ worker }: WorkerContext) {
     singleNode(worker, 'dynamo-trt');

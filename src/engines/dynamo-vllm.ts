@@ -3,7 +3,7 @@ import { DYNAMO_OPTIONS, dynamoLaunch, dynamoProblems } from './dynamo.js';
 import type { DynamoEngine, WorkerContext } from './dynamo.js';
 import type { OptionSpecs } from './common.js';
 import type { Deployment, EngineAdapter, Launch, Placement, Ports } from './types.js';
-import { VLLM_OPTIONS, localDpRanks, parseVllmOptions, vllmEngineArgs, vllmShapeProblems } from './vllm.js';
+import { VLLM_OPTIONS, localDpRanks, parseVllmOptions, vllmDraftTokens, vllmEngineArgs, vllmShapeProblems } from './vllm.js';
 
 /**
  * vLLM under Dynamo, as srt-slurm launches it (NVIDIA/srt-slurm src/srtctl/backends/vllm.py
@@ -52,6 +52,7 @@ interface Shared {
 
 const engine: DynamoEngine = {
   name: 'dynamo-vllm',
+  draftTokens: vllmDraftTokens,
 
   prepare({ shape, worker, ports }: WorkerContext): Shared {
     if (dpRanks(shape) <= 1) return {};

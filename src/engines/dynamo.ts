@@ -99,6 +99,8 @@ export interface WorkerNode {
 export interface DynamoEngine {
   /** The engine's name in messages. */
   name: string;
+  /** Speculative decoding's draft tokens per step on a worker of this shape. */
+  draftTokens(d: Deployment, shape: WorkerShape): number;
   /** Allocates what the worker shares across its nodes (e.g. a rendezvous port on the leader). */
   prepare?(ctx: WorkerContext): unknown;
   /** The command of node `rank`; DYN_SYSTEM_PORT, GPUs and the shared env are added around it. */
@@ -217,6 +219,6 @@ export function dynamoLaunch(d: Deployment, placement: Placement, ports: Ports, 
     ready,
     metricsPath: '/metrics',
     // The frontend has no /tokenize: the load generator reads the model's tokenizer.json.
-    client: clientSettings(d, false),
+    client: clientSettings(d, false, (w) => engine.draftTokens(d, w)),
   };
 }

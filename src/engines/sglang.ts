@@ -57,6 +57,7 @@ export const SGLANG_OPTIONS: OptionSpecs = {
 
 /** EAGLE steps for mtp: InferenceX dsr1_fp8_h200_mtp.sh (SPECULATIVE_NUM_STEPS=2, DRAFT_TOKENS=3, TOPK=1). */
 const SGLANG_MTP_STEPS = 2;
+export const sglangDraftTokens = (d: Deployment): number => mtpTokens(d, SGLANG_MTP_STEPS);
 
 /** Checks SGLang makes of every worker shape (sglang and dynamo-sglang). */
 export function sglangShapeProblems(d: Deployment): string[] {
@@ -99,7 +100,7 @@ export function sglangEngineArgs(d: Deployment, w: WorkerShape): string[] {
   // SGLang spells the fp8 KV cache fp8_e4m3 (InferenceX --kv-cache-dtype fp8_e4m3).
   if (kv !== undefined) args.push('--kv-cache-dtype', kv === 'fp8' ? 'fp8_e4m3' : kv);
   if (d.specDecoding === 'mtp') {
-    const steps = mtpTokens(d, SGLANG_MTP_STEPS);
+    const steps = sglangDraftTokens(d);
     args.push(
       '--speculative-algorithm',
       'EAGLE',
@@ -121,7 +122,7 @@ export function sglangEngineArgs(d: Deployment, w: WorkerShape): string[] {
 export function sglangSyntheticEnv(d: Deployment): Record<string, string> {
   if (d.specDecoding !== 'mtp' || !d.syntheticAcceptance) return {};
   return {
-    SGLANG_SIMULATE_ACC_LEN: String(syntheticAl(d.syntheticAcceptance, mtpTokens(d, SGLANG_MTP_STEPS))),
+    SGLANG_SIMULATE_ACC_LEN: String(syntheticAl(d.syntheticAcceptance, sglangDraftTokens(d))),
     SGLANG_SIMULATE_ACC_METHOD: 'match-expected',
     SGLANG_SIMULATE_ACC_TOKEN_MODE: 'real-draft-token',
   };
@@ -193,7 +194,7 @@ export const sglang: EngineAdapter = {
       endpoint: { host: leader, port },
       ready: [{ path: '/health' }, modelsProbe(d.servedModelName)],
       metricsPath: '/metrics',
-      client: clientSettings(d, true),
+      client: clientSettings(d, true, () => sglangDraftTokens(d)),
     };
   },
 };

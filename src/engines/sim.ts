@@ -1,4 +1,4 @@
-import { mtpTokens, syntheticAl } from './common.js';
+import { expectedAcceptanceLength, mtpTokens, syntheticAl } from './common.js';
 import { CatalogError, PRECISIONS, findHardware, findModel } from '../sim/index.js';
 import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool, Ports, Probe, WorkerShape } from './types.js';
 
@@ -29,6 +29,7 @@ export function simulatedModel(model: string, options: Deployment['options']): s
 
 /** Draft tokens when the cluster sets no mtp-tokens: InferenceX's agentic MTP scripts run 3. */
 const SIM_DRAFT_TOKENS = 3;
+const simDraftTokens = (d: Deployment): number => mtpTokens(d, SIM_DRAFT_TOKENS);
 
 const READY: Probe[] = [{ path: '/health' }];
 
@@ -50,7 +51,7 @@ function optionFlags(d: Deployment): string[] {
   if (d.scenario === 'agentic-coding') flags.push('--enable-prompt-tokens-details');
   // Speculative decoding is simulated when the row injects synthetic acceptance: its AL is known.
   if (d.specDecoding === 'mtp' && d.syntheticAcceptance) {
-    const n = mtpTokens(d, SIM_DRAFT_TOKENS);
+    const n = simDraftTokens(d);
     flags.push('--spec-draft-tokens', String(n), '--spec-acceptance', String(syntheticAl(d.syntheticAcceptance, n)));
   }
   if (o['extra-args'] !== undefined) flags.push(...String(o['extra-args']).split(/\s+/).filter(Boolean));
@@ -118,11 +119,13 @@ export const sim: EngineAdapter = {
         ready: READY,
       };
     };
+    const expected = expectedAcceptanceLength(d, () => simDraftTokens(d));
     const client = {
       backend: 'vllm',
       endpoint: '/v1/completions' as const,
       tokenizer: 'gpt2',
       useChatTemplate: false,
+      ...(expected !== undefined ? { expectedAcceptanceLength: expected } : {}),
       timeScale: speedOf(d),
     };
     const layout = d.layout;

@@ -82,7 +82,7 @@ export const LLM_API_ENV = 'FRONTIER_EXTRA_LLM_API_OPTIONS';
 const WRITE_AND_RUN = `f=$(mktemp) && printf "%s\\n" "$${LLM_API_ENV}" >"$f" && exec "$@" --extra_llm_api_options "$f"`;
 
 /** MTP layers: InferenceX dsr1_fp8_b200_trt_mtp.sh uses MTP=3, and MTP=1 with attention DP. */
-const trtMtpLayers = (d: Deployment, w: WorkerShape): number => mtpTokens(d, w.dpAttn ? 1 : 3);
+export const trtMtpLayers = (d: Deployment, w: WorkerShape): number => mtpTokens(d, w.dpAttn ? 1 : 3);
 
 /**
  * TensorRT-LLM's forced acceptance: accepted draft tokens per step, the golden AL minus the
@@ -224,7 +224,7 @@ export const trt: EngineAdapter = {
       endpoint: { host, port },
       ready: [{ path: '/health' }, modelsProbe(modelId(d.modelPath))],
       ...(prometheus ? { metricsPath: '/prometheus/metrics' } : {}),
-      client: clientSettings(d, false),
+      client: clientSettings(d, false, (w) => trtMtpLayers(d, w)),
     };
   },
 };

@@ -146,6 +146,11 @@ export interface ClientSettings {
   useChatTemplate: boolean;
   /** Frame prompts with DeepSeek-V4's encoder (`--dsv4`), as InferenceX's dsv4 MTP scripts do. */
   dsv4?: boolean;
+  /**
+   * The acceptance length the decoding workers were given as synthetic acceptance: the client
+   * measures speculative decoding's AL and flags a run far from it.
+   */
+  expectedAcceptanceLength?: number;
   /** Times measured are multiplied by this (a simulated engine running faster than real time). */
   timeScale: number;
 }

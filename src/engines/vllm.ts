@@ -56,6 +56,7 @@ export const VLLM_OPTIONS: OptionSpecs = {
 
 /** Speculative tokens per step for mtp: InferenceX's *_vllm_mtp.sh scripts use 2 (NUM_SPEC_TOKENS=2). */
 const VLLM_MTP_TOKENS = 2;
+export const vllmDraftTokens = (d: Deployment): number => mtpTokens(d, VLLM_MTP_TOKENS);
 
 /** Checks vLLM makes of every worker shape (vllm and dynamo-vllm). */
 export function vllmShapeProblems(d: Deployment): string[] {
@@ -103,7 +104,7 @@ export function vllmEngineArgs(d: Deployment, w: WorkerShape): string[] {
   const kv = kvCacheDtype(d);
   if (kv !== undefined) args.push('--kv-cache-dtype', kv);
   if (d.specDecoding === 'mtp') {
-    const n = mtpTokens(d, VLLM_MTP_TOKENS);
+    const n = vllmDraftTokens(d);
     // Synthetic acceptance as InferenceX's injector writes it (runners/synthetic_injectors/vllm.py).
     const synthetic = d.syntheticAcceptance
       ? { rejection_sample_method: 'synthetic', synthetic_acceptance_length: syntheticAl(d.syntheticAcceptance, n) }
@@ -179,7 +180,7 @@ export const vllm: EngineAdapter = {
       endpoint: { host: leader, port },
       ready: [{ path: '/health' }, modelsProbe(d.servedModelName)],
       metricsPath: '/metrics',
-      client: clientSettings(d, true),
+      client: clientSettings(d, true, () => vllmDraftTokens(d)),
     };
   },
 };

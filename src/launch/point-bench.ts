@@ -1,11 +1,12 @@
 import { DEFAULT_REQUEST_DEADLINE_MS } from '../bench/index.js';
 import type { BenchOptions } from '../bench/index.js';
-import type { ClientSettings } from '../engines/index.js';
+import type { ClientSettings, Launch } from '../engines/index.js';
 
 /**
  * How one point is benched, as InferenceX's `run_benchmark_serving` does it: the random dataset
  * at the row's ISL/OSL with range ratio 0.8, 10 × conc prompts after 2 × conc warmups, closed
- * loop at conc, `ignore_eos`, percentiles of ttft, tpot, itl and e2el at 90, 99 and 99.9.
+ * loop at conc, `ignore_eos`, percentiles of ttft, tpot, itl and e2el at 90, 99 and 99.9; with
+ * synthetic acceptance, the measured acceptance length checked against the one injected.
  * One description, two forms: options for the in-process load generator (local runs) and the
  * `frontier bench` command line (job scripts).
  */
@@ -17,6 +18,19 @@ export interface PointBench {
   osl: number;
   conc: number;
   client: ClientSettings;
+  /** The decoding servers' /metrics, when a router fronts them (`specDecodeMetricsUrlsOf`). */
+  specDecodeMetricsUrls?: string[] | undefined;
+}
+
+/**
+ * Where the bench reads speculative decoding's counters when it checks the acceptance length:
+ * the decode workers' /metrics (a router's has none), undefined for the endpoint's own.
+ */
+export function specDecodeMetricsUrlsOf(launch: Launch): string[] | undefined {
+  if (launch.client.expectedAcceptanceLength === undefined) return undefined;
+  const decoders = launch.processes.filter((p) => p.role === 'decode' && p.port !== undefined);
+  if (decoders.length === 0) return undefined;
+  return decoders.map((p) => `http://${p.host}:${p.port}${launch.metricsPath ?? '/metrics'}`);
 }
 
 export const RANGE_RATIO = 0.8;
@@ -56,6 +70,8 @@ export function benchOptionsOf(p: PointBench): BenchOptions {
     warmups: WARMUPS_PER_CONC * p.conc,
     maxFailureRate: 0.05,
     saveDetailed: false,
+    expectedAcceptanceLength: p.client.expectedAcceptanceLength,
+    specDecodeMetricsUrls: p.specDecodeMetricsUrls,
     timeScale: p.client.timeScale,
   };
 }
@@ -97,6 +113,10 @@ export function benchArgsOf(p: PointBench, resultFile: string): string[] {
     PERCENTILES.join(','),
     ...(p.client.useChatTemplate ? ['--use-chat-template'] : []),
     ...(p.client.dsv4 ? ['--dsv4'] : []),
+    ...(p.client.expectedAcceptanceLength !== undefined
+      ? ['--expected-acceptance-length', String(p.client.expectedAcceptanceLength)]
+      : []),
+    ...(p.specDecodeMetricsUrls ? ['--spec-decode-metrics-url', ...p.specDecodeMetricsUrls] : []),
     ...(p.client.timeScale !== 1 ? ['--time-scale', String(p.client.timeScale)] : []),
     '--result-file',
     resultFile,

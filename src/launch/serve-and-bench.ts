@@ -17,7 +17,7 @@ import type { VirtualClock } from '../util/virtual-clock.js';
 import { clearEngines, recordEngines } from './leftovers.js';
 import { RUN_MARKER, startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
-import { benchOptionsOf } from './point-bench.js';
+import { benchOptionsOf, specDecodeMetricsUrlsOf } from './point-bench.js';
 import { waitReady } from './ready.js';
 import type { ReadyTarget } from './ready.js';
 import type { GroupContext } from './run.js';
@@ -183,7 +183,15 @@ export async function serveAndBench(
         continue;
       }
       const report = await runBench({
-        ...benchOptionsOf({ baseUrl, model: o.model, isl: o.isl, osl: o.osl, conc: p.conc, client: launch.client }),
+        ...benchOptionsOf({
+          baseUrl,
+          model: o.model,
+          isl: o.isl,
+          osl: o.osl,
+          conc: p.conc,
+          client: launch.client,
+          specDecodeMetricsUrls: specDecodeMetricsUrlsOf(launch),
+        }),
         ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
         clockAnchorMs: ctx.clockAnchorMs,
         onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),

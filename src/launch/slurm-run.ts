@@ -14,7 +14,7 @@ import type { PlannedEval, PlannedPoint } from '../plan/launches.js';
 import { routeRecipe, rowRouteRequest } from '../clusters/index.js';
 import type { ClusterProfile, SrtctlSettings } from '../clusters/index.js';
 import type { RunDir } from './run-dir.js';
-import { benchArgsOf } from './point-bench.js';
+import { benchArgsOf, specDecodeMetricsUrlsOf } from './point-bench.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import type { GroupExecutor, PreparedGroup, SrtctlPlan } from './run.js';
 import type { EvalSettings } from './evals.js';
@@ -107,7 +107,15 @@ export function jobFor(
       benchArgs: isAgenticRow(p.row)
         ? agenticArgs(p, agentic, launch, d, dir)
         : benchArgsOf(
-            { baseUrl, model: d.servedModelName, isl: d.isl, osl: d.osl, conc: p.conc, client: launch.client },
+            {
+              baseUrl,
+              model: d.servedModelName,
+              isl: d.isl,
+              osl: d.osl,
+              conc: p.conc,
+              client: launch.client,
+              specDecodeMetricsUrls: specDecodeMetricsUrlsOf(launch),
+            },
             dir.rawFile(p.resultFilename),
           ),
     })),

@@ -12,6 +12,7 @@ import { renderLaunchScript } from '../../src/engines/script.js';
 import { sglang } from '../../src/engines/sglang.js';
 import { LLM_API_ENV, trt } from '../../src/engines/trt.js';
 import type {
+  ClientSettings,
   Deployment,
   EngineAdapter,
   EngineProcess,
@@ -697,6 +698,21 @@ describe('synthetic acceptance', () => {
     // TensorRT-LLM counts accepted drafts only: AL − 1 (3 MTP layers without attention DP, 1 with).
     expect(processes(trt, mtp('trt', agg(shape(8))))[0]!.env.TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS).toBe('2.39');
     expect(processes(trt, mtp('trt', agg(dep(8))))[0]!.env.TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS).toBe('0.93');
+  });
+
+  it('tells the client the AL injected into the workers that decode, to check the measured one against', () => {
+    const client = (adapter: EngineAdapter, d: Deployment): ClientSettings => render({ adapter, name: 'x', d }).launch.client;
+    expect(client(vllm, mtp('vllm', agg(shape(8)))).expectedAcceptanceLength).toBe(2.73);
+    expect(client(sglang, mtp('sglang', agg(shape(8)), { options: { 'mtp-tokens': 1 } })).expectedAcceptanceLength).toBe(1.93);
+    expect(client(dynamoVllm, mtp('dynamo-vllm', P1D1)).expectedAcceptanceLength).toBe(2.73);
+    // TensorRT-LLM's draft length follows the decoder's shape: 1 MTP layer on attention-DP decoders, whatever the prefill runs.
+    expect(client(dynamoTrt, mtp('dynamo-trt', disagg(pool(1, shape(4)), pool(1, dep(8))))).expectedAcceptanceLength).toBe(1.93);
+    expect(client(dynamoTrt, mtp('dynamo-trt', disagg(pool(1, dep(4)), pool(1, shape(8))))).expectedAcceptanceLength).toBe(3.39);
+    // Real acceptance, or no speculative decoding: nothing to check.
+    expect(client(vllm, mtp('vllm', agg(shape(8)), { syntheticAcceptance: undefined })).expectedAcceptanceLength).toBeUndefined();
+    expect(
+      client(vllm, deployment('vllm', agg(shape(8)), { syntheticAcceptance: golden })).expectedAcceptanceLength,
+    ).toBeUndefined();
   });
 
   it('injects nothing for real acceptance, and refuses a draft length the curve does not have', () => {

@@ -229,6 +229,53 @@ describe('frontier run, disaggregated on simulated engines', () => {
   });
 });
 
+describe('frontier run, speculative decoding with synthetic acceptance', () => {
+  // Qwen3.5's golden curve, thinking_on: the sim runs 3 draft tokens, golden AL 3.39.
+  const mtpRow = (extraArgs?: string) => {
+    const row = disaggRow({
+      model: 'Qwen/Qwen3.5-397B-A17B',
+      'model-prefix': 'qwen3.5',
+      'spec-decoding': 'mtp',
+      conc: [8],
+      'exp-name': 'qwen3.5_mtp_1k32',
+    });
+    row.prefill['additional-settings'] = ['SYNTHETIC_ACCEPTANCE=true'];
+    return {
+      row,
+      cluster: simCluster({ engines: { sim: { speed: 4, ...(extraArgs ? { 'extra-args': extraArgs } : {}) } } }),
+    };
+  };
+  const rawOf = (manifest: RunManifest, dir: RunDir) =>
+    JSON.parse(readFileSync(dir.rawFile(manifest.points[0]!.resultFilename), 'utf8')) as Record<string, unknown> & {
+      frontier: { problems: string[]; acceptance_length_check: Record<string, unknown> };
+    };
+
+  it('an MTP row measures the golden AL it was given, within its noise, and is valid', async () => {
+    const { row, cluster } = mtpRow();
+    const { manifest, dir } = await runRows([row], cluster);
+    expect(statuses(manifest)).toEqual(['8:ok']);
+    const raw = rawOf(manifest, dir);
+    const check = raw.frontier.acceptance_length_check;
+    expect(check).toMatchObject({ expected: 3.39, far: false });
+    const al = raw.spec_decode_acceptance_length as number;
+    expect(check.measured).toBe(al);
+    // 2 drafts always accepted, the third with p = 0.39: σ² = 0.39 · 0.61 per draft.
+    expect(Math.abs(al - 3.39)).toBeLessThan(4 * Math.sqrt((0.39 * 0.61) / (raw.spec_decode_num_drafts as number)));
+    expect(raw.spec_decode_per_position_acceptance_rates).toEqual([1, 1, expect.closeTo(0.39, 1)]);
+  });
+
+  it('a server whose acceptance is not the golden AL fails the point, saying how far it is', async () => {
+    // The sim told a different acceptance after the adapter's flags, as an engine ignoring the knob would run.
+    const { row, cluster } = mtpRow('--spec-acceptance 2.5');
+    const { manifest, dir } = await runRows([row], cluster);
+    expect(statuses(manifest)).toEqual(['8:invalid']);
+    const raw = rawOf(manifest, dir);
+    expect(raw.frontier.acceptance_length_check).toMatchObject({ expected: 3.39, far: true });
+    expect(raw.spec_decode_acceptance_length).toBeCloseTo(2.5, 1);
+    expect(raw.frontier.problems.join('\n')).toMatch(/the measured acceptance length 2\.\d+ is far from the expected 3\.39/);
+  });
+});
+
 describe('frontier run, local executor, a real llama.cpp server', () => {
   it('starts llama-server with the row’s model, benches each concurrency through it, and stops it', async () => {
     const { binary, model } = await ensureLlamaServerAndModel();

@@ -183,6 +183,22 @@ describe('point benchmark settings', () => {
     expect(benchArgsOf(dsv4, '/tmp/x.json')).toContain('--dsv4');
     expect((await benchOptions(benchArgsOf(dsv4, '/tmp/x.json').slice(1)))!.options.dsv4).toBe(true);
     expect(benchOptionsOf(dsv4).dsv4).toBe(true);
+    // Synthetic acceptance: the AL injected, checked against the decoding servers' counters.
+    const spec = {
+      ...point,
+      client: { ...client, expectedAcceptanceLength: 3.39 },
+      specDecodeMetricsUrls: ['http://10.0.0.2:8001/metrics', 'http://10.0.0.3:8001/metrics'],
+    };
+    const specParsed = (await benchOptions(benchArgsOf(spec, '/tmp/x.json').slice(1)))!.options;
+    expect(specParsed).toMatchObject({
+      expectedAcceptanceLength: 3.39,
+      specDecodeMetricsUrls: spec.specDecodeMetricsUrls,
+    });
+    expect({ ...specParsed, goodput: undefined, apiKey: undefined }).toEqual({
+      ...benchOptionsOf(spec),
+      goodput: undefined,
+      apiKey: undefined,
+    });
     expect(benchOptionsOf(point)).toMatchObject({
       concurrency: 16,
       warmups: 32,
