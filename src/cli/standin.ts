@@ -9,13 +9,16 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { runBenchCommand } from './bench.js';
 import { UserError } from '../util/user-error.js';
 import { simCommand } from './sim.js';
+import { flagValue, flagValues } from './standin-args.js';
+import { syntheticSpecFlags, syntheticSpecOf } from './standin-speculative.js';
 
 /**
  * The node half of the stand-ins InferenceX scripts run under (src/launch/inferencex/standins.ts):
  * an engine entry point becomes `frontier sim serve` for the row the script was given (its
  * environment contract names model, GPUs and parallelism), on the port and under the name the
- * script asked for; InferenceX's benchmark client becomes `frontier bench` with the same command
- * line. Hidden: only the stand-ins call it.
+ * script asked for, with the synthetic acceptance the engine was told (standin-speculative.ts);
+ * InferenceX's benchmark client becomes `frontier bench` with the same command line. Hidden:
+ * only the stand-ins call it.
  *
  * An srt-slurm recipe's processes (recipe-run.ts) run under them too, with
  * $FRONTIER_STANDIN_REGISTRY set: a Dynamo worker (`python3 -m dynamo.sglang|vllm|trtllm`, or a
@@ -29,23 +32,6 @@ import { simCommand } from './sim.js';
  * on the port its command line names ($FRONTIER_RECIPE_PORT for nginx, whose port is in its
  * config).
  */
-
-/** The value of `--name VALUE` or `--name=VALUE` (the last one given). */
-function flagValue(args: readonly string[], ...names: string[]): string | undefined {
-  let value: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    for (const name of names) {
-      if (args[i] === name && i + 1 < args.length) value = args[i + 1];
-      else if (args[i]!.startsWith(`${name}=`)) value = args[i]!.slice(name.length + 1);
-    }
-  }
-  return value;
-}
-
-/** Every value of `--name VALUE`. */
-function flagValues(args: readonly string[], name: string): string[] {
-  return args.flatMap((a, i) => (a === name && i + 1 < args.length ? [args[i + 1]!] : []));
-}
 
 /** The model argument of an engine command line: a flag, else the first positional argument. */
 function modelArg(tool: string, args: readonly string[]): string | undefined {
@@ -177,6 +163,11 @@ async function simServe(
   const tp = process.env.TP || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || roleTp || need('TP');
   const ep = process.env.EP_SIZE || flagValue(args, '--ep-size', '--ep', '--expert-parallel-size') || '1';
   const dpAttn = process.env.DP_ATTENTION ? process.env.DP_ATTENTION === 'true' : args.includes('--enable-dp-attention');
+  const spec = syntheticSpecOf(args, process.env);
+  if (spec)
+    process.stderr.write(
+      `stand-in: speculative decoding, ${spec.draftTokens} draft tokens, acceptance length ${spec.acceptanceLength} (${spec.source})\n`,
+    );
   const sim = [
     'serve',
     '--model',
@@ -196,6 +187,7 @@ async function simServe(
     served,
     ...(role === 'both' ? [] : ['--role', role]),
     ...(process.env.MAX_MODEL_LEN ? ['--max-model-len', process.env.MAX_MODEL_LEN] : []),
+    ...syntheticSpecFlags(spec),
     ...(process.env.FRONTIER_SIM_ARGS ?? '').split(/\s+/).filter(Boolean),
     // Tests and local runs listen on loopback only; `http://0.0.0.0:PORT` reaches it.
     '--host',

@@ -107,6 +107,9 @@ describe('frontier sim serve', () => {
     expect(runCli(['sim', 'serve', '--efficiency', 'speed=3']).stderr).toMatch(
       /--efficiency speed=3: expected <key>=<number> with key one of compute, memory/,
     );
+    expect(runCli(['sim', 'serve', '--spec-draft-tokens', '2', '--spec-acceptance', '3.39']).stderr).toMatch(
+      /--spec-acceptance 3\.39: 2 draft tokens accept at most 3 tokens per step; lower it or raise --spec-draft-tokens/,
+    );
   });
 });
 
