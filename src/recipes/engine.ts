@@ -26,15 +26,17 @@ export interface EngineParallelism {
 
 type Flags = Record<string, unknown>;
 
-/** A flag by any of its spellings (kebab or snake case). */
-function flag(flags: Flags, ...names: string[]): unknown {
+/** A flag by any of its spellings (kebab or snake case), with the key it is written under. */
+export function flagEntry(flags: Flags, ...names: string[]): [string, unknown] | undefined {
   for (const name of names) {
     for (const spelling of [name, name.replace(/-/g, '_'), name.replace(/_/g, '-')]) {
-      if (flags[spelling] !== undefined && flags[spelling] !== null) return flags[spelling];
+      if (flags[spelling] !== undefined && flags[spelling] !== null) return [spelling, flags[spelling]];
     }
   }
   return undefined;
 }
+
+const flag = (flags: Flags, ...names: string[]): unknown => flagEntry(flags, ...names)?.[1];
 
 function intFlag(flags: Flags, fallback: number, ...names: string[]): number {
   const v = flag(flags, ...names);

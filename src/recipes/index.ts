@@ -1,6 +1,6 @@
 export { compareEntryWithRecipe, normaliseImage, recipeConcurrencies } from './consistency.js';
 export type { EntryView, Mismatch } from './consistency.js';
-export { engineFlags, engineParallelism } from './engine.js';
+export { engineFlags, engineParallelism, flagEntry } from './engine.js';
 export type { EngineParallelism, EngineRole } from './engine.js';
 export { loadRecipe, locateInRecipe } from './load.js';
 export type { RecipeFile } from './load.js';

@@ -1,4 +1,4 @@
-import { engineFlags } from '../recipes/index.js';
+import { engineFlags, flagEntry } from '../recipes/index.js';
 import type { EngineRole } from '../recipes/index.js';
 import type { Knob, Pin } from './judge.js';
 
@@ -26,13 +26,6 @@ export interface RecipeSpeculation {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A flag by any of its spellings, with the key it is written under. */
-function flag(flags: Obj, name: string): [string, unknown] | undefined {
-  for (const key of [name, name.replace(/-/g, '_')])
-    if (flags[key] !== undefined && flags[key] !== null) return [key, flags[key]];
-  return undefined;
-}
 
 /** A JSON flag written as a string (`'{"method":"mtp",…}'`) or as a mapping. */
 function jsonFlag(value: unknown): Obj | undefined {
@@ -62,20 +55,20 @@ export function recipeSpeculation(recipe: Obj): RecipeSpeculation[] {
     let draftLength: number | undefined;
     let path: string | undefined;
     if (type === 'vllm') {
-      const spec = flag(flags, 'speculative-config');
+      const spec = flagEntry(flags, 'speculative-config');
       draftLength = positive(jsonFlag(spec?.[1])?.num_speculative_tokens);
       path = spec && `${base}.${spec[0]}`;
     } else if (type === 'sglang') {
-      const steps = flag(flags, 'speculative-num-steps');
+      const steps = flagEntry(flags, 'speculative-num-steps');
       draftLength = positive(steps?.[1]);
       path = steps && `${base}.${steps[0]}`;
     } else if (type === 'trtllm') {
-      const spec = flag(flags, 'speculative_config');
+      const spec = flagEntry(flags, 'speculative_config');
       const config = isObj(spec?.[1]) ? (spec[1] as Obj) : undefined;
       draftLength = positive(config?.max_draft_len ?? config?.num_nextn_predict_layers);
       path = spec && `${base}.${spec[0]}`;
     }
-    const kwargs = flag(flags, 'default-chat-template-kwargs') ?? flag(flags, 'chat-template-kwargs');
+    const kwargs = flagEntry(flags, 'default-chat-template-kwargs') ?? flagEntry(flags, 'chat-template-kwargs');
     out.push({ role, draftLength, thinking: jsonFlag(kwargs?.[1]), path });
   }
   return out;
@@ -97,7 +90,7 @@ export function recipePins(recipe: Obj): RecipePin[] {
       const [where, env] = envs.find(([, e]) => isObj(e) && e[knob] !== undefined && e[knob] !== null) ?? [];
       if (where) pins.push({ knob, written: String((env as Obj)[knob]), draftLengths, role, path: `${where}.${knob}` });
     }
-    const spec = flag(engineFlags(backend, role) ?? {}, 'speculative-config');
+    const spec = flagEntry(engineFlags(backend, role) ?? {}, 'speculative-config');
     const synthetic = jsonFlag(spec?.[1])?.synthetic_acceptance_length;
     if (type === 'vllm' && spec && synthetic !== undefined)
       pins.push({

@@ -13,16 +13,34 @@ import type { SyntheticAcceptance } from '../engines/index.js';
  * the golden curve of its model in THINKING_MODE (thinking_on by default, as the injector's).
  */
 
-/** The additional-settings of a multi-node row as NAME → value. */
-function rowSettings(row: MatrixRow): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!isMultiNodeRow(row)) return out;
-  for (const worker of [row.prefill, row.decode])
-    for (const s of worker['additional-settings'] ?? []) {
-      const m = /^([A-Za-z_]\w*)=(.*)$/.exec(s);
-      if (m && !out.has(m[1]!)) out.set(m[1]!, m[2]!);
-    }
+/** A `NAME=VALUE` of a worker's additional-settings, and where it is. */
+export interface Setting {
+  value: string;
+  role: 'prefill' | 'decode';
+  index: number;
+}
+
+/**
+ * The `NAME=VALUE` additional-settings of a multi-node search-space entry or row (prefill's, then
+ * decode's; the first of a name wins, as the launchers export them).
+ */
+export function additionalSettings(workers: { prefill?: unknown; decode?: unknown }): Map<string, Setting> {
+  const out = new Map<string, Setting>();
+  for (const role of ['prefill', 'decode'] as const) {
+    const settings = (workers[role] as { 'additional-settings'?: unknown } | undefined)?.['additional-settings'];
+    if (!Array.isArray(settings)) continue;
+    settings.forEach((s: unknown, index) => {
+      const m = typeof s === 'string' ? /^([A-Za-z_]\w*)=(.*)$/.exec(s) : null;
+      if (m && !out.has(m[1]!)) out.set(m[1]!, { value: m[2]!, role, index });
+    });
+  }
   return out;
+}
+
+/** A multi-node row's additional-settings as NAME → value. */
+function rowSettings(row: MatrixRow): Map<string, string> {
+  if (!isMultiNodeRow(row)) return new Map();
+  return new Map([...additionalSettings(row)].map(([name, s]) => [name, s.value]));
 }
 
 export function asksForSyntheticAcceptance(row: MatrixRow): boolean {

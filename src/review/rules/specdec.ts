@@ -6,6 +6,7 @@ import type { Deployment, Pin, Verdict } from '../../specdec/judge.js';
 import { recipePins, recipeSpeculation } from '../../specdec/recipe-pins.js';
 import { scriptAcceptance } from '../../specdec/script-pins.js';
 import { parseScript, runsInEval } from '../../specdec/shell.js';
+import { additionalSettings } from '../../specdec/synthetic.js';
 import { treeLaunchers } from '../../clusters/index.js';
 import { once } from '../../util/once.js';
 import type { Finding, Rule } from '../rule.js';
@@ -147,20 +148,19 @@ async function scriptFindings(tree: Tree, golden: TreeGolden): Promise<SpecdecFi
   return out;
 }
 
-interface Settings {
-  values: Map<string, { value: string; path: (string | number)[] }>;
+/** An entry's additional-settings, each with its path in the config. */
+function entrySettings(entry: Record<string, unknown>, entryPath: (string | number)[]): Map<string, SettingAt> {
+  return new Map(
+    [...additionalSettings(entry)].map(([name, s]) => [
+      name,
+      { value: s.value, path: [...entryPath, s.role, 'additional-settings', s.index] },
+    ]),
+  );
 }
 
-function entrySettings(entry: Record<string, unknown>, entryPath: (string | number)[]): Settings {
-  const values = new Map<string, { value: string; path: (string | number)[] }>();
-  for (const role of ['prefill', 'decode'] as const) {
-    const worker = entry[role] as Record<string, unknown> | undefined;
-    ((worker?.['additional-settings'] ?? []) as unknown[]).forEach((s, k) => {
-      const m = typeof s === 'string' ? /^([A-Za-z_]\w*)=(.*)$/.exec(s) : null;
-      if (m && !values.has(m[1]!)) values.set(m[1]!, { value: m[2]!, path: [...entryPath, role, 'additional-settings', k] });
-    });
-  }
-  return { values };
+interface SettingAt {
+  value: string;
+  path: (string | number)[];
 }
 
 /** The frameworks the tree's injector has a backend for (`register("dynamo-vllm", …)`); undefined when the tree has no injector. */
@@ -193,7 +193,7 @@ async function configFindings(tree: Tree, golden: TreeGolden): Promise<SpecdecFi
   const references = await resolvedReferences(tree);
   for (const { reference, recipe } of references) {
     if (reference.setting !== 'CONFIG_FILE') continue;
-    const { values } = entrySettings(reference.entry, reference.entryPath);
+    const values = entrySettings(reference.entry, reference.entryPath);
     const enabled = values.get('SYNTHETIC_ACCEPTANCE');
     const length = values.get('SYNTHETIC_ACCEPTANCE_LENGTH');
     if (!enabled && !length) continue;
@@ -315,7 +315,7 @@ async function recipeFindings(tree: Tree, golden: TreeGolden): Promise<SpecdecFi
       );
       if (verdict) out.push(verdictFinding(verdict, where, subjects));
       const evalRecipe = reference.setting === 'EVAL_CONFIG_FILE';
-      const hasEvalRecipe = entrySettings(reference.entry, reference.entryPath).values.has('EVAL_CONFIG_FILE');
+      const hasEvalRecipe = entrySettings(reference.entry, reference.entryPath).has('EVAL_CONFIG_FILE');
       const evals = evalRecipe ? 'default' : hasEvalRecipe || stripped.has(pin.knob) ? undefined : entryEvals(reference);
       if (evals)
         out.push({
