@@ -16,7 +16,7 @@ const ci = readdirSync(fileURLToPath(new URL('test/ci', import.meta.url)))
   .map((f) => `test/ci/${f}`);
 const CHECKS = [
   'test/{catalog,changelog,clusters,contract,engines,lint,matrix,plan,planner,pycompat,recipes,results,review,specdec,store,support,traces,util}/**/*.test.ts',
-  'test/cli/{al,argparse,changelog,cli,compare-power,engine-tuning,inputs,options,report,review,standin-speculative}.test.ts',
+  'test/cli/{al,argparse,changelog,cli,compare-power,engine-tuning,inputs,options,report,review}.test.ts',
   'test/api/{agentic,api,archive,cli,power}.test.ts',
   'test/web/{lib,agentic-lib,power-lib,predicted-lib}.test.ts',
   'test/sim/{calibration,factors}.test.ts',

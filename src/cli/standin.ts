@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -9,8 +9,9 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { runBenchCommand } from './bench.js';
 import { UserError } from '../util/user-error.js';
 import { simCommand } from './sim.js';
-import { flagValue, flagValues } from './standin-args.js';
-import { syntheticSpecFlags, syntheticSpecOf } from './standin-speculative.js';
+import { flagValues, flagValue } from '../util/argv.js';
+import { syntheticSpecFlags, syntheticSpecOf } from '../engines/index.js';
+import { registered } from '../launch/inferencex/registry.js';
 
 /**
  * The node half of the stand-ins InferenceX scripts run under (src/launch/inferencex/standins.ts):
@@ -90,21 +91,6 @@ function idle(what: string): void {
   process.stdout.write(`frontier standin: ${what}\n`);
   setInterval(() => undefined, 1 << 30);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
-}
-
-interface Registered {
-  role: 'prefill' | 'decode' | 'both';
-  url: string;
-}
-
-function registered(registry: string): Registered[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync(registry).filter((f) => f.endsWith('.json'));
-  } catch {
-    return [];
-  }
-  return names.sort().map((f) => JSON.parse(readFileSync(join(registry, f), 'utf8')) as Registered);
 }
 
 /** `prefill=1,decode=2` → counts by role (aggregated workers count as `both`). */

@@ -10,6 +10,8 @@ import type { EngineAdapter } from './types.js';
 
 export { commandLine, renderLaunchScript, shellQuote } from './script.js';
 export { gpusPerWorker } from './types.js';
+export { syntheticSpecFlags, syntheticSpecOf } from './synthetic-knobs.js';
+export type { SyntheticSpec } from './synthetic-knobs.js';
 export {
   SyntheticAcceptanceError,
   flagSpans,

@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UserError } from '../util/user-error.js';
-import { flagValue } from './standin-args.js';
+import { flagValue } from '../util/argv.js';
 
 /**
  * The synthetic acceptance an engine's command line and environment ask for, read as the engine
- * reads its own knob, so a stand-in serves the simulator with the acceptance the real engine
- * would force (InferenceX's scripts and runners/synthetic_injectors/):
+ * reads its own knob (InferenceX's scripts and runners/synthetic_injectors/ write them): a
+ * stand-in serves the simulator with the acceptance the real engine would force, and a launch
+ * knows the acceptance length its decode workers were told.
  *
  * - vLLM (and Dynamo's): `--speculative-config` JSON with `rejection_sample_method: synthetic`,
  *   `synthetic_acceptance_length` and `num_speculative_tokens`;
@@ -23,14 +24,13 @@ import { flagValue } from './standin-args.js';
 export interface SyntheticSpec {
   draftTokens: number;
   acceptanceLength: number;
-  /** Which knob said so, for the stand-in's log. */
+  /** Which knob said so, for logs. */
   source: string;
 }
 
 function number(value: string, what: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n))
-    throw new UserError(`stand-in: ${what} is ${JSON.stringify(value)}, not a number`);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new UserError(`${what} is ${JSON.stringify(value)}, not a number`);
   return n;
 }
 
@@ -42,9 +42,9 @@ function jsonObject(text: string, what: string): Record<string, unknown> {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`stand-in: ${what} is not JSON: ${(e as Error).message}`);
+    throw new UserError(`${what} is not JSON: ${(e as Error).message}`);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`stand-in: ${what} is not a JSON object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new UserError(`${what} is not a JSON object`);
   return v as Record<string, unknown>;
 }
 
@@ -57,7 +57,7 @@ function fromVllm(args: readonly string[]): SyntheticSpec | undefined {
   const n = config.num_speculative_tokens;
   if (typeof al !== 'number' || typeof n !== 'number')
     throw new UserError(
-      `stand-in: --speculative-config asks for synthetic rejection sampling without a numeric synthetic_acceptance_length and num_speculative_tokens: ${text}`,
+      `--speculative-config asks for synthetic rejection sampling without a numeric synthetic_acceptance_length and num_speculative_tokens: ${text}`,
     );
   return { draftTokens: n, acceptanceLength: al, source: 'vLLM synthetic_acceptance_length' };
 }
@@ -68,7 +68,7 @@ function fromAtom(args: readonly string[]): SyntheticSpec | undefined {
   if (length === undefined && rate === undefined) return undefined;
   const drafts = flagValue(args, '--num-speculative-tokens');
   if (drafts === undefined)
-    throw new UserError('stand-in: a forced acceptance (--spec-decode-acceptance-*) needs --num-speculative-tokens');
+    throw new UserError('a forced acceptance (--spec-decode-acceptance-*) needs --num-speculative-tokens');
   const n = number(drafts, '--num-speculative-tokens');
   return length !== undefined
     ? {
@@ -106,19 +106,15 @@ function fromTrt(args: readonly string[], env: NodeJS.ProcessEnv): SyntheticSpec
   const override = flagValue(args, '--override-engine-args');
   let drafts = override === undefined ? undefined : trtDrafts(jsonObject(override, '--override-engine-args'));
   const file = flagValue(args, '--config', '--extra_llm_api_options', '--extra-llm-api-options', '--extra-engine-args');
-  if (drafts === undefined && file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new UserError(`stand-in: cannot read the LLM API options ${file}: ${(e as Error).message}`);
-    }
-    drafts = trtDrafts(parseYaml(text));
-  }
+  // A launch plan reads the knob before srtctl has written the options file: the AL is known, the drafts not yet.
+  if (drafts === undefined && file !== undefined && existsSync(file)) drafts = trtDrafts(parseYaml(readFileSync(file, 'utf8')));
+  const source = 'TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS';
+  if (drafts !== undefined) return { draftTokens: drafts, acceptanceLength: decimal(1 + accepted), source };
+  const fewest = Math.max(1, Math.ceil(accepted));
   return {
-    draftTokens: drafts ?? Math.max(1, Math.ceil(accepted)),
+    draftTokens: fewest,
     acceptanceLength: decimal(1 + accepted),
-    source: 'TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS',
+    source: `${source}; no speculative_config in the LLM API options, so the fewest drafts that reach it (${fewest})`,
   };
 }
 

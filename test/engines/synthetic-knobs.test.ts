@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { syntheticSpecFlags, syntheticSpecOf } from '../../src/cli/standin-speculative.js';
+import { syntheticSpecFlags, syntheticSpecOf } from '../../src/engines/synthetic-knobs.js';
 import { tempFiles } from '../helpers.js';
 
 // Command lines and environments as InferenceX's agentic MTP scripts give them to the engine
 // (test/fixtures/inferencex/specdec/benchmarks/single_node/agentic/).
-describe('the synthetic acceptance an engine was told, read by its stand-in', () => {
+describe('the synthetic acceptance an engine command line was told', () => {
   it('reads each engine’s knob as the engine does', () => {
     // dsv4_fp4_b300_vllm_mtp.sh: SPEC_CONFIG with synthetic rejection sampling.
     const vllm = ['serve', 'deepseek-ai/DeepSeek-V4-Pro', '--port', '8888', '--speculative-config'];
@@ -69,7 +69,7 @@ describe('the synthetic acceptance an engine was told, read by its stand-in', ()
 
   it('a knob the engine could not read is an error naming it', () => {
     expect(() => syntheticSpecOf(['serve', 'm', '--speculative-config', '{method: mtp}'], {})).toThrow(
-      /stand-in: --speculative-config is not JSON/,
+      /^--speculative-config is not JSON/,
     );
     expect(() =>
       syntheticSpecOf(
@@ -78,7 +78,7 @@ describe('the synthetic acceptance an engine was told, read by its stand-in', ()
       ),
     ).toThrow(/without a numeric synthetic_acceptance_length/);
     expect(() => syntheticSpecOf(['serve', 'm'], { SGLANG_SIMULATE_ACC_LEN: 'high' })).toThrow(
-      'stand-in: SGLANG_SIMULATE_ACC_LEN is "high", not a number',
+      'SGLANG_SIMULATE_ACC_LEN is "high", not a number',
     );
     expect(() => syntheticSpecOf(['serve', 'm', '--spec-decode-acceptance-length', '2.49'], {})).toThrow(
       /needs --num-speculative-tokens/,

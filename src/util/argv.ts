@@ -1,4 +1,4 @@
-/** Flags of a command line the stand-ins were given, read as argparse would. */
+/** Flags of a command line, read as argparse reads them. */
 
 /** The value of `--name VALUE` or `--name=VALUE` (the last one given). */
 export function flagValue(args: readonly string[], ...names: string[]): string | undefined {
