@@ -1,4 +1,5 @@
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
+import type { GoldenFile } from '../specdec/golden.js';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -275,12 +276,12 @@ async function dryRun(
   basePort: number,
   tree: InferencexTree | undefined,
   recipes: RecipeBook | undefined,
+  golden: readonly GoldenFile[] | undefined,
   agentic: AgenticSettings | undefined,
 ): Promise<{ launches: DryRunLaunch[]; text: string }> {
   const lines: string[] = [`cluster ${cluster.name} (${cluster.scheduler}${cluster.simulate ? ', simulated engines' : ''})`];
   const launches: DryRunLaunch[] = [];
   const work = mkdtempSync(join(tmpdir(), 'frontier-dry-run-'));
-  const golden = rows.some(asksForSyntheticAcceptance) ? await goldenFor(tree) : undefined;
   const groups = planRun(rows, cluster.name).map((g) => ({
     g,
     ...prepareGroup(g, cluster, selfCommand(), undefined, tree, recipes, golden),
@@ -485,11 +486,12 @@ export function runCommand(): Command {
       });
       const out = resolve(flags.out ?? `runs/${stamp()}`);
       const tree = inferencexTree(flags.inferencex);
-      const recipes = tree ? await loadRecipeBook(tree, rows) : undefined;
+      const golden = rows.some(asksForSyntheticAcceptance) ? await goldenFor(tree) : undefined;
+      const recipes = tree ? await loadRecipeBook(tree, rows, golden) : undefined;
       const note = (line: string): boolean => process.stderr.write(`${line}\n`);
       if (flags.dryRun) {
         const agentic = await agenticSettings(flags, rows, out, false, note);
-        const plan = await dryRun(rows, cluster, out, basePort, tree, recipes, agentic);
+        const plan = await dryRun(rows, cluster, out, basePort, tree, recipes, golden, agentic);
         process.stdout.write(
           flags.format === 'json'
             ? `${JSON.stringify({ cluster: cluster.name, launches: plan.launches }, null, 2)}\n`

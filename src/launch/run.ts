@@ -1,4 +1,4 @@
-import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
+import { asksForSyntheticAcceptance, optsIntoSyntheticAcceptance } from '../specdec/synthetic.js';
 import { SyntheticAcceptanceError } from '../engines/index.js';
 import { GOLDEN_DIR, GoldenError, loadGolden } from '../specdec/golden.js';
 import type { GoldenFile } from '../specdec/golden.js';
@@ -14,7 +14,7 @@ import { clientOf } from './inferencex/point.js';
 import { planScript } from './inferencex/script-plan.js';
 import { jobScriptProblems, planJobScript } from './inferencex/job-script.js';
 import type { JobScriptPlan } from './inferencex/job-script.js';
-import { RECIPES_DIR, recipeGpus, workerRoles } from './inferencex/recipe-plan.js';
+import { RECIPES_DIR, recipeGpus, syntheticKey, workerRoles } from './inferencex/recipe-plan.js';
 import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
 import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
@@ -356,8 +356,17 @@ function prepareRecipe(
 ): Prepared {
   const row = g.rows[0]!;
   if ('problem' in plan) return { problems: [`${row.framework}: ${plan.problem}`] };
-  const r = plan.rendered;
-  const problems: string[] = [];
+  const { deployment, problems } = multiNodeDeployment(g, cluster, frontierCommand, golden);
+  // Its throughput launch runs the recipe with synthetic acceptance injected, as InferenceX's launcher does.
+  const s = optsIntoSyntheticAcceptance(row) ? deployment.syntheticAcceptance : undefined;
+  const injected = s ? plan.synthetic?.get(syntheticKey(s)) : plan;
+  if (!injected)
+    throw new Error(
+      `recipe ${plan.path}: no injected variant for ${row['exp-name']} (the recipe book was loaded without the golden AL curves)`,
+    );
+  if ('problem' in injected) return { problems: [`${row.framework}: ${injected.problem}`] };
+  const recipe = injected;
+  const r = recipe.rendered;
   if (r.nodes > cluster.nodes)
     problems.push(
       `${row.framework}: recipe ${plan.path} needs ${r.nodes} nodes (srtctl's allocation for its workers and frontends); cluster ${cluster.name} has ${cluster.nodes}`,
@@ -368,10 +377,8 @@ function prepareRecipe(
     problems.push(
       `${row.framework}: recipe ${plan.path} uses ${perNode} GPUs per node; cluster ${cluster.name} has ${cluster.gpusPerNode}`,
     );
-  const { deployment, problems: simProblems } = multiNodeDeployment(g, cluster, frontierCommand, golden);
-  problems.push(...simProblems);
   if (problems.length > 0) return { problems };
-  return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe: plan }, problems };
+  return { prepared: { planned: g, deployment, gpus: recipeGpus(r), nodes: r.nodes, recipe }, problems };
 }
 
 /**

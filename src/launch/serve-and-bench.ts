@@ -67,6 +67,8 @@ export async function serveAndBench(
     written?: Record<string, string>;
     /** How to run Frontier itself (the simulated engine's GPU tools; default `frontier`). */
     frontierCommand?: readonly string[];
+    /** The decoders' /metrics once they serve, when the launch does not name their ports (default `specDecodeMetricsUrlsOf`). */
+    specDecodeMetricsUrls?: () => string[] | undefined;
   },
 ): Promise<void> {
   const { points, dir, reporter, signal, cluster } = ctx;
@@ -190,7 +192,7 @@ export async function serveAndBench(
           osl: o.osl,
           conc: p.conc,
           client: launch.client,
-          specDecodeMetricsUrls: specDecodeMetricsUrlsOf(launch),
+          specDecodeMetricsUrls: o.specDecodeMetricsUrls ? o.specDecodeMetricsUrls() : specDecodeMetricsUrlsOf(launch),
         }),
         ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
         clockAnchorMs: ctx.clockAnchorMs,

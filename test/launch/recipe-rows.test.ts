@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
 import { loadRecipeBook, openTree } from '../../src/launch/inferencex/index.js';
 import type { InferencexTree, RecipeBook } from '../../src/launch/inferencex/index.js';
-import { RunDir, run, runGroupLocally } from '../../src/launch/index.js';
+import { RunDir, goldenFor, run, runGroupLocally } from '../../src/launch/index.js';
 import { logsKeyOf, planRun, recipeOf } from '../../src/plan/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
@@ -12,6 +12,8 @@ import type { MatrixRow, MultiNodeRow } from '../../src/matrix/index.js';
 import { loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../src/recipes/index.js';
 import { CLI, inferencexTree, runCliAsync, tempFiles } from '../helpers.js';
 import { simCluster, strays } from './fixtures.js';
+import { injectSyntheticAcceptance } from '../../src/specdec/inject.js';
+import { optsIntoSyntheticAcceptance, syntheticAcceptanceOf } from '../../src/specdec/synthetic.js';
 
 /**
  * Multi-node rows of an InferenceX checkout run the srt-slurm recipe their CONFIG_FILE names, as
@@ -70,6 +72,8 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
     expect(launches.length).toBe(groups.length);
     const reasons: string[] = [];
     let rendered = 0;
+    let injected = 0;
+    const golden = await goldenFor(tree);
     for (const [i, launch] of launches.entries()) {
       const g = groups[i]!;
       if (launch.status === 'cannot run') {
@@ -84,7 +88,12 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
       expect(launch.recipe.configFile).toBe(config);
       const [file, selector] = config.includes(':') ? config.split(':') : [config, undefined];
       const path = `benchmarks/multi_node/srt-slurm-recipes/${file!.replace(/^recipes\//, '')}`;
-      const text = readFileSync(join(root, path), 'utf8');
+      // A row opting into synthetic acceptance runs the recipe as InferenceX's injector rewrites it.
+      const row = g.rows[0]! as MultiNodeRow;
+      const checkout = readFileSync(join(root, path), 'utf8');
+      const synthetic = optsIntoSyntheticAcceptance(row) ? syntheticAcceptanceOf(row, golden) : undefined;
+      const text = synthetic ? injectSyntheticAcceptance(checkout, row.framework, synthetic, config) : checkout;
+      if (synthetic) injected++;
       const recipe = await loadRecipe(path, text);
       const variant = selectVariant(recipe.doc.value, selector);
       const want = renderRecipe(variant.recipe, { file: path, isFloat: yamlFloats(text, recipe, variant) });
@@ -103,6 +112,8 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
     }
     // The fixture sweep's 384 multi-node rows: 80 run their recipe; the rest say why not.
     expect(rendered).toBe(80);
+    // Among them the four rows of DeepSeek-V4 dynamo-vllm MTP entries that opt into synthetic acceptance.
+    expect(injected).toBe(4);
     expect(launches.filter((l) => l.status === 'cannot run').length).toBe(249);
     // Frameworks InferenceX runs with a job script need that script, which this checkout lacks
     // (inferencex-job-script.test.ts runs them from one that has them).
@@ -162,5 +173,48 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
     const ingest = await runCliAsync(['ingest', out, '--run-id', 'recipe-1', '--db', db]);
     expect(ingest.stderr).toBe('');
     expect(ingest.stdout).toContain('points: 2 (2 new)');
+  }, 120_000);
+
+  it('a recipe row opting into synthetic acceptance runs the recipe injected as InferenceX injects it, and measures that AL', async () => {
+    const base = rows.find(
+      (r) => recipeOf(r) === 'recipes/sglang/qwen3.5/gb200-fp8/8k1k/disagg/mtp/8k1k_mtp_lowlat_0.yaml' && r.runner === 'gb200',
+    )!;
+    const row: MultiNodeRow = {
+      ...base,
+      conc: [2],
+      prefill: {
+        ...base.prefill,
+        'additional-settings': [...(base.prefill['additional-settings'] ?? []), 'SYNTHETIC_ACCEPTANCE=true'],
+      },
+    };
+    const golden = await goldenFor(tree);
+    const injected = await loadRecipeBook(tree, [row], golden);
+    const cluster: ClusterProfile = simCluster({ nodes: 4, engines: { sim: { speed: 100 } } });
+    const out = join(tempFiles({}), 'run');
+    const { manifest, dir } = await run({
+      rows: [row],
+      matrix: { file: 'matrix.json', text: JSON.stringify([row]) },
+      cluster,
+      out,
+      executor: runGroupLocally,
+      frontierVersion: 'test',
+      frontierCommand: [process.execPath, CLI],
+      commit: null,
+      inferencex: tree,
+      recipes: injected,
+    });
+    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    // SGLang's simulated-acceptance variables in the workers' environment, at the recipe's 3 EAGLE steps: Qwen3.5's golden 3.39.
+    const told = 'stand-in: speculative decoding, 3 draft tokens, acceptance length 3.39 (SGLANG_SIMULATE_ACC_LEN)';
+    expect(readFileSync(join(logs, 'decode-0.log'), 'utf8')).toContain(told);
+    const raw = JSON.parse(readFileSync(dir.rawFile(manifest.points[0]!.resultFilename), 'utf8')) as Record<string, unknown> & {
+      frontier: { acceptance_length_check: Record<string, unknown> };
+    };
+    // Read from the decode worker the stand-ins registered, behind the router.
+    expect(raw.frontier.acceptance_length_check).toMatchObject({ expected: 3.39, far: false });
+    expect(raw.spec_decode_acceptance_length).toBeCloseTo(3.39, 1);
+    // The recipe without the opt-in is left as the checkout has it.
+    expect(JSON.stringify(book.get(recipeOf(base)!))).not.toContain('SGLANG_SIMULATE_ACC_LEN');
   }, 120_000);
 });

@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMultiNodeRow } from '../../matrix/index.js';
+import { SyntheticAcceptanceError } from '../../engines/index.js';
+import type { SyntheticAcceptance } from '../../engines/index.js';
+import { isAgenticRow, isMultiNodeRow } from '../../matrix/index.js';
 import type { MatrixRow } from '../../matrix/index.js';
 import { RenderError, VariantError, loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../recipes/index.js';
 import type { RenderedRecipe, RenderedRole } from '../../recipes/index.js';
 import { recipeOf } from '../../plan/launches.js';
+import { injectSyntheticAcceptance } from '../../specdec/inject.js';
+import type { GoldenFile } from '../../specdec/golden.js';
+import { optsIntoSyntheticAcceptance, syntheticAcceptanceOf } from '../../specdec/synthetic.js';
 import type { InferencexTree } from './tree.js';
+import { flagValue } from '../../util/argv.js';
 
 /**
  * How a multi-node row of an InferenceX checkout runs: the srt-slurm recipe its CONFIG_FILE names,
@@ -28,7 +34,15 @@ export interface RecipePlan {
   /** The file as the checkout has it (srtctl, as an executor, is given it). */
   text: string;
   rendered: RenderedRecipe;
+  /**
+   * The recipe with synthetic acceptance injected, as InferenceX's launcher injects it before
+   * `srtctl apply`, for each acceptance its rows opting in ask for (`syntheticKey`).
+   */
+  synthetic?: Map<string, RecipePlan | { problem: string }>;
 }
+
+/** Which injected variant of a recipe a synthetic acceptance runs. */
+export const syntheticKey = (s: SyntheticAcceptance): string => JSON.stringify(s);
 
 /** Each CONFIG_FILE of the rows, read and rendered (or why it cannot be); absent: not in the checkout. */
 export type RecipeBook = ReadonlyMap<string, RecipePlan | { problem: string }>;
@@ -44,19 +58,45 @@ export function recipeLocation(configFile: string): { path: string; selector: st
 /**
  * Read and render the recipes the rows name that are in the checkout (async: the YAML reader is).
  * A recipe that is not there is left out: the row then runs through Frontier's engine adapter.
+ * With the golden AL curves, the rows that opt into synthetic acceptance get their injected
+ * variant rendered too.
  */
-export async function loadRecipeBook(tree: InferencexTree, rows: readonly MatrixRow[]): Promise<RecipeBook> {
+export async function loadRecipeBook(
+  tree: InferencexTree,
+  rows: readonly MatrixRow[],
+  golden?: readonly GoldenFile[],
+): Promise<RecipeBook> {
   const book = new Map<string, RecipePlan | { problem: string }>();
   for (const row of rows) {
-    if (!isMultiNodeRow(row)) continue;
+    if (!isMultiNodeRow(row) || isAgenticRow(row)) continue;
     const configFile = recipeOf(row);
-    if (configFile === undefined || book.has(configFile)) continue;
-    const { path, selector } = recipeLocation(configFile);
-    const full = join(tree.root, path);
-    if (!existsSync(full)) continue;
-    book.set(configFile, await planRecipeFile(configFile, path, selector, readFileSync(full, 'utf8')));
+    if (configFile === undefined) continue;
+    if (!book.has(configFile)) {
+      const { path, selector } = recipeLocation(configFile);
+      const full = join(tree.root, path);
+      if (!existsSync(full)) continue;
+      book.set(configFile, await planRecipeFile(configFile, path, selector, readFileSync(full, 'utf8')));
+    }
+    const plan = book.get(configFile)!;
+    if (golden && !('problem' in plan) && optsIntoSyntheticAcceptance(row)) await planInjected(plan, row, golden);
   }
   return book;
+}
+
+async function planInjected(plan: RecipePlan, row: MatrixRow, golden: readonly GoldenFile[]): Promise<void> {
+  plan.synthetic ??= new Map();
+  let s: SyntheticAcceptance | undefined;
+  let text: string;
+  try {
+    s = syntheticAcceptanceOf(row, golden);
+    if (!s || plan.synthetic.has(syntheticKey(s))) return;
+    text = injectSyntheticAcceptance(plan.text, row.framework, s, plan.configFile);
+  } catch (e) {
+    if (!(e instanceof SyntheticAcceptanceError)) throw e;
+    if (s) plan.synthetic.set(syntheticKey(s), { problem: e.message });
+    return;
+  }
+  plan.synthetic.set(syntheticKey(s), await planRecipeFile(plan.configFile, plan.path, plan.selector, text));
 }
 
 async function planRecipeFile(
@@ -188,16 +228,6 @@ export function remapPorts(
   return { roles: out, port };
 }
 
-/** The value of `--name V` or `--name=V` in an argv (the last one). */
-export function argValue(argv: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  argv.forEach((a, i) => {
-    if (a === name && i + 1 < argv.length) value = argv[i + 1];
-    else if (a.startsWith(`${name}=`)) value = a.slice(name.length + 1);
-  });
-  return value;
-}
-
 /** srtctl's public endpoint: nginx on 8000 when it fronts several frontends, else the frontend, else the one worker. */
 export const PUBLIC_PORT = 8000;
 
@@ -206,16 +236,16 @@ export function endpointOf(roles: readonly RenderedRole[]): { node: number; port
   if (nginx) return { node: nginx.nodes[0]!, port: PUBLIC_PORT };
   const fe = roles.find((x) => x.role === 'frontend');
   if (fe) {
-    const p = argValue(fe.argv, '--http-port') ?? argValue(fe.argv, '--port');
+    const p = flagValue(fe.argv, '--http-port') ?? flagValue(fe.argv, '--port');
     return { node: fe.nodes[0]!, port: p === undefined ? PUBLIC_PORT : Number(p) };
   }
   const w = workerRoles({ name: '', nodes: 0, roles: [...roles] })[0];
-  const p = w ? argValue(w.argv, '--port') : undefined;
+  const p = w ? flagValue(w.argv, '--port') : undefined;
   return { node: w?.nodes[0] ?? 0, port: p === undefined ? PUBLIC_PORT : Number(p) };
 }
 
 /** The model name the workers serve (what requests name), if their argv says. */
 export const servedNameOf = (r: RenderedRecipe): string | undefined =>
   workerRoles(r)
-    .map((x) => argValue(x.argv, '--served-model-name'))
+    .map((x) => flagValue(x.argv, '--served-model-name'))
     .find((v) => v !== undefined);

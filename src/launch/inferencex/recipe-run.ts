@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { syntheticSpecOf } from '../../engines/index.js';
 import type { ClientSettings, EngineProcess } from '../../engines/index.js';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import { layoutOf, logsKeyOf } from '../../plan/launches.js';
@@ -10,6 +11,8 @@ import { serveAndBench } from '../serve-and-bench.js';
 import { simulationVariables } from './point.js';
 import { PUBLIC_PORT, endpointOf, leaders, remapPorts, resolveRoles, roleNames, servedNameOf } from './recipe-plan.js';
 import type { RecipePlan } from './recipe-plan.js';
+import type { RenderedRecipe } from '../../recipes/index.js';
+import { registered } from './registry.js';
 import { standinVariables } from './workspace.js';
 
 /**
@@ -28,6 +31,8 @@ export interface RecipeLaunch {
   logDir: string;
   /** The stand-ins and their registry (removed when the launch is over: the run directory keeps results and logs). */
   work: string;
+  /** Where the stand-in workers register (a simulating cluster). */
+  registry: string | undefined;
 }
 
 export interface RecipeLaunchOptions {
@@ -64,10 +69,11 @@ export function recipeLaunch(
 
   let shared: Record<string, string> = {};
   const work = join(dir.root, 'work', logsKeyOf(group.planned, points));
+  let registry: string | undefined;
   if (cluster.simulate) {
     const standin = join(work, '.frontier');
     rmSync(standin, { recursive: true, force: true });
-    const registry = join(standin, 'registry');
+    registry = join(standin, 'registry');
     mkdirSync(registry, { recursive: true });
     const count = (role: string): number => rendered.roles.filter((x, i) => lead[i] && x.role === role).length;
     shared = {
@@ -146,8 +152,28 @@ export function recipeLaunch(
     servedName,
     logDir,
     work,
-    client: { backend: 'vllm', endpoint: '/v1/completions', tokenizer: 'gpt2', useChatTemplate: false, timeScale: speed },
+    registry,
+    client: {
+      backend: 'vllm',
+      endpoint: '/v1/completions',
+      tokenizer: 'gpt2',
+      useChatTemplate: false,
+      ...toldAcceptance(rendered),
+      timeScale: speed,
+    },
   };
+}
+
+/**
+ * The acceptance length the recipe's decoding workers are told (synthetic acceptance the launcher
+ * injected, or the recipe pins), when they agree on one: the bench checks the measured one against it.
+ */
+function toldAcceptance(r: RenderedRecipe): { expectedAcceptanceLength?: number } {
+  const lead = leaders(r);
+  const decoders = r.roles.filter((x, i) => lead[i] && (x.role === 'decode' || x.role === 'aggregated'));
+  const told = new Set(decoders.map((x) => syntheticSpecOf(x.argv, x.env)?.acceptanceLength));
+  const [al] = told;
+  return told.size === 1 && al !== undefined ? { expectedAcceptanceLength: al } : {};
 }
 
 /** Running a recipe needs srtctl's infrastructure, which Frontier starts only as stand-ins. */
@@ -184,13 +210,30 @@ export async function runRecipeLocally(
   });
   const ready = [{ path: '/health' }, { path: '/v1/models', contains: launch.servedName }];
   try {
+    const registry = launch.registry;
     await serveAndBench(
       ctx,
       { processes: launch.processes, endpoint: launch.endpoint, ready, metricsPath: '/metrics', client: launch.client },
       launch.logDir,
-      { model: launch.servedName, isl: row.isl, osl: row.osl, what: 'recipe' },
+      {
+        model: launch.servedName,
+        isl: row.isl,
+        osl: row.osl,
+        what: 'recipe',
+        // The workers registered themselves on ports of their own choosing: the decoders' /metrics from there.
+        ...(registry && launch.client.expectedAcceptanceLength !== undefined
+          ? { specDecodeMetricsUrls: () => decoderMetrics(registry) }
+          : {}),
+      },
     );
   } finally {
     rmSync(launch.work, { recursive: true, force: true });
   }
+}
+
+/** The /metrics of the registered workers that decode. */
+function decoderMetrics(registry: string): string[] | undefined {
+  const workers = registered(registry);
+  const decoders = workers.some((w) => w.role === 'decode') ? workers.filter((w) => w.role === 'decode') : workers;
+  return decoders.length > 0 ? decoders.map((w) => `${w.url}/metrics`) : undefined;
 }
