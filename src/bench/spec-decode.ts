@@ -1,3 +1,5 @@
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { parsePrometheus } from './replay/server-metrics.js';
 
 /**
@@ -67,12 +69,8 @@ export async function fetchSpecDecodeCounters(
 ): Promise<SpecDecodeCounters | undefined> {
   const each = await Promise.all(
     urls.map(async (url) => {
-      try {
-        const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
-        return res.ok ? specDecodeCounters(await res.text()) : undefined;
-      } catch {
-        return undefined;
-      }
+      const text = await getText(url, headers);
+      return text === undefined ? undefined : specDecodeCounters(text);
     }),
   );
   if (each.length === 0 || each.some((c) => c === undefined)) return undefined;
@@ -82,6 +80,30 @@ export async function fetchSpecDecodeCounters(
     sum.acceptedTokens += c.acceptedTokens;
     for (const [pos, n] of c.acceptedPerPosition) sum.acceptedPerPosition.set(pos, (sum.acceptedPerPosition.get(pos) ?? 0) + n);
     return sum;
+  });
+}
+
+/**
+ * A 200 answer's body, or undefined. node:http rather than fetch: loading fetch's client right
+ * before the measured window costs enough CPU to make a short run's client look saturated.
+ */
+function getText(url: string, headers: Record<string, string> | undefined): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const get = url.startsWith('https:') ? httpsGet : httpGet;
+    const req = get(url, { headers, timeout: 10_000 }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        resolve(undefined);
+        return;
+      }
+      res.setEncoding('utf8');
+      let body = '';
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve(body));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
   });
 }
 

@@ -17,7 +17,7 @@ import { registered } from '../launch/inferencex/registry.js';
  * The node half of the stand-ins InferenceX scripts run under (src/launch/inferencex/standins.ts):
  * an engine entry point becomes `frontier sim serve` for the row the script was given (its
  * environment contract names model, GPUs and parallelism), on the port and under the name the
- * script asked for, with the synthetic acceptance the engine was told (standin-speculative.ts);
+ * script asked for, with the synthetic acceptance the engine was told (engines/synthetic-knobs.ts);
  * InferenceX's benchmark client becomes `frontier bench` with the same command line. Hidden:
  * only the stand-ins call it.
  *

@@ -62,7 +62,7 @@ describe('frontier bench against misbehaving servers', () => {
   it('an honest server: a valid run, no failures, no retries (the baseline the others differ from)', async () => {
     const server = await serve(honest);
     const { cli, result } = await bench(server);
-    expect(cli.status).toBe(0);
+    expect(cli.status, cli.stdout).toBe(0);
     expect(result.frontier).toMatchObject({ valid: true, failures: {}, retries: 0 });
     expect(result.frontier.usage_check).toMatchObject({ checked: 4, mismatched: 0 });
     expect(result.total_output_tokens).toBe(16);
