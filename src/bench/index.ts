@@ -34,9 +34,11 @@ export { SATURATION, SaturationMonitor } from './saturation.js';
 export {
   SIGMAS,
   TOLERANCE,
+  acceptanceProblem,
   acceptedTokensVariance,
   checkAcceptance,
   specDecodeCounters,
+  specDecodeOfExport,
   specDecodeWindow,
   syntheticVariance,
 } from './spec-decode.js';

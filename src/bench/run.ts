@@ -9,7 +9,14 @@ import { NO_OUTPUT_TOKENS, ZERO_COMPLETION_TOKENS, computeMetrics, distribution 
 import type { Metrics, MetricsOptions, Outcome } from './metrics.js';
 import { INVALID_USAGE } from './response.js';
 import { SaturationMonitor } from './saturation.js';
-import { TOLERANCE, SIGMAS, checkAcceptance, fetchSpecDecodeCounters, specDecodeWindow } from './spec-decode.js';
+import {
+  TOLERANCE,
+  SIGMAS,
+  acceptanceProblem,
+  checkAcceptance,
+  fetchSpecDecodeCounters,
+  specDecodeWindow,
+} from './spec-decode.js';
 import type { AcceptanceCheck, SpecDecodeStats } from './spec-decode.js';
 import type { ClientLoad, SharedCores } from './saturation.js';
 import { loadTokenizer } from './tokenizer.js';
@@ -287,10 +294,8 @@ function validity(
       `the server's usage disagrees with the streamed text in ${usage.mismatched} of ${usage.checked} requests checked (e.g. ${usage.example})`,
     );
   for (const reason of load.reasons) problems.push(`the client was the bottleneck: ${reason}`);
-  if (acceptance?.far)
-    problems.push(
-      `the measured acceptance length ${acceptance.measured.toFixed(3)} is far from the expected ${acceptance.expected} (${Number.isFinite(acceptance.sigmas) ? acceptance.sigmas.toFixed(1) : '∞'}σ over ${acceptance.drafts} drafts, and more than ${TOLERANCE})`,
-    );
+  const far = acceptanceProblem(acceptance);
+  if (far) problems.push(far);
   return problems;
 }
 

@@ -84,6 +84,34 @@ export async function fetchSpecDecodeCounters(
 }
 
 /**
+ * The window's counters from an AIPerf `server_metrics_export.json` (what the trace replay
+ * writes): each counter series' total over the profiling window (counters are exported without
+ * `_total`), summed over endpoints and engines; undefined when no draft was verified.
+ */
+export function specDecodeOfExport(exported: unknown): SpecDecodeStats | undefined {
+  const metrics = (exported as { metrics?: Record<string, { series?: unknown[] }> } | null)?.metrics ?? {};
+  const series = (name: string): { labels: Record<string, string>; total: number }[] =>
+    (metrics[name]?.series ?? []).map((s) => {
+      const x = s as { labels?: Record<string, string>; stats?: { total?: unknown } };
+      return { labels: x.labels ?? {}, total: typeof x.stats?.total === 'number' ? x.stats.total : 0 };
+    });
+  const total = (name: string): number => series(name).reduce((n, s) => n + s.total, 0);
+  const zero: SpecDecodeCounters = { drafts: 0, draftTokens: 0, acceptedTokens: 0, acceptedPerPosition: new Map() };
+  const window: SpecDecodeCounters = {
+    drafts: total('vllm:spec_decode_num_drafts'),
+    draftTokens: total('vllm:spec_decode_num_draft_tokens'),
+    acceptedTokens: total('vllm:spec_decode_num_accepted_tokens'),
+    acceptedPerPosition: new Map(),
+  };
+  for (const s of series(PER_POSITION)) {
+    const pos = Number(s.labels.position);
+    if (Number.isInteger(pos) && pos >= 0)
+      window.acceptedPerPosition.set(pos, (window.acceptedPerPosition.get(pos) ?? 0) + s.total);
+  }
+  return specDecodeWindow(zero, window);
+}
+
+/**
  * A 200 answer's body, or undefined. node:http rather than fetch: loading fetch's client right
  * before the measured window costs enough CPU to make a short run's client look saturated.
  */
@@ -166,6 +194,13 @@ export interface AcceptanceCheck {
   /** |measured − expected| in standard errors (Infinity for a deviation with zero variance). */
   sigmas: number;
   far: boolean;
+}
+
+/** The problem a far acceptance makes of a run, undefined when it is not far. */
+export function acceptanceProblem(c: AcceptanceCheck | undefined): string | undefined {
+  if (!c?.far) return undefined;
+  const sigmas = Number.isFinite(c.sigmas) ? c.sigmas.toFixed(1) : '∞';
+  return `the measured acceptance length ${c.measured.toFixed(3)} is far from the expected ${c.expected} (${sigmas}σ over ${c.drafts} drafts, and more than ${TOLERANCE})`;
 }
 
 /**

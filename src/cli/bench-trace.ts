@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { REPLAY_DEFAULTS, replayTraces } from '../bench/replay/index.js';
+import { acceptanceProblem } from '../bench/index.js';
 import type { ReplayOptions, ReplayReport } from '../bench/replay/index.js';
 import { readTraceFile } from '../traces/index.js';
 import { UserError } from '../util/user-error.js';
@@ -155,6 +156,13 @@ const ARGS: ArgSpec[] = [
     help: 'Stop the run (exit 1) once failed / ended requests exceeds this.',
   },
   {
+    flags: ['--expected-acceptance-length'],
+    dest: 'expected_al',
+    kind: 'one',
+    type: 'float',
+    help: 'The speculative-decoding acceptance length the server should reach (a golden AL): the run fails (exit 1) when the one measured from the scraped vLLM spec-decode counters is far from it.',
+  },
+  {
     flags: ['--output-artifact-dir'],
     dest: 'out',
     kind: 'one',
@@ -267,6 +275,9 @@ export async function traceBenchOptions(argv: string[]): Promise<TraceBenchArgs 
   positive('slice', '--slice-duration');
   positive('timeout', '--timeout');
   positive('max_context', '--max-context-length');
+  const expectedAl = a.expected_al as number | undefined;
+  if (expectedAl !== undefined && !(expectedAl >= 1))
+    throw new UsageError(SPEC, `argument --expected-acceptance-length: must be ≥ 1 (the bonus token counts), got ${expectedAl}`);
   const threshold = a.threshold as number;
   if (!(threshold >= 0 && threshold <= 1))
     throw new UsageError(SPEC, `argument --failed-request-threshold: must be in [0, 1], got ${threshold}`);
@@ -302,6 +313,7 @@ export async function traceBenchOptions(argv: string[]): Promise<TraceBenchArgs 
       timeoutMs: (a.timeout as number) * 1000,
       outputDir: a.out as string | undefined,
       serverMetricsUrls: serverMetrics,
+      expectedAcceptanceLength: expectedAl,
       sliceDurationS: a.slice as number,
       log: (line) => process.stderr.write(`frontier bench: ${line}\n`),
     },
@@ -329,6 +341,14 @@ export function formatTraceReport(report: ReplayReport, traces: number): string 
     `cached tokens: ${typeof share === 'number' ? `${(100 * share).toFixed(1)}% of input (server usage)` : 'not reported by the server'}` +
       (typeof theoretical === 'number' ? `; theoretical prefix hit ${theoretical.toFixed(1)}%` : ''),
   ];
+  const spec = report.specDecode;
+  if (spec)
+    out.push(
+      `speculative decoding: acceptance length ${spec.acceptanceLength.toFixed(3)} over ${spec.drafts} drafts` +
+        (report.acceptance
+          ? ` (expected ${report.acceptance.expected}: ${report.acceptance.far ? 'far from it' : 'within noise'}, ${Number.isFinite(report.acceptance.sigmas) ? report.acceptance.sigmas.toFixed(1) : '∞'}σ)`
+          : ''),
+    );
   if (report.stopReason && !report.failure) out.push(`stopped: ${report.stopReason}`);
   for (const f of report.files) out.push(`wrote ${f}`);
   return `${out.join('\n')}\n`;
@@ -351,6 +371,11 @@ export async function runTraceBenchCommand(argv: string[]): Promise<ReplayReport
   if (report.failure)
     throw new UserError(`trace replay stopped: ${report.failure}`, {
       hint: `the artifacts written so far are in ${parsed.options.outputDir ?? '(no --output-artifact-dir)'}; check the server's logs, or raise --failed-request-threshold`,
+    });
+  const far = acceptanceProblem(report.acceptance);
+  if (far)
+    throw new UserError(`trace replay: ${far}`, {
+      hint: 'the server did not decode at the acceptance it was set to: check its synthetic-acceptance knob',
     });
   return report;
 }

@@ -47,6 +47,8 @@ export interface AgenticPoint {
   dynamoSessionBinding: boolean;
   /** The replay's artifacts: `agentic_<RF>/aiperf_artifacts`. */
   artifacts: string;
+  /** The AL the launch's decoders were given as synthetic acceptance (checked against the measured one). */
+  expectedAcceptanceLength: number | undefined;
 }
 
 export function agenticPointOf(
@@ -66,6 +68,7 @@ export function agenticPointOf(
     maxContextLength: o.maxModelLen,
     dynamoSessionBinding: p.row.framework.startsWith('dynamo-'),
     artifacts: o.artifacts,
+    expectedAcceptanceLength: launch.client.expectedAcceptanceLength,
   };
 }
 
@@ -84,6 +87,7 @@ export function replayOptionsOf(a: AgenticPoint): ReplayOptions {
     dynamoSessionHeader: false,
     maxContextLength: a.maxContextLength,
     outputDir: a.artifacts,
+    expectedAcceptanceLength: a.expectedAcceptanceLength,
   };
 }
 
@@ -109,6 +113,7 @@ export function replayArgsOf(a: AgenticPoint, tracesFile: string): string[] {
     String(REPLAY_DEFAULTS.failedRequestThreshold),
     ...(a.timeScale !== 1 ? ['--time-scale', String(a.timeScale)] : []),
     ...(a.dynamoSessionBinding ? ['--dynamo-session-binding'] : []),
+    ...(a.expectedAcceptanceLength !== undefined ? ['--expected-acceptance-length', String(a.expectedAcceptanceLength)] : []),
     '--output-artifact-dir',
     a.artifacts,
   ];

@@ -15,7 +15,7 @@ export { jobFor, slurmExecutor } from './slurm-run.js';
 export type { SlurmExecutorOptions } from './slurm-run.js';
 export { renderJobScript } from './slurm-script.js';
 export type { JobPoint, JobSpec } from './slurm-script.js';
-export { agenticPointOf, replayArgsOf } from './agentic.js';
+export { agenticPointOf, replayArgsOf, replayOptionsOf } from './agentic.js';
 export type { AgenticSettings } from './agentic.js';
 export { evalSettingsFor, rowEvalTasks } from './evals.js';
 export type { EvalSettings } from './evals.js';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runBench } from '../bench/index.js';
+import { acceptanceProblem, runBench } from '../bench/index.js';
 import type { SharedCores } from '../bench/saturation.js';
 import type { Launch } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
@@ -171,16 +171,12 @@ export async function serveAndBench(
         await sampleAfterWindow(clock, ctx.powerIntervalMs);
         if (report.failure) await Promise.race([running.firstExit, sleep(1000)]);
         const during = dead('during the replay');
+        const problems = [report.failure, acceptanceProblem(report.acceptance)].filter((x) => x !== undefined);
         ctx.finishPoint(
           p,
           during
             ? { status: 'failed', error: during }
-            : {
-                status: report.failure ? 'invalid' : 'ok',
-                agentic: true,
-                logDir,
-                problems: report.failure ? [report.failure] : [],
-              },
+            : { status: problems.length > 0 ? 'invalid' : 'ok', agentic: true, logDir, problems },
         );
         continue;
       }

@@ -9,10 +9,12 @@ import {
   acceptedTokensVariance,
   checkAcceptance,
   specDecodeCounters,
+  specDecodeOfExport,
   specDecodeWindow,
   syntheticVariance,
 } from '../../src/bench/index.js';
 import type { SpecDecodeStats } from '../../src/bench/index.js';
+import { MetricsScraper, parsePrometheus } from '../../src/bench/replay/server-metrics.js';
 import { CLI, announcedUrl, runCliAsync, tempFiles } from '../helpers.js';
 
 /** /metrics as vLLM's prometheus_client writes it: `_total` samples, `_created` ones, two engines. */
@@ -25,8 +27,11 @@ const VLLM_METRICS = (drafts: number, accepted: number, perPos: number[]): strin
     '# HELP vllm:spec_decode_num_drafts_created Number of spec decoding drafts.',
     '# TYPE vllm:spec_decode_num_drafts_created gauge',
     'vllm:spec_decode_num_drafts_created{engine="0",model_name="m"} 1.7e9',
+    '# TYPE vllm:spec_decode_num_draft_tokens_total counter',
     `vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="m"} ${3 * drafts}.0`,
+    '# TYPE vllm:spec_decode_num_accepted_tokens_total counter',
     `vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="m"} ${accepted}.0`,
+    '# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter',
     ...perPos.map((n, i) => `vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="m",position="${i}"} ${n}`),
     'vllm:generation_tokens_total{engine="0",model_name="m"} 123456',
   ].join('\n');
@@ -63,6 +68,19 @@ describe('spec-decode counters', () => {
     expect(s.perPositionAcceptanceRates).toEqual([1, 0.451, 0.049]);
     // Nothing drafted in the window: nothing to report, as vLLM.
     expect(specDecodeWindow(after, after)).toBeUndefined();
+  });
+
+  it('reads the same window from the trace replay’s server_metrics_export.json (AIPerf’s format)', () => {
+    const scraper = new MetricsScraper(['http://127.0.0.1:9/metrics'], 1000);
+    const url = 'http://127.0.0.1:9/metrics';
+    scraper.add(url, parsePrometheus(VLLM_METRICS(100, 149, [100, 49, 0])), 1e18);
+    scraper.add(url, parsePrometheus(VLLM_METRICS(600, 899, [600, 299, 0])), 1e18 + 5e8);
+    scraper.add(url, parsePrometheus(VLLM_METRICS(1100, 1649, [1100, 500, 49])), 1e18 + 1e9);
+    const exported = JSON.parse(JSON.stringify(scraper.export())) as unknown;
+    const before = specDecodeCounters(VLLM_METRICS(100, 149, [100, 49, 0]))!;
+    const after = specDecodeCounters(VLLM_METRICS(1100, 1649, [1100, 500, 49]))!;
+    expect(specDecodeOfExport(exported)).toEqual(specDecodeWindow(before, after));
+    expect(specDecodeOfExport({ metrics: {} })).toBeUndefined();
   });
 });
 

@@ -5,17 +5,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run, runGroupLocally } from '../../src/launch/index.js';
 import type { AgenticSettings } from '../../src/launch/index.js';
-import type { MatrixRow } from '../../src/matrix/index.js';
+import type { MatrixRow, SingleNodeAgenticRow } from '../../src/matrix/index.js';
+import { specDecodeOfExport } from '../../src/bench/index.js';
 import { CLI, runCli, tempFiles } from '../helpers.js';
 import { agenticRow, simCluster, singleRow, smallCorpus } from './fixtures.js';
 
 const FRONTIER = [process.execPath, CLI];
 
-function runRows(rows: MatrixRow[], agentic: AgenticSettings | undefined, out = join(tempFiles({}), 'run')) {
+function runRows(rows: MatrixRow[], agentic: AgenticSettings | undefined, out = join(tempFiles({}), 'run'), extraArgs?: string) {
   return run({
     rows,
     matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
-    cluster: simCluster({ engines: { sim: { speed: 10 } } }),
+    cluster: simCluster({ engines: { sim: { speed: 10, ...(extraArgs ? { 'extra-args': extraArgs } : {}) } } }),
     out,
     executor: runGroupLocally,
     frontierVersion: 'test',
@@ -94,6 +95,36 @@ describe('frontier run: agentic-coding rows', () => {
     const db = join(tempFiles({}), 'frontier.db');
     const ingest = runCli(['ingest', out, '--db', db]);
     expect(ingest.stderr + ingest.stdout).toMatch(/agentic points: 2 \(2 new\)/);
+  }, 120_000);
+
+  it('a speculative-decoding row replays at its golden AL, measured over the profiling window; another acceptance fails it', async () => {
+    // AgentX: every agentic spec-decode row runs with synthetic acceptance; Qwen3.5's golden AL at the sim's 3 drafts is 3.39.
+    const mtp = (o: Partial<SingleNodeAgenticRow> = {}): SingleNodeAgenticRow =>
+      agenticRow({
+        model: 'Qwen/Qwen3.5-397B-A17B',
+        'model-prefix': 'qwen3.5',
+        runner: 'h200',
+        tp: 8,
+        'spec-decoding': 'mtp',
+        conc: 2,
+        'exp-name': 'qwen3.5_tp8_conc2_mtp',
+        ...o,
+      });
+    const corpus = smallCorpus(tempFiles({}));
+    const { manifest, dir } = await runRows([mtp()], corpus);
+    const [point] = manifest.points;
+    expect(point!.status).toBe('ok');
+    const artifacts = dir.agenticArtifacts(point!.resultFilename);
+    expect(readFileSync(join(dir.agenticDir(point!.resultFilename), 'benchmark_command.txt'), 'utf8')).toContain(
+      '--expected-acceptance-length 3.39',
+    );
+    const measured = specDecodeOfExport(JSON.parse(readFileSync(join(artifacts, 'server_metrics_export.json'), 'utf8')))!;
+    expect(Math.abs(measured.acceptanceLength - 3.39)).toBeLessThan(4 * Math.sqrt((0.39 * 0.61) / measured.drafts) + 0.05);
+
+    // The engine at another acceptance (the sim told so after the adapter's flags): the point is invalid, saying why.
+    const { manifest: far } = await runRows([mtp()], corpus, join(tempFiles({}), 'run'), '--spec-acceptance 2.5');
+    expect(far.points[0]!.status).toBe('invalid');
+    expect(far.points[0]!.error).toMatch(/the measured acceptance length 2\.\d+ is far from the expected 3\.39/);
   }, 120_000);
 
   it('fails agentic rows that have no corpus, naming the option, and runs the rest', async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { benchOptions } from '../../src/cli/bench.js';
 import { sim } from '../../src/engines/index.js';
-import { benchArgsOf, benchOptionsOf, goldenFor, prepareGroup } from '../../src/launch/index.js';
+import { benchArgsOf, benchOptionsOf, goldenFor, prepareGroup, replayArgsOf, replayOptionsOf } from '../../src/launch/index.js';
+import { traceBenchOptions } from '../../src/cli/bench-trace.js';
+import type { ReplayOptions } from '../../src/bench/replay/index.js';
 import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../src/plan/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
@@ -162,6 +164,31 @@ describe('prepareGroup', () => {
 });
 
 describe('point benchmark settings', () => {
+  it('an agentic point: the job-script replay and the in-process one are the same, expected AL included', async () => {
+    const point = {
+      baseUrl: 'http://127.0.0.1:9',
+      model: 'm',
+      conc: 4,
+      durationS: 600,
+      warmupRequestsPerLane: 10,
+      timeScale: 4,
+      maxContextLength: 131072,
+      dynamoSessionBinding: false,
+      artifacts: '/tmp/artifacts',
+      expectedAcceptanceLength: 3.39,
+    };
+    const args = replayArgsOf(point, '/tmp/traces.jsonl');
+    expect(args).toContain('--expected-acceptance-length');
+    const parsed = (await traceBenchOptions(args.slice(1)))!;
+    // The command line leaves the minimum sample to the replay's default, the same 10.
+    const inProcess: Partial<ReplayOptions> = replayOptionsOf(point);
+    expect(parsed.options.failedRequestMinSample ?? 10).toBe(inProcess.failedRequestMinSample);
+    delete inProcess.failedRequestMinSample;
+    expect(parsed.options).toMatchObject(inProcess);
+    const real = { ...point, expectedAcceptanceLength: undefined };
+    expect(replayArgsOf(real, '/tmp/traces.jsonl')).not.toContain('--expected-acceptance-length');
+  });
+
   it('the job-script command line and the in-process options are the same benchmark', async () => {
     const client = {
       backend: 'vllm',

@@ -13,6 +13,8 @@ import type { LaneStart, ReplayPlan } from './plan.js';
 import { aggregateJson, isError, recordJson } from './records.js';
 import type { Phase, ReplayRecord } from './records.js';
 import { MetricsScraper } from './server-metrics.js';
+import { checkAcceptance, specDecodeOfExport } from '../spec-decode.js';
+import type { AcceptanceCheck, SpecDecodeStats } from '../spec-decode.js';
 
 /**
  * Agentic trace replay (AIPerf's `inferencex-agentx-mvp` scenario): `concurrency` closed-loop
@@ -73,6 +75,11 @@ export interface ReplayOptions {
   outputDir?: string | undefined;
   /** Prometheus endpoints scraped over the profiling window (default: the server's /metrics; [] for none). */
   serverMetricsUrls?: readonly string[] | undefined;
+  /**
+   * The acceptance length speculative decoding should reach (a golden AL): checked against the
+   * one the scrape measures over the profiling window (../spec-decode.ts).
+   */
+  expectedAcceptanceLength?: number | undefined;
   sliceDurationS: number;
   /** `metadata.dataset` of the aggregate. */
   dataset?: Record<string, unknown> | undefined;
@@ -113,6 +120,10 @@ export interface ReplayReport {
   profilingStart: number | undefined;
   profilingEnd: number;
   files: string[];
+  /** vLLM's spec-decode counters over the profiling window, when the scrape has them. */
+  specDecode: SpecDecodeStats | undefined;
+  /** The measured AL against `expectedAcceptanceLength`, when both are known. */
+  acceptance: AcceptanceCheck | undefined;
 }
 
 /** One stream of requests in a session: the main agent of a trajectory instance, or one of its subagents. */
@@ -267,6 +278,9 @@ class Replay {
       skipped: this.skipped,
       stopReason: this.failure ?? this.stopReason,
     });
+    const exported = this.scraper?.export();
+    const specDecode = exported ? specDecodeOfExport(exported) : undefined;
+    const expected = this.o.expectedAcceptanceLength;
     const files: string[] = [];
     if (this.o.outputDir) {
       const jsonl = this.records.map((r) => `${JSON.stringify(recordJson(r))}\n`).join('');
@@ -274,7 +288,7 @@ class Replay {
         [join(this.o.outputDir, 'profile_export.jsonl'), jsonl],
         [join(this.o.outputDir, 'profile_export_aiperf.json'), `${JSON.stringify(aggregate, null, 2)}\n`],
       ];
-      if (this.scraper) out.push([join(this.o.outputDir, 'server_metrics_export.json'), JSON.stringify(this.scraper.export())]);
+      if (exported) out.push([join(this.o.outputDir, 'server_metrics_export.json'), JSON.stringify(exported)]);
       writeFilesAtomic(out, { mkdir: true });
       files.push(...out.map(([p]) => p));
     }
@@ -289,6 +303,8 @@ class Replay {
       profilingStart: this.profilingStart,
       profilingEnd,
       files,
+      specDecode,
+      acceptance: expected !== undefined && specDecode ? checkAcceptance(specDecode, expected) : undefined,
     };
   }
 
