@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { UserError } from '../util/user-error.js';
+import { processAlive } from '../util/process-alive.js';
 
 const PREFIX = 'frontier-upload-';
 
@@ -18,16 +19,6 @@ const PREFIX = 'frontier-upload-';
 export function uploadDir(root: string): string {
   return mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists, under another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /** Remove the upload directories under `root` whose process is gone (a server that was killed); returns them. */
 export function sweepStaleUploads(root: string): string[] {
@@ -40,7 +31,7 @@ export function sweepStaleUploads(root: string): string[] {
   }
   for (const name of names) {
     const m = new RegExp(`^${PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || processAlive(Number(m[1]))) continue;
     removeTree(join(root, name));
     stale.push(name);
   }

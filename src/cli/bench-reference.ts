@@ -1,6 +1,7 @@
 import { DEFAULT_REQUEST_DEADLINE_MS } from '../bench/index.js';
 import type { BenchOptions, BenchRequest } from '../bench/index.js';
 import { UserError } from '../util/user-error.js';
+import { processAlive } from '../util/process-alive.js';
 
 /**
  * What InferenceX's harness does around a run besides sending it: the server's profiler
@@ -95,28 +96,18 @@ export function profilerHooks(o: BenchOptions): Pick<BenchOptions, 'beforeMeasur
   };
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // Someone else's process: it exists.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * `--server-pid`: as `run_benchmark_serving` does, check every 2 s that the server's process
  * still runs, and when it has gone, stop the run at once with an error (no result: its numbers
  * would describe a dying server). Returns the function that stops watching.
  */
 export function watchServer(pid: number): () => void {
-  if (!alive(pid))
+  if (!processAlive(pid))
     throw new UserError(
       `--server-pid ${pid}: no such process; give the server's process id (in a script, $! after starting it in the background)`,
     );
   const timer = setInterval(() => {
-    if (alive(pid)) return;
+    if (processAlive(pid)) return;
     clearInterval(timer);
     process.stderr.write(
       `\nfrontier bench: error: server process ${pid} (--server-pid) died during the benchmark; stopped without a result (see the server's log for why)\n`,

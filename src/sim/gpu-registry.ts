@@ -8,6 +8,7 @@ import { spreadOf, DEFAULT_POWER_FACTORS } from './power.js';
 import type { GpuReading } from './power.js';
 import { CLOCK_ANCHOR_ENV } from '../util/virtual-clock.js';
 import { UserError } from '../util/user-error.js';
+import { processAlive } from '../util/process-alive.js';
 
 /**
  * The node's simulated GPUs, for the fake GPU tools (smi.ts, the DCGM exporter). A `frontier sim
@@ -93,15 +94,6 @@ export function registerGpus(
   return remove;
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** The live entries of a registry (files of exited processes are skipped). */
 export function readRegistry(dir: string | undefined): RegistryEntry[] {
   if (!dir) return [];
@@ -115,7 +107,7 @@ export function readRegistry(dir: string | undefined): RegistryEntry[] {
   for (const name of names.sort()) {
     try {
       const e = JSON.parse(readFileSync(join(dir, name), 'utf8')) as RegistryEntry;
-      if (alive(e.pid)) entries.push(e);
+      if (processAlive(e.pid)) entries.push(e);
     } catch {
       // Half-written or removed meanwhile: not there yet.
     }
