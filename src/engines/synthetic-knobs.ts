@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { UserError } from '../util/user-error.js';
 import { flagValue } from '../util/argv.js';
+import type { SpeculativeConfig } from '../sim/index.js';
 
 /**
  * The synthetic acceptance an engine's command line and environment ask for, read as the engine
@@ -21,10 +22,8 @@ import { flagValue } from '../util/argv.js';
  * Real acceptance (no knob) is not simulated: the simulator cannot know it.
  */
 
-export interface SyntheticSpec {
-  draftTokens: number;
-  acceptanceLength: number;
-  /** Which knob said so, for logs. */
+/** The simulator's speculative decoding, and which knob said so (for logs). */
+export interface SyntheticSpec extends SpeculativeConfig {
   source: string;
 }
 

@@ -35,3 +35,4 @@ export type { LoadSpec, SimulatedRun } from './simulate.js';
 export { TOKENIZER, decode, encode, loadTokenizer, renderChat } from './tokens.js';
 export { DEFAULT_DEPLOYMENT, buildTopology, describeTopology } from './topology.js';
 export type { DeploymentOptions, PoolOptions } from './topology.js';
+export type { SpeculativeConfig } from './speculative.js';

@@ -1,6 +1,7 @@
 import type { Hardware, Model, Precision } from './catalog.js';
 import { CatalogError } from './catalog.js';
 import { UserError } from '../util/user-error.js';
+import type { SpeculativeConfig } from './speculative.js';
 
 /**
  * The performance model of one engine instance (model × hardware × precision × parallelism):
@@ -105,7 +106,7 @@ export interface EngineSpec {
   /** HBM kept for activations and CUDA graphs, per GPU (GB). */
   activationReserveGB: number;
   /** Speculative decoding: draft tokens per step, and tokens accepted per step on average (≤ draft + 1). */
-  speculative?: { draftTokens: number; acceptanceLength: number } | undefined;
+  speculative?: SpeculativeConfig | undefined;
   efficiency: Efficiency;
   policy: SchedulingPolicy;
 }
@@ -397,7 +398,7 @@ export function engineSpec(options: EngineOptions): EngineSpec {
   const s = spec.speculative;
   if (s && (s.acceptanceLength < 1 || s.acceptanceLength > s.draftTokens + 1)) {
     throw new SimConfigError(
-      `speculative acceptance length ${s.acceptanceLength} must be between 1 and draft tokens + 1 (${s.draftTokens + 1})`,
+      `speculative acceptance length ${s.acceptanceLength} must be between 1 and draft tokens + 1 (${s.draftTokens + 1}): ${s.draftTokens} draft tokens accept at most ${s.draftTokens + 1} tokens per step; lower it or raise the draft tokens`,
     );
   }
   memory(spec);

@@ -108,7 +108,7 @@ describe('frontier sim serve', () => {
       /--efficiency speed=3: expected <key>=<number> with key one of compute, memory/,
     );
     expect(runCli(['sim', 'serve', '--spec-draft-tokens', '2', '--spec-acceptance', '3.39']).stderr).toMatch(
-      /--spec-acceptance 3\.39: 2 draft tokens accept at most 3 tokens per step; lower it or raise --spec-draft-tokens/,
+      /speculative acceptance length 3\.39 must be between 1 and draft tokens \+ 1 \(3\): 2 draft tokens accept at most 3 tokens per step; lower it or raise the draft tokens/,
     );
   });
 });
