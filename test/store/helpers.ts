@@ -66,7 +66,8 @@ export function frontierRunDir(): Promise<string> {
     const { manifest } = await run({
       rows,
       matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
-      cluster: simCluster({ engines: { sim: { speed: 20 } } }),
+      // Speed 10, not more: a faster sim under a loaded machine can flush a whole response at once (TPOT 0, which InferenceX's processing refuses).
+      cluster: simCluster({ engines: { sim: { speed: 10 } } }),
       out,
       executor: runGroupLocally,
       frontierVersion: 'test',
