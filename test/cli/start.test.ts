@@ -1,42 +1,108 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { RunManifest } from '../../src/launch/index.js';
-import { REPO, tempFiles } from '../helpers.js';
+import { freshClone } from '../support/fresh-clone.js';
+import type { FreshClone } from '../support/fresh-clone.js';
 
-describe('npm start', () => {
-  it('runs the example catalog’s whole matrix on this host, prints its summary, then serves the dashboard over it', async () => {
-    const dir = tempFiles({});
-    const out = join(dir, 'run');
-    const db = join(dir, 'frontier.db');
-    const child = spawn(process.execPath, [join(REPO, 'scripts/start.mjs'), out], {
-      cwd: REPO,
-      env: { ...process.env, PORT: '0', FRONTIER_DB: db },
-      stdio: ['ignore', 'pipe', 'pipe'],
+/** `npm start` in `dir`, exactly as the README gives it, with only the dashboard's port chosen. */
+function npmStart(dir: string, env: Record<string, string> = {}) {
+  const child = spawn('npm', ['start'], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group: the test stops npm and everything it started, as Ctrl-C does
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d: Buffer) => (output.stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output.stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  /** Resolves with the first match of `re` in stdout; rejects if npm start exits first. */
+  const waitFor = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const m = re.exec(output.stdout);
+        if (m) {
+          child.stdout!.off('data', check);
+          resolve(m);
+        }
+      };
+      child.stdout!.on('data', check);
+      check();
+      void exited.then((code) => reject(new Error(`npm start exited ${code} before ${re}:\n${output.stdout}\n${output.stderr}`)));
     });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { child, output, exited, waitFor };
+}
+
+/** Ctrl-C, as a user stops it: SIGINT to the whole process group. */
+function interrupt(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGINT');
+  } catch {
+    // already gone
+  }
+}
+
+async function json<T>(url: string): Promise<T> {
+  const response = await fetch(url);
+  expect(response.status, url).toBe(200);
+  return (await response.json()) as T;
+}
+
+interface StoredRun {
+  run_id: string;
+  official: boolean;
+  status: string;
+  points: number;
+  agentic_points: number;
+}
+
+/** The clone's one run directory, runs/<date>-<time>. */
+function runDir(dir: string): string {
+  const stamps = readdirSync(join(dir, 'runs')).filter((f) => /^\d{8}-\d{6}$/.test(f));
+  expect(stamps).toHaveLength(1);
+  return join(dir, 'runs', stamps[0]!);
+}
+
+const manifestOf = (out: string) => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
+
+let clone: FreshClone | undefined;
+afterEach(() => {
+  clone?.remove();
+  clone = undefined;
+});
+
+describe('npm start, as the README says, on a fresh clone', () => {
+  it('runs the example catalog’s whole matrix, prints its summary, then serves the dashboard with its points', async () => {
+    clone = freshClone();
+    const start = npmStart(clone.dir);
     try {
-      // The run, then the ingest, then the dashboard's address.
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          const m = /dashboard: (http:\/\/127\.0\.0\.1:\d+)\/inference/.exec(stdout);
-          if (m) resolve(m[1]!);
-        });
-        void exited.then((code) => reject(new Error(`npm start exited ${code} before serving:\n${stdout}\n${stderr}`)));
-      });
+      const url = (await start.waitFor(/dashboard: (http:\/\/127\.0\.0\.1:\d+)\/inference/))[1]!;
+      const { stdout, stderr } = start.output;
       expect(stderr).toContain('cluster: local-sim');
-      expect(stdout).toContain(`run directory: ${out}`);
-      const manifest = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
+      // The run directory is runs/<date>-<time> of the clone, and everything the run needed is in it.
+      const out = runDir(clone.dir);
+      expect(stdout).toContain(`run directory: ${relative(clone.dir, out)}\n`);
+      expect(existsSync(join(out, 'traces', 'small.jsonl'))).toBe(true);
+      const manifest = manifestOf(out);
       expect(manifest.status).toBe('completed');
-      const ran = manifest.points.filter((p) => p.status !== 'skipped');
+      const ran = manifest.points;
       expect(ran.every((p) => p.status === 'ok')).toBe(true);
       expect(stdout).toContain(`${ran.length} of ${ran.length} points ok · run completed`);
-      // The llama.cpp row ran on the real llama-server, the others on the simulated engine.
+      // The llama.cpp row ran on the real llama-server (npm test built it), the others on the simulated engine.
       const engines = new Set(manifest.groups.filter((g) => g.status === 'done').map((g) => g.engine));
       expect([...engines].sort()).toEqual(['llama.cpp', 'sim', 'sim (for dynamo-sglang)', 'sim (for vllm)']);
       expect(stdout).toMatch(/qwen3-0\.6b q8 llama\.cpp TP1 256\/64\s+4\s+ok/);
@@ -69,18 +135,24 @@ describe('npm start', () => {
       for (const g of manifest.groups.filter((x) => x.engine === 'sim (for dynamo-sglang)'))
         expect(existsSync(join(out, g.logs!, 'power', 'manifest.json'))).toBe(true);
 
-      // Ingested as an official run, and the dashboard is up.
+      // Ingested into the clone's runs/frontier.db as an official run; the dashboard answers with its points.
+      expect(existsSync(join(clone.dir, 'runs', 'frontier.db'))).toBe(true);
       expect(stdout).toContain(`points: ${fixed.length} (${fixed.length} new)`);
       expect(stdout).toContain('agentic points: 5 (5 new)');
-      const runs = (await (await fetch(`${url}/api/v1/runs`)).json()) as { official: boolean; points: number }[];
-      expect(runs).toEqual([expect.objectContaining({ official: true, points: fixed.length })]);
-      expect((await (await fetch(`${url}/api/v1/agentic`)).json()) as unknown[]).toHaveLength(5);
+      const runs = await json<StoredRun[]>(`${url}/api/v1/runs`);
+      expect(runs).toEqual([
+        expect.objectContaining({ official: true, status: 'completed', points: fixed.length, agentic_points: 5 }),
+      ]);
+      const points = await json<{ framework: string }[]>(`${url}/api/v1/benchmarks?run=${runs[0]!.run_id}&limit=1000`);
+      expect(points).toHaveLength(fixed.length);
+      expect(points.filter((p) => p.framework === 'llama.cpp')).toHaveLength(3);
+      expect(await json<unknown[]>(`${url}/api/v1/agentic`)).toHaveLength(5);
       const page = await fetch(`${url}/inference`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await page.text()).toContain('<div id="root"></div>');
     } finally {
-      child.kill('SIGTERM');
+      interrupt(start.child);
     }
-    expect(await exited).toBe(0);
-  }, 300_000);
+    expect(await start.exited).toBe(0);
+  }, 420_000);
 });
