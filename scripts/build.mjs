@@ -44,7 +44,7 @@ chmodSync('dist/frontier.mjs', 0o755);
 // Train the code cache on what a typical run executes: load, validate, expand, evals, output.
 const training = spawnSync(
   process.execPath,
-  ['dist/frontier.mjs', '-C', 'examples', 'matrix', 'full-sweep', '--config-files', 'configs/example-master.yaml'],
+  ['dist/frontier.mjs', '-C', 'examples', 'matrix', 'full-sweep', '--config-files', 'examples/configs/example-master.yaml'],
   { env: { ...process.env, FRONTIER_CODE_CACHE: 'write' }, stdio: ['ignore', 'ignore', 'inherit'] },
 );
 if (training.status !== 0) throw new Error('code cache training run failed');

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { GOLDEN_DIR, GoldenError, THINKING_MODES, curvesFor, loadGolden } from '../specdec/golden.js';
 import type { GoldenFile } from '../specdec/golden.js';
 import { UserError } from '../util/user-error.js';
+import { pathOption } from './paths.js';
 
 async function goldenFiles(dir: string | undefined): ReturnType<typeof loadGolden> {
   try {
@@ -42,7 +43,11 @@ function showCurves(files: GoldenFile[], model: string): string {
 
 export function alCommand(): Command {
   const al = new Command('al').description("InferenceX's golden acceptance-length curves (speculative decoding)");
-  const dirOption = new Option('--dir <dir>', `folder of curve files (default: ${GOLDEN_DIR}/ here, else the built-in copy)`);
+  const dirOption = pathOption(
+    '--dir <dir>',
+    `folder of curve files (default: ${GOLDEN_DIR}/ here, else the built-in copy)`,
+    'catalog',
+  );
   al.command('show')
     .description('print the golden AL of a model at each draft length and thinking mode')
     .argument('<model>', 'model key (deepseek-v4-pro) or InferenceX model prefix (dsv4)')

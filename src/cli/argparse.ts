@@ -5,6 +5,7 @@
  * prefixes of long options, mutually exclusive groups, exit status 2 on usage errors.
  */
 import { UserError } from '../util/user-error.js';
+import { userPath } from './paths.js';
 
 export interface ArgSpec {
   /** Option strings, e.g. `['--config-files']` or `['-h', '--help']`. */
@@ -12,7 +13,8 @@ export interface ArgSpec {
   dest: string;
   /** `flag`: store_true; `one`: one value; `many`: nargs='+'. */
   kind: 'flag' | 'one' | 'many';
-  type?: 'int' | 'float' | 'string';
+  /** `path`: a file or folder, from where the command was started (src/cli/paths.ts). */
+  type?: 'int' | 'float' | 'string' | 'path';
   choices?: readonly string[];
   required?: boolean;
   default?: unknown;
@@ -97,6 +99,7 @@ export function parseArgs(spec: ParserSpec, argv: readonly string[]): ParsedArgs
       else if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(s)) value = Number(s);
       else fail(`argument ${name(a)}: invalid float value: '${raw}'`);
     }
+    if (a.type === 'path') value = userPath(raw);
     if (a.choices && !a.choices.includes(raw)) {
       fail(`argument ${name(a)}: invalid choice: '${raw}' (choose from ${a.choices.map((c) => `'${c}'`).join(', ')})`);
     }

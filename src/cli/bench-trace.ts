@@ -19,6 +19,7 @@ const ARGS: ArgSpec[] = [
     flags: ['--trace'],
     dest: 'trace',
     kind: 'one',
+    type: 'path',
     required: true,
     help: 'Trace file: Weka traces.jsonl or a hash_ids block trace.',
   },
@@ -166,6 +167,7 @@ const ARGS: ArgSpec[] = [
     flags: ['--output-artifact-dir'],
     dest: 'out',
     kind: 'one',
+    type: 'path',
     help: 'Folder for profile_export.jsonl and the other artifacts.',
   },
   {

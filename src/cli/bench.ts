@@ -9,6 +9,7 @@ import { firstServedModel } from './served-model.js';
 import { isTraceBench, runTraceBenchCommand } from './bench-trace.js';
 import { clockAnchorFromEnv } from '../util/virtual-clock.js';
 import { profilerHooks, watchServer } from './bench-reference.js';
+import { userPath } from './paths.js';
 
 /**
  * `frontier bench`: the reference client's command line (InferenceX's `benchmark_serving.py`
@@ -68,6 +69,7 @@ const ARGS: ArgSpec[] = [
     flags: ['--dataset-path'],
     dest: 'dataset_path',
     kind: 'one',
+    type: 'path',
     help: 'JSONL of prompts: strings, or {"prompt", "output_len"} objects.',
   },
   {
@@ -195,9 +197,15 @@ const ARGS: ArgSpec[] = [
     kind: 'flag',
     help: 'Add per-request ttfts, itls, generated_texts and errors.',
   },
-  { flags: ['--result-dir'], dest: 'result_dir', kind: 'one', help: 'Folder of the result file.' },
+  { flags: ['--result-dir'], dest: 'result_dir', kind: 'one', type: 'path', help: 'Folder of the result file.' },
   { flags: ['--result-filename'], dest: 'result_filename', kind: 'one', help: 'Name of the result file.' },
-  { flags: ['--result-file'], dest: 'result_file', kind: 'one', help: 'Path of the result file (implies --save-result).' },
+  {
+    flags: ['--result-file'],
+    dest: 'result_file',
+    kind: 'one',
+    type: 'path',
+    help: 'Path of the result file (implies --save-result).',
+  },
   { flags: ['--metadata'], dest: 'metadata', kind: 'many', help: 'KEY=VALUE pairs added to the result.' },
   { flags: ['--api-key'], dest: 'api_key', kind: 'one', help: 'Bearer token (default: $OPENAI_API_KEY).' },
   {
@@ -422,6 +430,7 @@ export async function benchOptions(argv: string[]): Promise<
   if (datasetName === 'jsonl' && !a.dataset_path)
     throw new UsageError(SPEC, 'argument --dataset-path: required with --dataset-name jsonl');
   let tokenizer = a.tokenizer as string | undefined;
+  if (tokenizer !== undefined && tokenizer !== 'gpt2' && tokenizer !== 'server') tokenizer = userPath(tokenizer);
   if (!tokenizer) tokenizer = (await canTokenize(baseUrl, model, apiKey)) ? 'server' : 'gpt2';
   const options: BenchOptions = {
     baseUrl,

@@ -24,6 +24,7 @@ import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
 import { POSITIVE_INT, numberArg } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
+import { pathOption } from './paths.js';
 
 interface SideOptions {
   base?: string;
@@ -40,12 +41,18 @@ const prNumber = numberArg({ ...POSITIVE_INT, expected: 'a pull request number' 
 function withSides(command: Command): Command {
   return command
     .option('--base <ref>', 'base revision: a git ref of this repository (read with git show, no checkout)')
-    .option('--base-dir <dir>', 'base revision: a directory holding configs/ and perf-changelog.yaml')
+    .addOption(pathOption('--base-dir <dir>', 'base revision: a directory holding configs/ and perf-changelog.yaml', 'catalog'))
     .option('--head <ref>', 'head revision: a git ref')
-    .option('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)')
-    .option('--changelog-file <path>', 'the changelog, relative to the repository root', DEFAULT_CHANGELOG)
-    .option('--config-files <files...>', 'master configs (default: configs/*-master.yaml of each revision)')
-    .option('--runner-config <path>', 'runners file', 'configs/runners.yaml');
+    .addOption(pathOption('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)', 'catalog'))
+    .addOption(
+      pathOption('--changelog-file <path>', 'the changelog, relative to the repository root', 'repository').default(
+        DEFAULT_CHANGELOG,
+      ),
+    )
+    .addOption(
+      pathOption('--config-files <files...>', 'master configs (default: configs/*-master.yaml of each revision)', 'repository'),
+    )
+    .addOption(pathOption('--runner-config <path>', 'runners file', 'repository').default('configs/runners.yaml'));
 }
 
 function sides(opts: SideOptions): { base: Snapshot; head: Snapshot } {
@@ -98,7 +105,12 @@ export function changelogCommand(): Command {
     .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', prNumber)
     .option('--repository <owner/name>', 'the repository whose pull requests entries link to', DEFAULT_REPOSITORY)
     .option('--fix', 'repair blank-line separators, trailing whitespace and misplaced new entries in the head file')
-    .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
+    .addOption(
+      pathOption(
+        '--pr-body <file>',
+        'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin',
+      ),
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action(
       async (
@@ -164,8 +176,14 @@ export function changelogCommand(): Command {
     .addOption(
       new Option('--scenario-type <types...>', 'restrict to these scenarios').choices(['fixed-seq-len', 'agentic-coding']),
     )
-    .option('--file <path>', 'the changelog to append to', DEFAULT_CHANGELOG)
-    .option('--config-files <files...>', 'master configs the keys must exist in (default: configs/*-master.yaml)')
+    .addOption(pathOption('--file <path>', 'the changelog to append to', 'catalog').default(DEFAULT_CHANGELOG))
+    .addOption(
+      pathOption(
+        '--config-files <files...>',
+        'master configs the keys must exist in (default: configs/*-master.yaml)',
+        'catalog',
+      ),
+    )
     .action(
       async (opts: Record<string, unknown> & { key: string[]; description: string[]; file: string; configFiles?: string[] }) => {
         const entry: Record<string, unknown> = {
@@ -211,12 +229,14 @@ export function changelogCommand(): Command {
   changelog
     .command('merge')
     .description("resolve a perf-changelog.yaml merge conflict: main's bytes, then the PR's new entries")
-    .requiredOption('--base-file <file>', 'the merge base version (git stage 1)')
-    .requiredOption('--ours <file>', "the pull request's version (git stage 2 when merging main into the PR)")
-    .requiredOption('--theirs <file>', "main's version (git stage 3)")
+    .addOption(pathOption('--base-file <file>', 'the merge base version (git stage 1)').makeOptionMandatory())
+    .addOption(
+      pathOption('--ours <file>', "the pull request's version (git stage 2 when merging main into the PR)").makeOptionMandatory(),
+    )
+    .addOption(pathOption('--theirs <file>', "main's version (git stage 3)").makeOptionMandatory())
     .requiredOption('--pr <number>', 'the pull request number: its new entries link to it', prNumber)
     .option('--repository <owner/name>', 'the repository whose pull requests entries link to', DEFAULT_REPOSITORY)
-    .option('-o, --output <file>', 'write the result here (default: standard output)')
+    .addOption(pathOption('-o, --output <file>', 'write the result here (default: standard output)'))
     .action(async (opts: { baseFile: string; ours: string; theirs: string; pr: number; repository: string; output?: string }) => {
       const [base, ours, theirs] = await Promise.all([readFile(opts.baseFile), readFile(opts.ours), readFile(opts.theirs)]);
       const merged = await mergeChangelog(base, ours, theirs, opts.pr, opts.repository);

@@ -28,6 +28,7 @@ import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiFormat } from './ci-step.js';
 import { parseNumber } from './options.js';
+import { pathOption, userPath } from './paths.js';
 
 function readText(path: string, what: string): string {
   try {
@@ -77,18 +78,18 @@ const rateText = (stats: RunStats): string => {
 };
 
 const jobsOption = () =>
-  new Option(
+  pathOption(
     '--jobs <file>',
     'the workflow run\'s jobs, recorded: gh api --paginate --slurp "repos/O/R/actions/runs/ID/jobs?filter=all&per_page=100"',
   );
-const runDirOption = () => new Option('--run-dir <dir>', 'a frontier run directory (its run.json)');
+const runDirOption = () => pathOption('--run-dir <dir>', 'a frontier run directory (its run.json)');
 const runnerLabelsOption = () =>
   new Option(
     '--runner-labels',
     'also count a job named by a runner label (as Frontier’s benchmark jobs are) for the one cluster holding all its nodes',
   );
 const runnerConfigOption = () =>
-  new Option('--runner-config <path>', 'runners.yaml: its cluster: labels are the hardware buckets').default(
+  pathOption('--runner-config <path>', 'runners.yaml: its cluster: labels are the hardware buckets', 'catalog').default(
     'configs/runners.yaml',
   );
 
@@ -100,7 +101,7 @@ function successRateCommand(): Command {
       .addOption(runDirOption())
       .addOption(runnerConfigOption())
       .addOption(runnerLabelsOption())
-      .option('--out <file>', 'the run_stats JSON to write', 'run_stats.json'),
+      .addOption(pathOption('--out <file>', 'the run_stats JSON to write').default('run_stats.json')),
   ).action(
     async (o: {
       jobs?: string;
@@ -172,14 +173,19 @@ function commentCommand(): Command {
         )
         .requiredOption('--run-id <id>', 'the run, as ingested into the store')
         .addOption(runDirOption())
-        .option('--matrix <file>', 'the sweep matrix JSON (what was asked), when there is no run directory')
+        .addOption(pathOption('--matrix <file>', 'the sweep matrix JSON (what was asked), when there is no run directory'))
         .addOption(jobsOption())
         .addOption(runnerConfigOption())
         .addOption(runnerLabelsOption())
-        .option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)')
+        .addOption(
+          pathOption(
+            '--db <location>',
+            'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)',
+          ),
+        )
         .option('--dashboard-url <url>', 'the dashboard, for links to this run (default $FRONTIER_DASHBOARD_URL)')
         .option('--threshold <pct>', 'flag changes for the worse beyond this many percent', '5')
-        .option('--comment-file <file>', 'where to write the comment markdown', 'sweep-summary.md'),
+        .addOption(pathOption('--comment-file <file>', 'where to write the comment markdown').default('sweep-summary.md')),
     ),
   ).action(async (o: CommentOptions) => {
     const threshold = parseNumber('--threshold', o.threshold, { min: 0, expected: 'a percentage ≥ 0' });
@@ -191,7 +197,7 @@ function commentCommand(): Command {
     const { commentMarkdown, commentSummary } = await import('../ci/comment.js');
     let store;
     try {
-      store = await openStore(storeLocation(o.db));
+      store = await openStore(userPath(storeLocation(o.db)));
     } catch (e) {
       throw new UserError((e as Error).message);
     }

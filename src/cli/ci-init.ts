@@ -6,6 +6,7 @@ import { workflowFiles } from '../ci/workflows/index.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
+import { pathOption } from './paths.js';
 
 declare const FRONTIER_VERSION: string;
 const VERSION = typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev';
@@ -24,7 +25,7 @@ interface InitOptions {
 export function ciInitCommand(): Command {
   return new Command('init')
     .description('write .github/workflows/ for a catalog repository: the sweep, the benchmark job, reuse and sign-off')
-    .option('--dir <dir>', 'the repository', '.')
+    .addOption(pathOption('--dir <dir>', 'the repository', 'catalog').default('.'))
     .option('--package <spec>', `what runners install with npm install --global (default frontier@${VERSION})`)
     .option('--node <version>', 'the Node.js version on the runners', '20')
     .option('--db-secret <name>', 'the repository secret holding the store (a postgres:// URL)', 'FRONTIER_DB')

@@ -30,6 +30,7 @@ import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiDecision, CiFormat } from './ci-step.js';
 import { requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
+import { pathOption } from './paths.js';
 
 /** GitHub's limit on the jobs one matrix expands to. */
 const MAX_MATRIX_JOBS = 256;
@@ -146,8 +147,8 @@ export function ciPlanCommand(): Command {
     )
     .option('--base <ref>', 'base revision (default: origin/<PR base> for a pull request, the push’s before)')
     .option('--head <ref>', 'head revision (default: the PR head commit, the push’s after)')
-    .option('--base-dir <dir>', 'base revision as a directory (instead of --base)')
-    .option('--head-dir <dir>', 'head revision as a directory (instead of --head)')
+    .addOption(pathOption('--base-dir <dir>', 'base revision as a directory (instead of --base)', 'catalog'))
+    .addOption(pathOption('--head-dir <dir>', 'head revision as a directory (instead of --head)', 'catalog'))
     .option('--head-message <text>', 'the head commit’s message (default: read with git)')
     .addOption(
       new Option(
@@ -164,12 +165,14 @@ export function ciPlanCommand(): Command {
       '--reuse-source-run <id>',
       'push: the earlier run whose results stand for this merge (`ci reuse`’s reuse-source-run-id)',
     )
-    .option(
-      '--priority-policy <file>',
-      'order the jobs by queue priority (`ci priority`), when the file exists',
-      DEFAULT_PRIORITY_POLICY,
+    .addOption(
+      pathOption(
+        '--priority-policy <file>',
+        'order the jobs by queue priority (`ci priority`), when the file exists',
+        'catalog',
+      ).default(DEFAULT_PRIORITY_POLICY),
     )
-    .option('--out <dir>', 'write sweep.json, canary.json and rest.json here (inputs of frontier run --matrix)')
+    .addOption(pathOption('--out <dir>', 'write sweep.json, canary.json and rest.json here (inputs of frontier run --matrix)'))
     .action(async (o: PlanOptions) => {
       const event = eventOf(o);
       const { base, head, headRef } = sides(o, event);

@@ -14,6 +14,7 @@ import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiFormat } from './ci-step.js';
 import { numberArg } from './options.js';
+import { pathOption } from './paths.js';
 
 interface PriorityOptions {
   matrix: string;
@@ -72,8 +73,10 @@ function contextOf(opts: PriorityOptions): PriorityContext {
 export function ciPriorityCommand(): Command {
   const command = new Command('priority')
     .description("the sweep matrix with each job's queue priority, queue token and skip-queue request (run-sweep.yml's setup)")
-    .option('--matrix <file>', 'the sweep matrix JSON `frontier changelog matrix` prints; - reads stdin', '-')
-    .option('--policy <file>', 'the priority policy', DEFAULT_PRIORITY_POLICY)
+    .addOption(
+      pathOption('--matrix <file>', 'the sweep matrix JSON `frontier changelog matrix` prints; - reads stdin').default('-'),
+    )
+    .addOption(pathOption('--policy <file>', 'the priority policy', 'catalog').default(DEFAULT_PRIORITY_POLICY))
     .option('--labels <labels>', "pull request labels, a comma list or JSON array (default: the event payload's)")
     .option(
       '--criteria <criteria>',

@@ -27,6 +27,7 @@ import type { MatrixCoverage, RecordFiles } from '../ci/reuse/index.js';
 import { identityRepr } from '../ci/reuse/py-repr.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiDecision, CiFormat } from './ci-step.js';
+import { pathOption } from './paths.js';
 
 interface DecideOptions extends Omit<RecordFiles, 'dir'> {
   event?: string;
@@ -90,23 +91,35 @@ function decideCommand(): Command {
   withEvent(cmd);
   withFormat(cmd);
   cmd
-    .option(
-      '--github <dir>',
-      `recorded GitHub API answers: ${Object.values(RECORD_FILES)
-        .map((f) => f.file)
-        .join(', ')} (per-PR or per-run variants: pr-N.json, comments-N.json, commits-N.json, runs-ID.json, artifacts-ID.json)`,
+    .addOption(
+      pathOption(
+        '--github <dir>',
+        `recorded GitHub API answers: ${Object.values(RECORD_FILES)
+          .map((f) => f.file)
+          .join(', ')} (per-PR or per-run variants: pr-N.json, comments-N.json, commits-N.json, runs-ID.json, artifacts-ID.json)`,
+      ),
     )
-    .option('--pulls <file>', 'GET /repos/R/commits/SHA/pulls (push)')
-    .option('--pr <file>', 'GET /repos/R/pulls/N')
-    .option('--comments <file>', 'GET /repos/R/issues/N/comments')
-    .option('--commits <file>', 'GET /repos/R/pulls/N/commits')
-    .option('--runs <file>', 'GET /repos/R/actions/workflows/run-sweep.yml/runs (the PR branch’s completed pull_request runs)')
-    .option('--artifacts <file>', 'GET /repos/R/actions/runs/ID/artifacts (any number of runs: each artifact names its run)')
+    .addOption(pathOption('--pulls <file>', 'GET /repos/R/commits/SHA/pulls (push)'))
+    .addOption(pathOption('--pr <file>', 'GET /repos/R/pulls/N'))
+    .addOption(pathOption('--comments <file>', 'GET /repos/R/issues/N/comments'))
+    .addOption(pathOption('--commits <file>', 'GET /repos/R/pulls/N/commits'))
+    .addOption(
+      pathOption(
+        '--runs <file>',
+        'GET /repos/R/actions/workflows/run-sweep.yml/runs (the PR branch’s completed pull_request runs)',
+      ),
+    )
+    .addOption(
+      pathOption(
+        '--artifacts <file>',
+        'GET /repos/R/actions/runs/ID/artifacts (any number of runs: each artifact names its run)',
+      ),
+    )
     .option('--run-id <id>', 'this (merge) run’s id, for the ingest command (default: $GITHUB_RUN_ID)')
-    .option(
-      '--artifacts-dir <dir>',
-      'where the source run’s artifacts are downloaded, for the follow-up commands',
-      'reuse-artifacts',
+    .addOption(
+      pathOption('--artifacts-dir <dir>', 'where the source run’s artifacts are downloaded, for the follow-up commands').default(
+        'reuse-artifacts',
+      ),
     )
     .option('--workflow-id <file>', 'the sweep workflow', 'run-sweep.yml')
     .action((o: DecideOptions) => {
@@ -154,8 +167,15 @@ function validateSubcommand(): Command {
   );
   withFormat(cmd);
   cmd
-    .requiredOption('--artifacts-dir <dir>', 'the source run’s artifacts (gh run download RUN_ID -D DIR)')
-    .option('--matrix <file>', 'the sweep matrix (`frontier changelog matrix` output): report how much of it the artifacts cover')
+    .addOption(
+      pathOption('--artifacts-dir <dir>', 'the source run’s artifacts (gh run download RUN_ID -D DIR)').makeOptionMandatory(),
+    )
+    .addOption(
+      pathOption(
+        '--matrix <file>',
+        'the sweep matrix (`frontier changelog matrix` output): report how much of it the artifacts cover',
+      ),
+    )
     .option('--dry-run', 'collapse reran evals in memory only; leave the files as they are')
     .action((o: ValidateOptions) => {
       const root = resolve(o.artifactsDir);

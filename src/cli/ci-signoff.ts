@@ -15,6 +15,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiFormat } from './ci-step.js';
+import { pathOption, userPath } from './paths.js';
 
 type Json = Record<string, unknown>;
 
@@ -61,7 +62,7 @@ function teamsOf(file: string): Record<string, string[]> {
 /** The store's runs of `commits`, or undefined when there is no store to read (a SQLite file that does not exist). */
 async function storeRuns(db: string | undefined, commits: string[]): Promise<RunEvidence[] | undefined> {
   const { openStore, storeLocation } = await import('../store/index.js');
-  const location = storeLocation(db);
+  const location = userPath(storeLocation(db));
   if (!/^postgres(ql)?:\/\//i.test(location) && !existsSync(location)) return undefined;
   let store;
   try {
@@ -96,20 +97,31 @@ export function ciSignoffCommand(): Command {
     .description(
       "verify a CODEOWNER's sign-off comment: owners, template, green sweep and evals, images, patches, spec-decode, reuse",
     )
-    .option('--repo <dir>', 'the repository (git; read with git show, no checkout)', '.')
+    .addOption(pathOption('--repo <dir>', 'the repository (git; read with git show, no checkout)', 'catalog').default('.'))
     .requiredOption('--base <ref>', 'the base revision (the trusted default branch: CODEOWNERS and the checklist are read here)')
     .requiredOption('--head <ref>', 'the PR head revision')
-    .option(
-      '--commits <file>',
-      "the PR's commits as gh api repos/O/R/pulls/N/commits lists them (default: git rev-list base..head)",
+    .addOption(
+      pathOption(
+        '--commits <file>',
+        "the PR's commits as gh api repos/O/R/pulls/N/commits lists them (default: git rev-list base..head)",
+      ),
     )
-    .option('--pr <file>', 'the pull request as gh api repos/O/R/pulls/N gives it (its body; default: the event)')
-    .option('--comments <file>', "the PR's conversation comments (gh api repos/O/R/issues/N/comments), for /reuse-sweep-run")
-    .option('--teams <file>', 'team members, {"org/team": ["login", ...]}, for team owners in CODEOWNERS')
-    .option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)')
-    .option(
-      '--comment-file <file>',
-      'where to write the verdict comment (default $RUNNER_TEMP/signoff-verdict.md, else ./signoff-verdict.md)',
+    .addOption(pathOption('--pr <file>', 'the pull request as gh api repos/O/R/pulls/N gives it (its body; default: the event)'))
+    .addOption(
+      pathOption(
+        '--comments <file>',
+        "the PR's conversation comments (gh api repos/O/R/issues/N/comments), for /reuse-sweep-run",
+      ),
+    )
+    .addOption(pathOption('--teams <file>', 'team members, {"org/team": ["login", ...]}, for team owners in CODEOWNERS'))
+    .addOption(
+      pathOption('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)'),
+    )
+    .addOption(
+      pathOption(
+        '--comment-file <file>',
+        'where to write the verdict comment (default $RUNNER_TEMP/signoff-verdict.md, else ./signoff-verdict.md)',
+      ),
     );
   return withFormat(withEvent(command)).action(async (opts: SignoffOptions) => {
     const event = eventOf(opts);

@@ -4,6 +4,7 @@ import { readEvent } from '../ci/event.js';
 import type { GithubEvent } from '../ci/event.js';
 import { writeGithubOutput } from '../ci/output.js';
 import type { OutputValue } from '../ci/output.js';
+import { pathOption } from './paths.js';
 
 export type CiFormat = 'text' | 'json';
 
@@ -19,7 +20,7 @@ export interface CiDecision {
 /** `--event FILE` and `--event-name NAME`, defaulting to what Actions sets. */
 export function withEvent(command: Command): Command {
   return command
-    .option('--event <file>', 'the GitHub event payload JSON (default: $GITHUB_EVENT_PATH)')
+    .addOption(pathOption('--event <file>', 'the GitHub event payload JSON (default: $GITHUB_EVENT_PATH)'))
     .option(
       '--event-name <name>',
       'the event name: pull_request, push, issue_comment, workflow_dispatch (default: $GITHUB_EVENT_NAME)',

@@ -7,6 +7,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { loadTree } from '../review/index.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
+import { pathOption, pathArgument } from './paths.js';
 
 export function clustersCommand(): Command {
   const clusters = new Command('clusters').description('cluster profiles (clusters/*.yaml)');
@@ -15,8 +16,14 @@ export function clustersCommand(): Command {
     .description(
       "write the srt-slurm routing of an InferenceX checkout's launchers (runners/launch_*.sh) as declarative clusters/<launcher>.yaml profiles",
     )
-    .argument('[dir]', 'the InferenceX checkout (its runners/ and configs/), or its runners/ folder', '.')
-    .option('--out <dir>', 'where to write the profiles (default: clusters/ of the checkout); - prints them')
+    .addArgument(
+      pathArgument('[dir]', 'the InferenceX checkout (its runners/ and configs/), or its runners/ folder', 'catalog').default(
+        '.',
+      ),
+    )
+    .addOption(
+      pathOption('--out <dir>', 'where to write the profiles (default: clusters/ of the checkout); - prints them', 'catalog'),
+    )
     .option(
       '--resolve',
       'pin branches, tags and short shas to the commit they are on now (git ls-remote; needs the repositories)',

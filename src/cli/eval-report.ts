@@ -5,6 +5,7 @@ import type { EvalRow } from '../evals/index.js';
 import { pyFloat } from '../pycompat/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
+import { pathOption, pathArgument, startedIn } from './paths.js';
 
 /** Where the eval report commands read and write; tests pass their own. */
 export interface EvalReportIo {
@@ -41,8 +42,10 @@ export function evalCheckCommand(io: EvalReportIo = {}): Command {
         'exact_match metric of results*.json ≥ models.<prefix>.<task>, else default.<task>, else --min-score; ' +
         "a batched run's meta_env.json must cover every requested concurrency. Exit 1 on any FAIL",
     )
-    .argument('[dir]', 'the eval directory: meta_env.json and results*.json, as an eval job leaves them', '.')
-    .option('--thresholds <file>', 'thresholds YAML (default: the built-in reference utils/evals/thresholds.yaml)')
+    .addArgument(
+      pathArgument('[dir]', 'the eval directory: meta_env.json and results*.json, as an eval job leaves them').default('.'),
+    )
+    .addOption(pathOption('--thresholds <file>', 'thresholds YAML (default: the built-in reference utils/evals/thresholds.yaml)'))
     .option('--min-score <score>', 'threshold for tasks with none configured', '0.85')
     .option('--expected-concs <list>', 'concurrencies the workflow requested, space-separated (e.g. "16 64 180")')
     .option(
@@ -58,7 +61,7 @@ export function evalCheckCommand(io: EvalReportIo = {}): Command {
       } catch {
         throw new UserError(`--min-score ${flags.minScore}: expected a number (e.g. 0.85)`);
       }
-      const cwd = io.cwd ?? process.cwd();
+      const cwd = io.cwd ?? startedIn();
       const result = checkEvalDir(dir, {
         cwd,
         env: io.env ?? process.env,
@@ -83,11 +86,17 @@ export function evalCollectCommand(io: EvalReportIo = {}): Command {
       'aggregate downloaded eval artifacts (the reference utils/collect_eval_results.py): one row per task result ' +
         '→ agg_eval_all.json, and the single-node and multi-node tables on stdout',
     )
-    .argument('<dirs...>', 'folders of eval artifacts (each artifact a subfolder with meta_env.json, or one flat artifact)')
-    .option('--out <file>', 'where to write the rows (json.dump(rows, indent=2) as the reference)', 'agg_eval_all.json')
+    .addArgument(
+      pathArgument('<dirs...>', 'folders of eval artifacts (each artifact a subfolder with meta_env.json, or one flat artifact)'),
+    )
+    .addOption(
+      pathOption('--out <file>', 'where to write the rows (json.dump(rows, indent=2) as the reference)').default(
+        'agg_eval_all.json',
+      ),
+    )
     .addOption(new Option('--sort-by <key>', 'table order').choices(['model_prefix', 'hw']).default('model_prefix'))
     .action((dirs: string[], flags: CollectFlags) => {
-      const cwd = io.cwd ?? process.cwd();
+      const cwd = io.cwd ?? startedIn();
       const rows: EvalRow[] = [];
       for (const dir of dirs) {
         requireDirectory(dir, cwd);

@@ -20,6 +20,7 @@ import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { firstServedModel } from './served-model.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
+import { pathOption } from './paths.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -103,9 +104,11 @@ function addRunOptions(cmd: Command, o: { taskFlag: boolean }): Command {
       collectList,
     );
   return cmd
-    .option(
-      '--data <dir>',
-      'the datasets, laid out as the hub exports them (GSM8K: else $FRONTIER_GSM8K, else downloaded once into the cache)',
+    .addOption(
+      pathOption(
+        '--data <dir>',
+        'the datasets, laid out as the hub exports them (GSM8K: else $FRONTIER_GSM8K, else downloaded once into the cache)',
+      ),
     )
     .option('--base-url <url>', 'the server, e.g. http://127.0.0.1:8000 (default: http://HOST:PORT)')
     .option('--host <host>', 'server host', '127.0.0.1')
@@ -131,9 +134,9 @@ function addRunOptions(cmd: Command, o: { taskFlag: boolean }): Command {
     .option('--timeout <s>', 'per-request timeout (seconds without a byte)', '1800')
     .option('--max-retries <n>', 'retries of a request after a connection error, timeout, 429 or 5xx', '5')
     .option('--retry-backoff <s>', 'first wait before a retry, doubled each time (max 30 s)', '1')
-    .option('--out <dir>', 'where results_*.json, samples_<task>_*.jsonl (and meta_env.json) go', '.')
+    .addOption(pathOption('--out <dir>', 'where results_*.json, samples_<task>_*.jsonl (and meta_env.json) go').default('.'))
     .option('--resume', 'continue the interrupted eval in --out: keep its finished samples')
-    .option('--row <file>', 'the matrix row evaluated: writes meta_env.json with its identity')
+    .addOption(pathOption('--row <file>', 'the matrix row evaluated: writes meta_env.json with its identity'))
     .option('--runner <type>', 'the hardware for meta_env.json (default: the row’s runner)');
 }
 
@@ -230,7 +233,7 @@ function gsm8kCommand(): Command {
   return addRunOptions(new Command('gsm8k').description('GSM8K as InferenceX runs it (frontier eval run --task gsm8k)'), {
     taskFlag: false,
   })
-    .option('--dataset <dir>', 'the same as --data')
+    .addOption(pathOption('--dataset <dir>', 'the same as --data'))
     .action(async (f: RunFlags & { dataset?: string }) => runEvals({ ...f, data: f.data ?? f.dataset }, ['gsm8k']));
 }
 
@@ -253,8 +256,8 @@ function answerKeysCommand(): Command {
   return new Command('answer-keys')
     .description('answer keys for the simulator’s evals double (frontier sim serve --answers FILE --accuracy P)')
     .option('--task <task>', 'a built-in task or a task YAML; repeat for several', collectList)
-    .option('--data <dir>', 'the datasets, laid out as the hub exports them')
-    .option('--out <file>', 'where to write them (default: stdout)')
+    .addOption(pathOption('--data <dir>', 'the datasets, laid out as the hub exports them'))
+    .addOption(pathOption('--out <file>', 'where to write them (default: stdout)'))
     .action(async (f: { task?: string[]; data?: string; out?: string }) => {
       if (!f.task || f.task.length === 0) throw new UserError('pass --task NAME|FILE', { exitCode: 2 });
       const lines = (await loadTasks(f.task, f.data)).flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));

@@ -9,6 +9,7 @@ import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { numberArg, numberListArg } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
+import { pathOption } from './paths.js';
 
 interface PlanFlags {
   model: string;
@@ -75,12 +76,20 @@ export function planCommand(): Command {
     )
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .addOption(new Option('--emit <what>', 'also write a master config sweeping the frontier').choices(['master-config']))
-    .option('--out <file>', 'with --emit: the file to write (default: stdout, after the plan)')
-    .option(
-      '--recipes-dir <dir>',
-      "with --emit: the srt-slurm recipes folder the disaggregated rows' recipes go to (default with --out: benchmarks/multi_node/srt-slurm-recipes/ of the tree --out is in)",
+    .addOption(pathOption('--out <file>', 'with --emit: the file to write (default: stdout, after the plan)'))
+    .addOption(
+      pathOption(
+        '--recipes-dir <dir>',
+        "with --emit: the srt-slurm recipes folder the disaggregated rows' recipes go to (default with --out: benchmarks/multi_node/srt-slurm-recipes/ of the tree --out is in)",
+      ),
     )
-    .option('--catalog <files...>', 'with --emit: master configs to take images from (default: configs/*-master.yaml here)')
+    .addOption(
+      pathOption(
+        '--catalog <files...>',
+        'with --emit: master configs to take images from (default: configs/*-master.yaml here)',
+        'catalog',
+      ),
+    )
     .action(async (flags: PlanFlags) => {
       if (flags.out && !flags.emit) throw new UserError('--out names where --emit writes: add --emit master-config');
       if (flags.recipesDir && !flags.emit)

@@ -13,6 +13,7 @@ import {
 } from '../results/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
+import { pathOption, pathArgument, startedIn } from './paths.js';
 
 /** Where the commands read and write (the shape of the results command's io; tests pass their own). */
 interface AgenticIo {
@@ -37,12 +38,12 @@ export function addAgenticCommand(results: Command, io: AgenticIo): void {
       "an agentic replay's AIPerf artifacts ($RESULT_DIR/aiperf_artifacts) → $AGENTIC_OUTPUT_DIR/$RESULT_FILENAME.json, " +
         'byte-identical to the reference utils/agentic/aggregation/process_agentic_result.py',
     )
-    .option('--result-dir <dir>', 'the point folder holding aiperf_artifacts/ (default $RESULT_DIR, else results)')
-    .option('--output-dir <dir>', 'where the aggregate goes (default $AGENTIC_OUTPUT_DIR, else .)')
+    .addOption(pathOption('--result-dir <dir>', 'the point folder holding aiperf_artifacts/ (default $RESULT_DIR, else results)'))
+    .addOption(pathOption('--output-dir <dir>', 'where the aggregate goes (default $AGENTIC_OUTPUT_DIR, else .)'))
     .option('--result-filename <name>', 'the aggregate file name without .json (default $RESULT_FILENAME)')
     .action((flags: AgenticFlags) => {
       const env = io.env ?? process.env;
-      const cwd = io.cwd ?? process.cwd();
+      const cwd = io.cwd ?? startedIn();
       const resultFilename = flags.resultFilename ?? env.RESULT_FILENAME ?? '';
       if (resultFilename === '') {
         throw new UserError('RESULT_FILENAME env var not set', { hint: 'set RESULT_FILENAME or pass --result-filename NAME' });
@@ -67,7 +68,7 @@ export function addAgenticValidateCommand(results: Command, io: AgenticIo): void
   results
     .command('agentic-validate')
     .description("whether an agentic replay is benchmarkable: AIPerf's request error rate within the threshold (exit 1 if not)")
-    .argument('<artifact-dir>', 'the aiperf_artifacts folder (direct or per-run layout)')
+    .addArgument(pathArgument('<artifact-dir>', 'the aiperf_artifacts folder (direct or per-run layout)'))
     .requiredOption('--failed-request-threshold <fraction>', 'maximum accepted error fraction, inclusive (0 to 1)')
     .action((artifactDir: string, flags: { failedRequestThreshold: string }) => {
       let threshold: number;
@@ -81,7 +82,7 @@ export function addAgenticValidateCommand(results: Command, io: AgenticIo): void
       if (!(threshold >= 0 && threshold <= 1)) {
         throw new UserError('--failed-request-threshold must be between 0 and 1', { exitCode: 2 });
       }
-      const cwd = io.cwd ?? process.cwd();
+      const cwd = io.cwd ?? startedIn();
       const result = checkAgenticArtifacts(artifactDir, threshold, cwd);
       const stderr = io.stderr ?? ((text) => process.stderr.write(text));
       for (const error of result.errors) stderr(`ERROR: ${error}\n`);

@@ -9,6 +9,7 @@ import { requirePowerFromEnv, runAggregatePowerFs, runAgenticPowerFs } from '../
 import type { StepRun } from '../results/index.js';
 import { formatHelp, parseArgs } from './argparse.js';
 import type { ParserSpec } from './argparse.js';
+import { startedIn } from './paths.js';
 
 interface PowerIo {
   env?: Record<string, string | undefined>;
@@ -30,6 +31,7 @@ function powerSpec(): ParserSpec {
         flags: ['--csv'],
         dest: 'csv',
         kind: 'one',
+        type: 'path',
         default: '/workspace/gpu_metrics.csv',
         help: 'Path to gpu_metrics.csv from start_gpu_monitor (default: /workspace/gpu_metrics.csv)',
       },
@@ -37,6 +39,7 @@ function powerSpec(): ParserSpec {
         flags: ['--bench-result'],
         dest: 'bench_result',
         kind: 'one',
+        type: 'path',
         required: true,
         help: 'Path to the raw benchmark_serving.py result JSON (provides bench window + token counts)',
       },
@@ -44,6 +47,7 @@ function powerSpec(): ParserSpec {
         flags: ['--agg-result'],
         dest: 'agg_result',
         kind: 'one',
+        type: 'path',
         required: true,
         help: 'Path to the agg_<run>.json output of process_result.py (will be patched in place)',
       },
@@ -55,7 +59,13 @@ function powerSpec(): ParserSpec {
         required: true,
         help: 'Expected single-node GPU count from TP * PP * PCP',
       },
-      { flags: ['--validation-result'], dest: 'validation_result', kind: 'one', help: 'Path for the power validation sidecar' },
+      {
+        flags: ['--validation-result'],
+        dest: 'validation_result',
+        kind: 'one',
+        type: 'path',
+        help: 'Path for the power validation sidecar',
+      },
       {
         flags: ['--require-power'],
         dest: 'require_power',
@@ -76,6 +86,7 @@ function agenticSpec(): ParserSpec {
         flags: ['--result-dir'],
         dest: 'result_dir',
         kind: 'one',
+        type: 'path',
         required: true,
         help: 'the point folder holding aiperf_artifacts/ and gpu_metrics.csv',
       },
@@ -83,6 +94,7 @@ function agenticSpec(): ParserSpec {
         flags: ['--agg-result'],
         dest: 'agg_result',
         kind: 'one',
+        type: 'path',
         required: true,
         help: 'the agentic aggregate (patched in place)',
       },
@@ -151,7 +163,7 @@ export function addPowerCommands(results: Command, io: PowerIo): void {
             validationResult: a.validation_result as string | undefined,
             requirePower: requirePower(a),
           },
-          io.cwd ?? process.cwd(),
+          io.cwd ?? startedIn(),
         ),
       ),
     io,
@@ -171,7 +183,7 @@ export function addPowerCommands(results: Command, io: PowerIo): void {
             expectedGpus: (a.expected_num_gpus as number | undefined) ?? null,
             requirePower: requirePower(a),
           },
-          io.cwd ?? process.cwd(),
+          io.cwd ?? startedIn(),
         ),
       ),
     io,

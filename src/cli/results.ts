@@ -17,6 +17,7 @@ import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 import { addAgenticCommand, addAgenticValidateCommand } from './results-agentic.js';
 import { addPowerCommands } from './results-power.js';
+import { pathOption, pathArgument, startedIn } from './paths.js';
 
 /** Where the command reads and writes; tests pass their own. */
 export interface ResultsIo {
@@ -77,7 +78,7 @@ function writeAll(dir: string, files: [name: string, text: string][]): void {
 }
 
 async function processAction(raw: string | undefined, flags: ProcessFlags, io: ResultsIo): Promise<void> {
-  const cwd = io.cwd ?? process.cwd();
+  const cwd = io.cwd ?? startedIn();
   const env = io.env ?? process.env;
   if (!flags.env === !flags.row) {
     throw new UserError('give exactly one of --env (the variables process_result.py reads) or --row ROW.json (a matrix row)');
@@ -129,21 +130,25 @@ export function resultsCommand(io: ResultsIo = {}): Command {
       'one raw benchmark result → agg_<RESULT_FILENAME>.json and power_validation_<RESULT_FILENAME>.json, ' +
         'byte-identical to the reference utils/process_result.py; prints the aggregate',
     )
-    .argument('[raw]', 'raw benchmark result JSON (with --env, default $RESULT_FILENAME.json here, as the reference)')
+    .addArgument(
+      pathArgument('[raw]', 'raw benchmark result JSON (with --env, default $RESULT_FILENAME.json here, as the reference)'),
+    )
     .option('--env', 'describe the point with the environment variables process_result.py reads (RUNNER_TYPE, TP, …)')
-    .option('--row <file>', 'describe the point with a matrix row (one JSON object as `frontier matrix` prints it)')
+    .addOption(
+      pathOption('--row <file>', 'describe the point with a matrix row (one JSON object as `frontier matrix` prints it)'),
+    )
     .option('--runner <label>', "runner label recorded as hw (default: RUNNER_TYPE, or the row's runner)")
-    .option('--out-dir <dir>', 'directory for the two files', '.')
+    .addOption(pathOption('--out-dir <dir>', 'directory for the two files').default('.'))
     .action((raw: string | undefined, flags: ProcessFlags) => processAction(raw, flags, io));
   results
     .command('collect')
     .description(
       "every point's aggregate under a folder (downloaded bmk_* artifacts) → one array, as the reference utils/collect_results.py",
     )
-    .argument('<dir>', 'the folder (searched for bmk_*/agg_*.json at any depth)')
-    .option('--out <file>', 'where to write the array', 'agg_bmk.json')
+    .addArgument(pathArgument('<dir>', 'the folder (searched for bmk_*/agg_*.json at any depth)'))
+    .addOption(pathOption('--out <file>', 'where to write the array').default('agg_bmk.json'))
     .action((dir: string, flags: { out: string }) => {
-      const cwd = io.cwd ?? process.cwd();
+      const cwd = io.cwd ?? startedIn();
       const files = aggregateFiles(requireDirectory(resolve(cwd, dir), '<dir>'));
       const rows = files.map((f) => {
         try {

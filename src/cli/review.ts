@@ -24,6 +24,7 @@ import {
   reviewEach,
 } from '../review/index.js';
 import type { CommitReview, ReportFormat } from '../review/index.js';
+import { pathOption, pathArgument } from './paths.js';
 
 const formatOption = (choices: string[] = ['text', 'markdown', 'json']): Option =>
   new Option('--format <format>', 'output format').choices(choices).default('text');
@@ -38,11 +39,21 @@ interface TreeFlags {
 
 function withTreeOptions(command: Command): Command {
   return command
-    .option('--recipes-dir <dir>', 'recipes folder in the tree (default: benchmarks/multi_node/srt-slurm-recipes)')
-    .option('--toolchain-dir <dir>', 'an srt-slurm checkout, to check CONFIG_FILEs that are not in the tree')
-    .option('--changelog-file <path>', 'the changelog, relative to the repository root', DEFAULT_CHANGELOG)
-    .option('--config-files <files...>', 'master configs (default: configs/*-master.yaml)')
-    .option('--runner-config <path>', 'runners file', 'configs/runners.yaml');
+    .addOption(
+      pathOption(
+        '--recipes-dir <dir>',
+        'recipes folder in the tree (default: benchmarks/multi_node/srt-slurm-recipes)',
+        'repository',
+      ),
+    )
+    .addOption(pathOption('--toolchain-dir <dir>', 'an srt-slurm checkout, to check CONFIG_FILEs that are not in the tree'))
+    .addOption(
+      pathOption('--changelog-file <path>', 'the changelog, relative to the repository root', 'repository').default(
+        DEFAULT_CHANGELOG,
+      ),
+    )
+    .addOption(pathOption('--config-files <files...>', 'master configs (default: configs/*-master.yaml)', 'repository'))
+    .addOption(pathOption('--runner-config <path>', 'runners file', 'repository').default('configs/runners.yaml'));
 }
 
 /** A revision given as a git ref or a directory (exactly one of the two). */
@@ -112,7 +123,9 @@ export function recipeCommand(): Command {
   recipe
     .command('plan')
     .description('nodes, per-node GPU map, totals and findings of each recipe (every variant of an override file)')
-    .argument('<files...>', 'recipe files, optionally FILE:selector (override_<name>, zip_override_<group>[<i>])')
+    .addArgument(
+      pathArgument('<files...>', 'recipe files, optionally FILE:selector (override_<name>, zip_override_<group>[<i>])'),
+    )
     .addOption(formatOption(['text', 'json']))
     .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
       const planned = await planFiles(files);
@@ -150,20 +163,25 @@ export function reviewCommand(): Command {
       'review a change: what it changes, the sweep it runs, and every finding (exit 1 on an error the change introduces); or, with --each/--last, every commit of a history',
     )
     .option('--base <ref>', 'base revision: a git ref (read with git, no checkout)')
-    .option('--base-dir <dir>', 'base revision: a directory in the InferenceX layout')
+    .addOption(pathOption('--base-dir <dir>', 'base revision: a directory in the InferenceX layout', 'catalog'))
     .option('--head <ref>', 'head revision: a git ref (its commit message may opt out of the sweep: [skip-sweep])')
-    .option('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)')
+    .addOption(pathOption('--head-dir <dir>', 'head revision: a directory (default: the working tree, .)', 'catalog'))
     .option('--since <ref>', 'an earlier reviewed commit of this change: only what changed after it decides')
-    .option('--since-dir <dir>', 'the same, as a directory')
+    .addOption(pathOption('--since-dir <dir>', 'the same, as a directory', 'catalog'))
     .option('--pr <number>', 'the pull request number (for the changelog pr-link rule)', (v) =>
       parseNumber('--pr', v, { ...POSITIVE_INT, expected: 'a pull request number' }),
     )
-    .option('--pr-body <file>', 'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin')
+    .addOption(
+      pathOption(
+        '--pr-body <file>',
+        'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin',
+      ),
+    )
     .option('--each <range>', 'review every first-parent commit of A..B (a git range) against its parent, one line each')
     .option('--last <n>', 'review the last n first-parent commits of --head (default HEAD), one line each', (v) =>
       parseNumber('--last', v, { ...POSITIVE_INT, expected: 'a number of commits' }),
     )
-    .option('--repo <dir>', 'the git checkout --each/--last read', '.')
+    .addOption(pathOption('--repo <dir>', 'the git checkout --each/--last read', 'catalog').default('.'))
     .addOption(formatOption())
     .action(
       async (
@@ -225,7 +243,7 @@ async function backtest(
 export function lintCommand(): Command {
   return withTreeOptions(new Command('lint'))
     .description('run every rule that needs no base over a whole tree (configs against all recipes); exit 1 on errors')
-    .argument('[dir]', 'the tree (InferenceX layout)', '.')
+    .addArgument(pathArgument('[dir]', 'the tree (InferenceX layout)', 'catalog').default('.'))
     .option('--ref <ref>', 'lint a git revision instead of a directory')
     .addOption(formatOption())
     .action(async (dir: string, opts: TreeFlags & { ref?: string; format: ReportFormat }) => {

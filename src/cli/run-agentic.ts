@@ -6,6 +6,7 @@ import type { MatrixRow } from '../matrix/index.js';
 import { DEFAULT_SYNTH_OPTIONS, formatWekaTraces, readTraceFile, synthTraces } from '../traces/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
+import { pathOption } from './paths.js';
 
 /** `frontier run`'s options for agentic-coding rows. */
 export interface AgenticFlags {
@@ -16,7 +17,12 @@ export interface AgenticFlags {
 
 export function withAgenticOptions(cmd: Command): Command {
   return cmd
-    .option('--traces <file>', 'the trace corpus agentic-coding rows replay (default: a synthetic one, frontier traces synth)')
+    .addOption(
+      pathOption(
+        '--traces <file>',
+        'the trace corpus agentic-coding rows replay (default: a synthetic one, frontier traces synth)',
+      ),
+    )
     .option('--agentic-duration <s>', 'profiling seconds of every agentic point instead of its row’s duration')
     .option('--agentx-fast', 'agentic points as the agentx-fast label runs them: 1200 s, one warmup request per lane');
 }

@@ -56,6 +56,7 @@ import { agenticSettings, withAgenticOptions } from './run-agentic.js';
 import type { AgenticFlags } from './run-agentic.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
+import { pathOption, shownPath, userPath } from './paths.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -437,11 +438,13 @@ async function dryRun(
 export function runCommand(): Command {
   return withAgenticOptions(new Command('run'))
     .description('run a sweep matrix: start each engine, wait until ready, bench every concurrency, keep the results')
-    .requiredOption('--matrix <file>', 'the rows to run: what `frontier matrix` prints (- for stdin)')
+    .addOption(
+      pathOption('--matrix <file>', 'the rows to run: what `frontier matrix` prints (- for stdin)').makeOptionMandatory(),
+    )
     .option('--cluster <name>', 'cluster profile (clusters/<name>.yaml); default: the one serving the rows’ runner')
-    .option('--clusters <dir>', 'where cluster profiles are', 'clusters')
+    .addOption(pathOption('--clusters <dir>', 'where cluster profiles are', 'catalog').default('clusters'))
     .option('--filter <field=glob>', 'only rows whose field matches, e.g. framework=sim, conc=4 (repeatable)', collect, [])
-    .option('--out <dir>', 'run directory (default: runs/<date>-<time>)')
+    .addOption(pathOption('--out <dir>', 'run directory (default: runs/<date>-<time>)'))
     .option('--fail-fast', 'stop at the first launch or point that fails')
     .option(
       '--require-power',
@@ -452,20 +455,27 @@ export function runCommand(): Command {
     .option('--resume', 'continue the run in --out: skip the points it finished')
     .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
     .option('--base-port <n>', 'first port of a Slurm job’s engine processes', '8000')
-    .option(
-      '--eval-data <dir>',
-      'the datasets of the eval tasks rows ask for, laid out as the hub exports them (GSM8K: else $FRONTIER_GSM8K, else downloaded once)',
+    .addOption(
+      pathOption(
+        '--eval-data <dir>',
+        'the datasets of the eval tasks rows ask for, laid out as the hub exports them (GSM8K: else $FRONTIER_GSM8K, else downloaded once)',
+      ),
     )
-    .addOption(new Option('--eval-dataset <dir>', 'the same as --eval-data').hideHelp())
+    .addOption(pathOption('--eval-dataset <dir>', 'the same as --eval-data').hideHelp())
     .option('--eval-limit <n>', 'only the first N documents of each task (a quick check; the reference runs them all)')
-    .option(
-      '--eval-thresholds <file>',
-      'minimum scores per model and task, in InferenceX’s thresholds.yaml format (default: its thresholds)',
+    .addOption(
+      pathOption(
+        '--eval-thresholds <file>',
+        'minimum scores per model and task, in InferenceX’s thresholds.yaml format (default: its thresholds)',
+      ),
     )
     .option('--no-evals', 'do not run the evals of rows with run-eval')
-    .option(
-      '--inferencex <dir>',
-      'an InferenceX checkout: its single-node rows run its benchmark scripts (default: the current directory, when it is one)',
+    .addOption(
+      pathOption(
+        '--inferencex <dir>',
+        'an InferenceX checkout: its single-node rows run its benchmark scripts (default: the current directory, when it is one)',
+        'catalog',
+      ),
     )
     .option('--no-inferencex', 'render every row with Frontier’s engine adapters, even in an InferenceX checkout')
     .addOption(new Option('--format <format>', 'output of --dry-run').choices(['text', 'json']).default('text'))
@@ -484,7 +494,7 @@ export function runCommand(): Command {
         max: 65000,
         expected: 'a port number (1–65000)',
       });
-      const out = resolve(flags.out ?? `runs/${stamp()}`);
+      const out = resolve(userPath(flags.out ?? `runs/${stamp()}`));
       const tree = inferencexTree(flags.inferencex);
       const golden = rows.some(asksForSyntheticAcceptance) ? await goldenFor(tree) : undefined;
       const recipes = tree ? await loadRecipeBook(tree, rows, golden) : undefined;
@@ -513,7 +523,7 @@ export function runCommand(): Command {
         flags.evals && rows.some((r) => r['run-eval'])
           ? await evalSettings(flags, rows, out, cluster.simulate === true)
           : undefined;
-      process.stderr.write(`run directory: ${out}\ncluster: ${cluster.name}\n`);
+      process.stderr.write(`run directory: ${shownPath(out)}\ncluster: ${cluster.name}\n`);
       const agentic = await agenticSettings(flags, rows, out, true, note);
       try {
         const { manifest } = await run({
@@ -537,7 +547,7 @@ export function runCommand(): Command {
           ...(tree ? { inferencex: tree } : {}),
           ...(recipes ? { recipes } : {}),
         });
-        process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${out}\n`);
+        process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${shownPath(out)}\n`);
         process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
       } finally {
         process.off('SIGINT', onSignal);

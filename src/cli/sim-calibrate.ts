@@ -12,6 +12,7 @@ import type { EfficiencyProfile } from '../sim/profile.js';
 import { UserError } from '../util/user-error.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { numberArg } from './options.js';
+import { pathOption } from './paths.js';
 
 /** `frontier sim calibrate` and `frontier sim accuracy`: fitting the performance model to measurements, and its error. */
 
@@ -95,9 +96,11 @@ export function addCalibrationCommands(sim: Command): void {
   sim
     .command('calibrate')
     .description('fit the performance model to measured points; print the fit and held-out error per slice; write the profile')
-    .option(
-      '--from <store|path>',
-      'a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX aggregated results (default: the shipped calibration set)',
+    .addOption(
+      pathOption(
+        '--from <store|path>',
+        'a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX aggregated results (default: the shipped calibration set)',
+      ),
     )
     .option(
       '--fit <levels>',
@@ -110,8 +113,8 @@ export function addCalibrationCommands(sim: Command): void {
       numberArg({ min: 0, max: 0.5 }),
       0.5,
     )
-    .option('--out <file>', 'write the fitted profile here (for --profile)')
-    .option('--base <file>', 'start from this profile (its hand-set entries; default: the shipped one)')
+    .addOption(pathOption('--out <file>', 'write the fitted profile here (for --profile)'))
+    .addOption(pathOption('--base <file>', 'start from this profile (its hand-set entries; default: the shipped one)'))
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(
       async (flags: {
@@ -162,8 +165,8 @@ export function addCalibrationCommands(sim: Command): void {
   sim
     .command('accuracy')
     .description('the performance model against measured points: error per point and per slice, and the targets')
-    .option('--from <store|path>', 'measured points (as for calibrate; default: the shipped calibration set)')
-    .option('--profile <file>', 'the efficiency profile to check (default: the shipped one)')
+    .addOption(pathOption('--from <store|path>', 'measured points (as for calibrate; default: the shipped calibration set)'))
+    .addOption(pathOption('--profile <file>', 'the efficiency profile to check (default: the shipped one)'))
     .option('--cross-validate', 'also fit the same code on half the points and predict the other half')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (flags: { from?: string; profile?: string; crossValidate?: boolean; format: 'text' | 'json' }) => {

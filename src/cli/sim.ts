@@ -25,6 +25,7 @@ import { GPU_REGISTRY_ENV, registerGpus } from '../sim/gpu-registry.js';
 import { addSmiCommands } from './sim-smi.js';
 import { addCalibrationCommands } from './sim-calibrate.js';
 import { readProfile } from '../sim/profile.js';
+import { pathOption } from './paths.js';
 
 const integer = (min: number) => numberArg({ integer: true, min });
 const number = (min: number, max = Infinity) => numberArg({ min, max });
@@ -74,9 +75,11 @@ function withDeployment(command: Command): Command {
       'the serving framework as InferenceX names it (vllm, sglang, trt, atom, dynamo-trt…): its scheduler and calibrated efficiency',
       'vllm',
     )
-    .option(
-      '--profile <file>',
-      'efficiency profile (frontier sim calibrate --out); default: the shipped one, fitted from published measurements',
+    .addOption(
+      pathOption(
+        '--profile <file>',
+        'efficiency profile (frontier sim calibrate --out); default: the shipped one, fitted from published measurements',
+      ),
     )
     .option('--tp <n>', 'tensor parallel size (GPUs per instance)', integer(1), 1)
     .option('--ep <n>', 'expert parallel size of the MoE layers (≤ tp)', integer(1), 1)
@@ -229,10 +232,12 @@ export function simCommand(): Command {
       integer(1),
       DEFAULT_SERVER_OPTIONS.naturalOutputTokens,
     )
-    .option('--ground-truth <file>', 'append per-request ground truth (arrival, every token time) as JSONL')
-    .option(
-      '--answers <file>',
-      'evals test double: answer keys ({question, right, wrong} lines, as frontier eval answer-keys writes them)',
+    .addOption(pathOption('--ground-truth <file>', 'append per-request ground truth (arrival, every token time) as JSONL'))
+    .addOption(
+      pathOption(
+        '--answers <file>',
+        'evals test double: answer keys ({question, right, wrong} lines, as frontier eval answer-keys writes them)',
+      ),
     )
     .option('--accuracy <p>', 'with --answers: probability that the reply is right', number(0, 1), 1)
     .option('--fault-error-rate <p>', 'share of requests answered with an HTTP error', number(0, 1), 0)

@@ -10,14 +10,15 @@ import type { RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
+import { pathOption, pathArgument, userPath } from './paths.js';
 
 const dbOption = () =>
-  new Option('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
+  pathOption('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
 
 async function open(db: string | undefined) {
   const { openStore, storeLocation } = await import('../store/index.js');
   try {
-    return await openStore(storeLocation(db));
+    return await openStore(userPath(storeLocation(db)));
   } catch (e) {
     throw new UserError((e as Error).message);
   }
@@ -54,7 +55,7 @@ function shown(v: string | boolean | string[]): string {
 function ingestCommand(): Command {
   return new Command('ingest')
     .description('load a run directory (frontier run) or an InferenceX artifact set into the store; all or nothing, idempotent')
-    .argument('<dir>', 'the directory')
+    .addArgument(pathArgument('<dir>', 'the directory'))
     .addOption(dbOption())
     .option('--official', 'the run is official (its points feed the frontier)')
     .option('--unofficial', 'the run is unofficial (a PR run; the default)')

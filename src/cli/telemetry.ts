@@ -3,6 +3,7 @@ import { DEFAULT_DCGM_URL, DEFAULT_HWMON_ROOT, DEFAULT_INTERVAL_MS, SAMPLER_SOUR
 import type { DcgmEndpoint, SamplerSource } from '../telemetry/index.js';
 import { clockFromEnv } from '../util/virtual-clock.js';
 import { numberArg } from './options.js';
+import { pathOption } from './paths.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -35,7 +36,7 @@ export function telemetryCommand(): Command {
     .command('sample')
     .description('sample GPU power into DIR until SIGTERM/SIGINT (nvidia-smi, amd-smi, dcgm-exporter or hwmon)')
     .addOption(new Option('--source <source>', 'where samples come from').choices([...SAMPLER_SOURCES]).default('auto'))
-    .requiredOption('--out <dir>', 'directory for the CSV and its sidecars (created)')
+    .addOption(pathOption('--out <dir>', 'directory for the CSV and its sidecars (created)').makeOptionMandatory())
     .option('--csv <name>', 'CSV file name (default gpu_metrics.csv; samples.csv for dcgm)')
     .option(
       '--interval-ms <n>',
@@ -44,7 +45,7 @@ export function telemetryCommand(): Command {
       DEFAULT_INTERVAL_MS,
     )
     .option('--dcgm-url <url>', `dcgm-exporter /metrics URL, or HOST=URL (repeatable; default ${DEFAULT_DCGM_URL})`, collect)
-    .option('--hwmon-root <dir>', 'sysfs root for hwmon', DEFAULT_HWMON_ROOT)
+    .addOption(pathOption('--hwmon-root <dir>', 'sysfs root for hwmon').default(DEFAULT_HWMON_ROOT))
     .option('--hwmon-name <name>', 'hwmon: only devices with this name, e.g. amdgpu (repeatable)', collect)
     .option(
       '--time-scale <k>',

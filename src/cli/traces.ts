@@ -12,6 +12,7 @@ import type { CorpusStats, ParseOptions, SynthOptions } from '../traces/index.js
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { textTable } from '../util/text-table.js';
 import { numberArg } from './options.js';
+import { pathOption, pathArgument } from './paths.js';
 
 const integer = (min: number) => numberArg({ integer: true, min });
 const number = (min: number, max = Infinity) => numberArg({ min, max });
@@ -107,7 +108,7 @@ interface SynthFlags {
 function synthCommand(): Command {
   return new Command('synth')
     .description('write a seeded synthetic corpus of coding-agent sessions as a Weka traces.jsonl')
-    .option('-o, --out <file>', 'where to write it ("-": standard output)', 'traces.jsonl')
+    .addOption(pathOption('-o, --out <file>', 'where to write it ("-": standard output)').default('traces.jsonl'))
     .option('--traces <n>', 'traces (sessions)', integer(1), d.traces)
     .option('--seed <n>', 'random seed: the same seed writes the same corpus', integer(0), d.seed)
     .option('--mean-turns <n>', 'mean main-agent turns per trace', number(1), d.meanTurns)
@@ -175,9 +176,9 @@ function statsCommand(): Command {
   return withReadFlags(
     new Command('stats')
       .description('the distributions of a trace file: requests, turns, subagents, tokens, prefix reuse, idle gaps')
-      .argument('<file>', 'a Weka traces.jsonl or trace JSON, or a hash_ids block trace')
+      .addArgument(pathArgument('<file>', 'a Weka traces.jsonl or trace JSON, or a hash_ids block trace'))
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-      .option('--plot <file.svg>', 'also draw the histograms as an SVG'),
+      .addOption(pathOption('--plot <file.svg>', 'also draw the histograms as an SVG')),
   ).action(async (file: string, flags: ReadFlags & { format: string; plot?: string }) => {
     const stats = corpusStats(await readTraceFile(file, readOptions(flags)));
     process.stdout.write(
@@ -191,8 +192,8 @@ function capCommand(): Command {
   return withReadFlags(
     new Command('cap')
       .description("drop requests over a token cap, keeping the timeline (InferenceX's 256k dataset variant); writes Weka JSONL")
-      .argument('<in>', 'the trace file to cap')
-      .argument('<out>', 'where to write the capped traces.jsonl')
+      .addArgument(pathArgument('<in>', 'the trace file to cap'))
+      .addArgument(pathArgument('<out>', 'where to write the capped traces.jsonl'))
       .requiredOption(
         '--max-tokens <n>',
         'the most input + output tokens a request may have (256000 for the 256k variant)',

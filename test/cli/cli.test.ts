@@ -108,7 +108,7 @@ describe('frontier matrix', () => {
       'matrix',
       'full-sweep',
       '--config-files',
-      'configs/example-master.yaml',
+      'examples/configs/example-master.yaml',
       '--summary',
     ]);
     expect(result.status).toBe(0);
@@ -125,7 +125,7 @@ describe('frontier matrix', () => {
       'matrix',
       'test-config',
       '--config-files',
-      'configs/example-master.yaml',
+      'examples/configs/example-master.yaml',
       '--config-keys',
       'dsr1-*-dynamo-*',
       '--no-evals',

@@ -37,7 +37,8 @@ describe('frontier run: agentic options', () => {
 
   it('takes --traces, --agentic-duration and --agentx-fast', () => {
     const r = dryRun('--traces', 'corpus.jsonl', '--agentic-duration', '120');
-    expect(r.stdout).toContain(`--trace ${join(EXAMPLES, 'corpus.jsonl')} `);
+    // A path on the command line is relative to where frontier started, not to -C.
+    expect(r.stdout).toContain(`--trace ${join(REPO, 'corpus.jsonl')} `);
     expect(r.stdout).toContain('--benchmark-duration 120 ');
     const fast = dryRun('--agentx-fast');
     expect(fast.stdout).toContain('--benchmark-duration 1200 --warmup-requests-per-lane 1 ');

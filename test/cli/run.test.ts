@@ -63,7 +63,7 @@ async function processesGone(logs: string, after: string, timeoutMs: number): Pr
 describe('frontier run', () => {
   it('runs rows of the example catalog on the local-sim profile and prints the summary table', async () => {
     const matrix = runCli(
-      ['-C', 'examples', 'matrix', 'test-config', '--config-files', 'configs/example-master.yaml'].concat([
+      ['-C', 'examples', 'matrix', 'test-config', '--config-files', 'examples/configs/example-master.yaml'].concat([
         '--config-keys',
         'llama3.1-8b-fp8-h100-sim',
         '--conc',

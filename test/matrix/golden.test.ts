@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/argparse.js';
 import { runMatrix } from '../../src/cli/matrix.js';
@@ -86,7 +87,7 @@ describe('the CLI on golden cases', () => {
       'matrix',
       'test-config',
       '--config-files',
-      'configs/amd-master.yaml',
+      join(INFERENCEX, 'configs/amd-master.yaml'),
       '--config-keys',
       'zzz-*',
     ]);
