@@ -65,6 +65,8 @@ interface RunFlags extends AgenticFlags {
   cluster?: string;
   clusters: string;
   filter: string[];
+  defer: string[];
+  deferReason: string;
   out?: string;
   failFast?: boolean;
   requirePower?: boolean;
@@ -444,6 +446,13 @@ export function runCommand(): Command {
     .option('--cluster <name>', 'cluster profile (clusters/<name>.yaml); default: the one serving the rows’ runner')
     .addOption(pathOption('--clusters <dir>', 'where cluster profiles are', 'catalog').default('clusters'))
     .option('--filter <field=glob>', 'only rows whose field matches, e.g. framework=sim, conc=4 (repeatable)', collect, [])
+    .option(
+      '--defer <field=glob>',
+      'record the rows whose field matches as deferred, not run now; --resume runs them (repeatable, as --filter)',
+      collect,
+      [],
+    )
+    .option('--defer-reason <text>', 'why the --defer rows wait, for the run, the store and the dashboard', 'deferred (--defer)')
     .addOption(pathOption('--out <dir>', 'run directory (default: runs/<date>-<time>)'))
     .option('--fail-fast', 'stop at the first launch or point that fails')
     .option(
@@ -537,6 +546,9 @@ export function runCommand(): Command {
           commit: gitCommit(),
           failFast: flags.failFast,
           requirePower: flags.requirePower ?? requirePowerFromEnv(process.env),
+          ...(flags.defer.length > 0
+            ? { defer: { rows: new Set(filterRows(rows, flags.defer)), reason: flags.deferReason } }
+            : {}),
           powerIntervalMs: parseNumber('--power-interval', flags.powerInterval, { min: 1, expected: 'milliseconds (≥ 1)' }),
           canary: flags.canary,
           resume: flags.resume,
@@ -548,7 +560,8 @@ export function runCommand(): Command {
           ...(recipes ? { recipes } : {}),
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${shownPath(out)}\n`);
-        process.exitCode = manifest.status === 'completed' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
+        process.exitCode =
+          manifest.status === 'completed' || manifest.status === 'partial' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

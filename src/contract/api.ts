@@ -98,7 +98,11 @@ export interface RunRow {
   commit_sha: string;
   branch: string;
   labels: string[];
+  /** completed, partial (some points deferred: they come later), failed, interrupted, running. */
   status: string;
+  /** Points of the run's matrix that have not run yet (`frontier run --defer`), and why. */
+  deferred_points: number;
+  deferred_reason: string;
   date: string;
   started_at: string;
   finished_at: string;

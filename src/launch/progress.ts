@@ -60,7 +60,7 @@ export function consoleReporter(write: (s: string) => void, tty: boolean): Repor
       line(`  conc ${p.conc}: ${describePoint(r)}`);
     },
     groupDone(g, r) {
-      if (r.status === 'failed' || r.status === 'skipped') line(`  ${r.status}: ${firstLine(r.error ?? '')}`);
+      if (r.status === 'failed' || r.status === 'deferred') line(`  ${r.status}: ${firstLine(r.reason ?? r.error ?? '')}`);
     },
     note(message) {
       line(message);
@@ -87,7 +87,7 @@ export function summaryTable(m: RunManifest): string {
   const rows: string[][] = [];
   for (const g of m.groups) {
     const points = m.points.filter((p) => p.group === g.id);
-    if (points.length === 0) rows.push([g.label, '', g.status, '', '', '', firstLine(g.error ?? '').slice(0, 80)]);
+    if (points.length === 0) rows.push([g.label, '', g.status, '', '', '', firstLine(g.reason ?? g.error ?? '').slice(0, 80)]);
     for (const p of points)
       rows.push([
         g.label,
@@ -96,17 +96,18 @@ export function summaryTable(m: RunManifest): string {
         p.status === 'ok' ? fmt(p.outputTputPerGpu, 1) : '',
         p.status === 'ok' ? fmt(p.interactivity, 1) : '',
         p.status === 'ok' ? fmt(p.medianTtftMs, 0) : '',
-        firstLine(p.error ?? '').slice(0, 80),
+        firstLine(p.reason ?? p.error ?? '').slice(0, 80),
       ]);
   }
   const ok = m.points.filter((p) => p.status === 'ok').length;
+  const deferred = m.points.filter((p) => p.status === 'deferred').length;
   const evals = (m.evals ?? []).map((e) => {
     const label = m.groups.find((g) => g.id === e.group)?.label ?? e.group;
     const scores = scoresLine(e.scores ?? []);
     return `eval ${(e.tasks ?? ['gsm8k']).join(', ')} · ${label} · conc ${e.concs.join(', ')}: ${e.status}${scores ? ` (${scores})` : ''}${e.status !== 'passed' && e.error ? ` · ${firstLine(e.error).slice(0, 100)}` : ''}`;
   });
   const passed = (m.evals ?? []).filter((e) => e.status === 'passed').length;
-  const tally = `${ok} of ${m.points.length} points ok${evals.length > 0 ? ` · ${passed} of ${evals.length} evals passed` : ''} · run ${m.status}`;
+  const tally = `${ok} of ${m.points.length - deferred} points ok${deferred > 0 ? ` · ${deferred} deferred` : ''}${evals.length > 0 ? ` · ${passed} of ${evals.length} evals passed` : ''} · run ${m.status}`;
   const table = textTable([header, ...rows], { align: ['left', 'right', 'left', 'right', 'right', 'right'] });
   return [...table, ...(evals.length > 0 ? ['', ...evals] : []), '', tally].join('\n');
 }

@@ -25,8 +25,10 @@ import { UserError } from '../util/user-error.js';
  * Files are written whole (a temporary file renamed into place): a crash never leaves half a file.
  */
 
-export type PointStatus = 'pending' | 'ok' | 'invalid' | 'failed' | 'skipped';
-export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+/** `deferred`: not run this time, by request (`--defer`); `--resume` runs it. */
+export type PointStatus = 'pending' | 'ok' | 'invalid' | 'failed' | 'deferred';
+/** `partial`: every point that ran is ok, and some are deferred. */
+export type RunStatus = 'running' | 'completed' | 'partial' | 'failed' | 'interrupted';
 
 export interface PointRecord {
   resultFilename: string;
@@ -40,6 +42,8 @@ export interface PointRecord {
   /** An agentic-coding point: its aggregate is `bmk_agentic_<RF>/<RF>.json`, which agg_bmk.json leaves out as InferenceX's collector does. */
   agentic?: true | undefined;
   error?: string | undefined;
+  /** Why a deferred point has not run. */
+  reason?: string | undefined;
   started?: string | undefined;
   ended?: string | undefined;
   /** Its power step's verdict (docs/power.md): valid, or the reasons it is not. */
@@ -54,8 +58,10 @@ export interface GroupRecord {
   id: string;
   label: string;
   engine: string;
-  status: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+  status: 'pending' | 'running' | 'done' | 'failed' | 'deferred';
   error?: string | undefined;
+  /** Why a deferred launch has not run. */
+  reason?: string | undefined;
   logs?: string | undefined;
   /** The Slurm job, when the cluster is one. */
   job?: string | undefined;
@@ -96,7 +102,7 @@ export interface EvalRecord {
 /** A run directory that cannot be used as asked: the message names the file and the fix. */
 export class RunError extends UserError {}
 
-const POINT_STATUSES: readonly string[] = ['pending', 'ok', 'invalid', 'failed', 'skipped'];
+const POINT_STATUSES: readonly string[] = ['pending', 'ok', 'invalid', 'failed', 'deferred'];
 
 /** What keeps a parsed run.json from being a manifest `--resume` can continue, if anything. */
 function manifestProblem(m: unknown): string | undefined {
@@ -196,9 +202,9 @@ export class RunDir {
       .map((p) => JSON.parse(readFileSync(this.aggFile(p.resultFilename), 'utf8')) as unknown);
     writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2), { mkdir: true });
     // As calc_success_rate.py: per hardware bucket (the cluster that ran the jobs), a job (a
-    // matrix row, with all its concurrencies) succeeds when every point of it does.
+    // matrix row, with all its concurrencies) succeeds when every point of it does. A deferred job is not counted yet.
     const jobs = new Map<number, boolean>();
-    for (const p of m.points) if (p.status !== 'skipped') jobs.set(p.row, (jobs.get(p.row) ?? true) && p.status === 'ok');
+    for (const p of m.points) if (p.status !== 'deferred') jobs.set(p.row, (jobs.get(p.row) ?? true) && p.status === 'ok');
     const ok = [...jobs.values()].filter(Boolean).length;
     const stats = jobs.size > 0 ? { [m.cluster.name]: { n_success: ok, total: jobs.size } } : {};
     writeFileAtomic(join(this.root, 'run_stats.json'), JSON.stringify(stats, null, 2), { mkdir: true });

@@ -149,6 +149,8 @@ export interface RunOptions {
   requirePower?: boolean;
   /** The GPU monitor's sampling interval, ms (default POWER_INTERVAL_MS, once a second as InferenceX's). */
   powerIntervalMs?: number;
+  /** Rows not to run this time, and why (`--defer`): their points are recorded as deferred, and `resume` runs them. */
+  defer?: { rows: ReadonlySet<MatrixRow>; reason: string };
 }
 
 export { RunError };
@@ -465,6 +467,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   for (const g of groups) {
     for (const p of g.points) {
       if (pointRecords.has(p.resultFilename)) duplicates.add(p.resultFilename);
+      const deferred = o.defer?.rows.has(p.row) === true;
       const record: PointRecord =
         oldPoints.get(p.resultFilename)?.status === 'ok'
           ? oldPoints.get(p.resultFilename)!
@@ -474,7 +477,8 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
               conc: p.conc,
               runner: p.row.runner,
               row: rowIndex.get(p.row)!,
-              status: 'pending',
+              status: deferred ? 'deferred' : 'pending',
+              ...(deferred ? { reason: o.defer!.reason } : {}),
               ...(isAgenticRow(p.row) ? { agentic: true as const } : {}),
             };
       record.group = g.id;
@@ -492,6 +496,10 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const prepared: { g: PlannedGroup; record: GroupRecord; ready?: PreparedGroup }[] = groups.map((g) => {
     const record: GroupRecord = { id: g.id, label: g.label, engine: g.rows[0]!.framework, status: 'pending' };
     manifest.groups.push(record);
+    if (g.points.every((p) => pointRecords.get(p.resultFilename)!.status === 'deferred')) {
+      Object.assign(record, { status: 'deferred', reason: o.defer!.reason });
+      return { g, record };
+    }
     if (isAgenticRow(g.rows[0]!) && !o.agentic) {
       record.status = 'failed';
       record.error = 'an agentic-coding row replays a trace corpus: pass --traces FILE (frontier traces synth makes one)';
@@ -616,7 +624,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   const runGroup = async (item: (typeof prepared)[number], only?: PlannedPoint[]): Promise<boolean> => {
     const { g, record, ready } = item;
     if (!ready) return false;
-    const points = (only ?? g.points).filter((p) => pointRecords.get(p.resultFilename)!.status !== 'ok');
+    const points = (only ?? g.points).filter((p) => !['ok', 'deferred'].includes(pointRecords.get(p.resultFilename)!.status));
     const evals = only
       ? []
       : g.evals.filter((e) => evalRecords.get(e.dir)!.status !== 'passed' && evalRecords.get(e.dir)!.status !== 'failed');
@@ -689,6 +697,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     index++;
     if (stopReason) break;
     if (!item.ready) {
+      reporter.groupStart?.(item.g, index, order.length);
       reporter.groupDone?.(item.g, item.record);
       if (o.failFast && item.record.status === 'failed') stopReason = 'failed';
       continue;
@@ -700,11 +709,19 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
   }
 
   manifest.ended = now();
+  const ran = manifest.points.filter((p) => p.status !== 'deferred');
   const incomplete =
-    manifest.points.some((p) => p.status !== 'ok') ||
+    ran.some((p) => p.status !== 'ok') ||
     manifest.groups.some((g) => g.status === 'failed') ||
     manifest.evals.some((e) => e.status !== 'passed');
-  manifest.status = stopReason === 'interrupted' ? 'interrupted' : incomplete ? 'failed' : 'completed';
+  manifest.status =
+    stopReason === 'interrupted'
+      ? 'interrupted'
+      : incomplete
+        ? 'failed'
+        : ran.length < manifest.points.length
+          ? 'partial'
+          : 'completed';
   save();
   dir.writeRunResults(manifest);
   if (manifest.evals.some((e) => e.scores))

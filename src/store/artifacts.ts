@@ -33,6 +33,8 @@ export interface RunInfo {
   branch: string;
   labels: string[];
   status: string;
+  deferred_points: number;
+  deferred_reason: string;
   /** YYYY-MM-DD; undefined: keep the stored run's date, else today. */
   date: string | undefined;
   started_at: string;
@@ -454,6 +456,8 @@ function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {
     branch: options.branch ?? '',
     labels: options.labels ?? [],
     status: 'completed',
+    deferred_points: 0,
+    deferred_reason: '',
     date: options.date,
     started_at: '',
     finished_at: '',
@@ -476,6 +480,10 @@ function frontierRun(manifest: Record<string, unknown>, options: IngestOptions):
   run.started_at = started;
   run.finished_at = typeof manifest.ended === 'string' ? manifest.ended : '';
   run.status = typeof manifest.status === 'string' ? manifest.status : 'completed';
+  const points = Array.isArray(manifest.points) ? (manifest.points as { status?: unknown; reason?: unknown }[]) : [];
+  const deferred = points.filter((p) => p?.status === 'deferred');
+  run.deferred_points = deferred.length;
+  run.deferred_reason = [...new Set(deferred.map((p) => (typeof p.reason === 'string' ? p.reason : '')))].join('; ');
   if (!options.commit && typeof manifest.commit === 'string') run.commit_sha = manifest.commit;
   if (!options.name) run.name = `frontier run${cluster.name ? ` on ${cluster.name}` : ''}`;
   run.date ??= DATE.test(started.slice(0, 10)) ? started.slice(0, 10) : undefined;

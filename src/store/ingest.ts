@@ -121,6 +121,8 @@ function runValues(run: RunInfo, date: string) {
     branch: run.branch,
     labels: JSON.stringify(run.labels),
     status: run.status,
+    deferred_points: run.deferred_points,
+    deferred_reason: run.deferred_reason,
     started_at: run.started_at,
     finished_at: run.finished_at,
     ingested_at: new Date().toISOString(),

@@ -212,6 +212,24 @@ function pointPower(): Migration {
   };
 }
 
+/**
+ * A run's deferred points (`frontier run --defer`) and why: a partial run says what is still to
+ * come. Runs stored before have none.
+ */
+function runDeferred(): Migration {
+  return {
+    async up(db) {
+      const table = () => db.schema.alterTable('runs');
+      await table()
+        .addColumn('deferred_points', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await table()
+        .addColumn('deferred_reason', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
   const migrations: Record<string, Migration> = {
@@ -219,6 +237,7 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
     '002_run_logs': runLogs(dialect),
     '003_agentic_points': agenticPoints(dialect),
     '004_point_power': pointPower(),
+    '005_run_deferred': runDeferred(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();

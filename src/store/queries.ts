@@ -374,6 +374,8 @@ const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 
   branch: 'r',
   labels: 'r',
   status: 'r',
+  deferred_points: 'r',
+  deferred_reason: 'r',
   date: 'r',
   started_at: 'r',
   finished_at: 'r',

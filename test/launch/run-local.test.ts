@@ -3,9 +3,9 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loads } from '../../src/pycompat/index.js';
 import { fsTelemetry, identityFromRow, parseRow, processResult } from '../../src/results/index.js';
-import { RunDir, run, runGroupLocally } from '../../src/launch/index.js';
+import { RunDir, run, runGroupLocally, summaryTable } from '../../src/launch/index.js';
 import { stopLeftovers } from '../../src/launch/leftovers.js';
-import type { EvalSettings, RunManifest } from '../../src/launch/index.js';
+import type { EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
@@ -21,7 +21,7 @@ const FRONTIER = [process.execPath, CLI];
 async function runRows(
   rows: MatrixRow[],
   cluster: ClusterProfile,
-  o: { out?: string; failFast?: boolean; canary?: boolean; resume?: boolean; signal?: AbortSignal; evals?: EvalSettings } = {},
+  o: Partial<Pick<RunOptions, 'out' | 'failFast' | 'canary' | 'resume' | 'signal' | 'evals' | 'defer'>> = {},
 ) {
   const out = o.out ?? join(tempFiles({}), 'run');
   const text = JSON.stringify(rows);
@@ -133,6 +133,34 @@ describe('frontier run, local executor, simulated engines', () => {
     expect(stats(resumed.dir)).toEqual({ 'test-sim': { n_success: 2, total: 2 } });
     expect(statSync(kept).mtimeMs).toBe(mtime);
     await expect(runRows(rows, simCluster(), { out: first.dir.root })).rejects.toThrow(/exists: pass --resume/);
+  });
+
+  it('--defer records rows as deferred with the reason: the run is partial and says so; --resume runs them', async () => {
+    const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, tp: 2 })];
+    const first = await runRows(rows, simCluster(), { defer: { rows: new Set([rows[1]!]), reason: 'waiting for its GPUs' } });
+    expect(statuses(first.manifest)).toEqual(['1:ok', '2:deferred']);
+    expect(first.manifest.status).toBe('partial');
+    expect(first.manifest.points[1]!.reason).toBe('waiting for its GPUs');
+    expect(first.manifest.groups.map((g) => g.status)).toEqual(['done', 'deferred']);
+    expect(existsSync(join(first.dir.root, `server_logs_${first.manifest.points[1]!.resultFilename}`))).toBe(false);
+    const table = summaryTable(first.manifest);
+    expect(table).toMatch(/TP2 256\/32\s+2\s+deferred\s+waiting for its GPUs/);
+    expect(table).toContain('1 of 1 points ok · 1 deferred · run partial');
+    // A deferred job is not counted yet, neither as a success nor as a failure.
+    const stats = (dir: RunDir): unknown => JSON.parse(readFileSync(join(dir.root, 'run_stats.json'), 'utf8'));
+    expect(stats(first.dir)).toEqual({ 'test-sim': { n_success: 1, total: 1 } });
+    expect(readArtifacts(first.dir.root, {}).run).toMatchObject({
+      status: 'partial',
+      deferred_points: 1,
+      deferred_reason: 'waiting for its GPUs',
+    });
+
+    const resumed = await runRows(rows, simCluster(), { out: first.dir.root, resume: true });
+    expect(statuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
+    expect(resumed.manifest.status).toBe('completed');
+    expect(stats(resumed.dir)).toEqual({ 'test-sim': { n_success: 2, total: 2 } });
+    const run = readArtifacts(first.dir.root, {}).run;
+    expect(run).toMatchObject({ status: 'completed', deferred_points: 0, deferred_reason: '' });
   });
 
   it('--canary runs the lowest concurrency first and stops the run when it fails', async () => {

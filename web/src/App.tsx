@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { parseUrl, toUrl } from './lib/url-state.js';
 import type { Page, ViewState } from './lib/url-state.js';
 import { Link } from './navigation.js';
+import { PartialRuns } from './PartialRuns.js';
 import type { Update } from './navigation.js';
 import { Agentic } from './pages/Agentic.js';
 import { Evaluation } from './pages/Evaluation.js';
@@ -60,6 +61,7 @@ export function App() {
         </nav>
       </header>
       <main>
+        <PartialRuns />
         {view.page === 'inference' && <Inference view={view} update={update} />}
         {view.page === 'agentic' && <Agentic view={view} update={update} />}
         {view.page === 'evaluation' && <Evaluation view={view} update={update} />}

@@ -40,7 +40,10 @@ export function Runs({ update }: { update: Update }) {
                 </td>
                 <td>{r.date}</td>
                 <td>{r.official ? 'official' : <span className="unofficial">unofficial</span>}</td>
-                <td>{r.status}</td>
+                <td title={r.deferred_reason}>
+                  {r.status}
+                  {r.deferred_points > 0 && ` (${r.deferred_points} deferred)`}
+                </td>
                 <td>{r.points}</td>
                 <td>{r.agentic_points}</td>
                 <td>{r.evals}</td>
@@ -73,6 +76,14 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
           <dd>{r.official ? 'official' : 'unofficial'}</dd>
           <dt>status</dt>
           <dd>{r.status}</dd>
+          {r.deferred_points > 0 && (
+            <>
+              <dt>deferred</dt>
+              <dd>
+                {r.deferred_points} points: {r.deferred_reason || 'no reason recorded'}
+              </dd>
+            </>
+          )}
           <dt>date</dt>
           <dd>{r.date}</dd>
           <dt>started / ended</dt>

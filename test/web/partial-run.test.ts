@@ -1,0 +1,74 @@
+// A partial run on the dashboard, in Chromium: a run whose rows were deferred (`frontier run
+// --defer`, as npm start defers the llama.cpp row while llama-server builds) says so on every page,
+// and says again when the rest is in.
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/index.js';
+import { run, runGroupLocally } from '../../src/launch/index.js';
+import type { Store } from '../../src/store/index.js';
+import { ingestBatch, readArtifacts } from '../../src/store/index.js';
+import { CLI, REPO, tempFiles } from '../helpers.js';
+import { simCluster, singleRow } from '../launch/fixtures.js';
+import { storeFactory } from '../store/helpers.js';
+
+describe('a partial run on the dashboard', () => {
+  const fresh = storeFactory('sqlite');
+  const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, tp: 2 })];
+  const out = join(tempFiles({}), 'run');
+  const sweep = (defer: boolean) =>
+    run({
+      rows,
+      matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
+      cluster: simCluster(),
+      out,
+      executor: runGroupLocally,
+      frontierVersion: 'test',
+      frontierCommand: [process.execPath, CLI],
+      commit: null,
+      resume: !defer,
+      ...(defer ? { defer: { rows: new Set([rows[1]!]), reason: 'its engine is still building' } } : {}),
+    });
+  let store: Store;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    store = await fresh();
+    expect((await sweep(true)).manifest.status).toBe('partial');
+    await ingestBatch(store, readArtifacts(out, { official: true }));
+    app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
+    base = await app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-background-networking'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('says on every page what is still to come and why, then that it is in', async () => {
+    const banner = page.getByTestId('partial-runs');
+    for (const path of ['/inference', '/runs']) {
+      await page.goto(`${base}${path}`);
+      await expect.poll(() => banner.textContent(), { timeout: 10_000 }).toMatch(/is partial: 1 points are in, 1 more to come/);
+      expect(await banner.textContent()).toContain('its engine is still building');
+    }
+    expect(await page.getByTestId('runs').locator('tbody tr').first().textContent()).toContain('partial');
+
+    // The deferred row runs, the same run is ingested again: the open page notices, and a reload shows it.
+    expect((await sweep(false)).manifest.status).toBe('completed');
+    await ingestBatch(store, readArtifacts(out, { official: true }));
+    await expect.poll(() => banner.textContent(), { timeout: 15_000 }).toMatch(/its deferred points are in \(run completed\)/);
+    await banner.getByRole('button', { name: 'Reload' }).click();
+    await expect.poll(() => page.getByTestId('runs').locator('tbody tr').first().textContent()).toContain('completed');
+    expect(await page.getByTestId('partial-runs').count()).toBe(0);
+  }, 60_000);
+});
