@@ -355,3 +355,11 @@ for (const copies of [1, 4, 16]) {
   if (overall[1]) console.log(`${'sim accuracy (cross-validated)'.padEnd(40)} ${overall[1].trim()}`);
   for (const l of lines.slice(lines.indexOf('targets:') + 1)) if (l.trim()) console.log(`${''.padEnd(40)} ${l.trim()}`);
 }
+
+// `npm start` on a fresh clone (perf/first-start.mjs): until the dashboard has every simulated
+// row's points (target < 3 min), until the llama.cpp points are in (llama-server built in the
+// background), and a second start with the build cached. About ten minutes; PERF_FIRST_START=0 skips it.
+if (process.env.PERF_FIRST_START !== '0') {
+  const { firstStartPerf } = await import('./first-start.mjs');
+  await firstStartPerf();
+}

@@ -6,7 +6,8 @@
 //
 // Importable: `ensureLlamaServer()` resolves to the binary's path.
 //
-// Cache (keyed by the node-llama-cpp version), under <repo>/.cache/llama.cpp/node-llama-cpp-3.21.1/:
+// Cache (keyed by the node-llama-cpp version), one per user, shared by every clone:
+// $XDG_CACHE_HOME/frontier/llama.cpp/node-llama-cpp-3.21.1/ (~/.cache when XDG_CACHE_HOME is unset):
 //   llama-server            the binary (static llama/ggml; needs libgomp, libstdc++, libc); written last
 //   ggml-vocab-gpt-2.gguf   vocab-only GGUF of the GPT-2 tokenizer, from the checkout's models/
 //   src/                    the llama.cpp checkout (models/ggml-vocab-*.gguf with .inp/.out reference tokenizations)
@@ -16,6 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import { renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,7 +26,12 @@ import { writeTinyLlama } from './tiny-model.mjs';
 
 export const NODE_LLAMA_CPP_VERSION = '3.21.1';
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CACHE_DIR = join(REPO, '.cache', 'llama.cpp', `node-llama-cpp-${NODE_LLAMA_CPP_VERSION}`);
+export const CACHE_DIR = join(
+  process.env.XDG_CACHE_HOME || join(homedir(), '.cache'),
+  'frontier',
+  'llama.cpp',
+  `node-llama-cpp-${NODE_LLAMA_CPP_VERSION}`,
+);
 export const LLAMA_SERVER = join(CACHE_DIR, 'llama-server');
 export const GPT2_VOCAB = join(CACHE_DIR, 'ggml-vocab-gpt-2.gguf');
 
@@ -92,7 +99,8 @@ export async function ensureLlamaServer() {
   return LLAMA_SERVER;
 }
 
-function isBuilt() {
+/** Whether the cache holds a finished build. */
+export function isBuilt() {
   return existsSync(LLAMA_SERVER) && existsSync(GPT2_VOCAB);
 }
 

@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunManifest } from '../../src/launch/index.js';
 import { freshClone } from '../support/fresh-clone.js';
+import { loadLlamaServerScript } from '../support/llama-server.js';
 import type { FreshClone } from '../support/fresh-clone.js';
 
 /** `npm start` in `dir`, exactly as the README gives it, with only the dashboard's port chosen. */
@@ -29,7 +30,7 @@ function npmStart(dir: string, env: Record<string, string> = {}) {
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (d: Buffer) => (output.stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output.stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)));
   /** Resolves with the first match of `re` in stdout; rejects if npm start exits first. */
   const waitFor = (re: RegExp) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
@@ -42,7 +43,7 @@ function npmStart(dir: string, env: Record<string, string> = {}) {
       };
       child.stdout!.on('data', check);
       check();
-      void exited.then((code) => reject(new Error(`npm start exited ${code} before ${re}:\n${output.stdout}\n${output.stderr}`)));
+      void exited.then((how) => reject(new Error(`npm start ended (${how}) before ${re}:\n${output.stdout}\n${output.stderr}`)));
     });
   return { child, output, exited, waitFor };
 }
@@ -54,6 +55,24 @@ function interrupt(child: ChildProcess): void {
   } catch {
     // already gone
   }
+}
+
+const groupAlive = (pid: number): boolean => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * After Ctrl-C: npm ends as npm does on SIGINT (it passes the signal on and ends by it), and
+ * nothing npm start started is left running: its process group is empty.
+ */
+async function expectStopped(start: ReturnType<typeof npmStart>): Promise<void> {
+  expect(['exit 0', 'SIGINT']).toContain(await start.exited);
+  await expect.poll(() => groupAlive(start.child.pid!), { timeout: 15_000 }).toBe(false);
 }
 
 async function json<T>(url: string): Promise<T> {
@@ -68,6 +87,8 @@ interface StoredRun {
   status: string;
   points: number;
   agentic_points: number;
+  deferred_points: number;
+  deferred_reason: string;
 }
 
 /** The clone's one run directory, runs/<date>-<time>. */
@@ -87,7 +108,7 @@ afterEach(() => {
 
 describe('npm start, as the README says, on a fresh clone', () => {
   it('runs the example catalog’s whole matrix, prints its summary, then serves the dashboard with its points', async () => {
-    clone = freshClone();
+    clone = await freshClone();
     const start = npmStart(clone.dir);
     try {
       const url = (await start.waitFor(/dashboard: (http:\/\/127\.0\.0\.1:\d+)\/inference/))[1]!;
@@ -153,6 +174,65 @@ describe('npm start, as the README says, on a fresh clone', () => {
     } finally {
       interrupt(start.child);
     }
-    expect(await start.exited).toBe(0);
+    await expectStopped(start);
   }, 420_000);
+
+  it('on a machine without llama-server yet: the simulated rows first, then the llama.cpp row joins the same run', async () => {
+    clone = await freshClone();
+    const script = await loadLlamaServerScript();
+    const built = await script.ensureLlamaServer();
+    // A cache of its own, where "another process" (this test) holds the build lock: npm start
+    // builds in the background, which here waits for that build, as a second clone would wait
+    // for the first one's. The test then finishes the build as the build does (the binary last).
+    const cache = mkdtempSync(join(tmpdir(), 'frontier-cache-'));
+    const llama = join(cache, 'frontier', 'llama.cpp', `node-llama-cpp-${script.NODE_LLAMA_CPP_VERSION}`);
+    mkdirSync(llama, { recursive: true });
+    writeFileSync(join(llama, '.lock'), `${process.pid} ${new Date().toISOString()}\n`);
+    const start = npmStart(clone.dir, { XDG_CACHE_HOME: cache });
+    try {
+      const url = (await start.waitFor(/dashboard: (http:\/\/127\.0\.0\.1:\d+)\/inference/))[1]!;
+      expect(start.output.stderr).toContain('llama-server is not built on this machine yet: building it in the background');
+      const out = runDir(clone.dir);
+      const first = manifestOf(out);
+      expect(first.status).toBe('partial');
+      expect(first.points.filter((p) => p.status === 'deferred').map((p) => p.conc)).toEqual([1, 2, 4]);
+      expect(first.points.filter((p) => p.status !== 'deferred').every((p) => p.status === 'ok')).toBe(true);
+      expect(first.groups.find((g) => g.status === 'deferred')?.label).toBe('qwen3-0.6b q8 llama.cpp TP1 256/64');
+      expect(start.output.stdout).toMatch(/qwen3-0\.6b q8 llama\.cpp TP1 256\/64\s+1\s+deferred\s+llama-server is building/);
+      expect(start.output.stdout).toContain('31 of 31 points ok · 3 deferred · run partial');
+
+      // The dashboard has the simulated points, and says the run is partial and why.
+      const [partial] = await json<StoredRun[]>(`${url}/api/v1/runs`);
+      expect(partial).toMatchObject({ status: 'partial', points: 26, agentic_points: 5, deferred_points: 3 });
+      expect(partial!.deferred_reason).toContain('llama-server is building');
+      const simulated = await json<{ framework: string }[]>(`${url}/api/v1/benchmarks?run=${partial!.run_id}&limit=1000`);
+      expect(simulated).toHaveLength(26);
+      expect(simulated.some((p) => p.framework === 'llama.cpp')).toBe(false);
+
+      // The build is done: the llama.cpp row runs in the same run directory, and the same run in the store gets its points.
+      copyFileSync(script.GPT2_VOCAB, join(llama, 'ggml-vocab-gpt-2.gguf'));
+      copyFileSync(built, join(llama, 'llama-server.tmp'));
+      renameSync(join(llama, 'llama-server.tmp'), join(llama, 'llama-server'));
+      rmSync(join(llama, '.lock'));
+      await start.waitFor(/the llama\.cpp points are in: reload the dashboard/);
+      const done = manifestOf(out);
+      expect(done.status).toBe('completed');
+      expect(done.points.every((p) => p.status === 'ok')).toBe(true);
+      expect(done.started).toBe(first.started);
+      const [run] = await json<StoredRun[]>(`${url}/api/v1/runs`);
+      expect(run).toMatchObject({
+        run_id: partial!.run_id,
+        status: 'completed',
+        points: 29,
+        deferred_points: 0,
+        deferred_reason: '',
+      });
+      const points = await json<{ framework: string }[]>(`${url}/api/v1/benchmarks?run=${run!.run_id}&limit=1000`);
+      expect(points.filter((p) => p.framework === 'llama.cpp')).toHaveLength(3);
+    } finally {
+      interrupt(start.child);
+      rmSync(cache, { recursive: true, force: true });
+    }
+    await expectStopped(start);
+  }, 600_000);
 });
