@@ -73,7 +73,7 @@ function noteCatalogTwin(path: string, absolute: string): void {
   noted.add(path);
   process.stderr.write(
     `frontier: note: ${path} is relative to where frontier started (${startDir}), where there is none; ` +
-      `the one in the -C directory is ${relative(startDir!, twin)}\n`,
+      `the one in the -C directory is ${shownPath(twin)}\n`,
   );
 }
 
