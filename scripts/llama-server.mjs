@@ -2,7 +2,7 @@
 // package node-llama-cpp@3.21.1 ships as a git bundle (llama/gitRelease.bundle, commit 80fb11a): no network
 // besides the npm registry (`npm pack`, tarball only; the package is never installed).
 //
-//   node scripts/llama-server.mjs build    ensure the binary exists (first time ~8 min on 2 cores), print its path
+//   node scripts/llama-server.mjs build    ensure the binary exists (first time 4–20 min on 2 cores), print its path
 //
 // Importable: `ensureLlamaServer()` resolves to the binary's path.
 //
@@ -179,7 +179,7 @@ async function build() {
   const tmp = join(CACHE_DIR, `tmp-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
   const logFile = join(tmp, 'build.log');
-  log(`building llama-server (one time, ~8 min on 2 cores) from node-llama-cpp@${NODE_LLAMA_CPP_VERSION}; log: ${logFile}`);
+  log(`building llama-server (one time, 4–20 min on 2 cores) from node-llama-cpp@${NODE_LLAMA_CPP_VERSION}; log: ${logFile}`);
   const src = join(tmp, 'src');
   const buildDir = join(src, 'build');
 

@@ -148,6 +148,8 @@ const first = await sweep(
 if (stopping) await exit(first);
 await must(await ingest(), 'frontier ingest');
 const served = serveDashboard();
+// A dashboard that cannot start (its port is taken) ends npm start now, not after the build.
+void served.then((status) => !stopping && exit(status));
 
 if (later) {
   const built = await later.catch((error) => error);

@@ -235,4 +235,33 @@ describe('npm start, as the README says, on a fresh clone', () => {
     }
     await expectStopped(start);
   }, 600_000);
+
+  it('where llama-server cannot be built: the run stays partial, and the run and the dashboard say why', async () => {
+    clone = await freshClone();
+    // A toolchain whose cmake fails (a stand-in on PATH), and a cache that has no build yet.
+    const bin = mkdtempSync(join(tmpdir(), 'frontier-broken-cmake-'));
+    writeFileSync(join(bin, 'cmake'), '#!/bin/sh\necho "cmake: this toolchain is broken" >&2\nexit 1\n', { mode: 0o755 });
+    const cache = mkdtempSync(join(tmpdir(), 'frontier-cache-'));
+    const start = npmStart(clone.dir, { XDG_CACHE_HOME: cache, PATH: `${bin}:${process.env.PATH ?? ''}` });
+    try {
+      const url = (await start.waitFor(/dashboard: (http:\/\/127\.0\.0\.1:\d+)\/inference/))[1]!;
+      const runs = () => json<StoredRun[]>(`${url}/api/v1/runs`);
+      await expect.poll(async () => (await runs())[0]!.deferred_reason, { timeout: 60_000 }).toMatch(/could not be built/);
+      const [run] = await runs();
+      expect(run).toMatchObject({ status: 'partial', points: 26, agentic_points: 5, deferred_points: 3 });
+      expect(run!.deferred_reason).toBe(
+        'llama-server could not be built: cmake: this toolchain is broken (see runs/llama-server-build.log)',
+      );
+      expect(readFileSync(join(clone.dir, 'runs/llama-server-build.log'), 'utf8')).toContain('cmake: this toolchain is broken');
+      const manifest = manifestOf(runDir(clone.dir));
+      expect(manifest.status).toBe('partial');
+      expect(manifest.groups.find((g) => g.status === 'deferred')?.reason).toBe(run!.deferred_reason);
+      expect(start.output.stdout).not.toContain('the llama.cpp points are in');
+    } finally {
+      interrupt(start.child);
+      rmSync(cache, { recursive: true, force: true });
+      rmSync(bin, { recursive: true, force: true });
+    }
+    await expectStopped(start);
+  }, 600_000);
 });

@@ -1,6 +1,6 @@
 // A real llama.cpp llama-server for integration tests: built once from node-llama-cpp@3.21.1's source bundle
 // (scripts/llama-server.mjs), serving a tiny random-weight llama with the GPT-2 vocabulary (scripts/tiny-model.mjs),
-// so that its tokens are gpt-tokenizer's r50k_base tokens. The first call builds the binary (~8 min on 2 cores).
+// so that its tokens are gpt-tokenizer's r50k_base tokens. The first call builds the binary (4–20 min on 2 cores).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
