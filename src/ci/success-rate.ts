@@ -110,11 +110,11 @@ export interface ManifestForStats {
 
 /**
  * A local run's stats in the same shape: one bucket, the cluster that ran it; a job is a matrix
- * row (with all its concurrencies), a success when every point of it is ok; skipped points do not count.
+ * row (with all its concurrencies), a success when every point of it is ok; deferred points (frontier run --defer) do not count yet.
  */
 export function manifestRunStats(m: ManifestForStats): RunStats {
   const jobs = new Map<number, boolean>();
-  for (const p of m.points) if (p.status !== 'skipped') jobs.set(p.row, (jobs.get(p.row) ?? true) && p.status === 'ok');
+  for (const p of m.points) if (p.status !== 'deferred') jobs.set(p.row, (jobs.get(p.row) ?? true) && p.status === 'ok');
   const ok = [...jobs.values()].filter(Boolean).length;
   return jobs.size > 0 ? { [m.cluster.name]: { n_success: ok, total: jobs.size } } : {};
 }
