@@ -4,13 +4,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { copyDir, editJson, storeFactory } from '../store/helpers.js';
+import { launchChromium } from '../support/browser.js';
 
 const SHOTS = join(REPO, 'test-results/screenshots');
 const RUN = join(REPO, 'test/fixtures/agentic/store/run');
@@ -45,10 +45,7 @@ describe('the Agentic page in Chromium', () => {
     await ingestBatch(store, readArtifacts(prDir()));
     app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (e) => errors.push(e.message));
     mkdirSync(SHOTS, { recursive: true });

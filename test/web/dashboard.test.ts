@@ -4,13 +4,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { ARTIFACTS, copyDir, editJson, storeFactory } from '../store/helpers.js';
+import { launchChromium } from '../support/browser.js';
 
 type Row = Record<string, unknown>;
 const SHOTS = join(REPO, 'test-results/screenshots');
@@ -65,10 +65,7 @@ describe('the dashboard in Chromium', () => {
     await ingestBatch(store, readArtifacts(prDir(), { runId: 'pr-1', date: '2026-09-02', thresholdOf: () => 0.91 }));
     app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));

@@ -3,7 +3,6 @@
 // and says again when the rest is in.
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
@@ -13,6 +12,7 @@ import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { CLI, REPO, tempFiles } from '../helpers.js';
 import { simCluster, singleRow } from '../launch/fixtures.js';
 import { storeFactory } from '../store/helpers.js';
+import { launchChromium } from '../support/browser.js';
 
 describe('a partial run on the dashboard', () => {
   const fresh = storeFactory('sqlite');
@@ -43,10 +43,7 @@ describe('a partial run on the dashboard', () => {
     await ingestBatch(store, readArtifacts(out, { official: true }));
     app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   }, 60_000);
   afterAll(async () => {

@@ -5,7 +5,6 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
@@ -13,6 +12,7 @@ import { MEASURED_POWER_KEYS } from '../../src/contract/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { copyDir, editJson, storeFactory } from '../store/helpers.js';
+import { launchChromium } from '../support/browser.js';
 
 type Row = Record<string, unknown>;
 const POWER_ARTIFACTS = join(REPO, 'test/fixtures/power/store/artifacts');
@@ -50,10 +50,7 @@ describe('measured energy on the dashboard in Chromium', () => {
     await ingestBatch(store, readArtifacts(sim, { runId: 'sim', official: true, date: '2026-11-02' }));
     app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
