@@ -136,7 +136,7 @@ function runChanges(stored: StoredRun, run: RunInfo, date: string): RunChange[] 
   const now = runValues(run, date);
   const fields = (Object.keys(now) as (keyof typeof now)[]).filter((f) => !UNREPORTED.has(f));
   const shown = (field: string, v: string | number) =>
-    field === 'official' ? v === 1 : field === 'labels' ? (JSON.parse(v as string) as string[]) : (v as string);
+    field === 'official' ? v === 1 : field === 'labels' ? (JSON.parse(v as string) as string[]) : String(v);
   return fields.filter((f) => stored[f] !== now[f]).map((f) => ({ field: f, from: shown(f, stored[f]), to: shown(f, now[f]) }));
 }
 

@@ -62,7 +62,14 @@ describe('a partial run on the dashboard', () => {
 
     // The deferred row runs, the same run is ingested again: the open page notices, and a reload shows it.
     expect((await sweep(false)).manifest.status).toBe('completed');
-    await ingestBatch(store, readArtifacts(out, { official: true }));
+    const again = await ingestBatch(store, readArtifacts(out, { official: true }));
+    expect(again.run_changes).toEqual(
+      expect.arrayContaining([
+        { field: 'status', from: 'partial', to: 'completed' },
+        { field: 'deferred_points', from: '1', to: '0' },
+        { field: 'deferred_reason', from: 'its engine is still building', to: '' },
+      ]),
+    );
     await expect.poll(() => banner.textContent(), { timeout: 15_000 }).toMatch(/its deferred points are in \(run completed\)/);
     await banner.getByRole('button', { name: 'Reload' }).click();
     await expect.poll(() => page.getByTestId('runs').locator('tbody tr').first().textContent()).toContain('completed');
