@@ -1,17 +1,34 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunDir, evalSettingsFor } from '../../src/launch/index.js';
-import type { AgenticSettings, EvalSettings } from '../../src/launch/index.js';
+import { RunDir, evalSettingsFor, run, runGroupLocally } from '../../src/launch/index.js';
+import type { AgenticSettings, EvalSettings, RunOptions } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MultiNodeRow, SingleNodeAgenticRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { DEFAULT_SYNTH_OPTIONS, formatWekaTraces, synthTraces } from '../../src/traces/index.js';
 import { runMatrix } from '../../src/cli/matrix.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { BUNDLED_INFERENCEX, REPO, tempFiles } from '../helpers.js';
+import { BUNDLED_INFERENCEX, CLI, REPO, tempFiles } from '../helpers.js';
 import { waitFor } from '../support/wait.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
+
+/**
+ * `run` of `rows` on this host with the tests' defaults: the local executor, the simulated cluster,
+ * a fresh run directory, the built CLI; `o` overrides any of them.
+ */
+export const runLocally = (rows: MatrixRow[], o: Partial<RunOptions> = {}) =>
+  run({
+    rows,
+    matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
+    cluster: simCluster(),
+    out: join(tempFiles({}), 'run'),
+    executor: runGroupLocally,
+    frontierVersion: 'test',
+    frontierCommand: [process.execPath, CLI],
+    commit: null,
+    ...o,
+  });
 
 export function singleRow(o: Partial<SingleNodeRow> = {}): SingleNodeRow {
   return {

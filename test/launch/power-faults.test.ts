@@ -6,11 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run, runGroupLocally } from '../../src/launch/index.js';
 import type { Reporter, RunOptions } from '../../src/launch/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { CLI, tempFiles } from '../helpers.js';
-import { simCluster, singleRow, strays } from './fixtures.js';
+import { runLocally, singleRow, strays } from './fixtures.js';
 
 const FAULT_ENV = 'FRONTIER_SIM_SMI_FAULT';
 afterEach(() => {
@@ -19,19 +17,8 @@ afterEach(() => {
 
 async function runRows(rows: MatrixRow[], o: Partial<RunOptions> & { fault?: string } = {}) {
   if (o.fault) process.env[FAULT_ENV] = o.fault;
-  const out = join(tempFiles({}), 'run');
-  const result = await run({
-    rows,
-    matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
-    cluster: simCluster(),
-    out,
-    executor: runGroupLocally,
-    frontierVersion: 'test',
-    frontierCommand: [process.execPath, CLI],
-    commit: null,
-    ...o,
-  });
-  expect(strays(out)).toEqual([]);
+  const result = await runLocally(rows, o);
+  expect(strays(result.dir.root)).toEqual([]);
   return result;
 }
 

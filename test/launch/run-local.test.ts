@@ -3,39 +3,25 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loads } from '../../src/pycompat/index.js';
 import { fsTelemetry, identityFromRow, parseRow, processResult } from '../../src/results/index.js';
-import { RunDir, run, runGroupLocally, summaryTable } from '../../src/launch/index.js';
+import { RunDir, summaryTable } from '../../src/launch/index.js';
 import { stopLeftovers } from '../../src/launch/leftovers.js';
 import type { EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { findHardware } from '../../src/sim/index.js';
-import { CLI, REPO, tempFiles } from '../helpers.js';
+import { REPO, tempFiles } from '../helpers.js';
 import { readArtifacts } from '../../src/store/index.js';
 import { ensureLlamaServerAndModel } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
-import { disaggRow, engineServing, evalSettings, simCluster, singleRow, strays } from './fixtures.js';
-
-const FRONTIER = [process.execPath, CLI];
+import { disaggRow, engineServing, evalSettings, runLocally, simCluster, singleRow, strays } from './fixtures.js';
 
 async function runRows(
   rows: MatrixRow[],
   cluster: ClusterProfile,
   o: Partial<Pick<RunOptions, 'out' | 'failFast' | 'canary' | 'resume' | 'signal' | 'evals' | 'defer'>> = {},
 ) {
-  const out = o.out ?? join(tempFiles({}), 'run');
-  const text = JSON.stringify(rows);
-  return run({
-    rows,
-    matrix: { file: 'matrix.json', text },
-    cluster,
-    out,
-    executor: runGroupLocally,
-    frontierVersion: 'test',
-    frontierCommand: FRONTIER,
-    commit: null,
-    ...o,
-  });
+  return runLocally(rows, { cluster, ...o });
 }
 
 const statuses = (m: RunManifest): string[] => m.points.map((p) => `${p.conc}:${p.status}`);

@@ -2,11 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { run, runGroupLocally } from '../../src/launch/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
-import { CLI, REPO, tempFiles } from '../helpers.js';
-import { evalSettings, simCluster, singleRow } from '../launch/fixtures.js';
+import { REPO } from '../helpers.js';
+import { evalSettings, runLocally, simCluster, singleRow } from '../launch/fixtures.js';
 import { startPostgres } from '../support/postgres.js';
 import type { LocalPostgres } from '../support/postgres.js';
 
@@ -62,21 +61,14 @@ let frontierRun: Promise<string> | undefined;
 export function frontierRunDir(): Promise<string> {
   frontierRun ??= (async () => {
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
-    const out = join(tempFiles({}), 'run');
-    const { manifest } = await run({
-      rows,
-      matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
+    const { manifest, dir } = await runLocally(rows, {
       // Speed 10, not more: a faster sim under a loaded machine can flush a whole response at once (TPOT 0, which InferenceX's processing refuses).
       cluster: simCluster({ engines: { sim: { speed: 10 } } }),
-      out,
-      executor: runGroupLocally,
-      frontierVersion: 'test',
-      frontierCommand: [process.execPath, CLI],
       commit: 'a'.repeat(40),
       evals: await evalSettings(),
     });
     if (manifest.status !== 'completed') throw new Error(`the fixture run did not complete: ${JSON.stringify(manifest.points)}`);
-    return out;
+    return dir.root;
   })();
   return frontierRun;
 }

@@ -6,11 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
-import { run, runGroupLocally } from '../../src/launch/index.js';
 import type { Store } from '../../src/store/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
-import { CLI, REPO, tempFiles } from '../helpers.js';
-import { simCluster, singleRow } from '../launch/fixtures.js';
+import { REPO, tempFiles } from '../helpers.js';
+import { runLocally, singleRow } from '../launch/fixtures.js';
 import { storeFactory } from '../store/helpers.js';
 import { launchChromium } from '../support/browser.js';
 
@@ -19,15 +18,8 @@ describe('a partial run on the dashboard', () => {
   const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, tp: 2 })];
   const out = join(tempFiles({}), 'run');
   const sweep = (defer: boolean) =>
-    run({
-      rows,
-      matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
-      cluster: simCluster(),
+    runLocally(rows, {
       out,
-      executor: runGroupLocally,
-      frontierVersion: 'test',
-      frontierCommand: [process.execPath, CLI],
-      commit: null,
       resume: !defer,
       ...(defer ? { defer: { rows: new Set([rows[1]!]), reason: 'its engine is still building' } } : {}),
     });
