@@ -1,14 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RunRow } from '../../src/contract/index.js';
+import { fetchAll } from './api.js';
 
 /** How often the banner asks again while a run still has points to come. */
 const POLL_MS = 5000;
 
-async function latestRuns(): Promise<RunRow[]> {
-  const res = await fetch('/api/v1/runs?limit=20', { cache: 'no-store' });
-  if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
-  return (await res.json()) as RunRow[];
-}
+const latestRuns = () => fetchAll('/api/v1/runs?limit=20') as Promise<RunRow[]>;
 
 /**
  * A run with deferred points (`frontier run --defer`, e.g. `npm start`'s llama.cpp row while

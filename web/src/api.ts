@@ -27,10 +27,11 @@ const POINT_LISTS = /^\/api\/v1\/(benchmarks|history|evaluations|availability)(\
 const POINT_PAGE = 10_000;
 
 /**
- * The JSON at `path`. A list the server pages (Link: <…>; rel="next") is followed to its end, in
- * the largest pages, unless the path asks for a page size itself (limit).
+ * The JSON at `path`, asked for now (not from the page's cache: for what changes while a page is
+ * open). A list the server pages (Link: <…>; rel="next") is followed to its end, in the largest
+ * pages, unless the path asks for a page size itself (limit).
  */
-async function fetchAll(path: string): Promise<unknown> {
+export async function fetchAll(path: string): Promise<unknown> {
   const follow = !new URLSearchParams(path.split('?')[1] ?? '').has('limit');
   const first = follow && POINT_LISTS.test(path) ? `${path}${path.includes('?') ? '&' : '?'}limit=${POINT_PAGE}` : path;
   let rows: unknown[] | undefined;
