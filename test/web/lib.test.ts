@@ -222,7 +222,7 @@ describe('the point tooltip', () => {
       official: false,
     });
     const [p] = inferenceView([row], { ...DEFAULTS, optimal: false }, DEFAULT_TCO).visible;
-    const html = pointTooltip(p!, 'median_intvty', 'tput_per_gpu');
+    const html = String(pointTooltip(p!, 'median_intvty', 'tput_per_gpu'));
     expect(html).toContain('<b>m h200 vllm fp8 5P2D TP1/DEP8</b> <span class="unofficial">unofficial</span>');
     expect(html).toContain('5P2D TP1/DEP8 · conc 4 · ISL/OSL 1024/1024');
     expect(html).toContain('Interactivity, median (tok/s/user): <b>50.00</b>');

@@ -82,9 +82,9 @@ describe('energy axes from measured power', () => {
       'Energy per total token (J/tok), modelled (simulated engine)',
     );
     expect(energyAxisName('tput_per_mw', 'tco', new Set())).toBe('Token throughput per MW (tok/s/MW), from TCO figures');
-    expect(powerLine(rows[0]!)).toBe('power: measured, 500 W per GPU');
-    expect(powerLine(rows[1]!)).toBe('power: not valid (telemetry_file_missing)');
-    expect(powerLine(rows[2]!)).toBe('');
+    expect(String(powerLine(rows[0]!))).toBe('power: measured, 500 W per GPU');
+    expect(String(powerLine(rows[1]!))).toBe('power: not valid (telemetry_file_missing)');
+    expect(String(powerLine(rows[2]!))).toBe('');
   });
 
   it('the energy mode lives in the URL; a per-role axis brings measured with it', () => {

@@ -94,7 +94,7 @@ describe('the predicted frontier on the inference chart', () => {
       [20, 1500],
       [30, 800],
     ]);
-    const tip = predictedTooltip('H200 sglang fp8 predicted', { ...at(17.25, 3211.4), deployment: '1P1D TP8/DEP8' });
+    const tip = String(predictedTooltip('H200 sglang fp8 predicted', { ...at(17.25, 3211.4), deployment: '1P1D TP8/DEP8' }));
     expect(tip).toContain('simulated, not measured');
     expect(tip).toContain('1P1D TP8/DEP8 · conc 64');
     expect(tip).toContain('<b>17.3</b> tok/s/user');

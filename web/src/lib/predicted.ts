@@ -4,6 +4,8 @@
  * and the note for those that cannot be drawn. Pure, so it is tested without a browser.
  */
 import type { PredictedFrontierAnswer } from '../../../src/contract/index.js';
+import { html, htmlLines } from './html.js';
+import type { Html } from './html.js';
 import type { Series } from './inference.js';
 import type { ViewState } from './url-state.js';
 
@@ -70,15 +72,14 @@ export function predictedPoints(answer: Pick<PredictedFrontierAnswer, 'points'>)
 }
 
 /** A predicted point's tooltip: which deployment at which concurrency the simulator put there. */
-export function predictedTooltip(name: string, p: PredictedPoint): string {
-  const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return [
-    `<b>${escape(name)}</b> (simulated, not measured)`,
-    `${escape(p.deployment)} · conc ${p.conc}`,
-    `interactivity: <b>${p.interactivity.toFixed(1)}</b> tok/s/user`,
-    `throughput: <b>${p.tputPerGpu.toFixed(0)}</b> tok/s/GPU`,
-    `TTFT: ${p.ttftMs.toFixed(0)} ms`,
-  ].join('<br>');
+export function predictedTooltip(name: string, p: PredictedPoint): Html {
+  return htmlLines(
+    html`<b>${name}</b> (simulated, not measured)`,
+    html`${p.deployment} · conc ${p.conc}`,
+    html`interactivity: <b>${p.interactivity.toFixed(1)}</b> tok/s/user`,
+    html`throughput: <b>${p.tputPerGpu.toFixed(0)}</b> tok/s/GPU`,
+    html`TTFT: ${p.ttftMs.toFixed(0)} ms`,
+  );
 }
 
 export interface PredictedFailure {

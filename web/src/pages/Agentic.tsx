@@ -5,6 +5,8 @@ import { fetchJson, query, useApi } from '../api.js';
 import { Chart } from '../Chart.js';
 import { agenticSeries, contextBuckets, contextLabel, offloadLabel } from '../lib/agentic.js';
 import type { AgenticSeries } from '../lib/agentic.js';
+import { html, htmlFormatter, htmlLines } from '../lib/html.js';
+import type { Html } from '../lib/html.js';
 import type { ViewState } from '../lib/url-state.js';
 import { Link } from '../navigation.js';
 import type { Update } from '../navigation.js';
@@ -14,15 +16,16 @@ const legend = (series: { name: string }[]) => ({ type: 'scroll', top: 4, select
 const fixed = (v: number | null | undefined, digits: number) => (v === null || v === undefined ? '–' : v.toFixed(digits));
 const percent = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`);
 
-function pointTooltip(r: AgenticPointRow): string {
-  return [
-    `<b>${configLabel(r)}</b> · ${offloadLabel(r)}`,
-    `conc ${r.conc} · ${fixed(r.tput_per_gpu, 1)} tok/s/GPU · ${fixed(r.median_intvty, 1)} tok/s/user (median)`,
-    `TTFT median ${fixed(r.median_ttft, 3)} s, p90 ${fixed(r.p90_ttft, 3)} s, p95 ${fixed(r.p95_ttft, 3)} s`,
-    `cache hits: GPU ${percent(r.gpu_cache_hit_rate)}, CPU/offload ${percent(r.cpu_cache_hit_rate)}, theoretical ${percent(r.theoretical_cache_hit_rate)}`,
-    `${r.num_requests_successful} of ${r.num_requests_total} requests (${r.num_errors} failed)`,
-    `run ${r.run_id}${r.official ? '' : ' (unofficial)'} · ${r.date} · ${r.image}`,
-  ].join('<br>');
+function pointTooltip(r: AgenticPointRow): Html {
+  return htmlLines(
+    html`<b>${configLabel(r)}</b> · ${offloadLabel(r)}`,
+    html`conc ${r.conc} · ${fixed(r.tput_per_gpu, 1)} tok/s/GPU · ${fixed(r.median_intvty, 1)} tok/s/user (median)`,
+    html`TTFT median ${fixed(r.median_ttft, 3)} s, p90 ${fixed(r.p90_ttft, 3)} s, p95 ${fixed(r.p95_ttft, 3)} s`,
+    html`cache hits: GPU ${percent(r.gpu_cache_hit_rate)}, CPU/offload ${percent(r.cpu_cache_hit_rate)}, theoretical
+    ${percent(r.theoretical_cache_hit_rate)}`,
+    html`${r.num_requests_successful} of ${r.num_requests_total} requests (${r.num_errors} failed)`,
+    html`run ${r.run_id}${r.official ? '' : ' (unofficial)'} · ${r.date} · ${r.image}`,
+  );
 }
 
 /** Throughput per GPU against interactivity: one point per concurrency, a line through each configuration's. */
@@ -34,10 +37,10 @@ function throughputOption(series: AgenticSeries[]) {
     tooltip: {
       trigger: 'item',
       confine: true,
-      formatter: (p: { seriesIndex: number; dataIndex: number }) => {
+      formatter: htmlFormatter((p: { seriesIndex: number; dataIndex: number }) => {
         const r = series[p.seriesIndex]?.points[p.dataIndex];
-        return r ? pointTooltip(r) : '';
-      },
+        return r && pointTooltip(r);
+      }),
     },
     xAxis: { type: 'value', name: 'Interactivity, median (tok/s/user)', nameLocation: 'middle', nameGap: 32, scale: true },
     yAxis: {
@@ -76,12 +79,17 @@ function ttftOption(details: { series: AgenticSeries; detail: AgenticPointDetail
     tooltip: {
       trigger: 'item',
       confine: true,
-      formatter: (p: { seriesIndex: number; dataIndex: number }) => {
+      formatter: htmlFormatter((p: { seriesIndex: number; dataIndex: number }) => {
         const d = details[p.seriesIndex];
         const b = d?.detail.ttft_by_context?.find((x) => x.min_tokens === buckets[p.dataIndex]?.min_tokens);
-        if (!d || !b) return '';
-        return `<b>${d.series.name}</b><br>conc ${d.detail.conc} · input ${contextLabel(b)} tokens · ${b.count} requests<br>TTFT mean ${b.mean.toFixed(3)} s · p50 ${b.p50.toFixed(3)} s · p90 ${b.p90.toFixed(3)} s · p99 ${b.p99.toFixed(3)} s`;
-      },
+        if (!d || !b) return undefined;
+        return htmlLines(
+          html`<b>${d.series.name}</b>`,
+          html`conc ${d.detail.conc} · input ${contextLabel(b)} tokens · ${b.count} requests`,
+          html`TTFT mean ${b.mean.toFixed(3)} s · p50 ${b.p50.toFixed(3)} s · p90 ${b.p90.toFixed(3)} s · p99 ${b.p99.toFixed(3)}
+          s`,
+        );
+      }),
     },
     xAxis: {
       type: 'category',
@@ -123,8 +131,10 @@ function cacheOption(series: AgenticSeries[]) {
     tooltip: {
       trigger: 'item',
       confine: true,
-      formatter: (p: { seriesName: string; value: [number, number] }) =>
-        `<b>${p.seriesName}</b><br>conc ${p.value[0]}: ${percent(p.value[1])}`,
+      formatter: htmlFormatter(
+        (p: { seriesName: string; value: [number, number] }) =>
+          html`<b>${p.seriesName}</b><br />conc ${p.value[0]}: ${percent(p.value[1])}`,
+      ),
     },
     xAxis: {
       type: 'log',

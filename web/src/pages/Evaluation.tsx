@@ -5,6 +5,7 @@ import { query, useApi } from '../api.js';
 import { Chart } from '../Chart.js';
 import { Filters } from '../Filters.js';
 import type { Scope } from '../Filters.js';
+import { html, htmlFormatter, htmlLines } from '../lib/html.js';
 import { passesFilters } from '../lib/inference.js';
 import type { ViewState } from '../lib/url-state.js';
 import type { Update } from '../navigation.js';
@@ -20,11 +21,18 @@ function option(rows: EvalRow[]) {
     grid: { left: 16, right: 40, top: 24, bottom: 40, containLabel: true },
     tooltip: {
       trigger: 'item',
-      formatter: (p: { dataIndex: number }) => {
+      confine: true,
+      formatter: htmlFormatter((p: { dataIndex: number }) => {
         const r = rows[p.dataIndex];
-        if (!r) return '';
-        return `<b>${labels[p.dataIndex]}</b><br>${r.task}: ${(r.score * 100).toFixed(2)}% ± ${((r.score_se ?? 0) * 100).toFixed(2)}%<br>threshold ${r.threshold === null ? '–' : `${(r.threshold * 100).toFixed(0)}%`}: <b>${r.passed === false ? 'FAIL' : r.passed ? 'pass' : '–'}</b><br>${r.n_eff ?? '?'} questions · run ${r.run_id} · ${r.date}`;
-      },
+        if (!r) return undefined;
+        return htmlLines(
+          html`<b>${labels[p.dataIndex]!}</b>`,
+          html`${r.task}: ${(r.score * 100).toFixed(2)}% ± ${((r.score_se ?? 0) * 100).toFixed(2)}%`,
+          html`threshold ${r.threshold === null ? '–' : `${(r.threshold * 100).toFixed(0)}%`}:
+            <b>${r.passed === false ? 'FAIL' : r.passed ? 'pass' : '–'}</b>`,
+          html`${r.n_eff ?? '?'} questions · run ${r.run_id} · ${r.date}`,
+        );
+      }),
     },
     xAxis: {
       type: 'value',

@@ -14,6 +14,7 @@ import type { ChartHandle } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';
 import { toCsv } from '../lib/csv.js';
 import type { CsvColumn } from '../lib/csv.js';
+import { htmlFormatter } from '../lib/html.js';
 import { inferenceView } from '../lib/inference.js';
 import { predictedNote, predictedPoints, predictedRequests, predictedTooltip } from '../lib/predicted.js';
 import type { PredictedFailure, PredictedPoint, PredictedRequest } from '../lib/predicted.js';
@@ -122,13 +123,13 @@ function chartOption(
       trigger: 'item',
       enterable: true,
       confine: true,
-      formatter: (p: { seriesId: string; dataIndex: number }) => {
+      formatter: htmlFormatter((p: { seriesId: string; dataIndex: number }) => {
         const pt = lookup.get(p.seriesId)?.[p.dataIndex];
         if (pt) return pointTooltip(pt, view.x, view.y, xName, yName);
         const line = predictedById.get(p.seriesId);
         const predictedPoint = line?.points[p.dataIndex];
-        return line && predictedPoint ? predictedTooltip(line.request.name, predictedPoint) : '';
-      },
+        return line && predictedPoint ? predictedTooltip(line.request.name, predictedPoint) : undefined;
+      }),
     },
     xAxis: { type: 'value', name: xName, nameLocation: 'middle', nameGap: 32, scale: true },
     yAxis: { type: 'value', name: yName, nameLocation: 'end', nameTextStyle: { align: 'left' }, scale: true },

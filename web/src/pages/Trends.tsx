@@ -3,11 +3,20 @@ import type { AvailabilityRow, PointRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
 import { Chart } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';
+import { html, htmlFormatter, htmlLines } from '../lib/html.js';
 import { passesFilters } from '../lib/inference.js';
 import { trendSeries } from '../lib/trends.js';
 import { seqOf } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
 import type { Update } from '../navigation.js';
+
+/** The axis tooltip: the date, then each series' throughput at the target (ECharts' own would style its markup inline, which the CSP refuses). */
+const trendTooltip = htmlFormatter((at: { seriesName: string; value: [string, number] }[]) =>
+  htmlLines(
+    html`<b>${at[0]?.value[0] ?? ''}</b>`,
+    ...at.map((p) => html`${p.seriesName}: <b>${p.value[1].toFixed(0)}</b> tok/s/GPU`),
+  ),
+);
 
 export function Trends({ view, update }: { view: ViewState; update: Update }) {
   const availability = useApi<AvailabilityRow[]>('/api/v1/availability');
@@ -31,7 +40,7 @@ export function Trends({ view, update }: { view: ViewState; update: Update }) {
       animation: false,
       grid: { left: 70, right: 24, top: 40, bottom: 50 },
       legend: { type: 'scroll', top: 0, selectedMode: false },
-      tooltip: { trigger: 'axis' },
+      tooltip: { trigger: 'axis', confine: true, formatter: trendTooltip },
       xAxis: { type: 'time', name: 'run date', nameLocation: 'middle', nameGap: 30 },
       yAxis: { type: 'value', name: `tok/s/GPU at ${view.target} tok/s/user`, scale: true },
       series: lines.map((l) => ({ type: 'line', name: l.name, data: l.points, color: l.color, symbolSize: 7 })),
