@@ -1,12 +1,20 @@
 import { configLabel } from '../../../src/contract/index.js';
 import type { EvalRow, PointRow, RunDetail, RunRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
+import { httpHref } from '../lib/html.js';
 import { DEFAULTS } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
 import { Link } from '../navigation.js';
 import type { Update } from '../navigation.js';
 
 const rate = (r: number | null) => (r === null ? '–' : `${(r * 100).toFixed(0)}%`);
+
+/** A link the run's files name: followed only when it is an http(s) URL, otherwise shown as text. */
+function StoredLink({ url, text, none }: { url: string; text: string; none: string }) {
+  if (!url) return none;
+  const href = httpHref(url);
+  return href ? <a href={href}>{text}</a> : <span className="note">{`${text}: ${url} (not an http(s) URL, so not a link)`}</span>;
+}
 
 export function Runs({ update }: { update: Update }) {
   const runs = useApi<RunRow[]>('/api/v1/runs?limit=500');
@@ -98,7 +106,7 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
           <dd>{r.commit_sha || '–'}</dd>
           <dt>links</dt>
           <dd>
-            {r.url ? <a href={r.url}>logs and artifacts</a> : 'no run link recorded (frontier ingest --url)'}
+            <StoredLink url={r.url} text="logs and artifacts" none="no run link recorded (frontier ingest --url)" />
             {first && (
               <>
                 {' · '}
@@ -133,7 +141,7 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
               <dd>
                 {r.changelog.map((c, i) => (
                   <p key={i}>
-                    {c.config_keys.join(', ')}: {c.description} {c.pr_link && <a href={c.pr_link}>PR</a>}
+                    {c.config_keys.join(', ')}: {c.description} <StoredLink url={c.pr_link} text="PR" none="" />
                   </p>
                 ))}
               </dd>
