@@ -36,6 +36,7 @@ import { openApiCollector } from './openapi.js';
 import { PredictedFrontierCache } from './predicted.js';
 import type { PredictedFrontierQuery } from './predicted.js';
 import { PageError, pageOf, pageParams, sendPage } from './paging.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import type { PageSize } from './paging.js';
 import { UserError } from '../util/user-error.js';
 import { UploadTooLarge, receiveUpload, removeTree, sweepStaleUploads, uploadDir } from './uploads.js';
@@ -183,6 +184,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       if (isNumeric(s) && (typeof value !== 'string' || !/^-?\d{1,12}(\.\d{1,12})?$/.test(value)))
         throw new HttpError(400, numberMessage(name, s, value));
     }
+  });
+  // On every answer, errors and 404s included: the dashboard's pages, its assets and the API.
+  app.addHook('onSend', async (_request, reply) => {
+    void reply.headers(SECURITY_HEADERS);
   });
   const swept = sweepStaleUploads(uploadRoot);
   if (swept.length > 0) app.log.info(`removed ${swept.length} upload dir(s) left by a stopped server: ${swept.join(', ')}`);
