@@ -42,6 +42,8 @@ export const Chart = forwardRef<ChartHandle, Props>(function Chart({ option, hei
   useLayoutEffect(() => {
     const c = echarts.init(el.current!, undefined, { renderer: 'canvas' });
     chart.current = c;
+    // The instance on its element: the browser tests show a point's tooltip through it (showTip).
+    Object.assign(el.current!, { echarts: c });
     const resize = new ResizeObserver(() => c.resize());
     resize.observe(el.current!);
     return () => {
