@@ -161,7 +161,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
     const answer = await page.goto(`${base}${path}`);
     expect(answer?.headers()['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
   };
-  /** A chart drawn under the CSP: ready, and its canvas not blank. */
+  /** A chart drawn under the CSP: ECharts has finished drawing its data. */
   const drawn = async (selector: string) => {
     const chart = page.locator(`${selector}[data-ready="true"][data-loading="0"]`).first();
     await chart.waitFor({ timeout: 15_000 });
@@ -197,6 +197,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
     // Two points: conc 32 and conc 64, whose power verdict has the hostile reason.
     const tip =
       (await tooltip('[data-testid="inference-chart"]', 0, 0)) + (await tooltip('[data-testid="inference-chart"]', 0, 1));
+    expect(await (await drawn('[data-testid="inference-chart"]')).getAttribute('data-points')).toBe('2');
     for (const p of [
       P.model,
       P.hardware,
@@ -209,6 +210,9 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
       P.runId,
     ])
       expect(tip).toContain(p);
+    // The filters name the hardware, engine, precision and spec decoding as text.
+    const filters = await page.locator('fieldset').allInnerTexts();
+    for (const p of [P.hardware, P.framework, P.precision, P.spec]) expect(filters.join('\n')).toContain(p);
     // The exports (a blob: and a data: URL) work under the policy too.
     for (const button of ['Export CSV', 'Export PNG']) {
       const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button }).click()]);
@@ -220,6 +224,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
   it('evaluation: the bar tooltip shows the task, the config and the run as text', async () => {
     await open(`/evaluation?model=${encodeURIComponent(P.model)}`);
     const tip = await tooltip('[data-testid^="eval-chart-"]', 0);
+    expect(await (await drawn('[data-testid^="eval-chart-"]')).getAttribute('data-bars')).toBe('1');
     for (const p of [P.task, P.model, P.hardware, P.framework, P.precision, P.runId]) expect(tip).toContain(p);
     expect(await text()).toContain(P.task);
     await clean();
@@ -228,6 +233,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
   it('trends: the axis tooltip names the series as text', async () => {
     await open(`/trends?model=${encodeURIComponent(P.model)}`);
     const tip = await tooltip('[data-testid="trends-chart"]', 0);
+    expect(await (await drawn('[data-testid="trends-chart"]')).getAttribute('data-points')).toBe('1');
     // The trends page names a series' hardware in capitals.
     for (const p of [P.hardware.toUpperCase(), P.framework, P.precision]) expect(tip).toContain(p);
     await clean();
@@ -236,6 +242,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
   it('agentic: the point, TTFT and cache tooltips show names, image and run as text', async () => {
     await open(`/agentic?model=${encodeURIComponent(P.agenticModel)}`);
     const point = await tooltip('[data-testid="agentic-chart"]', 0);
+    expect(await (await drawn('[data-testid="agentic-chart"]')).getAttribute('data-points')).toBe('6');
     for (const p of [P.agenticModel, P.agenticFramework, P.agenticImage, P.agenticRunId]) expect(point).toContain(p);
     expect(await tooltip('[data-testid="agentic-ttft-chart"]', 0)).toContain(P.agenticModel);
     expect(await tooltip('[data-testid="agentic-cache-chart"]', 0)).toContain(P.agenticModel);
