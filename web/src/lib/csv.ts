@@ -5,8 +5,15 @@ export interface CsvColumn<T> {
   value: (row: T) => string | number | boolean | undefined | null;
 }
 
+/**
+ * A text that a spreadsheet would read as a formula (`=HYPERLINK(…)`, `+cmd|…`, `@SUM(…)`): stored
+ * strings come from result files a pull request can write, so such a text gets a leading `'`, which
+ * spreadsheets show as text. Numbers are left alone (a negative number is not a formula).
+ */
+const FORMULA = /^[=+\-@\t\r]/;
+
 const field = (v: string | number | boolean | undefined | null): string => {
-  const s = v === undefined || v === null ? '' : String(v);
+  const s = v === undefined || v === null ? '' : typeof v === 'string' && FORMULA.test(v) ? `'${v}` : String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
