@@ -3,7 +3,7 @@
 // kind of tooltip shown in Chromium. No script may run, no CSP violation may be reported (an
 // unescaped payload would be one: the policy blocks its inline handler), every payload must read
 // as text, and the charts must draw under the policy. One store, one server, one browser.
-import { readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
@@ -39,6 +39,15 @@ const P = {
   agenticRunId: img(17),
   deferred: script(18),
   agenticFramework: img(19),
+  logFolder: img(20),
+  logFile: '<svg onload=window.__xss=21>.log',
+  logContent: script(22),
+  branch: script(23),
+  commit: img(24),
+  statsHardware: img(25),
+  status: img(26),
+  ended: script(27),
+  offloadBackend: img(28),
 };
 
 const POWER = join(REPO, 'test/fixtures/power/store/artifacts');
@@ -89,6 +98,9 @@ function inferenceDir(): string {
     head_ref: 'b'.repeat(40),
     entries: [{ 'config-keys': [P.changelog], description: [P.changelog], 'pr-link': P.prLink }],
   });
+  writeJson(join(dir, 'run_stats.json'), { [P.statsHardware]: { n_success: 1, total: 2 } });
+  mkdirSync(join(dir, `server_logs_${P.logFolder}`));
+  writeFileSync(join(dir, `server_logs_${P.logFolder}`, P.logFile), `${P.logContent}\n`);
   return dir;
 }
 
@@ -98,6 +110,8 @@ function agenticDir(): string {
   editJson(join(dir, 'run.json'), (v) => ({
     ...(v as Row),
     id: P.agenticRunId,
+    status: P.status,
+    ended: P.ended,
     points: [{ status: 'deferred', reason: P.deferred }],
   }));
   for (const folder of readdirSync(dir).filter((d) => d.startsWith('bmk_agentic_')))
@@ -107,6 +121,7 @@ function agenticDir(): string {
         infmax_model_prefix: P.agenticModel,
         image: P.agenticImage,
         framework: P.agenticFramework,
+        ...((v as Row).kv_offload_backend ? { kv_offload_backend: P.offloadBackend } : {}),
       }));
   return dir;
 }
@@ -128,7 +143,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
 
   beforeAll(async () => {
     const store = await fresh();
-    const options = { runId: P.runId, official: true, date: '2026-11-01', url: P.runUrl };
+    const options = { runId: P.runId, official: true, date: '2026-11-01', url: P.runUrl, branch: P.branch, commit: P.commit };
     await ingestBatch(store, readArtifacts(inferenceDir(), { ...options, thresholdOf: () => 0.9 }));
     await ingestBatch(store, readArtifacts(agenticDir(), { official: true }));
     app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
@@ -244,6 +259,8 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
     const point = await tooltip('[data-testid="agentic-chart"]', 0);
     expect(await (await drawn('[data-testid="agentic-chart"]')).getAttribute('data-points')).toBe('6');
     for (const p of [P.agenticModel, P.agenticFramework, P.agenticImage, P.agenticRunId]) expect(point).toContain(p);
+    // The offload arm's series names its backend.
+    expect(await tooltip('[data-testid="agentic-cache-chart"]', 2)).toContain(P.offloadBackend);
     expect(await tooltip('[data-testid="agentic-ttft-chart"]', 0)).toContain(P.agenticModel);
     expect(await tooltip('[data-testid="agentic-cache-chart"]', 0)).toContain(P.agenticModel);
     // The partial run's banner: its id and the deferred point's reason.
@@ -256,13 +273,34 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
   it('runs: names, ids and changelog as text; javascript: links are not links', async () => {
     await open('/runs');
     await page.locator('[data-testid="runs"] tbody tr').nth(1).waitFor();
-    for (const p of [P.runId, P.agenticRunId]) expect(await text()).toContain(p);
+    for (const p of [P.runId, P.agenticRunId, P.branch, P.commit.slice(0, 10), P.status]) expect(await text()).toContain(p);
     await open(`/runs/${encodeURIComponent(P.runId)}`);
     await page.getByText('changelog', { exact: true }).waitFor();
     const shown = await text();
-    for (const p of [P.runId, P.runUrl, P.changelog, P.prLink]) expect(shown).toContain(p);
+    for (const p of [
+      P.runId,
+      P.runUrl,
+      P.changelog,
+      P.prLink,
+      P.commit,
+      P.statsHardware,
+      `server_logs_${P.logFolder}/${P.logFile}`,
+    ])
+      expect(shown).toContain(p);
     const hrefs = await page.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
     expect(hrefs.filter((h) => !h.startsWith('/'))).toEqual([]);
+    await clean();
+    // The log, opened from its link, is text (text/plain, nosniff): its markup does not run.
+    await page.getByRole('link', { name: `server_logs_${P.logFolder}/${P.logFile}` }).click();
+    await expect.poll(() => page.locator('body').innerText()).toContain(P.logContent);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(problems).toEqual([]);
+  });
+
+  it('runs: a frontier run’s status and end time as text', async () => {
+    await open(`/runs/${encodeURIComponent(P.agenticRunId)}`);
+    await page.getByText('started / ended', { exact: true }).waitFor();
+    for (const p of [P.agenticRunId, P.status, P.ended, P.deferred]) expect(await text()).toContain(p);
     await clean();
   });
 
