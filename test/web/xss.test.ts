@@ -163,7 +163,7 @@ describe('hostile stored strings on the dashboard, in Chromium under its CSP', (
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-  });
+  }, 30_000);
 
   /** Nothing ran, nothing was refused: the page is as its files and escaped text made it. */
   const clean = async () => {
