@@ -24,7 +24,7 @@ export class Html {
 export type HtmlValue = string | number | Html | readonly HtmlValue[];
 
 /** `&`, `<`, `>`, `"` and `'` as character references: safe in text and in a quoted attribute. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const render = (value: HtmlValue): string =>
   value instanceof Html ? value[MARKUP] : typeof value === 'object' ? value.map(render).join('') : escapeHtml(String(value));

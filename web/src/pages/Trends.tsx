@@ -10,7 +10,10 @@ import { seqOf } from '../lib/url-state.js';
 import type { ViewState } from '../lib/url-state.js';
 import type { Update } from '../navigation.js';
 
-/** The axis tooltip: the date, then each series' throughput at the target (ECharts' own would style its markup inline, which the CSP refuses). */
+/**
+ * The axis tooltip: the date, then each series' throughput at the target. ECharts' own styles its
+ * markup inline, which the CSP refuses (docs/dashboard.md).
+ */
 const trendTooltip = htmlFormatter((at: { seriesName: string; value: [string, number] }[]) =>
   htmlLines(
     html`<b>${at[0]?.value[0] ?? ''}</b>`,
