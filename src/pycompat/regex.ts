@@ -2,7 +2,9 @@
  * Python's `re` (3.11, str patterns) run by JavaScript's RegExp: `compilePy` parses the pattern as
  * `re._parser` does (same errors, same positions) and writes an equivalent `u` RegExp; `findall`
  * and `sub` walk the matches as `_sre` does (an empty match may follow a non-empty one; after an
- * empty match the next one must not be empty at the same place).
+ * empty match the next one must not be empty at the same place), on a worker thread within
+ * PY_REGEX_TIME_LIMIT_MS (`regex-runner.ts`): a pattern that backtracks without end on a text
+ * throws PyRegexTimeoutError instead of hanging the process.
  *
  * What JavaScript cannot do is refused with a PyRegexError naming the feature: atomic groups,
  * possessive quantifiers, conditionals, scoped flags `(?i:…)`, `\N{…}`, `(?t)`, and backreferences
@@ -18,6 +20,7 @@
  *   14.0 (Python 3.11's) count as letters and digits here and not in Python.
  */
 import { pyIntFromString, pyRepr } from './builtins.js';
+import { boundedMatches } from './regex-runner.js';
 
 /** The pattern is invalid in Python (`pythonMessage` is `re.error`'s text), or uses a feature not supported here. */
 export class PyRegexError extends Error {
@@ -673,17 +676,14 @@ interface Match {
 
 class CompiledPyRegex implements PyRegex {
   readonly regexp: RegExp;
-  private readonly search: RegExp;
-  /** The pattern at one place, not matching "" there: `_sre`'s must_advance after an empty match. */
-  private readonly nonEmpty: RegExp | undefined;
 
   constructor(
     readonly pattern: string,
-    js: string,
-    flags: string,
+    private readonly js: string,
+    private readonly flags: string,
     private readonly names: readonly string[],
     private readonly byName: ReadonlyMap<string, number>,
-    mayPreferEmpty: boolean,
+    private readonly mayPreferEmpty: boolean,
   ) {
     try {
       this.regexp = new RegExp(js, flags);
@@ -692,38 +692,16 @@ class CompiledPyRegex implements PyRegex {
         cause: e,
       });
     }
-    this.search = new RegExp(js, `${flags}g`);
-    // Group 1 holds the rest of the input where the match starts; the match is empty iff that rest follows it.
-    // Costs a scan to the end at each try, so only where it can find something.
-    if (mayPreferEmpty) this.nonEmpty = new RegExp(`(?=([^]*))(?:${js})(?!\\1)`, `${flags}y`);
   }
 
   get groups(): number {
     return this.names.length - 1;
   }
 
-  private *matches(s: string): Generator<Match> {
-    let pos = 0;
-    let mustAdvance = false;
-    while (pos <= s.length) {
-      let m: RegExpExecArray | null = null;
-      if (mustAdvance) {
-        if (this.nonEmpty) {
-          this.nonEmpty.lastIndex = pos;
-          m = this.nonEmpty.exec(s);
-        }
-        if (!m) {
-          const next = pos + ((s.codePointAt(pos) ?? 0) > 0xffff ? 2 : 1);
-          if (next > s.length) return;
-          this.search.lastIndex = next;
-        }
-      } else this.search.lastIndex = pos;
-      m ??= this.search.exec(s);
-      if (!m) return;
-      yield { index: m.index, whole: m[0], groups: this.names.slice(1).map((name) => m.groups?.[name]) };
-      mustAdvance = m[0].length === 0;
-      pos = m.index + m[0].length;
-    }
+  /** `_sre`'s walk over `s`, run on the regex worker within PY_REGEX_TIME_LIMIT_MS (else PyRegexTimeoutError). */
+  private matches(s: string): Match[] {
+    const request = { js: this.js, flags: this.flags, mayPreferEmpty: this.mayPreferEmpty, names: this.names, text: s };
+    return boundedMatches(request, this.pattern).map(([index, whole, ...groups]) => ({ index, whole, groups }));
   }
 
   findall(s: string): (string | string[])[] {

@@ -1,0 +1,186 @@
+/**
+ * Runs the matching of a translated Python regex with a time bound. JavaScript's RegExp
+ * backtracks: a pattern such as `^(a+)+$` on 40 characters runs for hours and cannot be
+ * interrupted on the thread that runs it, where the process would answer no signal either. So every
+ * match walk runs on one worker thread, which the calling thread waits for synchronously
+ * (`Atomics.wait`, the answer taken with `receiveMessageOnPort`): past the bound the worker is
+ * terminated (V8 interrupts the regex), the next walk starts a new one, and the caller gets a
+ * PyRegexTimeoutError. The worker is unref'd, so it never keeps the process alive.
+ *
+ * The worker's code is the source text of the functions below (`new Worker(source, { eval: true })`),
+ * so it runs the same under vitest and in the bundle; those functions use nothing outside their
+ * bodies and parameters.
+ */
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import { UserError } from '../util/user-error.js';
+
+/**
+ * The longest one match walk (a findall or sub over one text) may run. A task-file regex on a
+ * model's reply takes microseconds (GSM8K's filters: ~0.1 ms on 160 KB of numbers), a catastrophic
+ * one doubles with every character; 1 s is far above the first and still short enough that the
+ * process answers a signal within about a second, and a task stops at its first timeout, so a
+ * hostile regex costs a run about 1 s.
+ */
+export const PY_REGEX_TIME_LIMIT_MS = 1000;
+
+/**
+ * How long a walk waits for the worker to take it up (a new worker's start-up: ~20 ms, seconds
+ * on a loaded machine) before the worker is called broken. Not counted in PY_REGEX_TIME_LIMIT_MS.
+ */
+export const REGEX_WORKER_START_LIMIT_MS = 10_000;
+
+/** A Python regex ran past PY_REGEX_TIME_LIMIT_MS on one text: what it would have matched is unknown. */
+export class PyRegexTimeoutError extends UserError {
+  constructor(
+    readonly pattern: string,
+    readonly textLength: number,
+  ) {
+    super(
+      `Python regex /${pattern}/ did not finish within ${PY_REGEX_TIME_LIMIT_MS} ms (PY_REGEX_TIME_LIMIT_MS) on a ` +
+        `${textLength}-character text`,
+      {
+        hint: 'rewrite the pattern so that it cannot backtrack without end: no repetition of a repetition such as (a+)+ or (a|a)*',
+      },
+    );
+  }
+}
+
+/** A match as the worker sends it: [index, whole match, group 1, …] (undefined: the group did not take part). */
+export type RawMatch = [number, string, ...(string | undefined)[]];
+
+/** One walk: the translation, its flags, whether an empty match may come before a longer one there, the group names. */
+export interface MatchRequest {
+  js: string;
+  flags: string;
+  mayPreferEmpty: boolean;
+  names: readonly string[];
+  text: string;
+}
+
+type MatchReply = { matches: RawMatch[] } | { error: { name: string; message: string } };
+
+/** The shared state word: the caller sets WAITING before posting, the worker RUNNING when it starts, DONE with its reply posted. */
+const STATE = { WAITING: 0, RUNNING: 1, DONE: 2 } as const;
+
+/**
+ * Every match of the pattern in the text, as `_sre` walks them for findall and sub: an empty match
+ * may follow a non-empty one; after an empty match the next one must not be empty at the same place.
+ * Runs in the worker from its source.
+ */
+function walkMatches(search: RegExp, nonEmpty: RegExp | undefined, names: readonly string[], s: string): RawMatch[] {
+  const out: RawMatch[] = [];
+  let pos = 0;
+  let mustAdvance = false;
+  while (pos <= s.length) {
+    let m: RegExpExecArray | null = null;
+    if (mustAdvance) {
+      if (nonEmpty) {
+        nonEmpty.lastIndex = pos;
+        m = nonEmpty.exec(s);
+      }
+      if (!m) {
+        const next = pos + ((s.codePointAt(pos) ?? 0) > 0xffff ? 2 : 1);
+        if (next > s.length) break;
+        search.lastIndex = next;
+      }
+    } else search.lastIndex = pos;
+    m ??= search.exec(s);
+    if (!m) break;
+    const groups = m.groups;
+    out.push([m.index, m[0], ...names.slice(1).map((name) => groups?.[name])]);
+    mustAdvance = m[0].length === 0;
+    pos = m.index + m[0].length;
+  }
+  return out;
+}
+
+/** The worker's body: answers each request on its port, with the state word set around the walk. Runs in the worker from its source. */
+function serveMatches(threads: typeof import('node:worker_threads'), walk: typeof walkMatches, state: typeof STATE): void {
+  const { port, word } = threads.workerData as { port: MessagePort; word: Int32Array };
+  const compiled = new Map<string, [RegExp, RegExp | undefined]>();
+  port.on('message', (r: MatchRequest) => {
+    Atomics.store(word, 0, state.RUNNING);
+    Atomics.notify(word, 0);
+    let reply: MatchReply;
+    try {
+      const key = `${r.flags} ${r.mayPreferEmpty} ${r.js}`;
+      let pair = compiled.get(key);
+      if (!pair) {
+        // Group 1 holds the rest of the input where the match starts; the match is empty iff that rest follows it.
+        // Costs a scan to the end at each try, so only where it can find something.
+        const nonEmpty = r.mayPreferEmpty ? new RegExp(`(?=([^]*))(?:${r.js})(?!\\1)`, `${r.flags}y`) : undefined;
+        pair = [new RegExp(r.js, `${r.flags}g`), nonEmpty];
+        compiled.set(key, pair);
+      }
+      reply = { matches: walk(pair[0], pair[1], r.names, r.text) };
+    } catch (e) {
+      reply = { error: { name: (e as Error).name, message: (e as Error).message } };
+    }
+    port.postMessage(reply);
+    Atomics.store(word, 0, state.DONE);
+    Atomics.notify(word, 0);
+  });
+}
+
+const WORKER_SOURCE = `(${serveMatches.toString()})(require('node:worker_threads'), ${walkMatches.toString()}, ${JSON.stringify(STATE)});`;
+
+interface RegexWorker {
+  worker: Worker;
+  port: MessagePort;
+  word: Int32Array;
+}
+
+let current: RegexWorker | undefined;
+
+function regexWorker(): RegexWorker {
+  if (current) return current;
+  const { port1, port2 } = new MessageChannel();
+  const word = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, word }, transferList: [port2] });
+  worker.unref();
+  const started: RegexWorker = { worker, port: port1, word };
+  // A worker that dies on its own (out of memory) is replaced at the next walk.
+  worker.on('error', () => stop(started));
+  current = started;
+  return started;
+}
+
+function stop(w: RegexWorker): void {
+  if (current === w) current = undefined;
+  w.port.close();
+  void w.worker.terminate();
+}
+
+/**
+ * Whether the state word leaves `value` within `ms`. A wake-up can be a notify meant for the
+ * previous state (the worker stores, then notifies), so the word itself is checked until the deadline.
+ */
+function leavesWithin(word: Int32Array, value: number, ms: number): boolean {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    if (Atomics.load(word, 0) !== value) return true;
+    const left = deadline - performance.now();
+    if (left <= 0) return false;
+    Atomics.wait(word, 0, value, left);
+  }
+}
+
+/** The matches of one walk, computed on the regex worker within PY_REGEX_TIME_LIMIT_MS; `pattern` names the regex in the error. */
+export function boundedMatches(request: MatchRequest, pattern: string): RawMatch[] {
+  const w = regexWorker();
+  Atomics.store(w.word, 0, STATE.WAITING);
+  w.port.postMessage(request);
+  if (!leavesWithin(w.word, STATE.WAITING, REGEX_WORKER_START_LIMIT_MS)) {
+    stop(w);
+    throw new Error(`the regex worker did not start within ${REGEX_WORKER_START_LIMIT_MS} ms (REGEX_WORKER_START_LIMIT_MS)`);
+  }
+  if (!leavesWithin(w.word, STATE.RUNNING, PY_REGEX_TIME_LIMIT_MS)) {
+    stop(w);
+    throw new PyRegexTimeoutError(pattern, request.text.length);
+  }
+  const reply = receiveMessageOnPort(w.port)?.message as MatchReply | undefined;
+  if (!reply) throw new Error('the regex worker finished without a reply (a bug)');
+  if ('error' in reply) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+  return reply.matches;
+}
