@@ -79,9 +79,11 @@ export function summaryLines(results: EvalConcResult[]): string[] {
         ? 'interrupted'
         : r.valid
           ? 'yes'
-          : `no (${r.failed} of ${r.requests} requests failed: ${Object.entries(r.failures)
-              .map(([k, v]) => `${k} ×${v}`)
-              .join(', ')})`;
+          : r.unscored
+            ? `no (${r.unscored})`
+            : `no (${r.failed} of ${r.requests} requests failed: ${Object.entries(r.failures)
+                .map(([k, v]) => `${k} ×${v}`)
+                .join(', ')})`;
       for (const [key, a] of Object.entries(r.metrics))
         lines.push(
           `${String(conc).padStart(4)}  ${r.task.task.padEnd(25)} ${key.padEnd(35)} ${fmt(a.mean)} ± ${fmt(a.stderr)}  ${String(r.samples.length).padEnd(5)} ${String(r.task.repeats).padEnd(4)} ${String(r.failed).padEnd(7)} ${valid}`,

@@ -94,6 +94,7 @@ export function resultsJson(results: readonly TaskResult[], info: EvalRunInfo): 
       ended: info.ended.toISOString(),
       tasks: byTask(results, (r) => ({
         valid: r.valid,
+        ...(r.unscored === undefined ? {} : { unscored: r.unscored }),
         requests: r.requests,
         failed_requests: r.failed,
         repeats: r.task.repeats,

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpConnection, ReusePolicy } from '../bench/http.js';
+import { PyRegexTimeoutError } from '../pycompat/index.js';
 import { Rng } from '../util/rng.js';
 import type { Doc } from './datasets.js';
 import { aggregate, scoreDoc } from './scoring.js';
@@ -138,8 +139,10 @@ export interface TaskResult {
   /** Failed requests by reason. */
   failures: Record<string, number>;
   failed: number;
-  /** More than 5% of requests failed: the score says nothing, whatever it is. */
+  /** More than 5% of requests failed, or a doc could not be scored (`unscored`): the score says nothing, whatever it is. */
   valid: boolean;
+  /** Why a doc could not be scored (a task regex ran past its time limit); the task stopped there. */
+  unscored?: string;
   interrupted: boolean;
   durationS: number;
 }
@@ -208,6 +211,15 @@ const reasonOf = (m: string): string => {
   return code ? code[1]! : m.slice(0, 60);
 };
 
+/**
+ * Once a signal that came while the thread was blocked (a regex walk, up to PY_REGEX_TIME_LIMIT_MS)
+ * has been handled: its handler runs in the event loop's poll phase, which lies between two check
+ * phases (setImmediate).
+ */
+async function signalsHandled(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
 export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
   const started = performance.now();
   const { task } = o;
@@ -227,8 +239,12 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
     { prompt: ChatMessage[] | string; resps: string[]; errors: string[]; attempts: number; left: number }
   >();
   let next = 0;
+  let unscored: string | undefined;
+  // A doc that cannot be scored stops the task: its requests in flight are cut off as by an interrupt.
+  const unscorable = new AbortController();
+  const signal = o.signal ? AbortSignal.any([o.signal, unscorable.signal]) : unscorable.signal;
   // Every in-flight request listens for the interrupt.
-  if (o.signal) setMaxListeners(Math.max(10, 2 * o.concurrency + 10), o.signal);
+  setMaxListeners(Math.max(10, 2 * o.concurrency + 10), signal);
   const stop = [...task.generation.until, ...(task.generation.until.includes(EOS) ? [] : [EOS])].slice(0, 4);
   const numFewshot = o.numFewshot ?? task.numFewshot;
 
@@ -260,7 +276,7 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
     for (;;) {
       attempts++;
       try {
-        const res = await postJson(conn, path, headers, body, o.signal);
+        const res = await postJson(conn, path, headers, body, signal);
         if (res.status !== 200) {
           const detail = res.text.slice(0, 200).replace(/\s+/g, ' ');
           throw new RequestFailure(`HTTP ${res.status}: ${detail}`, res.status === 429 || res.status >= 500);
@@ -275,9 +291,9 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
       } catch (e) {
         error = (e as Error).message;
         const retryable = !(e instanceof RequestFailure) || e.retryable;
-        if (!retryable || attempts > o.maxRetries || o.signal?.aborted) break;
-        await sleep(Math.min(30_000, o.backoffMs * 2 ** (attempts - 1)), undefined, { signal: o.signal }).catch(() => {});
-        if (o.signal?.aborted) break;
+        if (!retryable || attempts > o.maxRetries || signal.aborted) break;
+        await sleep(Math.min(30_000, o.backoffMs * 2 ** (attempts - 1)), undefined, { signal }).catch(() => {});
+        if (signal.aborted) break;
       }
     }
     return { response: '', error, attempts };
@@ -286,9 +302,19 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
   const finish = (id: number): void => {
     const p = pending.get(id)!;
     pending.delete(id);
+    if (unscored !== undefined) return; // the task stopped at a doc it could not score
     const doc = docs[id]!;
     const target = task.docToTarget.render(doc);
-    const { filtered, scores } = scoreDoc(task, p.resps, target);
+    let scored: ReturnType<typeof scoreDoc>;
+    try {
+      scored = scoreDoc(task, p.resps, target);
+    } catch (e) {
+      if (!(e instanceof PyRegexTimeoutError)) throw e;
+      unscored ??= `task ${task.task} (${task.file}), doc ${id}: ${e.message}: ${e.hint}`;
+      unscorable.abort();
+      return;
+    }
+    const { filtered, scores } = scored;
     const sample: TaskSample = {
       doc_id: id,
       doc,
@@ -310,7 +336,7 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
   const worker = async (): Promise<void> => {
     const conn = new HttpConnection(url, o.timeoutMs, Infinity, reuse);
     try {
-      while (next < items.length && !o.signal?.aborted) {
+      while (next < items.length && !signal.aborted) {
         const { id, r } = items[next++]!;
         let p = pending.get(id);
         if (!p) {
@@ -318,7 +344,7 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
           pending.set(id, p);
         }
         const answer = await ask(conn, p.prompt, r);
-        if (o.signal?.aborted && answer.error !== undefined) return; // cut off by the interrupt: asked again on resume
+        if (signal.aborted && answer.error !== undefined) return; // cut off by the interrupt: asked again on resume
         p.resps[r] = answer.response;
         p.attempts += answer.attempts;
         if (answer.error !== undefined) p.errors.push(answer.error);
@@ -329,6 +355,7 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(o.concurrency, items.length)) }, worker));
+  if (unscored !== undefined) await signalsHandled();
 
   const all = [...samples.values()].sort((a, b) => a.doc_id - b.doc_id);
   const failures: Record<string, number> = {};
@@ -353,8 +380,10 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
     requests,
     failures,
     failed,
-    valid: all.length > 0 && failed <= MAX_FAILURE_RATE * requests,
-    interrupted: all.length < docs.length,
+    valid: all.length > 0 && failed <= MAX_FAILURE_RATE * requests && unscored === undefined,
+    ...(unscored === undefined ? {} : { unscored }),
+    // An interrupt wins over the verdict: the doc is asked again on resume.
+    interrupted: all.length < docs.length && (unscored === undefined || o.signal?.aborted === true),
     durationS: (performance.now() - started) / 1000,
   };
 }

@@ -106,7 +106,7 @@ export function evalArgsOf(s: EvalStep): string[] {
 
 interface ResultsFile {
   results?: Record<string, Record<string, unknown>>;
-  frontier?: { valid?: boolean; failed_requests?: number; tasks?: Record<string, { requests?: number }> };
+  frontier?: { valid?: boolean; failed_requests?: number; tasks?: Record<string, { requests?: number; unscored?: string }> };
 }
 
 /** The newest results file of one concurrency (`_conc<N>` when the eval is batched). */
@@ -145,10 +145,13 @@ export function evalOutcome(
             failed,
           });
     if (r.frontier?.valid === false) {
-      const requests = Object.values(r.frontier.tasks ?? {}).reduce((t, x) => t + (x.requests ?? 0), 0);
+      const tasks = Object.values(r.frontier.tasks ?? {});
+      const requests = tasks.reduce((t, x) => t + (x.requests ?? 0), 0);
       return {
         status: 'invalid',
-        error: `${failed} of ${requests || '?'} requests failed at conc ${conc} (over 5%): the score says nothing`,
+        error:
+          tasks.find((x) => x.unscored)?.unscored ??
+          `${failed} of ${requests || '?'} requests failed at conc ${conc} (over 5%): the score says nothing`,
         scores,
       };
     }
