@@ -102,11 +102,15 @@ export function scoreDoc(task: TaskSpec, responses: readonly string[], target: u
   const gold = targetText(target);
   const filtered: Record<string, Filtered> = {};
   const scores: Record<string, number> = {};
+  // Once per metric, not per filter: each regex walk is a round trip to the regex worker.
+  const golds = task.metrics.map((m) => normalizeForMatch(gold, m.options));
   for (const filter of task.filters) {
     const value = applyFilter(filter, responses);
     filtered[filter.name] = value;
-    for (const m of task.metrics) {
-      const each = (typeof value === 'string' ? [value] : value).map((v) => (exactMatch(v, gold, m.options) ? 1 : 0));
+    for (const [i, m] of task.metrics.entries()) {
+      const each = (typeof value === 'string' ? [value] : value).map((v) =>
+        normalizeForMatch(v, m.options) === golds[i] ? 1 : 0,
+      );
       scores[`${m.metric},${filter.name}`] = each.length === 0 ? 0 : each.reduce((a: number, b) => a + b, 0) / each.length;
     }
   }
