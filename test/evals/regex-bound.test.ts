@@ -41,8 +41,12 @@ const REASON =
   '(PY_REGEX_TIME_LIMIT_MS) on a 41-character text: rewrite the pattern so that it cannot backtrack without end: ' +
   'no repetition of a repetition such as (a+)+ or (a|a)*';
 
-const children: ChildProcess[] = [];
-afterAll(() => children.forEach((c) => killGroup(c, 'SIGKILL')));
+const servers: ChildProcess[] = [];
+const evals: ChildProcess[] = [];
+afterAll(() => {
+  servers.forEach((c) => c.kill('SIGTERM'));
+  evals.forEach((c) => killGroup(c, 'SIGKILL'));
+});
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
@@ -65,7 +69,7 @@ const groupAlive = (pid: number): boolean => {
 async function sim(truth: string): Promise<string> {
   const args = ['sim', 'serve', '--port', '0', '--speed', '1000', '--answers', join(DIR, 'keys.jsonl'), '--accuracy', '1'];
   const child = spawn(process.execPath, [CLI, ...args, '--ground-truth', truth], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
+  servers.push(child);
   return announcedUrl(child);
 }
 
@@ -83,7 +87,7 @@ function evalRun(url: string, out: string): Eval {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
+  evals.push(child);
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (d: Buffer) => (output.stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output.stderr += d.toString()));
