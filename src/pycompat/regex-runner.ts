@@ -16,11 +16,11 @@ import type { MessagePort } from 'node:worker_threads';
 import { UserError } from '../util/user-error.js';
 
 /**
- * The longest one match walk (a findall or sub over one text) may run. A task-file regex on a
- * model's reply takes microseconds (GSM8K's filters: ~0.1 ms on 160 KB of numbers), a catastrophic
- * one doubles with every character; 1 s is far above the first and still short enough that the
- * process answers a signal within about a second, and a task stops at its first timeout, so a
- * hostile regex costs a run about 1 s.
+ * The longest one match walk (a findall or sub over one text) may run. A task-file regex takes
+ * microseconds on a typical reply and at most ~30 ms on a 64 kB one (InferenceX's GSM8K and GPQA
+ * regexes, findall and sub); a catastrophic one doubles with every character. 1 s leaves a wide
+ * margin for the first on a loaded machine, is short enough that the process answers a signal
+ * within about a second, and a task stops at its first timeout, so a hostile regex costs a run ~1 s.
  */
 export const PY_REGEX_TIME_LIMIT_MS = 1000;
 
