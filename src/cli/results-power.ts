@@ -6,7 +6,9 @@
  */
 import type { Command } from 'commander';
 import { requirePowerFromEnv, runAggregatePowerFs, runAgenticPowerFs } from '../results/index.js';
-import type { StepRun } from '../results/index.js';
+import type { NodeBounds, StepRun } from '../results/index.js';
+import { powerBoundsOf } from '../sim/index.js';
+import { UserError } from '../util/user-error.js';
 import { formatHelp, parseArgs } from './argparse.js';
 import type { ParserSpec } from './argparse.js';
 import { startedIn } from './paths.js';
@@ -20,6 +22,32 @@ interface PowerIo {
 }
 
 const help = { flags: ['-h', '--help'], dest: 'help', kind: 'flag' as const, help: 'show this help message and exit' };
+
+/** Frontier's options: the node sampled, whose bounds make a reading plausible (docs/power.md, "Plausibility"). */
+const nodeArgs = [
+  {
+    flags: ['--gpu'],
+    dest: 'gpu',
+    kind: 'one' as const,
+    help: "the node's GPU (catalog id or runner label; default RUNNER_TYPE): readings above its board power are refused",
+  },
+  {
+    flags: ['--gpus-per-node'],
+    dest: 'gpus_per_node',
+    kind: 'one' as const,
+    type: 'int' as const,
+    help: "GPUs on the node (default: the catalog's for --gpu): GPU indices must be below it",
+  },
+];
+
+/** The node bounds from `--gpu`/`--gpus-per-node`, RUNNER_TYPE, or the catalog's widest. */
+function nodeOf(a: Record<string, unknown>, env: Record<string, string | undefined>): NodeBounds {
+  const gpusPerNode = a.gpus_per_node as number | undefined;
+  if (gpusPerNode !== undefined && gpusPerNode < 1) {
+    throw new UserError(`--gpus-per-node ${gpusPerNode}: a node has at least one GPU; give the count its GPU tool lists`);
+  }
+  return powerBoundsOf((a.gpu as string | undefined) ?? (env.RUNNER_TYPE || undefined), gpusPerNode);
+}
 
 function powerSpec(): ParserSpec {
   return {
@@ -72,6 +100,7 @@ function powerSpec(): ParserSpec {
         kind: 'flag',
         help: 'Fail when power telemetry is invalid (also enabled by REQUIRE_POWER=1)',
       },
+      ...nodeArgs,
     ],
   };
 }
@@ -105,6 +134,7 @@ function agenticSpec(): ParserSpec {
         kind: 'flag',
         help: 'fail when power is invalid (also REQUIRE_POWER=1)',
       },
+      ...nodeArgs,
     ],
   };
 }
@@ -160,6 +190,7 @@ export function addPowerCommands(results: Command, io: PowerIo): void {
             benchResult: a.bench_result as string,
             aggResult: a.agg_result as string,
             expectedGpus: a.expected_num_gpus as number,
+            node: nodeOf(a, io.env ?? process.env),
             validationResult: a.validation_result as string | undefined,
             requirePower: requirePower(a),
           },
@@ -181,6 +212,7 @@ export function addPowerCommands(results: Command, io: PowerIo): void {
             resultDir: a.result_dir as string,
             aggResult: a.agg_result as string,
             expectedGpus: (a.expected_num_gpus as number | undefined) ?? null,
+            node: nodeOf(a, io.env ?? process.env),
             requirePower: requirePower(a),
           },
           io.cwd ?? startedIn(),

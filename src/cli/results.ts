@@ -14,6 +14,7 @@ import {
 import type { Env, PointIdentity } from '../results/index.js';
 import { writeFileAtomic, writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
+import { powerBoundsOf } from '../sim/index.js';
 import { requireDirectory } from './error.js';
 import { addAgenticCommand, addAgenticValidateCommand } from './results-agentic.js';
 import { addPowerCommands } from './results-power.js';
@@ -107,7 +108,10 @@ async function processAction(raw: string | undefined, flags: ProcessFlags, io: R
     throw new UserError(`RESULT_FILENAME ${JSON.stringify(identity.resultFilename)} is not a file name (no "/" allowed)`);
   }
   const point = guard(rawPath, () =>
-    processResult(rawValue, identity, { settings: powerSettingsFromEnv(env), files: fsTelemetry(cwd) }),
+    processResult(rawValue, identity, {
+      settings: { ...powerSettingsFromEnv(env), node: powerBoundsOf(identity.hw) },
+      files: fsTelemetry(cwd),
+    }),
   );
   writeAll(resolve(cwd, flags.outDir), [
     [point.aggFile, point.aggJson],

@@ -2,9 +2,11 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import type { Launch } from '../engines/index.js';
 import type { PlannedPoint } from '../plan/index.js';
-import { findHardware } from '../sim/index.js';
+import { gpuFor } from '../clusters/index.js';
+import type { ClusterProfile } from '../clusters/index.js';
+import { findHardware, powerBoundsOf } from '../sim/index.js';
 import { rowEnv, runAgenticPowerFs } from '../results/index.js';
-import type { PowerSettings } from '../results/index.js';
+import type { NodeBounds, PowerSettings } from '../results/index.js';
 import type { PointTelemetry } from './point-outcome.js';
 import { startSampler } from '../telemetry/index.js';
 import type { SamplerHandle, SamplerSource, SamplerSummary } from '../telemetry/index.js';
@@ -144,11 +146,15 @@ export async function startLaunchPower(o: LaunchPowerOptions): Promise<LaunchPow
 /** No telemetry file: a path nothing writes, so the power step records `telemetry_file_missing`. */
 export const NO_CSV = 'no-gpu-telemetry/gpu_metrics.csv';
 
-/** The power step's settings for a point's telemetry (paths relative to the run directory). */
-export function powerSettingsOf(telemetry: PointTelemetry | undefined, requirePower: boolean): PowerSettings {
+/** The bounds of a point's node: its GPU (the simulated one on a simulating cluster) and the cluster's GPUs per node. */
+export const pointNode = (cluster: ClusterProfile, p: PlannedPoint): NodeBounds =>
+  powerBoundsOf(gpuFor(cluster, p.row.runner), cluster.gpusPerNode);
+
+/** The power step's settings for a point's telemetry (paths relative to the run directory), sampled on `node`. */
+export function powerSettingsOf(telemetry: PointTelemetry | undefined, requirePower: boolean, node: NodeBounds): PowerSettings {
   if (telemetry && 'package' in telemetry)
     return { powerArtifactDir: telemetry.package, powerResultRoot: '.', powerProducerSha: telemetry.producer, requirePower };
-  return { gpuMetricsCsv: telemetry?.csv ?? NO_CSV, requirePower };
+  return { gpuMetricsCsv: telemetry?.csv ?? NO_CSV, requirePower, node };
 }
 
 /**
@@ -174,11 +180,14 @@ export function settlePower(record: PointRecord, sidecar: Record<string, unknown
  * replay's profiling phase, the telemetry its sampler wrote into `agentic_<RF>/`, the verdict in
  * `agentic_<RF>/power_validation.json` and the aggregate patched.
  */
-export function agenticPower(dir: RunDir, p: PlannedPoint, requirePower: boolean): Record<string, unknown> {
+export function agenticPower(dir: RunDir, p: PlannedPoint, requirePower: boolean, node: NodeBounds): Record<string, unknown> {
   const rf = p.resultFilename;
   const env = rowEnv(p.row, { runner: p.row.runner, resultFilename: rf });
   const expectedGpus = Number(env.TP ?? 1) * Number(env.PP_SIZE ?? 1) * Number(env.PCP_SIZE ?? 1);
   const resultDir = relative(dir.root, dir.agenticDir(rf));
-  runAgenticPowerFs({ resultDir, aggResult: relative(dir.root, dir.agenticAggFile(rf)), expectedGpus, requirePower }, dir.root);
+  runAgenticPowerFs(
+    { resultDir, aggResult: relative(dir.root, dir.agenticAggFile(rf)), expectedGpus, node, requirePower },
+    dir.root,
+  );
   return JSON.parse(readFileSync(join(dir.agenticDir(rf), 'power_validation.json'), 'utf8')) as Record<string, unknown>;
 }

@@ -20,7 +20,7 @@ import type { ScriptPlan } from './inferencex/script-plan.js';
 import type { InferencexTree } from './inferencex/tree.js';
 import { loads } from '../pycompat/index.js';
 import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
-import { POWER_INTERVAL_MS, agenticPower, powerSettingsOf, settlePower } from './power.js';
+import { POWER_INTERVAL_MS, agenticPower, pointNode, powerSettingsOf, settlePower } from './power.js';
 import { JOB_SCRIPT_FRAMEWORKS, gpuFor, modelPath, runsJobScript } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
 import { deploymentOf, layoutGpus, logsKeyOf, planRun, recipeOf } from '../plan/launches.js';
@@ -548,7 +548,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
       const { problems, summary } = finishAgenticPoint(dir, p, outcome.logDir, outcome.problems);
       Object.assign(record, summary);
       if (problems.length === 0) {
-        const verdict = agenticPower(dir, p, requirePower);
+        const verdict = agenticPower(dir, p, requirePower, pointNode(o.cluster, p));
         settlePower(record, verdict, requirePower);
       } else {
         record.status = 'invalid';
@@ -564,7 +564,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
         const processed = processResult(
           loads(outcome.raw),
           identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
-          { settings: powerSettingsOf(outcome.telemetry, requirePower), files: fsTelemetry(dir.root) },
+          { settings: powerSettingsOf(outcome.telemetry, requirePower, pointNode(o.cluster, p)), files: fsTelemetry(dir.root) },
         );
         dir.writeAggWithPower(p.resultFilename, processed.aggJson, processed.powerValidationFile, processed.powerValidationJson);
         record.outputTputPerGpu = Number(processed.agg.output_tput_per_gpu);

@@ -8,6 +8,8 @@ export type { PathKind, TelemetryFiles } from './power/common.js';
 export { NO_TELEMETRY_FILES, fsTelemetry, memoryTelemetry } from './power/files.js';
 export { powerSettingsFromEnv, requirePowerFromEnv } from './power/settings.js';
 export type { PowerOutcome, PowerSettings } from './power/settings.js';
+export { BOARD_POWER_TRANSIENT_MARGIN, maxPlausiblePowerW } from './power/plausibility.js';
+export type { NodeBounds } from './power/plausibility.js';
 export { powerStep, singleNodeCsvPath } from './power/step.js';
 export {
   aggInputFromText,

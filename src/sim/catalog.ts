@@ -88,6 +88,30 @@ export function findHardware(name: string): Hardware {
   throw new CatalogError(`unknown hardware "${name}"; known: ${HARDWARE.map((h) => h.id).join(', ')}`);
 }
 
+/**
+ * What a power step needs to know of a node (`NodeBounds` in src/results/power): the GPU's board
+ * power and the node's GPU count (`gpusPerNode` when the run's config gives it, else the
+ * catalog's). A GPU the catalog does not know gets the widest bounds of any it knows, so a reading
+ * no catalogued board can draw is still refused.
+ */
+export function powerBoundsOf(
+  gpu: string | undefined,
+  gpusPerNode?: number,
+): { gpu: string; boardPowerW: number; gpusPerNode: number } {
+  let known: Hardware | undefined;
+  try {
+    known = gpu === undefined ? undefined : findHardware(gpu);
+  } catch (e) {
+    if (!(e instanceof CatalogError)) throw e;
+  }
+  if (known) return { gpu: known.id, boardPowerW: known.power.tdpW, gpusPerNode: gpusPerNode ?? known.gpusPerNode };
+  return {
+    gpu: gpu === undefined ? 'any catalogued GPU' : `${gpu} (not in the catalog: the widest bounds of any catalogued GPU)`,
+    boardPowerW: Math.max(...HARDWARE.map((h) => h.power.tdpW)),
+    gpusPerNode: gpusPerNode ?? Math.max(...HARDWARE.map((h) => h.gpusPerNode)),
+  };
+}
+
 /** A model by id, Hugging Face repo or alias, case-insensitively (`deepseek-ai/DeepSeek-R1-0528`). */
 export function findModel(name: string): Model {
   const wanted = norm(name);

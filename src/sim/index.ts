@@ -1,6 +1,6 @@
 export { AnswerBook } from './answers.js';
 export type { AnswerKey } from './answers.js';
-export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel } from './catalog.js';
+export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel, powerBoundsOf } from './catalog.js';
 export type { Hardware, Model, Precision } from './catalog.js';
 export { ROOT_BLOCK_HASH, blockHashes } from './block-hash.js';
 export { Cluster, kvTransferMs } from './cluster.js';

@@ -13,6 +13,7 @@ import { recordInts } from '../agentic/request-metrics.js';
 import { WHOLE_POWER_KEYS, patchAggregate } from './common.js';
 import type { TelemetryFiles } from './common.js';
 import { pyStrip } from './csv.js';
+import type { NodeBounds } from './plausibility.js';
 import { emptyIntegration, runSingleNode, validationPayload } from './single-node.js';
 import type { AggInput, SingleNodeResult } from './single-node.js';
 import { fromIsoFormat, isoTimestampAt, parseUtcOffset } from './timestamps.js';
@@ -135,6 +136,8 @@ export interface AgenticPowerOptions {
   aggPath: string;
   /** `--expected-num-gpus`; null when not given. */
   expectedGpus: number | null;
+  /** The node sampled (Frontier only; see `SingleNodeInput.node`). */
+  node?: NodeBounds;
   requirePower: boolean;
 }
 
@@ -221,6 +224,7 @@ export function agenticPowerStep(options: AgenticPowerOptions, agg: AggInput, fi
       aggPath: options.aggPath,
       agg: agg.kind === 'parsed' ? { kind: 'parsed', agg: new Map(agg.agg) } : agg,
       expectedGpus: options.expectedGpus,
+      ...(options.node ? { node: options.node } : {}),
       validationPath: paths.validation,
       requirePower: options.requirePower,
     },

@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { agenticPaths, agenticPowerStep } from './agentic.js';
 import type { AdapterFailure } from './agentic.js';
 import { fsTelemetry } from './files.js';
+import type { NodeBounds } from './plausibility.js';
 import { aggInputFromText, runSingleNode, stemSibling } from './single-node.js';
 import type { AggInput, BenchInput, SingleNodeResult } from './single-node.js';
 
@@ -80,6 +81,8 @@ export interface AggregatePowerArgs {
   aggResult: string;
   /** Null: not given (the library call's default). */
   expectedGpus: number | null;
+  /** The node sampled (Frontier only; see `SingleNodeInput.node`). */
+  node?: NodeBounds;
   /** Default `power_validation_<bench stem>.json` beside the raw result. */
   validationResult?: string;
   requirePower: boolean;
@@ -97,6 +100,7 @@ export function runAggregatePowerFs(args: AggregatePowerArgs, cwd = '.'): StepRu
       aggPath: args.aggResult,
       agg: readAgg(cwd, args.aggResult),
       expectedGpus: args.expectedGpus,
+      ...(args.node ? { node: args.node } : {}),
       validationPath,
       requirePower: args.requirePower,
     },
@@ -123,6 +127,7 @@ export interface AgenticPowerArgs {
   resultDir: string;
   aggResult: string;
   expectedGpus: number | null;
+  node?: NodeBounds;
   requirePower: boolean;
 }
 
@@ -132,6 +137,7 @@ export function runAgenticPowerFs(args: AgenticPowerArgs, cwd = '.'): StepRun {
     resultDir: args.resultDir,
     aggPath: args.aggResult,
     expectedGpus: args.expectedGpus,
+    ...(args.node ? { node: args.node } : {}),
     requirePower: args.requirePower,
   };
   const plan = agenticPowerStep(options, readAgg(cwd, args.aggResult), fsTelemetry(cwd));

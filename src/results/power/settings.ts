@@ -1,6 +1,7 @@
 /** The power step's settings (the environment `process_result.py` reads) and what a step returns. */
 import type { PyJson } from '../../pycompat/index.js';
 import type { Env } from '../identity.js';
+import type { NodeBounds } from './plausibility.js';
 
 /** The environment of the power step. */
 export interface PowerSettings {
@@ -12,6 +13,8 @@ export interface PowerSettings {
   powerProducerSha?: string;
   /** `POWER_RESULT_ROOT`: where the power package's window `result_path`s resolve (default `LOGS`). */
   powerResultRoot?: string;
+  /** The node single-node telemetry was sampled on (Frontier only; absent: the reference's checks alone). */
+  node?: NodeBounds;
   /** `REQUIRE_POWER` is 1, true or yes: invalid power fails the point (exit 1) after both files are written. */
   requirePower: boolean;
 }

@@ -21,6 +21,8 @@ import {
 } from './common.js';
 import type { BenchmarkData, PowerSample, TelemetryFiles } from './common.js';
 import { CsvError, cell, dictReader, pyStrip } from './csv.js';
+import { gpuIdProblem, maxPlausiblePowerW, plausibilityJson } from './plausibility.js';
+import type { NodeBounds, RejectedRow } from './plausibility.js';
 import { parsePower, parseTimestamp, parseUtcOffset } from './timestamps.js';
 import type { NaiveOffset } from './timestamps.js';
 
@@ -97,6 +99,8 @@ export interface PowerIntegration {
   avgPowerW?: number;
   avgTotalGpuPowerW?: number;
   totalGpuEnergyJ?: number;
+  /** Frontier only: the node's bounds and the first row each of them refused, when they refused any. */
+  plausibility?: { node: NodeBounds; rejected: RejectedRow[] };
 }
 
 export function emptyIntegration(expectedGpus: number | null, reasons: string[]): PowerIntegration {
@@ -153,6 +157,14 @@ export interface IntegrateOptions {
   maxSampleGapS?: number;
   /** Naive timestamps' offset; default: found with `naiveOffsetFor`. */
   naive?: NaiveOffset;
+  /** The node sampled (Frontier only): readings and GPU ids outside its bounds invalidate power. */
+  node?: NodeBounds;
+}
+
+/** The plausibility reason of one reading, if it breaks the node's bounds. */
+function implausibility(node: NodeBounds, gpu: string, power: number): string | undefined {
+  if (power > maxPlausiblePowerW(node)) return 'power_sample_above_board_limit';
+  return gpuIdProblem(gpu, node);
 }
 
 /**
@@ -189,6 +201,7 @@ export function integratePower(files: TelemetryFiles, csvPath: string, options: 
   // Readings grouped by GPU and exact timestamp: duplicate-timestamp readings are averaged.
   const raw = new Map<string, Map<number, number[]>>();
   let sawMissingIdentity = false;
+  const rejected: RejectedRow[] = [];
   try {
     const { header, rows } = dictReader(files.read(csvPath));
     const cols = detectColumns(header);
@@ -206,7 +219,7 @@ export function integratePower(files: TelemetryFiles, csvPath: string, options: 
       missing = true;
     }
     if (missing) return emptyIntegration(expectedGpus, reasons);
-    for (const row of rows) {
+    for (const [index, row] of rows.entries()) {
       const t = parseTimestamp(cell(row, cols.timestamp!), naive);
       if (t === undefined || !Number.isFinite(t)) {
         appendReason(reasons, 'invalid_timestamp_sample');
@@ -224,6 +237,12 @@ export function integratePower(files: TelemetryFiles, csvPath: string, options: 
         sawMissingIdentity = true;
         continue;
       }
+      const implausible = options.node && implausibility(options.node, gpu, power);
+      if (implausible) {
+        if (!reasons.includes(implausible)) rejected.push({ reason: implausible, row: index + 1, gpu, powerW: power });
+        appendReason(reasons, implausible);
+        continue;
+      }
       let byTime = raw.get(gpu);
       if (!byTime) raw.set(gpu, (byTime = new Map()));
       const values = byTime.get(t);
@@ -237,9 +256,11 @@ export function integratePower(files: TelemetryFiles, csvPath: string, options: 
   }
 
   if (sawMissingIdentity) appendReason(reasons, 'gpu_identity_missing');
+  // Only when a row was refused: the sidecar of plausible telemetry stays the reference's, byte for byte.
+  const plausibility = options.node && rejected.length ? { plausibility: { node: options.node, rejected } } : {};
   if (raw.size === 0) {
     appendReason(reasons, 'no_usable_power_samples');
-    return emptyIntegration(expectedGpus, reasons);
+    return { ...emptyIntegration(expectedGpus, reasons), ...plausibility };
   }
   const observedGpuIds = sortGpuIds(raw.keys());
   if (expectedGpus !== null && expectedGpus > 0 && observedGpuIds.length !== expectedGpus) {
@@ -292,6 +313,7 @@ export function integratePower(files: TelemetryFiles, csvPath: string, options: 
     maxGaps,
     energies,
     deviceIssues,
+    ...plausibility,
   };
   if (energies.size === observedGpuIds.length) {
     let total = 0;
@@ -533,6 +555,9 @@ export function validationPayload(p: {
     ['device_issues', new Map<string, PyJson>([...i.deviceIssues].map(([k, v]) => [k, [...v]]))],
     ['accumulator_check', p.accumulatorCheck],
     ['metrics', sidecarMetrics(p.metrics)],
+    ...(i.plausibility
+      ? [['plausibility', plausibilityJson(i.plausibility.node, i.plausibility.rejected)] as [string, PyJson]]
+      : []),
   ]);
 }
 
@@ -553,6 +578,8 @@ export interface SingleNodeInput {
   agg: AggInput;
   /** `--expected-num-gpus`; null when not given (the library's default). */
   expectedGpus: number | null;
+  /** The node sampled (Frontier only; absent: the reference's checks alone). */
+  node?: NodeBounds;
   /** Where the sidecar goes (for messages). */
   validationPath: string;
   requirePower: boolean;
@@ -588,7 +615,12 @@ export function runSingleNode(input: SingleNodeInput, files: TelemetryFiles): Si
       : { benchmark: undefined, reasons: ['invalid_benchmark_result'] };
   const { benchmark } = loaded;
   const integration = benchmark
-    ? integratePower(files, input.csvPath, { start: benchmark.start, end: benchmark.end, expectedGpus: input.expectedGpus })
+    ? integratePower(files, input.csvPath, {
+        start: benchmark.start,
+        end: benchmark.end,
+        expectedGpus: input.expectedGpus,
+        ...(input.node ? { node: input.node } : {}),
+      })
     : emptyIntegration(input.expectedGpus, loaded.reasons);
   const baseReasons = [...loaded.reasons];
   for (const r of integration.reasons) appendReason(baseReasons, r);

@@ -90,6 +90,7 @@ export function powerStep(
         aggPath: `agg_${rf}.json`,
         agg: { kind: 'parsed', agg },
         expectedGpus,
+        ...(settings.node ? { node: settings.node } : {}),
         validationPath,
         requirePower: settings.requirePower,
       },

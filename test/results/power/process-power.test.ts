@@ -38,7 +38,10 @@ afterEach(() => {
 });
 
 describe('frontier results process integrates telemetry as process_result.py does', () => {
-  for (const name of readdirSync(ROOT).sort()) {
+  // `internal` has a GPU id int() refuses; the command refuses it first (docs/power.md, "Plausibility"), below.
+  for (const name of readdirSync(ROOT)
+    .filter((n) => n !== 'internal')
+    .sort()) {
     it(name, async () => {
       const env = JSON.parse(read(name, 'env.json')) as Env;
       const rf = env.RESULT_FILENAME!;
@@ -52,6 +55,24 @@ describe('frontier results process integrates telemetry as process_result.py doe
       expect(out.exitCode ?? 0).toBe(expected.exit_code);
     });
   }
+
+  it('internal: without the node (the library call) the reference bytes; the command refuses the id as not canonical', async () => {
+    const env = JSON.parse(read('internal', 'env.json')) as Env;
+    const rf = env.RESULT_FILENAME!;
+    const files = { [`${rf}.json`]: read('internal', 'raw.json'), 'gpu_metrics.csv': read('internal', 'gpu_metrics.csv') };
+    const point = processResult(loads(files[`${rf}.json`]!), identityFromEnv(env), {
+      files: memoryTelemetry({ 'gpu_metrics.csv': files['gpu_metrics.csv']! }),
+    });
+    expect(point.aggJson).toBe(read('internal', 'expected_agg.json'));
+    expect(point.powerValidationJson).toBe(read('internal', 'expected_power_validation.json'));
+
+    const dir = tempFiles(files);
+    const out = await processCli(dir, env);
+    const sidecar = JSON.parse(readFileSync(join(dir, `power_validation_${rf}.json`), 'utf8'));
+    expect(sidecar.reasons).toEqual(['gpu_index_not_canonical', 'expected_gpu_count_mismatch']);
+    expect(sidecar.plausibility.first_rejected_rows[0]).toMatchObject({ reason: 'gpu_index_not_canonical', gpu: '\u00b2' });
+    expect(out.stderr).toContain('Power validation failed: gpu_index_not_canonical, expected_gpu_count_mismatch');
+  });
 
   it('GPU_METRICS_CSV names the telemetry (tried first)', () => {
     const env = JSON.parse(read('valid', 'env.json')) as Env;
