@@ -1,7 +1,8 @@
 /**
  * What `frontier ci signoff` reads before deciding: the change between two git revisions (no
- * checkout; CODEOWNERS and the checklist from the base, the trusted side), the PR's commits, and
- * the store's runs of those commits. The decision itself is src/ci/signoff/ (pure).
+ * checkout), CODEOWNERS and the checklist at a third, trusted one (the default branch: a PR's base
+ * can be a branch its author controls), the PR's commits, and the store's runs of those commits.
+ * The decision itself is src/ci/signoff/ (pure).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -83,21 +84,26 @@ async function changedFile(
   };
 }
 
-export async function readRepositoryChange(
-  repo: string,
-  baseRef: string,
-  headRef: string,
-  pr: number,
-): Promise<RepositoryChange> {
-  const headSha = (await gitOut(repo, ['rev-parse', '--verify', `${headRef}^{commit}`])).trim();
-  const baseSha = (await gitOut(repo, ['rev-parse', '--verify', `${baseRef}^{commit}`])).trim();
+/** The revisions a sign-off reads: the PR's base and head, and the trusted default branch. */
+export interface SignoffRefs {
+  base: string;
+  head: string;
+  trusted: string;
+}
+
+const commitOf = async (repo: string, ref: string): Promise<string> =>
+  (await gitOut(repo, ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+
+export async function readRepositoryChange(repo: string, refs: SignoffRefs, pr: number): Promise<RepositoryChange> {
+  const headSha = await commitOf(repo, refs.head);
+  const baseSha = await commitOf(repo, refs.base);
   // The PR's diff is against the merge base, as GitHub shows it (three dots).
   const nameStatus = await gitOut(repo, ['diff', '--name-status', '--no-renames', '-z', `${baseSha}...${headSha}`]);
   const mergeBase = (await gitOut(repo, ['merge-base', baseSha, headSha])).trim();
   const parts = nameStatus.split('\0').filter(Boolean);
   const base = gitSnapshot(mergeBase, repo);
   const head = gitSnapshot(headSha, repo);
-  const trusted = gitSnapshot(baseSha, repo);
+  const trusted = gitSnapshot(await commitOf(repo, refs.trusted), repo);
   const hunks = await hunksByPath(repo, mergeBase, headSha);
   const files: ChangedFile[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) files.push(await changedFile(base, head, parts[i + 1]!, parts[i]!, hunks));

@@ -1,6 +1,7 @@
 /**
  * `frontier ci signoff`: verify a CODEOWNER's sign-off comment on a pull request. Reads the event
- * (the comment), the change between --base and --head (git, no checkout), the PR's commits, the
+ * (the comment), the change between --base and --head (git, no checkout), CODEOWNERS and the
+ * checklist at --trusted (the default branch), the PR's commits, the
  * store's runs of them and the recorded API data; prints the verdict comment and writes it to a
  * file for `gh pr comment --body-file`.
  */
@@ -8,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { readJsonFile } from '../util/json-file.js';
 import { Command } from 'commander';
+import { listItems } from '../ci/reuse/index.js';
 import { readRepositoryChange, runsOfCommits } from '../ci/signoff-gather.js';
 import { SIGNOFF_PHRASE, verdictMarkdown, verifySignoff } from '../ci/signoff/index.js';
 import type { PrComment, RunEvidence } from '../ci/signoff/index.js';
@@ -25,23 +27,28 @@ const readJson = (file: string, flag: string, what: string): unknown =>
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 
-/** `--commits FILE`: what `gh api repos/O/R/pulls/N/commits --paginate` lists (objects with `sha`), or plain SHAs. */
+/**
+ * `--commits FILE`: what `gh api repos/O/R/pulls/N/commits --paginate [--slurp]` lists (objects
+ * with `sha`, or pages of them), or plain SHAs.
+ */
 function commitsOf(file: string): string[] {
   const value = readJson(file, '--commits', 'the PR commits as `gh api repos/O/R/pulls/N/commits --paginate` lists them');
-  const list = Array.isArray(value) ? value : undefined;
-  const shas = list?.map((c) => (typeof c === 'string' ? c : str(obj(c).sha)));
-  if (!shas || shas.some((s) => !/^[0-9a-f]{7,40}$/i.test(s)))
+  const list: unknown[] | undefined = Array.isArray(value) ? value : undefined;
+  const plain = list?.every((c) => typeof c === 'string');
+  const shas = !list ? undefined : plain ? (list as string[]) : listItems(list, '').map((c) => str(c.sha));
+  // Objects without "sha" (or pages holding none) are a wrong file, not a PR without commits.
+  if (!shas || (!plain && list!.length > 0 && shas.length === 0) || shas.some((s) => !/^[0-9a-f]{7,40}$/i.test(s)))
     throw new UserError(`--commits ${file}: expected an array of commits, each a SHA or an object with "sha"`, {
       hint: 'gh api repos/OWNER/REPO/pulls/N/commits --paginate --jq "[.[] | {sha}]"',
     });
   return shas;
 }
 
-/** `--comments FILE`: the PR's conversation comments, as `gh api repos/O/R/issues/N/comments --paginate` lists them. */
+/** `--comments FILE`: the PR's conversation comments, as `gh api repos/O/R/issues/N/comments --paginate [--slurp]` lists them. */
 function commentsOf(file: string): PrComment[] {
   const value = readJson(file, '--comments', 'the PR comments as `gh api repos/O/R/issues/N/comments` lists them');
   if (!Array.isArray(value)) throw new UserError(`--comments ${file}: expected an array of comments`);
-  return value.map((c) => ({
+  return listItems(value, '').map((c) => ({
     body: str(obj(c).body),
     author: str(obj(obj(c).user).login),
     association: str(obj(c).author_association),
@@ -84,6 +91,7 @@ interface SignoffOptions {
   repo: string;
   base: string;
   head: string;
+  trusted: string;
   commits?: string;
   pr?: string;
   comments?: string;
@@ -98,8 +106,12 @@ export function ciSignoffCommand(): Command {
       "verify a CODEOWNER's sign-off comment: owners, template, green sweep and evals, images, patches, spec-decode, reuse",
     )
     .addOption(pathOption('--repo <dir>', 'the repository (git; read with git show, no checkout)', 'catalog').default('.'))
-    .requiredOption('--base <ref>', 'the base revision (the trusted default branch: CODEOWNERS and the checklist are read here)')
+    .requiredOption('--base <ref>', "the PR's base revision: the change is the diff from its merge base with --head")
     .requiredOption('--head <ref>', 'the PR head revision')
+    .requiredOption(
+      '--trusted <ref>',
+      "the repository's default branch (pr.json .base.repo.default_branch): CODEOWNERS and the checklist are read here, never at --base, which the PR's author chooses",
+    )
     .addOption(
       pathOption(
         '--commits <file>',
@@ -137,7 +149,11 @@ export function ciSignoffCommand(): Command {
       return;
     }
     const prNumber = event.issue.number;
-    const change = await readRepositoryChange(resolve(opts.repo), opts.base, opts.head, prNumber);
+    const change = await readRepositoryChange(
+      resolve(opts.repo),
+      { base: opts.base, head: opts.head, trusted: opts.trusted },
+      prNumber,
+    );
     const prJson = opts.pr ? obj(readJson(opts.pr, '--pr', 'the pull request as gh api repos/O/R/pulls/N gives it')) : undefined;
     const prBody = prJson ? str(prJson.body) : event.issue.body;
     const commits = opts.commits ? commitsOf(opts.commits) : change.commits;

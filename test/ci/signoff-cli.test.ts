@@ -52,7 +52,7 @@ const signoff = (details: string[]): string =>
     .replace('- insert any additional info here', details.map((d) => `- ${d}`).join('\n'))
     .replace('FILL_IN_GITHUB_USERNAME', 'seungrokj');
 
-function files(dir: string, body: string) {
+function files(dir: string, body: string, author: string) {
   const event = join(dir, '..', `event-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(
     event,
@@ -60,7 +60,7 @@ function files(dir: string, body: string) {
       action: 'created',
       repository: { full_name: 'o/r' },
       issue: { number: 42, pull_request: {}, body: 'Bumps the SGLang image.' },
-      comment: { body, user: { login: 'seungrokj' }, author_association: 'CONTRIBUTOR', created_at: '2026-01-01T00:00:00Z' },
+      comment: { body, user: { login: author }, author_association: 'CONTRIBUTOR', created_at: '2026-01-01T00:00:00Z' },
     }),
   );
   const comments = join(dir, '..', 'comments.json');
@@ -83,8 +83,14 @@ function store(commit: string, green: boolean): string {
   return db;
 }
 
-function signoffCli(dir: string, head: string, body: string, extra: string[] = []) {
-  const { event, comments } = files(dir, body);
+function signoffCli(
+  dir: string,
+  head: string,
+  body: string,
+  extra: string[] = [],
+  o: { author?: string; trusted?: string[] } = {},
+) {
+  const { event, comments } = files(dir, body, o.author ?? 'seungrokj');
   const out = tempFiles({});
   const githubOutput = join(out, 'github-output');
   writeFileSync(githubOutput, '');
@@ -103,6 +109,7 @@ function signoffCli(dir: string, head: string, body: string, extra: string[] = [
       'main',
       '--head',
       head,
+      ...(o.trusted ?? ['--trusted', 'main']),
       '--comments',
       comments,
       '--comment-file',
@@ -186,6 +193,50 @@ describe('frontier ci signoff (the command)', () => {
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('frontier: error: git rev-parse --verify no-such-branch^{commit} failed');
     expect(bad.stderr).toContain('hint:');
+  });
+
+  it('CODEOWNERS and the checklist come from --trusted (the default branch), not from the base the PR chose', () => {
+    // The PR targets `evil`, a branch its author made from main, naming themself owner of everything
+    // and cutting the checklist's template down to one item.
+    const { dir } = repository('lmsysorg/sglang:v0.5.9-rocm700-mi35x');
+    git(dir, 'checkout', '-qb', 'evil', 'main');
+    writeFileSync(join(dir, '.github/CODEOWNERS'), '* @mallory\nconfigs/ @mallory\n');
+    const body = 'As a PR reviewer and CODEOWNER, I approve.\n\nSigned: mallory';
+    writeFileSync(join(dir, 'docs/PR_REVIEW_CHECKLIST.md'), `## Template\n\n\`\`\`\n${body}\n\`\`\`\n`);
+    git(dir, 'commit', '-qam', 'owners: me');
+    git(dir, 'checkout', '-qb', 'evil-pr');
+    writeFileSync(join(dir, 'configs/amd-master.yaml'), master('lmsysorg/sglang:v0.5.9-rocm700-mi35x'));
+    git(dir, 'commit', '-qam', 'bump the image');
+    git(dir, 'checkout', '-q', 'main');
+    const owner = (trusted: string) => {
+      const r = signoffCli(dir, 'evil-pr', body, ['--base', 'evil', '--format', 'json'], {
+        author: 'mallory',
+        trusted: ['--trusted', trusted],
+      });
+      const json = JSON.parse(r.stdout) as {
+        rules: { id: string; status: string }[];
+        findings: { rule: string; message: string }[];
+      };
+      return { r, json, status: (id: string) => json.rules.find((x) => x.id === id)!.status };
+    };
+    const trusted = owner('main');
+    expect(trusted.r.status).toBe(1);
+    expect(trusted.status('signoff/owner')).toBe('fail');
+    expect(trusted.status('signoff/template')).toBe('fail');
+    expect(trusted.json.findings.filter((f) => f.rule === 'signoff/owner').map((f) => f.message)).toEqual([
+      'configs/amd-master.yaml is owned by @billishyahao @chunfangamd @seungrokj @yctseng0211 @1am9trash (.github/CODEOWNERS line 4, `configs/amd-master.yaml`); @mallory is not one of them',
+    ]);
+    // What reading them at the PR's base would have decided: the author's own CODEOWNERS and template.
+    const chosen = owner('evil');
+    expect(chosen.status('signoff/owner')).toBe('pass');
+    expect(chosen.status('signoff/template')).toBe('pass');
+  });
+
+  it('--trusted is required: a sign-off never falls back to the base for its owners', () => {
+    const { dir } = repository('lmsysorg/sglang:v0.5.9-rocm700-mi35x');
+    const r = signoffCli(dir, 'pr', signoff([RECIPE]), [], { trusted: [] });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("required option '--trusted <ref>' not specified");
   });
 
   it('without a store the sweep and eval checks fail as unverifiable rather than pass', () => {

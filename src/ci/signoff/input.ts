@@ -31,9 +31,9 @@ export interface SignoffInput {
   };
   /** The sign-off comment. */
   comment: PrComment;
-  /** `.github/CODEOWNERS` at the base (the trusted default branch); undefined when it has none. */
+  /** `.github/CODEOWNERS` on the trusted default branch (never the PR's base); undefined when it has none. */
   codeowners: string | undefined;
-  /** `docs/PR_REVIEW_CHECKLIST.md` at the base. */
+  /** `docs/PR_REVIEW_CHECKLIST.md` on the trusted default branch. */
   checklist: string | undefined;
   files: ChangedFile[];
   /** Master-config entries the change added or changed. */

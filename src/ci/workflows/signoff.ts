@@ -35,7 +35,9 @@ export function signoffWorkflow(o: WorkflowOptions): Record<string, unknown> {
             id: 'verify',
             run: [
               'frontier ci signoff --pr pr.json --commits commits.json --comments comments.json \\',
-              '  --base "origin/$(jq -r .base.ref pr.json)" --head "$(jq -r .head.sha pr.json)" --comment-file verdict.md',
+              '  --base "origin/$(jq -r .base.ref pr.json)" --head "$(jq -r .head.sha pr.json)" \\',
+              // CODEOWNERS and the checklist: the default branch's, whichever branch the PR targets.
+              '  --trusted "origin/$(jq -r .base.repo.default_branch pr.json)" --comment-file verdict.md',
             ].join('\n'),
           },
           {

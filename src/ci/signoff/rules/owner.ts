@@ -49,8 +49,8 @@ export const ownerRule: SignoffRule = {
     "Each changed path's owners are those of the last CODEOWNERS line that matches it (owners do not accumulate; a line without owners leaves a path unowned). A path owned by a specific line needs one of that line's owners; a path owned only by the catch-all (`*`) is covered by anyone CODEOWNERS names. Team membership counts only when given with --teams (the token that runs the check often cannot read it). Fix: have an owner of the named path sign off.",
   check(context) {
     if (context.codeowners === undefined)
-      return fail(`no ${CODEOWNERS_FILE} at the base`, [
-        { message: `the base has no ${CODEOWNERS_FILE}: nobody can be confirmed as an owner`, file: CODEOWNERS_FILE },
+      return fail(`no ${CODEOWNERS_FILE} on the default branch`, [
+        { message: `the default branch has no ${CODEOWNERS_FILE}: nobody can be confirmed as an owner`, file: CODEOWNERS_FILE },
       ]);
     const codeowners = parseCodeowners(context.codeowners);
     const findings = checkOwner(context, codeowners);

@@ -19,8 +19,8 @@ export const templateRule: SignoffRule = {
   check(context) {
     const block = context.checklist === undefined ? undefined : templateBlock(context.checklist);
     if (block === undefined)
-      return fail(`no template in ${CHECKLIST_FILE} at the base`, [
-        { message: `${CHECKLIST_FILE} at the base has no fenced block under "## Template"`, file: CHECKLIST_FILE },
+      return fail(`no template in ${CHECKLIST_FILE} on the default branch`, [
+        { message: `${CHECKLIST_FILE} on the default branch has no fenced block under "## Template"`, file: CHECKLIST_FILE },
       ]);
     const findings: RuleResult['findings'] = [];
     if (!context.comment.body.includes(SIGNOFF_PHRASE))
