@@ -27,7 +27,8 @@ export function recordGithubStep(sweepWorkflow: string, condition?: string): Ste
       '  gh api "repos/$GITHUB_REPOSITORY/pulls/$n" > "github/pr-$n.json"',
       '  api "issues/$n/comments?per_page=100" > "github/comments-$n.json"',
       '  api "pulls/$n/commits?per_page=100" > "github/commits-$n.json"',
-      '  branch=$(jq -r .head.ref "github/pr-$n.json")',
+      // The branch name is the PR author's: encoded, so `&`, `#` or a space cannot change the query.
+      '  branch=$(jq -r \'.head.ref|@uri\' "github/pr-$n.json")',
       `  gh api "repos/$GITHUB_REPOSITORY/actions/workflows/${sweepWorkflow}/runs?event=pull_request&status=completed&per_page=100&branch=$branch" > github/runs.json`,
       "  for run in $(jq -r '.workflow_runs[:20][].id' github/runs.json); do",
       '    api "actions/runs/$run/artifacts?per_page=100" > "github/artifacts-$run.json"',

@@ -23,11 +23,11 @@ function planJob(o: WorkflowOptions): Job {
       {
         name: 'Plan the sweep',
         id: 'plan',
-        run: [
-          'frontier ci plan --out sweep \\',
-          '  --reuse-authorized "${{ steps.reuse.outputs.skip-pr-sweep }}" \\',
-          '  --reuse-source-run "${{ steps.reuse.outputs.reuse-source-run-id }}"',
-        ].join('\n'),
+        env: {
+          REUSE_AUTHORIZED: '${{ steps.reuse.outputs.skip-pr-sweep }}',
+          REUSE_SOURCE_RUN: '${{ steps.reuse.outputs.reuse-source-run-id }}',
+        },
+        run: 'frontier ci plan --out sweep --reuse-authorized "$REUSE_AUTHORIZED" --reuse-source-run "$REUSE_SOURCE_RUN"',
       },
       {
         name: 'Keep the sweep',
@@ -91,8 +91,9 @@ function resultsJob(o: WorkflowOptions): Job {
       {
         name: 'The reused run’s results',
         if: "needs.plan.outputs.reuse-source-run != ''",
+        env: { SOURCE_RUN: '${{ needs.plan.outputs.reuse-source-run }}' },
         run: [
-          'gh run download "${{ needs.plan.outputs.reuse-source-run }}" --repo "$GITHUB_REPOSITORY" --dir results \\',
+          'gh run download "$SOURCE_RUN" --repo "$GITHUB_REPOSITORY" --dir results \\',
           `  ${RESULT_ARTIFACTS.map(([name]) => `--name ${name}`).join(' ')}`,
           'frontier ci reuse validate --artifacts-dir results --matrix sweep/sweep.json',
         ].join('\n'),
@@ -105,7 +106,12 @@ function resultsJob(o: WorkflowOptions): Job {
       })),
       {
         name: 'Ingest',
-        run: 'frontier ingest results --run-id "$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT" --url "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" --commit "$GITHUB_SHA" ${{ needs.plan.outputs.ingest-args }}',
+        // The plan's words (`--official`, `--source-run ID`) as separate arguments, never re-read as shell.
+        env: { INGEST_ARGS: '${{ needs.plan.outputs.ingest-args }}' },
+        run: [
+          'read -ra ingest_args <<< "$INGEST_ARGS"',
+          'frontier ingest results --run-id "$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT" --url "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" --commit "$GITHUB_SHA" "${ingest_args[@]}"',
+        ].join('\n'),
       },
       {
         name: 'Summarise',
