@@ -153,7 +153,13 @@ export const pointNode = (cluster: ClusterProfile, p: PlannedPoint): NodeBounds 
 /** The power step's settings for a point's telemetry (paths relative to the run directory), sampled on `node`. */
 export function powerSettingsOf(telemetry: PointTelemetry | undefined, requirePower: boolean, node: NodeBounds): PowerSettings {
   if (telemetry && 'package' in telemetry)
-    return { powerArtifactDir: telemetry.package, powerResultRoot: '.', powerProducerSha: telemetry.producer, requirePower };
+    return {
+      powerArtifactDir: telemetry.package,
+      powerResultRoot: '.',
+      powerProducerSha: telemetry.producer,
+      requirePower,
+      node,
+    };
   return { gpuMetricsCsv: telemetry?.csv ?? NO_CSV, requirePower, node };
 }
 

@@ -11,7 +11,18 @@
  * sidecar, key for key and type for type as the reference writes them.
  */
 import { createHash } from 'node:crypto';
-import { PyFloat, PyJsonSyntaxError, dumps, isDict, loads, pyEquals, pyFixed, pyPath, pyRepr } from '../../pycompat/index.js';
+import {
+  PyFloat,
+  PyJsonSyntaxError,
+  dumps,
+  floatRepr,
+  isDict,
+  loads,
+  pyEquals,
+  pyFixed,
+  pyPath,
+  pyRepr,
+} from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import type { PointIdentity } from '../identity.js';
 import type { PowerOutcome, PowerSettings } from './settings.js';
@@ -31,6 +42,7 @@ import type { BenchmarkData, PowerSample, TelemetryFiles } from './common.js';
 import {
   MANIFEST_FILENAME,
   PyException,
+  SAMPLES_FILENAME,
   WINDOW_STATUS_COMPLETED,
   auditPackage,
   bracketingSequence,
@@ -44,7 +56,9 @@ import {
   recomputeFailures,
   resolveHetGroups,
 } from './package.js';
-import type { DeviceKey, ExpectedDevice, ParsedWindow } from './package.js';
+import type { DeviceKey, ExpectedDevice, ParsedWindow, SampleRow } from './package.js';
+import { BOARD_POWER_TRANSIENT_MARGIN, maxPlausiblePowerW } from './plausibility.js';
+import type { NodeBounds } from './plausibility.js';
 
 export const MULTINODE_METRIC_KEYS = [...WHOLE_POWER_KEYS, ...ROLE_POWER_KEYS] as const;
 
@@ -91,6 +105,16 @@ export interface MultinodeInputs {
   prefillGpus: number;
   decodeGpus: number;
   expectedProducerSha: string | null;
+  /** The deployment's GPU (Frontier only): a reading above its board power invalidates power. */
+  node?: NodeBounds;
+}
+
+/** The first sample above the node's plausible power, in words; undefined when every sample is within it. */
+function implausibleSample(rows: readonly SampleRow[], node: NodeBounds): string | undefined {
+  const limit = maxPlausiblePowerW(node);
+  const row = rows.find((r) => r.powerW > limit);
+  if (!row) return undefined;
+  return `${SAMPLES_FILENAME}: ${row.hostname} GPU ${row.gpuIndex} reads ${floatRepr(row.powerW)} W at ${floatRepr(row.timestampUnix)}, above ${floatRepr(limit)} W (${node.gpu}'s board power ${floatRepr(node.boardPowerW)} W + ${BOARD_POWER_TRANSIENT_MARGIN * 100} %)`;
 }
 
 /** `_check_role_topology`: exact role counts against the workflow, distinct het groups when present. */
@@ -306,6 +330,10 @@ export function validateAndIntegrate(files: TelemetryFiles, inputs: MultinodeInp
   else if (roles.size)
     for (const f of checkRoleTopology(expectedDevices, roles, expectedRoles)) addReason(audit, 'topology_env_mismatch', f);
 
+  // Gate (Frontier only): readings the deployment's GPUs can draw (docs/power.md, "Plausibility").
+  const implausible = inputs.node && implausibleSample(pkg.rows, inputs.node);
+  if (implausible) addReason(audit, 'power_sample_above_board_limit', implausible);
+
   audit.expectedGpuCount = expectedDevices.length;
   audit.observedGpuCount = pkg.observed.length;
   // Per-GPU maps share the hostname/uuid namespace of the producer's evidence.
@@ -460,6 +488,7 @@ export function multinodePowerStep(
     prefillGpus: t.prefillGpus,
     decodeGpus: t.decodeGpus,
     expectedProducerSha: settings.powerProducerSha || null,
+    ...(settings.node ? { node: settings.node } : {}),
   });
   for (const reason of benchmarkReasons) addReason(audit, reason);
   if (!benchmark || audit.reasons.length) {

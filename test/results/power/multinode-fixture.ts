@@ -12,7 +12,7 @@ import type { PointIdentity } from '../../../src/results/identity.js';
 import { fsTelemetry } from '../../../src/results/power/files.js';
 import { multinodePowerStep } from '../../../src/results/power/multinode.js';
 import { SAMPLES_HEADER, csvRows } from '../../../src/results/power/package.js';
-import type { PowerOutcome } from '../../../src/results/power.js';
+import type { NodeBounds, PowerOutcome } from '../../../src/results/power.js';
 
 export const PRODUCER_SHA = 'a'.repeat(40);
 export const WINDOW_START = 1000.0;
@@ -72,7 +72,9 @@ export class Package {
   }
 
   /** The step as process_result.py runs it in `root`; a fresh aggregate each time. */
-  run(opts: { prefillGpus?: number; decodeGpus?: number; sha?: string | null; requirePower?: boolean } = {}): PowerOutcome & {
+  run(
+    opts: { prefillGpus?: number; decodeGpus?: number; sha?: string | null; requirePower?: boolean; node?: NodeBounds } = {},
+  ): PowerOutcome & {
     agg: Record<string, unknown>;
     sidecar: Record<string, unknown>;
     aggMap: Map<string, PyJson>;
@@ -87,7 +89,11 @@ export class Package {
       raw,
       identity(opts.prefillGpus ?? 2, opts.decodeGpus ?? 2),
       aggMap,
-      { requirePower: opts.requirePower ?? false, ...(sha === null ? {} : { powerProducerSha: sha }) },
+      {
+        requirePower: opts.requirePower ?? false,
+        ...(sha === null ? {} : { powerProducerSha: sha }),
+        ...(opts.node ? { node: opts.node } : {}),
+      },
       fsTelemetry(this.root),
     );
     return {

@@ -16,6 +16,7 @@ import { maxPlausiblePowerW, memoryTelemetry, runAggregatePowerFs, runSingleNode
 import type { NodeBounds } from '../../../src/results/index.js';
 import { powerBoundsOf } from '../../../src/sim/index.js';
 import { REPO } from '../../helpers.js';
+import { DEVICES, buildPackage } from './multinode-fixture.js';
 
 const CASES = join(REPO, 'test/fixtures/power/implausible');
 const VALID = join(REPO, 'test/fixtures/power/single-node/nvidia-valid-8gpu');
@@ -179,6 +180,30 @@ describe('the bounds', () => {
       gpu: 'b200',
       boardPowerW: 1000,
     });
+  });
+});
+
+describe('the multinode (DCGM package) step', () => {
+  it("a sample above the deployment's board power: power_sample_above_board_limit, naming the row", () => {
+    const watts = Object.fromEntries(DEVICES.map(([h, i, , , w]) => [`${h}/${i}`, w]));
+    const pkg = buildPackage({
+      powerFn: (h, i, ts) => (h === 'node-p' && i === 1 && ts === 1030 ? 99999999 : watts[`${h}/${i}`]!),
+    });
+    try {
+      const plain = pkg.run();
+      expect(plain.sidecar.power_valid).toBe(true); // the reference's checks alone
+      const bounded = pkg.run({ node: powerBoundsOf('gb200') });
+      expect(bounded.sidecar.power_valid).toBe(false);
+      expect(bounded.sidecar.reasons).toEqual(['power_sample_above_board_limit']);
+      expect(bounded.sidecar.failures).toEqual([
+        "samples.csv: node-p GPU 1 reads 99999999.0 W at 1030.0, above 1800.0 W (gb200's board power 1200.0 W + 50 %)",
+      ]);
+      expect(bounded.agg.power_valid).toBe(0);
+      expect(bounded.agg).not.toHaveProperty('avg_power_w');
+      expect(pkg.run({ node: powerBoundsOf('gb200'), requirePower: true }).exitCode).toBe(1);
+    } finally {
+      pkg.remove();
+    }
   });
 });
 
