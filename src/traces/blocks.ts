@@ -1,4 +1,6 @@
 import { Fields } from './fields.js';
+import { MAX_BLOCK_SIZE, TOKEN_COUNT, hashIdsOf } from './limits.js';
+import { UserError } from '../util/user-error.js';
 import type { SourceLine, Trace, TraceRequest, TraceSubagent } from './types.js';
 
 /**
@@ -40,9 +42,9 @@ export function parseBlockLine(f: Fields, sessions: Map<string, Stream>, traces:
   if (sessionField !== undefined && typeof sessionField !== 'string' && typeof sessionField !== 'number')
     f.fail('session_id', 'not a string', 'write "session_id" as a string');
   const sessionId = sessionField === undefined ? `line-${f.at.line}` : String(sessionField);
-  const input = f.number('input_length', 'the input (context) tokens', { required: true, integer: true });
-  const output = f.number('output_length', 'the output tokens to generate', { required: true, integer: true });
-  const hashIds = f.intList('hash_ids', "the context's hash block ids");
+  const input = f.number('input_length', 'the input (context) tokens', TOKEN_COUNT);
+  const output = f.number('output_length', 'the output tokens to generate', TOKEN_COUNT);
+  const hashIds = hashIdsOf(f, blockSize);
   const timestampMs = f.number('timestamp', 'the send time, milliseconds on the file clock');
   const delayMs = f.number('delay', 'the idle milliseconds before this turn');
   const parentId = f.string('parent_session_id', 'the session that spawned this one');
@@ -98,6 +100,10 @@ export function blockTraceReader(blockSize = BLOCK_TRACE_BLOCK_SIZE): {
   line(obj: Record<string, unknown>, at: SourceLine): void;
   traces: Trace[];
 } {
+  if (!(Number.isInteger(blockSize) && blockSize >= 1 && blockSize <= MAX_BLOCK_SIZE))
+    throw new UserError(`--block-size ${blockSize}: not a block size`, {
+      hint: `tokens per hash block: an integer from 1 to ${MAX_BLOCK_SIZE} (Mooncake's is 512)`,
+    });
   const sessions = new Map<string, Stream>();
   const traces: Trace[] = [];
   return {

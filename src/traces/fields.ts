@@ -43,17 +43,17 @@ export class Fields {
     return this.fail(name, 'missing', `add "${name}": ${what}`);
   }
 
-  /** A finite number ≥ min; `undefined` when absent (or null, with `nullable`) and not required. */
-  number(name: string, what: string, opts: { required: true; min?: number; integer?: boolean }): number;
+  /** A finite number in min..max; `undefined` when absent (or null, with `nullable`) and not required. */
+  number(name: string, what: string, opts: { required: true; min?: number; max?: number; integer?: boolean }): number;
   number(
     name: string,
     what: string,
-    opts?: { required?: false; min?: number; integer?: boolean; nullable?: boolean },
+    opts?: { required?: false; min?: number; max?: number; integer?: boolean; nullable?: boolean },
   ): number | undefined;
   number(
     name: string,
     what: string,
-    opts: { required?: boolean; min?: number; integer?: boolean; nullable?: boolean } = {},
+    opts: { required?: boolean; min?: number; max?: number; integer?: boolean; nullable?: boolean } = {},
   ): number | undefined {
     const v = this.obj[name];
     if (v === undefined || (v === null && opts.nullable)) {
@@ -64,7 +64,10 @@ export class Fields {
     if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v)))
       this.fail(name, `${describe(v)} is not ${kind}`, `"${name}" is ${what}: write ${kind}`);
     const min = opts.min ?? 0;
-    if (v < min) this.fail(name, `${v} is negative`, `"${name}" is ${what}: it cannot be below ${min}`);
+    if (v < min)
+      this.fail(name, min === 0 ? `${v} is negative` : `${v} is below ${min}`, `"${name}" is ${what}: it cannot be below ${min}`);
+    if (opts.max !== undefined && v > opts.max)
+      this.fail(name, `${v} is above the limit of ${opts.max}`, `"${name}" is ${what}: it cannot be above ${opts.max}`);
     return v;
   }
 
@@ -80,18 +83,33 @@ export class Fields {
     return v;
   }
 
-  /** A list of integers ≥ 0 (hash block ids); [] when absent. */
-  intList(name: string, what: string): number[] {
+  /**
+   * A list of at most `maxLength` integers in 0..2^53 − 1 (hash block ids; past 2^53 a double cannot
+   * tell neighbours apart, so two ids would be one block); [] when absent.
+   */
+  intList(name: string, what: string, maxLength: number): number[] {
     const v = this.obj[name];
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v))
       this.fail(name, `${describe(v)} is not a list of integers`, `"${name}" is ${what}: write e.g. [0, 1, 2]`);
+    if (v.length > maxLength)
+      this.fail(
+        name,
+        `${v.length} entries, above the limit of ${maxLength}`,
+        `"${name}" is ${what}: split the context into larger blocks, or drop the request`,
+      );
     v.forEach((x, i) => {
       if (typeof x !== 'number' || !Number.isInteger(x) || x < 0)
         this.fail(
           `${name}[${i}]`,
           `${describe(x)} is not a non-negative integer`,
           `"${name}" is ${what}: every entry must be an integer ≥ 0`,
+        );
+      if (!Number.isSafeInteger(x))
+        this.fail(
+          `${name}[${i}]`,
+          `${x} is past 2^53 − 1, where ids stop being exact`,
+          `"${name}" is ${what}: renumber the ids below 9007199254740992`,
         );
     });
     return v as number[];

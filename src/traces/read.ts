@@ -1,11 +1,13 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { UserError } from '../util/user-error.js';
 import { blockTraceReader } from './blocks.js';
 import { traceError } from './errors.js';
 import type { TraceFormat } from './errors.js';
 import { isObject } from './fields.js';
+import { MAX_TRACE_FILE_BYTES, MAX_TRACE_LINES, MAX_TRACE_REQUESTS } from './limits.js';
 import { objectLines } from './object-lines.js';
-import type { Trace } from './types.js';
+import { requestsInOrder } from './stats.js';
+import type { SourceLine, Trace } from './types.js';
 import { parseWekaTrace } from './weka.js';
 
 export interface ParseOptions {
@@ -49,7 +51,30 @@ function parseSingleJson(text: string, file: string, options: ParseOptions): Tra
       'a JSON object that is not a Weka trace (no "requests")',
       FORMAT_HINT,
     );
-  return [parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o), options)];
+  const trace = parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o), options);
+  checkRequestCount(requestsInOrder(trace).length, { file, line: 1 }, WEKA);
+  return [trace];
+}
+
+function checkRequestCount(requests: number, at: SourceLine, format: TraceFormat): void {
+  if (requests > MAX_TRACE_REQUESTS)
+    throw traceError(
+      at,
+      format,
+      undefined,
+      `the file holds more than ${MAX_TRACE_REQUESTS} requests`,
+      'split the corpus into several files, or sample it',
+    );
+}
+
+/** `text` (a file's text or bytes) refused when it has more than MAX_TRACE_LINES lines, before it is split. */
+function checkLineCount(text: string | Buffer, file: string): void {
+  let newlines = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1))
+    if (++newlines >= MAX_TRACE_LINES)
+      throw new UserError(`${file}: more than ${MAX_TRACE_LINES} lines`, {
+        hint: 'a trace file holds one trace (or block-trace request) a line: split the corpus into several files',
+      });
 }
 
 /**
@@ -58,6 +83,7 @@ function parseSingleJson(text: string, file: string, options: ParseOptions): Tra
  * line's keys. Every failure is a UserError naming `file:line`, the format and the key.
  */
 export function parseTraces(text: string, file: string, options: ParseOptions = {}): Trace[] {
+  checkLineCount(text, file);
   return parseLines(text.split('\n'), file, options, () => text);
 }
 
@@ -78,6 +104,7 @@ function parseLines(lines: readonly string[], file: string, options: ParseOption
   let format: TraceFormat | undefined;
   const blocks = blockTraceReader(options.blockSize);
   const weka: Trace[] = [];
+  let requests = 0;
   lines.forEach((raw, i) => {
     if (raw.trim() === '') return;
     const at = { file, line: i + 1 };
@@ -99,8 +126,15 @@ function parseLines(lines: readonly string[], file: string, options: ParseOption
       if (format === undefined)
         throw traceError(at, undefined, undefined, 'neither a Weka trace nor a block-trace request', FORMAT_HINT);
     }
-    if (format === WEKA) weka.push(parseWekaTrace(value, at, undefined, options));
-    else blocks.line(value, at);
+    if (format === WEKA) {
+      const trace = parseWekaTrace(value, at, undefined, options);
+      weka.push(trace);
+      requests += requestsInOrder(trace).length;
+    } else {
+      blocks.line(value, at);
+      requests++;
+    }
+    checkRequestCount(requests, at, format);
   });
   return format === WEKA ? weka : blocks.traces;
 }
@@ -126,8 +160,14 @@ function bufferLines(buffer: Buffer): string[] {
 export async function readTraceFile(path: string, options: ParseOptions = {}): Promise<Trace[]> {
   let buffer: Buffer;
   try {
+    const { size } = await stat(path);
+    if (size > MAX_TRACE_FILE_BYTES)
+      throw new UserError(`${path}: ${size} bytes, above the limit of ${MAX_TRACE_FILE_BYTES}`, {
+        hint: 'split the corpus into several files, or cap it (`frontier traces cap`)',
+      });
     buffer = await readFile(path);
   } catch (e) {
+    if (e instanceof UserError) throw e;
     throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
       hint: 'pass the path of a traces.jsonl (Weka) or a hash_ids block trace',
     });
@@ -143,5 +183,6 @@ export function parseTraceBuffer(
   wholeTextLimit = WHOLE_TEXT_LIMIT,
 ): Trace[] {
   if (buffer.length <= wholeTextLimit) return parseTraces(buffer.toString('utf8'), file, options);
+  checkLineCount(buffer, file);
   return parseLines(bufferLines(buffer), file, options, () => undefined);
 }

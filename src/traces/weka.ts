@@ -1,5 +1,6 @@
 import { traceError } from './errors.js';
 import { Fields, isObject } from './fields.js';
+import { MAX_BLOCK_SIZE, TOKEN_COUNT, hashIdsOf } from './limits.js';
 import type { SourceLine, Trace, TraceEntry, TraceRequest, TraceSubagent } from './types.js';
 
 /**
@@ -16,7 +17,7 @@ export const WEKA_BLOCK_SIZE = 64;
 
 type LineOf = (o: object) => number | undefined;
 
-function parseRequest(f: Fields, inner: boolean): TraceRequest {
+function parseRequest(f: Fields, inner: boolean, blockSize: number): TraceRequest {
   const type = f.obj.type ?? 'n';
   if (type !== 'n' && type !== 's')
     f.fail(
@@ -28,9 +29,9 @@ function parseRequest(f: Fields, inner: boolean): TraceRequest {
     f.fail('type', 'a subagent request cannot be streaming ("s")', 'write "type": "n" inside a subagent');
   const request: TraceRequest = {
     t: f.number('t', 'the send time, seconds from the trace start', { required: true }),
-    input: f.number('in', 'the input (context) tokens', { required: true, integer: true }),
-    output: f.number('out', 'the output tokens', { required: true, integer: true }),
-    hashIds: f.intList('hash_ids', "the context's hash block ids"),
+    input: f.number('in', 'the input (context) tokens', TOKEN_COUNT),
+    output: f.number('out', 'the output tokens', TOKEN_COUNT),
+    hashIds: hashIdsOf(f, blockSize),
     source: f.at,
   };
   const delay = f.number('think_time', 'the idle seconds since the previous request ended', { nullable: true });
@@ -47,7 +48,7 @@ function parseRequest(f: Fields, inner: boolean): TraceRequest {
   return request;
 }
 
-function parseSubagent(f: Fields, lineOf: LineOf): TraceSubagent {
+function parseSubagent(f: Fields, lineOf: LineOf, blockSize: number): TraceSubagent {
   const requests = f.obj.requests;
   if (!Array.isArray(requests))
     f.fail(
@@ -68,7 +69,7 @@ function parseSubagent(f: Fields, lineOf: LineOf): TraceSubagent {
         'not an object',
         'each request is {"t": …, "type": "n", "in": …, "out": …, "hash_ids": […]}',
       );
-    return parseRequest(new Fields(r, at, FORMAT, key), true);
+    return parseRequest(new Fields(r, at, FORMAT, key), true, blockSize);
   });
   const t = f.number('t', "the subagent's start, seconds from the trace start") ?? inner[0]!.t;
   const durationMs = f.number('duration_ms', 'the wall time of its requests, milliseconds');
@@ -102,7 +103,8 @@ export function parseWekaTrace(
   const id = f.obj.id;
   if (id === undefined) f.fail('id', 'missing', 'add "id": the session id, a string');
   if (typeof id !== 'string' && typeof id !== 'number') f.fail('id', 'not a string', 'write "id" as a string');
-  const blockSize = f.number('block_size', 'tokens per hash block (64)', { integer: true, min: 1 }) ?? WEKA_BLOCK_SIZE;
+  const blockSize =
+    f.number('block_size', 'tokens per hash block (64)', { integer: true, min: 1, max: MAX_BLOCK_SIZE }) ?? WEKA_BLOCK_SIZE;
   const scope: unknown = f.obj.hash_id_scope ?? 'local';
   if (scope !== 'local' && scope !== 'global')
     f.fail('hash_id_scope', `${JSON.stringify(scope)} is not a scope`, 'write "local" (ids private to the trace) or "global"');
@@ -131,7 +133,7 @@ export function parseWekaTrace(
     const isSubagent = r.type === 'subagent' || (r.type === undefined && Array.isArray(r.requests));
     if (!isSubagent) {
       mainSeen = true;
-      return { kind: 'request', request: parseRequest(ef, false) };
+      return { kind: 'request', request: parseRequest(ef, false, blockSize) };
     }
     if (!mainSeen && !options.leadingSubagents)
       ef.fail(
@@ -139,7 +141,7 @@ export function parseWekaTrace(
         "a subagent before the trace's first main request: its parent never ran",
         'a subagent is spawned by a main-agent turn: put that request before it (a capped corpus, whose spawning turn was dropped, reads with --allow-leading-subagents)',
       );
-    return { kind: 'subagent', subagent: parseSubagent(ef, lineOf) };
+    return { kind: 'subagent', subagent: parseSubagent(ef, lineOf, blockSize) };
   });
   const trace: Trace = { id: String(id), blockSize, hashIdScope: scope, entries, source: at };
   if (models !== undefined) trace.models = models;

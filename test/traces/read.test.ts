@@ -1,11 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatWekaTraces, parseTraces, readTraceFile } from '../../src/traces/index.js';
 import type { TraceSubagent } from '../../src/traces/index.js';
 import { parseTraceBuffer } from '../../src/traces/read.js';
 import { UserError } from '../../src/util/user-error.js';
-import { REPO } from '../helpers.js';
+import {
+  MAX_BLOCK_SIZE,
+  MAX_HASH_IDS_PER_REQUEST,
+  MAX_REQUEST_TOKENS,
+  MAX_TRACE_FILE_BYTES,
+  MAX_TRACE_LINES,
+  MAX_TRACE_REQUESTS,
+} from '../../src/traces/limits.js';
+import { REPO, tempFiles } from '../helpers.js';
 
 const DIR = join(REPO, 'test/fixtures/agentic/traces');
 const fixture = (name: string): string => readFileSync(join(DIR, name), 'utf8');
@@ -235,5 +243,84 @@ describe('errors name the file, the line, the format, the key and the fix', () =
 
   it('an unreadable file', async () => {
     await expect(readTraceFile(join(DIR, 'no-such.jsonl'))).rejects.toThrow(/cannot read .*no-such\.jsonl: ENOENT/);
+  });
+});
+
+describe('limits: every size a trace file controls is bounded, with an error naming it', () => {
+  const ids = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+  const cases: [string, string, RegExp][] = [
+    [
+      'block_size 1e9',
+      weka([req(0)], { block_size: 1e9 }),
+      new RegExp(`^x\\.jsonl:1: Weka trace: block_size: 1000000000 is above the limit of ${MAX_BLOCK_SIZE}`),
+    ],
+    [
+      'block_size 0 (below 1, not negative)',
+      weka([req(0)], { block_size: 0 }),
+      /^x\.jsonl:1: Weka trace: block_size: 0 is below 1$/,
+    ],
+    [
+      '2 million hash_ids',
+      weka([req(0, { hash_ids: ids(2_000_000) })]),
+      new RegExp(`requests\\[0\\]\\.hash_ids: 2000000 entries, above the limit of ${MAX_HASH_IDS_PER_REQUEST}`),
+    ],
+    [
+      'blocks × block_size past the tokens of a request',
+      weka([req(0, { hash_ids: ids(100) })], { block_size: MAX_BLOCK_SIZE }),
+      new RegExp(
+        `requests\\[0\\]\\.hash_ids: 100 blocks of ${MAX_BLOCK_SIZE} tokens is ${100 * MAX_BLOCK_SIZE} tokens, above the limit of ${MAX_REQUEST_TOKENS}`,
+      ),
+    ],
+    [
+      'a hash id past 2^53',
+      '{"input_length": 5, "output_length": 1, "hash_ids": [1, 9007199254740993]}',
+      /^x\.jsonl:1: hash_ids block trace: hash_ids\[1\]: 9007199254740992 is past 2\^53 − 1, where ids stop being exact/,
+    ],
+    [
+      'an input length past the tokens of a request',
+      weka([req(0, { in: 1e12 })]),
+      new RegExp(`requests\\[0\\]\\.in: 1000000000000 is above the limit of ${MAX_REQUEST_TOKENS}`),
+    ],
+    [
+      'an output length past the tokens of a request',
+      `{"input_length": 5, "output_length": ${MAX_REQUEST_TOKENS + 1}}`,
+      /^x\.jsonl:1: hash_ids block trace: output_length: \d+ is above the limit/,
+    ],
+    [
+      'more requests than a file may hold',
+      weka(Array.from({ length: MAX_TRACE_REQUESTS + 1 }, () => ({ t: 0, in: 1, out: 1 }))),
+      new RegExp(`^x\\.jsonl:1: Weka trace: the file holds more than ${MAX_TRACE_REQUESTS} requests`),
+    ],
+    [
+      'more lines than a file may hold',
+      `${weka([req(0)])}${'\n'.repeat(MAX_TRACE_LINES)}`,
+      new RegExp(`^x\\.jsonl: more than ${MAX_TRACE_LINES} lines`),
+    ],
+  ];
+  it.each(cases)('%s', (_name, text, message) => {
+    const error = failure(text);
+    expect(error.message).toMatch(message);
+    expect(error.hint).toBeTruthy();
+  });
+
+  it('a --block-size past the limit', () => {
+    expect(() => parseTraces('{"input_length": 5, "output_length": 1}', 'x.jsonl', { blockSize: 1e9 })).toThrow(
+      /^--block-size 1000000000: not a block size/,
+    );
+  });
+
+  it('a file past the size limit is refused before it is read', async () => {
+    const path = join(tempFiles({}), 'huge.jsonl');
+    writeFileSync(path, '');
+    truncateSync(path, MAX_TRACE_FILE_BYTES + 1); // sparse: no disk used
+    await expect(readTraceFile(path)).rejects.toThrow(
+      new RegExp(`huge\\.jsonl: ${MAX_TRACE_FILE_BYTES + 1} bytes, above the limit`),
+    );
+  });
+
+  it('deep nesting in a pretty-printed trace is read, not a stack overflow', () => {
+    const depth = 200_000;
+    const text = `{\n"id": "deep",\n"x": ${'['.repeat(depth)}${']'.repeat(depth)},\n"requests": [\n${JSON.stringify(req(0))}\n]\n}\n`;
+    expect(parseTraces(text, 'deep.json')[0]!.id).toBe('deep');
   });
 });
