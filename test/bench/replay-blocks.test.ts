@@ -24,13 +24,18 @@ describe('hash-block prompt text', () => {
     expect(builder.prefix('a')).not.toBe(builder.prefix('b'));
   });
 
-  it('keeps at most its capacity of blocks, dropping the least recently used', () => {
-    const blocks = new BlockTexts(4, 2);
+  it('keeps at most its capacity of words, dropping the least recently used blocks', () => {
+    const blocks = new BlockTexts(4, 8);
     const a = blocks.block('a');
     blocks.block('b');
     blocks.block('a');
     blocks.block('c'); // drops b, the least recently used
     expect(blocks.size).toBe(2);
     expect(blocks.block('a')).toBe(a);
+    // Blocks larger than the capacity: one kept at a time, whatever the trace's block size.
+    const large = new BlockTexts(1000, 8);
+    large.block('a');
+    large.block('b');
+    expect(large.size).toBe(1);
   });
 });

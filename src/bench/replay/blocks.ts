@@ -20,17 +20,25 @@ export const SINGLE_TOKEN_WORDS: readonly string[] = (
   .split(' ')
   .map((w) => ` ${w}`);
 
-/** Blocks kept by default: ~64 words of ~5 characters each, ~20 MB at most. */
-export const DEFAULT_BLOCK_CACHE = 65_536;
+/**
+ * Words of block text kept by default: 4 Mi (~22 MB of ~5-character words): 65,536 of Weka's
+ * 64-token blocks, 8,192 of Mooncake's 512. Counted in words, not blocks, so a trace's block size
+ * cannot grow the cache.
+ */
+export const DEFAULT_BLOCK_CACHE_WORDS = 1 << 22;
 
 /** Block texts by key, least recently used dropped first. */
 export class BlockTexts {
   private readonly cache = new Map<string, string>();
+  /** Blocks kept: as many as fit in the words allowed, at least one. */
+  private readonly capacity: number;
 
   constructor(
     readonly blockSize: number,
-    private readonly capacity = DEFAULT_BLOCK_CACHE,
-  ) {}
+    capacityWords = DEFAULT_BLOCK_CACHE_WORDS,
+  ) {
+    this.capacity = Math.max(1, Math.floor(capacityWords / blockSize));
+  }
 
   /** The text of the block named `key` (a scope and a hash id). */
   block(key: string): string {
