@@ -37,27 +37,42 @@ export interface ResponseRecord {
 /** The start of every reason for usage the server got wrong: a run with any is invalid. */
 export const INVALID_USAGE = 'invalid usage';
 
+type UsageProblem = { reason: string; detail: string } | undefined;
+
+/** `usage[key]` when present: a non-negative integer, else the problem. */
+function countProblem(usage: Record<string, unknown>, key: string): UsageProblem {
+  const v = usage[key];
+  if (v === undefined || v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return undefined;
+  return { reason: `${INVALID_USAGE}: ${key} is not a non-negative integer`, detail: `${key}: ${JSON.stringify(v)}` };
+}
+
 /**
- * The server's usage, checked: each count present must be a non-negative integer, and
- * completion_tokens at most the max_tokens asked for. Returns the problem, if any.
+ * The server's usage, checked: each count present must be a non-negative integer,
+ * completion_tokens at most the max_tokens asked for, and the cached prompt tokens
+ * (`prompt_tokens_details.cached_tokens`) at most the prompt's. Returns the problem, if any.
  */
-export function usageProblem(usage: Record<string, unknown>, maxTokens: number): { reason: string; detail: string } | undefined {
-  for (const key of ['completion_tokens', 'prompt_tokens'] as const) {
-    const v = usage[key];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-      return { reason: `${INVALID_USAGE}: ${key} is not a non-negative integer`, detail: `${key}: ${JSON.stringify(v)}` };
-  }
+export function usageProblem(usage: Record<string, unknown>, maxTokens: number): UsageProblem {
+  const problem = countProblem(usage, 'completion_tokens') ?? countProblem(usage, 'prompt_tokens');
+  if (problem) return problem;
   const n = usage.completion_tokens as number | undefined | null;
   if (typeof n === 'number' && n > maxTokens)
     return { reason: `${INVALID_USAGE}: completion_tokens exceeds the max_tokens asked for`, detail: `${n} > ${maxTokens}` };
+  const details = usage.prompt_tokens_details;
+  if (details === undefined || details === null) return undefined;
+  if (typeof details !== 'object' || Array.isArray(details))
+    return { reason: `${INVALID_USAGE}: prompt_tokens_details is not an object`, detail: JSON.stringify(details).slice(0, 80) };
+  const cached = countProblem(details as Record<string, unknown>, 'cached_tokens');
+  if (cached) return cached;
+  const c = (details as Usage['prompt_tokens_details'])?.cached_tokens;
+  const prompt = usage.prompt_tokens;
+  if (typeof c === 'number' && typeof prompt === 'number' && c > prompt)
+    return { reason: `${INVALID_USAGE}: cached_tokens exceeds prompt_tokens`, detail: `${c} > ${prompt}` };
   return undefined;
 }
 
 export class ResponseTracker {
   private first = -1;
   private last = -1;
-  private lastTokens = 0;
   private readonly itl: number[] = [];
   private text = '';
   private tokenChunks = 0;
@@ -135,7 +150,27 @@ export class ResponseTracker {
         return;
       }
       this.onChoice(text ?? '', finish ?? undefined, usage, now);
-    } else if (usage && !this.untrusted) this.usage = usage;
+    } else if (usage && !this.untrusted) this.keep(usage);
+  }
+
+  /**
+   * A response's usage may come in several chunks (per-chunk usage, then a final one): each later
+   * one may only add to what came before. Output that goes down, or a prompt that changes, is a
+   * server contradicting itself: the request fails, and none of its usage is believed.
+   */
+  private keep(usage: Usage): void {
+    const before = this.usage;
+    if (before && (usage.completion_tokens ?? 0) < (before.completion_tokens ?? 0))
+      return this.distrust(
+        `${INVALID_USAGE}: completion_tokens went down during the stream`,
+        `${before.completion_tokens} → ${usage.completion_tokens}`,
+      );
+    if (before?.prompt_tokens != null && usage.prompt_tokens != null && usage.prompt_tokens !== before.prompt_tokens)
+      return this.distrust(
+        `${INVALID_USAGE}: prompt_tokens changed during the stream`,
+        `${before.prompt_tokens} → ${usage.prompt_tokens}`,
+      );
+    this.usage = usage;
   }
 
   private onChoice(text: string, finish: string | undefined, usage: Usage | undefined, now: number): void {
@@ -146,20 +181,9 @@ export class ResponseTracker {
     let tokens = text === '' ? 0 : 1;
     if (typeof usage?.completion_tokens === 'number' && !this.untrusted) {
       if (this.tokenChunks === 0 && text !== '') this.continuous = true;
-      if (this.continuous) {
-        tokens = usage.completion_tokens - this.lastTokens;
-        if (tokens < 0) {
-          this.distrust(
-            `${INVALID_USAGE}: completion_tokens went down during the stream`,
-            `${this.lastTokens} → ${usage.completion_tokens}`,
-          );
-          tokens = 1;
-        }
-      }
-      if (!this.untrusted) {
-        this.lastTokens = usage.completion_tokens;
-        this.usage = usage;
-      }
+      const before = this.usage?.completion_tokens ?? 0;
+      this.keep(usage);
+      if (this.continuous && !this.untrusted) tokens = usage.completion_tokens - before;
     }
     if (tokens <= 0 && text === '') return;
     this.text += text;

@@ -240,6 +240,21 @@ describe('usage, checked', () => {
         '10000000000000 > 8',
       ],
       ['"lots"', 'invalid usage: not an object', undefined],
+      [
+        '{"completion_tokens":2,"prompt_tokens":4,"prompt_tokens_details":{"cached_tokens":-1}}',
+        'invalid usage: cached_tokens is not a non-negative integer',
+        'cached_tokens: -1',
+      ],
+      [
+        '{"completion_tokens":2,"prompt_tokens":4,"prompt_tokens_details":{"cached_tokens":5}}',
+        'invalid usage: cached_tokens exceeds prompt_tokens',
+        '5 > 4',
+      ],
+      [
+        '{"completion_tokens":2,"prompt_tokens":4,"prompt_tokens_details":[3]}',
+        'invalid usage: prompt_tokens_details is not an object',
+        '[3]',
+      ],
     ] as const) {
       const r = run(usage);
       expect(r.error, usage).toBe(reason);
@@ -247,6 +262,34 @@ describe('usage, checked', () => {
       expect(r.usage).toBeUndefined();
     }
     expect(run('{"completion_tokens":2,"prompt_tokens":4}')).toMatchObject({ error: undefined, usage: { completion_tokens: 2 } });
+    expect(run('{"completion_tokens":2,"prompt_tokens":4,"prompt_tokens_details":{"cached_tokens":4}}').error).toBeUndefined();
+  });
+
+  it('a second usage chunk that lowers the output or changes the prompt fails the request; one that repeats it stands', () => {
+    const twice = (first: string, second: string) => {
+      const t = new ResponseTracker(0, 8);
+      for (const [data, now] of [
+        [completionChunk(' a'), 1],
+        [completionChunk(' b', 'length'), 2],
+        [`{"id":"cmpl-1","choices":[],"usage":${first}}`, 3],
+        [`{"id":"cmpl-1","choices":[],"usage":${second}}`, 3],
+        ['[DONE]', 3],
+      ] as const)
+        t.onData(data, now);
+      return t.finish();
+    };
+    const usage = '{"completion_tokens":2,"prompt_tokens":4}';
+    expect(twice(usage, '{"completion_tokens":0,"prompt_tokens":4}')).toMatchObject({
+      error: 'invalid usage: completion_tokens went down during the stream',
+      errorDetail: '2 → 0',
+      usage: undefined,
+    });
+    expect(twice(usage, '{"completion_tokens":2,"prompt_tokens":1000000000000}')).toMatchObject({
+      error: 'invalid usage: prompt_tokens changed during the stream',
+      errorDetail: '4 → 1000000000000',
+      usage: undefined,
+    });
+    expect(twice(usage, usage)).toMatchObject({ error: undefined, usage: { completion_tokens: 2, prompt_tokens: 4 } });
   });
 
   it('per-chunk usage that goes down, or jumps past max_tokens, fails the request (and adds no gaps)', () => {
