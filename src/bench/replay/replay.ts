@@ -8,9 +8,10 @@ import { writeFilesAtomic } from '../../util/atomic-write.js';
 import { hash32 } from '../../util/rng.js';
 import { UserError } from '../../util/user-error.js';
 import { BlockTexts, PromptBuilder } from './blocks.js';
+import { countsProblem, promptWords } from './counts.js';
 import { mainRequests, planReplay } from './plan.js';
 import type { LaneStart, ReplayPlan } from './plan.js';
-import { aggregateJson, isError, recordJson } from './records.js';
+import { aggregateJson, isError, outputTokens, recordJson } from './records.js';
 import type { Phase, ReplayRecord } from './records.js';
 import { MetricsScraper } from './server-metrics.js';
 import { checkAcceptance, specDecodeOfExport } from '../spec-decode.js';
@@ -136,6 +137,8 @@ interface Stream {
   /** Prefix-chain hashes of blocks sent in this trajectory instance (the theoretical cache). */
   seen: Set<number>;
   messages: { role: string; content: string }[];
+  /** Live assistant: the tokens of each message (a user message's words, a reply's completion tokens). */
+  messageTokens: number[];
   previous: readonly number[];
 }
 
@@ -184,6 +187,8 @@ class Replay {
   private sessionNum = 0;
   private ended = 0;
   private errors = 0;
+  /** The latest failed request's reason (and detail), for the message that stops the run. */
+  private lastError: string | undefined;
   private skipped = 0;
   private readonly scraper: MetricsScraper | undefined;
   /** Where model time and real time meet (performance.now() ms). */
@@ -377,6 +382,7 @@ class Replay {
       prefix,
       seen,
       messages: [],
+      messageTokens: [],
       previous: [],
     });
     const main = stream(trace.id, instanceId);
@@ -532,12 +538,20 @@ class Replay {
     }
     const builder = this.prompt(trace.blockSize);
     let messages: { role: string; content: string }[];
+    let promptTokens: number;
     if (this.o.liveAssistant) {
       const common = commonPrefix(s.previous, request.hashIds);
       const delta = builder.text(s.scope, request.hashIds, common);
-      s.messages.push({ role: 'user', content: s.messages.length === 0 ? s.prefix + delta : delta || ' continue' });
+      const content = s.messages.length === 0 ? s.prefix + delta : delta || ' continue';
+      s.messages.push({ role: 'user', content });
+      s.messageTokens.push(promptWords(content));
       messages = s.messages;
-    } else messages = [{ role: 'user', content: s.prefix + builder.text(s.scope, request.hashIds) }];
+      promptTokens = s.messageTokens.reduce((a, b) => a + b, 0);
+    } else {
+      const content = s.prefix + builder.text(s.scope, request.hashIds);
+      messages = [{ role: 'user', content }];
+      promptTokens = promptWords(content);
+    }
     const body: Record<string, unknown> = {
       model: this.o.model,
       messages,
@@ -580,6 +594,13 @@ class Replay {
     }
     const cancelled = this.aborted.delete(slot);
     this.toModelTime(result);
+    if (result.error === undefined) {
+      const problem = countsProblem(result, { promptTokens, maxTokens: so.maxTokens, ignoreEos: body.ignore_eos === true });
+      if (problem) {
+        result.error = problem.reason;
+        result.errorDetail = problem.detail;
+      }
+    }
     const record: ReplayRecord = {
       phase: so.phase,
       lane: s.lane,
@@ -598,9 +619,12 @@ class Replay {
     };
     this.records.push(record);
     if (this.o.liveAssistant) {
-      if (isError(record)) s.messages.pop();
-      else {
+      if (isError(record)) {
+        s.messages.pop();
+        s.messageTokens.pop();
+      } else {
         s.messages.push({ role: 'assistant', content: result.text });
+        s.messageTokens.push(outputTokens(record));
         s.previous = request.hashIds;
       }
     }
@@ -611,12 +635,16 @@ class Replay {
   private judge(record: ReplayRecord): void {
     if (record.cancelled) return;
     this.ended++;
-    if (record.result.error !== undefined) this.errors++;
+    const { error, errorDetail } = record.result;
+    if (error !== undefined) {
+      this.errors++;
+      this.lastError = errorDetail !== undefined ? `${error} (${errorDetail})` : error;
+    }
     const min = this.o.failedRequestMinSample ?? REPLAY_DEFAULTS.failedRequestMinSample;
     if (this.failure || this.ended < min || this.errors / this.ended <= this.o.failedRequestThreshold) return;
     this.failure =
       `${this.errors} of ${this.ended} requests failed (${((100 * this.errors) / this.ended).toFixed(1)}% > ` +
-      `--failed-request-threshold ${this.o.failedRequestThreshold}); last error: ${record.result.error}`;
+      `--failed-request-threshold ${this.o.failedRequestThreshold}); last error: ${this.lastError}`;
     this.o.log?.(`stopping: ${this.failure}`);
     this.stop('failed-request threshold exceeded', true);
   }

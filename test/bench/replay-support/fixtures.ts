@@ -49,15 +49,26 @@ export interface Seen {
   end: number;
 }
 
+/** The usage an honest server reports for a response. */
+export interface HonestUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+}
+
 /**
  * A tiny OpenAI-style chat server that records every request (headers, body, performance.now()
  * at arrival and at the end of its response) and streams `max_tokens` one-word tokens, after
  * `delayMs(body, headers)` milliseconds; `fail(n)` answers the n-th request (0-based) with a 500.
+ * A lying server: `tokens(maxTokens, n)` streams another count, `usage(honest, n)` sends these
+ * usage chunks instead of the honest one.
  */
 export async function recordingServer(
   o: {
     delayMs?: (headers: IncomingHttpHeaders, body: Record<string, unknown>) => number;
     fail?: (n: number) => boolean;
+    tokens?: (maxTokens: number, n: number) => number;
+    usage?: (honest: HonestUsage, n: number) => unknown[];
   } = {},
 ): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
@@ -70,13 +81,15 @@ export async function recordingServer(
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       const entry: Seen = { headers: request.headers, body, start, end: NaN };
       seen.push(entry);
-      if (o.fail?.(n++)) {
+      const k = n++;
+      if (o.fail?.(k)) {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'injected failure' } }));
         entry.end = performance.now();
         return;
       }
-      const tokens = Number(body.max_tokens ?? 1);
+      const maxTokens = Number(body.max_tokens ?? 1);
+      const tokens = o.tokens?.(maxTokens, k) ?? maxTokens;
       const messages = body.messages as { content: string }[];
       const promptTokens = messages.map((m) => m.content.split(' ').length).reduce((a, b) => a + b, 0);
       setTimeout(
@@ -86,9 +99,9 @@ export async function recordingServer(
             res.write(
               `data: ${JSON.stringify({ id: 'x', choices: [{ index: 0, delta: { content: ` w${i}` }, finish_reason: null }] })}\n\n`,
             );
-          res.write(
-            `data: ${JSON.stringify({ id: 'x', choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: tokens, prompt_tokens_details: { cached_tokens: 3 } } })}\n\n`,
-          );
+          const honest = { prompt_tokens: promptTokens, completion_tokens: tokens, prompt_tokens_details: { cached_tokens: 3 } };
+          for (const usage of o.usage?.(honest, k) ?? [honest])
+            res.write(`data: ${JSON.stringify({ id: 'x', choices: [], usage })}\n\n`);
           if (!res.destroyed) res.end('data: [DONE]\n\n');
           entry.end = performance.now();
         },
