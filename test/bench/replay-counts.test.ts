@@ -1,11 +1,14 @@
 // The replay against servers whose usage contradicts what the client sent or received: each such
 // request fails with its reason (counted by the failed-request threshold) instead of reaching the
 // aggregate's figures.
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayTraces } from '../../src/bench/replay/index.js';
 import type { ReplayReport } from '../../src/bench/replay/index.js';
 import { linearTrace, options, recordingServer } from './replay-support/fixtures.js';
 import type { HonestUsage } from './replay-support/fixtures.js';
+import { checkAgenticArtifacts } from '../../src/results/index.js';
+import { tempFiles } from '../helpers.js';
 
 const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -15,12 +18,12 @@ afterEach(async () => {
 type Lie = NonNullable<Parameters<typeof recordingServer>[0]>;
 
 /** Two 10-turn traces on one lane, profiled from turn 1 (turn 0 primes); the threshold judged from 10 requests. */
-async function replay(lie: Lie): Promise<ReplayReport> {
+async function replay(lie: Lie, outputDir?: string): Promise<ReplayReport> {
   const s = await recordingServer(lie);
   servers.push(s);
   return replayTraces(
     [linearTrace('a', 10), linearTrace('b', 10)],
-    options(s.url, { concurrency: 1, warmupRequestsPerLane: 0, startMinRatio: 0, startMaxRatio: 0 }),
+    options(s.url, { concurrency: 1, warmupRequestsPerLane: 0, startMinRatio: 0, startMaxRatio: 0, outputDir }),
   );
 }
 
@@ -120,5 +123,14 @@ describe('the replay checks the server’s counts against what it sent and recei
     );
     expect(report.records.map((r) => r.result.error)).toEqual(Array(10).fill(undefined));
     expect(max(report, 'input_sequence_length')).toBeGreaterThan(53);
+  });
+
+  it('the aggregate it writes passes results agentic-validate, its figures being possible', async () => {
+    const dir = join(tempFiles({}), 'aiperf_artifacts');
+    await replay({ usage: (h, n) => (n === 3 ? [{ ...h, prompt_tokens: 1e12 }] : [h]) }, dir);
+    expect(checkAgenticArtifacts(dir, 0.1)).toEqual({
+      errors: [],
+      message: 'Validated aiperf request error rate: 1/19 = 5.263% <= 10.000%',
+    });
   });
 });

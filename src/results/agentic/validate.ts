@@ -1,6 +1,7 @@
 /**
  * The validity gate of an agentic replay (validate_agentic_result.py): AIPerf's aggregate must
- * exist and its request error rate must not exceed the threshold.
+ * exist and its request error rate must not exceed the threshold. Frontier's addition: its
+ * figures must be possible (implausibleFigures).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -26,16 +27,87 @@ export function resolveAggregatePath(artifactDir: string, cwd = '.'): string {
 
 class GateError extends Error {}
 
-function metricAvg(aggregate: Record<string, unknown>, name: string): number | null {
+/** A metric's statistic (`avg` unless told): a finite number ≥ 0, or null when absent. */
+function metricAvg(aggregate: Record<string, unknown>, name: string, stat = 'avg'): number | null {
   const metric = Object.hasOwn(aggregate, name) ? aggregate[name] : undefined;
   if (metric === undefined || metric === null) return null;
   if (!isDict(metric)) throw new GateError(`${name} must be an object`);
-  const value = metric.avg;
+  const value = Object.hasOwn(metric, stat) ? metric[stat] : undefined;
   if (value === undefined || value === null) return null;
   const n = value instanceof PyFloat ? value.value : typeof value === 'number' ? value : undefined;
-  if (n === undefined) throw new GateError(`${name}.avg must be numeric`);
-  if (!Number.isFinite(n) || n < 0) throw new GateError(`${name}.avg must be a finite non-negative number`);
+  if (n === undefined) throw new GateError(`${name}.${stat} must be numeric`);
+  if (!Number.isFinite(n) || n < 0) throw new GateError(`${name}.${stat} must be a finite non-negative number`);
   return n;
+}
+
+/**
+ * Tokens per second no deployment reaches: 10^9. The aggregate does not say how many GPUs served
+ * it; 10^9 is ten thousand GPUs each taking 100k tokens/s, over a hundred times the largest
+ * deployment InferenceX runs (a 72-GPU NVL72), prefix-cache hits counted as input included.
+ */
+export const MAX_PLAUSIBLE_TOKEN_THROUGHPUT = 1e9;
+
+/**
+ * Tokens one request may have, input or output: 4 Mi, twice the most a trace request may hold
+ * (src/traces/limits.ts, 2 Mi), the chat template and tokenizer differences included; no served
+ * model's context window comes near.
+ */
+export const MAX_PLAUSIBLE_REQUEST_TOKENS = 1 << 22;
+
+/**
+ * How far a rate × benchmark_duration may exceed what the counts allow: 5%. AIPerf's rates and its
+ * duration may be over slightly different windows; an impossible figure is off by orders of magnitude.
+ */
+export const RATE_TOLERANCE = 0.05;
+
+const THROUGHPUTS = ['input_token_throughput', 'output_token_throughput', 'total_token_throughput'] as const;
+const LENGTHS = { input_token_throughput: 'input_sequence_length', output_token_throughput: 'output_sequence_length' } as const;
+
+/**
+ * Figures the aggregate cannot have: counts that do not add up, a throughput no deployment
+ * reaches, a request longer than any context, rates above what the counts allow over the
+ * duration. Each present figure is checked; a missing one is not guessed.
+ */
+function implausibleFigures(a: Record<string, unknown>, successes: number, errors: number, completed: number | null): string[] {
+  const problems: string[] = [];
+  const g = formatG;
+  for (const [name, n] of [
+    ['request_count', successes],
+    ['error_request_count', errors],
+    ['completed_request_count', completed],
+  ] as const)
+    if (n !== null && !Number.isInteger(n)) problems.push(`${name}.avg ${g(n)} is not a whole number of requests`);
+  if (completed !== null && successes + errors !== completed)
+    problems.push(`request_count + error_request_count = ${g(successes + errors)}, not completed_request_count ${g(completed)}`);
+  for (const name of THROUGHPUTS) {
+    const rate = metricAvg(a, name);
+    if (rate !== null && rate > MAX_PLAUSIBLE_TOKEN_THROUGHPUT)
+      problems.push(
+        `${name}.avg ${g(rate)} tokens/s is above ${g(MAX_PLAUSIBLE_TOKEN_THROUGHPUT)}, more than any deployment reaches`,
+      );
+  }
+  for (const name of Object.values(LENGTHS)) {
+    const longest = metricAvg(a, name, 'max');
+    if (longest !== null && longest > MAX_PLAUSIBLE_REQUEST_TOKENS)
+      problems.push(`${name}.max ${g(longest)} tokens is above ${g(MAX_PLAUSIBLE_REQUEST_TOKENS)}, longer than any context`);
+  }
+  const duration = metricAvg(a, 'benchmark_duration');
+  if (duration === null) return problems;
+  const above = (figure: number, allowed: number): boolean => figure > allowed * (1 + RATE_TOLERANCE) + 1;
+  const requests = metricAvg(a, 'request_throughput');
+  if (requests !== null && above(requests * duration, successes))
+    problems.push(
+      `request_throughput.avg ${g(requests)} over benchmark_duration ${g(duration)} s is ${g(requests * duration)} requests, more than request_count ${g(successes)}`,
+    );
+  for (const [rate, length] of Object.entries(LENGTHS)) {
+    const tokensPerS = metricAvg(a, rate);
+    const longest = metricAvg(a, length, 'max');
+    if (tokensPerS !== null && longest !== null && above(tokensPerS * duration, successes * longest))
+      problems.push(
+        `${rate}.avg ${g(tokensPerS)} over benchmark_duration ${g(duration)} s is ${g(tokensPerS * duration)} tokens, more than request_count ${g(successes)} × ${length}.max ${g(longest)}`,
+      );
+  }
+  return problems;
 }
 
 /** Python's `format(x, 'g')`: six significant digits, trailing zeros dropped. */
@@ -70,6 +142,7 @@ export function checkAgenticArtifacts(artifactDir: string, failedRequestThreshol
   let successes: number | null;
   let errors: number;
   let completed: number | null;
+  let aggregate: unknown;
   try {
     let text: string;
     try {
@@ -77,7 +150,6 @@ export function checkAgenticArtifacts(artifactDir: string, failedRequestThreshol
     } catch (e) {
       throw new GateError((e as Error).message);
     }
-    let aggregate: unknown;
     try {
       aggregate = loads(text);
     } catch (e) {
@@ -93,6 +165,7 @@ export function checkAgenticArtifacts(artifactDir: string, failedRequestThreshol
     throw e;
   }
   if (successes === null) return { errors: ['request_count.avg is missing'] };
+  const given = completed;
   if (completed === null) completed = successes + errors;
   if (completed <= 0) return { errors: ['aiperf completed zero requests'] };
   const errorRate = errors / completed;
@@ -100,6 +173,14 @@ export function checkAgenticArtifacts(artifactDir: string, failedRequestThreshol
   if (errorRate > failedRequestThreshold) {
     return { errors: [`aiperf request error rate exceeded the benchmark limit: ${ratio} > ${pct(failedRequestThreshold)}`] };
   }
+  let implausible: string[];
+  try {
+    implausible = implausibleFigures(aggregate as Record<string, unknown>, successes, errors, given);
+  } catch (e) {
+    if (e instanceof GateError) return { errors: [`failed to read ${shown}: ${e.message}`] };
+    throw e;
+  }
+  if (implausible.length > 0) return { errors: implausible.map((p) => `implausible aggregate: ${p}`) };
   return { errors: [], message: `Validated aiperf request error rate: ${ratio} <= ${pct(failedRequestThreshold)}` };
 }
 

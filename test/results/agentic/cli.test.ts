@@ -1,5 +1,5 @@
 /** `frontier results agentic` and `agentic-validate` as drop-ins for the reference scripts (the built CLI). */
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers.js';
@@ -69,6 +69,19 @@ describe('frontier results agentic-validate', () => {
     expect(bad).toMatchObject({
       status: 1,
       stderr: 'ERROR: aiperf request error rate exceeded the benchmark limit: 3/40 = 7.500% > 5.000%\n',
+    });
+  });
+
+  it('refuses an aggregate whose figures cannot be, with exit 1 and the reason', () => {
+    const dir = join(tempDir(), 'aiperf_artifacts');
+    mkdirSync(dir, { recursive: true });
+    const aggregate = { request_count: { avg: 19 }, total_token_throughput: { avg: 2.9e11 } };
+    writeFileSync(join(dir, 'profile_export_aiperf.json'), JSON.stringify(aggregate));
+    expect(runCli(['results', 'agentic-validate', dir, '--failed-request-threshold', '0.1'])).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr:
+        'ERROR: implausible aggregate: total_token_throughput.avg 2.9e+11 tokens/s is above 1e+09, more than any deployment reaches\n',
     });
   });
 
