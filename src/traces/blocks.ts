@@ -1,5 +1,5 @@
 import { Fields } from './fields.js';
-import { MAX_BLOCK_SIZE, TOKEN_COUNT, hashIdsOf } from './limits.js';
+import { MAX_BLOCK_SIZE, TOKEN_COUNT, checkedId, hashIdsOf } from './limits.js';
 import { UserError } from '../util/user-error.js';
 import type { SourceLine, Trace, TraceRequest, TraceSubagent } from './types.js';
 
@@ -41,7 +41,7 @@ export function parseBlockLine(f: Fields, sessions: Map<string, Stream>, traces:
   const sessionField = f.obj.session_id;
   if (sessionField !== undefined && typeof sessionField !== 'string' && typeof sessionField !== 'number')
     f.fail('session_id', 'not a string', 'write "session_id" as a string');
-  const sessionId = sessionField === undefined ? `line-${f.at.line}` : String(sessionField);
+  const sessionId = sessionField === undefined ? `line-${f.at.line}` : checkedId(f, 'session_id', String(sessionField));
   const input = f.number('input_length', 'the input (context) tokens', TOKEN_COUNT);
   const output = f.number('output_length', 'the output tokens to generate', TOKEN_COUNT);
   const hashIds = hashIdsOf(f, blockSize);

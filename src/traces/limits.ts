@@ -53,3 +53,18 @@ export function hashIdsOf(f: Fields, blockSize: number): number[] {
 
 /** Options of Fields.number for a request's token count. */
 export const TOKEN_COUNT = { required: true, integer: true, max: MAX_REQUEST_TOKENS } as const;
+
+/**
+ * Characters of a trace, session or agent id: 256 (Weka ids are 36-character UUIDs). Ids travel
+ * in HTTP headers (X-Correlation-ID), so they are printable ASCII too: a line break there would
+ * write headers, or a request, of the file's choosing.
+ */
+export const MAX_ID_LENGTH = 256;
+
+/** `id` (the value of key `name`), refused when it is too long or not printable ASCII. */
+export function checkedId(f: Fields, name: string, id: string): string {
+  const hint = `"${name}" travels in an HTTP header (X-Correlation-ID): write at most ${MAX_ID_LENGTH} printable ASCII characters`;
+  if (id.length > MAX_ID_LENGTH) f.fail(name, `${id.length} characters, above the limit of ${MAX_ID_LENGTH}`, hint);
+  if (!/^[\x20-\x7e]*$/.test(id)) f.fail(name, `${JSON.stringify(id).slice(0, 60)} is not printable ASCII`, hint);
+  return id;
+}

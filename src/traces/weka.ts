@@ -1,6 +1,6 @@
 import { traceError } from './errors.js';
 import { Fields, isObject } from './fields.js';
-import { MAX_BLOCK_SIZE, TOKEN_COUNT, hashIdsOf } from './limits.js';
+import { MAX_BLOCK_SIZE, TOKEN_COUNT, checkedId, hashIdsOf } from './limits.js';
 import type { SourceLine, Trace, TraceEntry, TraceRequest, TraceSubagent } from './types.js';
 
 /**
@@ -76,7 +76,7 @@ function parseSubagent(f: Fields, lineOf: LineOf, blockSize: number): TraceSubag
   const last = inner[inner.length - 1]!;
   const subagent: TraceSubagent = {
     t,
-    agentId: f.string('agent_id', 'the subagent instance id', { required: true }),
+    agentId: checkedId(f, 'agent_id', f.string('agent_id', 'the subagent instance id', { required: true })),
     subagentType: f.string('subagent_type', 'the kind of subagent, e.g. "Explore"') ?? 'Subagent',
     duration: durationMs !== undefined ? durationMs / 1000 : last.t + (last.apiTime ?? 0) - t,
     requests: inner,
@@ -143,7 +143,7 @@ export function parseWekaTrace(
       );
     return { kind: 'subagent', subagent: parseSubagent(ef, lineOf, blockSize) };
   });
-  const trace: Trace = { id: String(id), blockSize, hashIdScope: scope, entries, source: at };
+  const trace: Trace = { id: checkedId(f, 'id', String(id)), blockSize, hashIdScope: scope, entries, source: at };
   if (models !== undefined) trace.models = models;
   return trace;
 }

@@ -150,6 +150,30 @@ describe('frontier bench --trace', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/cannot read \/nonexistent\/traces\.jsonl/);
   });
+
+  it('refuses a one-request trace that would build gigabytes of prompt, at once and without a stack', async () => {
+    const one = (extra: Record<string, unknown>, hashIds: number[]): string =>
+      `${JSON.stringify({ id: 'big', requests: [{ t: 0, type: 'n', in: 64, out: 1, hash_ids: hashIds }], ...extra })}\n`;
+    const dir = tempFiles({
+      'huge-block.jsonl': one({ block_size: 1e9 }, [0]),
+      'many-ids.jsonl': one(
+        {},
+        Array.from({ length: 2_000_000 }, (_, i) => i),
+      ),
+    });
+    for (const [file, message] of [
+      ['huge-block.jsonl', /huge-block\.jsonl:1: Weka trace: block_size: 1000000000 is above the limit of 65536\n +hint: /],
+      [
+        'many-ids.jsonl',
+        /many-ids\.jsonl:1: Weka trace: requests\[0\]\.hash_ids: 2000000 entries, above the limit of 131072\n +hint: /,
+      ],
+    ] as const) {
+      const r = await runCliAsync(['bench', '--trace', join(dir, file), '--url', healthy.url, '--model', MODEL]);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n +at /);
+    }
+  });
 });
 
 describe('--extra-inputs', () => {

@@ -8,6 +8,7 @@ import { UserError } from '../../src/util/user-error.js';
 import {
   MAX_BLOCK_SIZE,
   MAX_HASH_IDS_PER_REQUEST,
+  MAX_ID_LENGTH,
   MAX_REQUEST_TOKENS,
   MAX_TRACE_FILE_BYTES,
   MAX_TRACE_LINES,
@@ -285,6 +286,23 @@ describe('limits: every size a trace file controls is bounded, with an error nam
       'an output length past the tokens of a request',
       `{"input_length": 5, "output_length": ${MAX_REQUEST_TOKENS + 1}}`,
       /^x\.jsonl:1: hash_ids block trace: output_length: \d+ is above the limit/,
+    ],
+    [
+      'a trace id with a line break (it travels in an HTTP header)',
+      weka([req(0)], { id: 'a\r\nX-Injected: 1' }),
+      /^x\.jsonl:1: Weka trace: id: "a\\r\\nX-Injected: 1" is not printable ASCII/,
+    ],
+    [
+      'a subagent id whose low byte is a line break once written as latin1',
+      weka([req(0), { t: 1, type: 'subagent', agent_id: 'a\u010a', requests: [req(1)] }]),
+      /requests\[1\]\.agent_id: "a\u010a" is not printable ASCII/,
+    ],
+    [
+      'a session id past the length limit',
+      `{"session_id": "${'s'.repeat(MAX_ID_LENGTH + 1)}", "input_length": 5, "output_length": 1}`,
+      new RegExp(
+        `^x\\.jsonl:1: hash_ids block trace: session_id: ${MAX_ID_LENGTH + 1} characters, above the limit of ${MAX_ID_LENGTH}`,
+      ),
     ],
     [
       'more requests than a file may hold',
