@@ -74,6 +74,12 @@ describe('the replay checks the server’s counts against what it sent and recei
       undefined,
     ],
     [
+      'fewer output tokens than the chunks it streamed',
+      { tokens: (maxTokens, n) => (n === 3 ? 3 : maxTokens), usage: once((h) => [{ ...h, completion_tokens: 2 }]) },
+      'invalid usage: fewer completion_tokens than chunks streamed',
+      '2 < 3',
+    ],
+    [
       'fewer output tokens than requested with ignore_eos',
       { tokens: (maxTokens, n) => (n === 3 ? 1 : maxTokens) },
       'invalid usage: fewer completion_tokens than max_tokens with ignore_eos',

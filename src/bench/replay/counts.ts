@@ -46,7 +46,12 @@ export function countsProblem(result: RequestResult, sent: Sent): { reason: stri
   if (result.tokenChunks === 0) return { reason: NO_OUTPUT_TOKENS };
   const output = numberOrUndefined(result.usage?.completion_tokens);
   if (output === 0) return { reason: ZERO_COMPLETION_TOKENS };
-  // Chunks only bound the output from below (a chunk can carry several tokens): usage tells the count.
+  // Each chunk with text carries at least one token (several with speculative decoding): a lower bound.
+  if (output !== undefined && output < result.tokenChunks)
+    return {
+      reason: `${INVALID_USAGE}: fewer completion_tokens than chunks streamed`,
+      detail: `${output} < ${result.tokenChunks}`,
+    };
   if (sent.ignoreEos && output !== undefined && output < sent.maxTokens)
     return {
       reason: `${INVALID_USAGE}: fewer completion_tokens than max_tokens with ignore_eos`,
