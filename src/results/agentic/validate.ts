@@ -28,7 +28,7 @@ export function resolveAggregatePath(artifactDir: string, cwd = '.'): string {
 class GateError extends Error {}
 
 /** A metric's statistic (`avg` unless told): a finite number ≥ 0, or null when absent. */
-function metricAvg(aggregate: Record<string, unknown>, name: string, stat = 'avg'): number | null {
+function metricStat(aggregate: Record<string, unknown>, name: string, stat = 'avg'): number | null {
   const metric = Object.hasOwn(aggregate, name) ? aggregate[name] : undefined;
   if (metric === undefined || metric === null) return null;
   if (!isDict(metric)) throw new GateError(`${name} must be an object`);
@@ -80,28 +80,28 @@ function implausibleFigures(a: Record<string, unknown>, successes: number, error
   if (completed !== null && successes + errors !== completed)
     problems.push(`request_count + error_request_count = ${g(successes + errors)}, not completed_request_count ${g(completed)}`);
   for (const name of THROUGHPUTS) {
-    const rate = metricAvg(a, name);
+    const rate = metricStat(a, name);
     if (rate !== null && rate > MAX_PLAUSIBLE_TOKEN_THROUGHPUT)
       problems.push(
         `${name}.avg ${g(rate)} tokens/s is above ${g(MAX_PLAUSIBLE_TOKEN_THROUGHPUT)}, more than any deployment reaches`,
       );
   }
   for (const name of Object.values(LENGTHS)) {
-    const longest = metricAvg(a, name, 'max');
+    const longest = metricStat(a, name, 'max');
     if (longest !== null && longest > MAX_PLAUSIBLE_REQUEST_TOKENS)
       problems.push(`${name}.max ${g(longest)} tokens is above ${g(MAX_PLAUSIBLE_REQUEST_TOKENS)}, longer than any context`);
   }
-  const duration = metricAvg(a, 'benchmark_duration');
+  const duration = metricStat(a, 'benchmark_duration');
   if (duration === null) return problems;
   const above = (figure: number, allowed: number): boolean => figure > allowed * (1 + RATE_TOLERANCE) + 1;
-  const requests = metricAvg(a, 'request_throughput');
+  const requests = metricStat(a, 'request_throughput');
   if (requests !== null && above(requests * duration, successes))
     problems.push(
       `request_throughput.avg ${g(requests)} over benchmark_duration ${g(duration)} s is ${g(requests * duration)} requests, more than request_count ${g(successes)}`,
     );
   for (const [rate, length] of Object.entries(LENGTHS)) {
-    const tokensPerS = metricAvg(a, rate);
-    const longest = metricAvg(a, length, 'max');
+    const tokensPerS = metricStat(a, rate);
+    const longest = metricStat(a, length, 'max');
     if (tokensPerS !== null && longest !== null && above(tokensPerS * duration, successes * longest))
       problems.push(
         `${rate}.avg ${g(tokensPerS)} over benchmark_duration ${g(duration)} s is ${g(tokensPerS * duration)} tokens, more than request_count ${g(successes)} × ${length}.max ${g(longest)}`,
@@ -157,9 +157,9 @@ export function checkAgenticArtifacts(artifactDir: string, failedRequestThreshol
       throw e;
     }
     if (!isDict(aggregate)) return { errors: [`${shown} must contain a JSON object`] };
-    successes = metricAvg(aggregate, 'request_count');
-    errors = metricAvg(aggregate, 'error_request_count') || 0;
-    completed = metricAvg(aggregate, 'completed_request_count');
+    successes = metricStat(aggregate, 'request_count');
+    errors = metricStat(aggregate, 'error_request_count') || 0;
+    completed = metricStat(aggregate, 'completed_request_count');
   } catch (e) {
     if (e instanceof GateError) return { errors: [`failed to read ${shown}: ${e.message}`] };
     throw e;
