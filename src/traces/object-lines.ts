@@ -18,16 +18,15 @@ export function objectLines(text: string, value: unknown): WeakMap<object, numbe
     } else if (c === 34) inString = true;
     else if (c === 123) starts.push(line);
   }
-  // Pre-order, with a stack of its own: the nesting a file can hold is bounded by its size only.
   const objects: object[] = [];
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const v = pending.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (!Array.isArray(v)) objects.push(v);
-    const children = Object.values(v);
-    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
-  }
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') {
+      objects.push(v);
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk(value);
   const lines = new WeakMap<object, number>();
   if (objects.length !== starts.length) return lines;
   objects.forEach((o, k) => lines.set(o, starts[k]!));

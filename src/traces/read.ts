@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { MAX_JSON_DEPTH, jsonTooDeep } from '../util/json-depth.js';
 import { UserError } from '../util/user-error.js';
 import { blockTraceReader } from './blocks.js';
 import { traceError } from './errors.js';
@@ -35,6 +36,7 @@ const FORMAT_HINT =
   'a Weka trace has "id" and "requests" (one trace per line, or one pretty-printed trace per file); a block trace has "input_length", "output_length" and "hash_ids" per line';
 
 function parseSingleJson(text: string, file: string, options: ParseOptions): Trace[] | undefined {
+  checkDepth(text, { file, line: 1 }, undefined);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -54,6 +56,18 @@ function parseSingleJson(text: string, file: string, options: ParseOptions): Tra
   const trace = parseWekaTrace(value, { file, line: lines.get(value) ?? 1 }, (o) => lines.get(o), options);
   checkRequestCount(requestsInOrder(trace).length, { file, line: 1 }, WEKA);
   return [trace];
+}
+
+/** `text` refused before it is parsed when it nests deeper than MAX_JSON_DEPTH (objectLines recurses). */
+function checkDepth(text: string, at: SourceLine, format: TraceFormat | undefined): void {
+  if (jsonTooDeep(text))
+    throw traceError(
+      at,
+      format,
+      undefined,
+      `nests arrays and objects more than ${MAX_JSON_DEPTH} deep`,
+      'a trace nests 6 deep (the trace, requests, a subagent, its requests, hash_ids): remove the deeper values',
+    );
 }
 
 function checkRequestCount(requests: number, at: SourceLine, format: TraceFormat): void {
@@ -94,6 +108,7 @@ function parseLines(lines: readonly string[], file: string, options: ParseOption
       hint: 'point at a traces.jsonl (Weka) or a hash_ids block trace; regenerate it if it was cut short',
     });
   let firstValue: unknown;
+  checkDepth(lines[first]!, { file, line: first + 1 }, undefined);
   try {
     firstValue = JSON.parse(lines[first]!);
   } catch {
@@ -108,6 +123,7 @@ function parseLines(lines: readonly string[], file: string, options: ParseOption
   lines.forEach((raw, i) => {
     if (raw.trim() === '') return;
     const at = { file, line: i + 1 };
+    checkDepth(raw, at, format);
     let value: unknown;
     try {
       value = i === first && firstValue !== undefined ? firstValue : JSON.parse(raw);

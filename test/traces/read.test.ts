@@ -14,6 +14,7 @@ import {
   MAX_TRACE_LINES,
   MAX_TRACE_REQUESTS,
 } from '../../src/traces/limits.js';
+import { MAX_JSON_DEPTH } from '../../src/util/json-depth.js';
 import { REPO, tempFiles } from '../helpers.js';
 
 const DIR = join(REPO, 'test/fixtures/agentic/traces');
@@ -336,9 +337,16 @@ describe('limits: every size a trace file controls is bounded, with an error nam
     );
   });
 
-  it('deep nesting in a pretty-printed trace is read, not a stack overflow', () => {
-    const depth = 200_000;
-    const text = `{\n"id": "deep",\n"x": ${'['.repeat(depth)}${']'.repeat(depth)},\n"requests": [\n${JSON.stringify(req(0))}\n]\n}\n`;
-    expect(parseTraces(text, 'deep.json')[0]!.id).toBe('deep');
+  it('nesting past MAX_JSON_DEPTH, in a pretty-printed trace or a line, before it is parsed', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const pretty = `{\n"id": "deep",\n"x": ${deep},\n"requests": [\n${JSON.stringify(req(0))}\n]\n}\n`;
+    expect(failure(pretty, 'deep.json').message).toBe(`deep.json:1: nests arrays and objects more than ${MAX_JSON_DEPTH} deep`);
+    const line = weka([req(0)], { x: JSON.parse(`${'['.repeat(65)}${']'.repeat(65)}`) as unknown });
+    expect(failure(`${weka([req(0)])}\n${line}`).message).toBe(
+      `x.jsonl:2: Weka trace: nests arrays and objects more than ${MAX_JSON_DEPTH} deep`,
+    );
+    expect(
+      parseTraces(weka([req(0)], { x: JSON.parse(`${'['.repeat(60)}${']'.repeat(60)}`) as unknown }), 'x.jsonl'),
+    ).toHaveLength(1);
   });
 });
