@@ -36,12 +36,13 @@ export function capTrace(trace: Trace, options: CapOptions): Trace | undefined {
   if (surviving.length === 0) return undefined;
   if (!dropped) return trace;
   const times = surviving.flatMap((e) => (e.kind === 'request' ? [e.request.t] : e.subagent.requests.map((r) => r.t)));
-  const origin = Math.min(...times);
+  // Loops, not Math.min(...): a spread of a long trace's times overflows the stack.
+  const origin = times.reduce((m, t) => Math.min(m, t), Infinity);
   const entries = surviving.map((e): TraceEntry => {
     if (e.kind === 'request') return { kind: 'request', request: { ...e.request, t: e.request.t - origin } };
     const requests = e.subagent.requests.map((r) => ({ ...r, t: r.t - origin }));
-    const first = Math.min(...requests.map((r) => r.t));
-    const lastEnd = Math.max(...requests.map((r) => r.t + (r.apiTime ?? 0)));
+    const first = requests.reduce((m, r) => Math.min(m, r.t), Infinity);
+    const lastEnd = requests.reduce((m, r) => Math.max(m, r.t + (r.apiTime ?? 0)), -Infinity);
     // The reference stores whole milliseconds: int(round((last_end - first_t) * 1000)).
     return { kind: 'subagent', subagent: { ...e.subagent, t: first, duration: ms(lastEnd - first), requests } };
   });

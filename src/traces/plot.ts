@@ -45,7 +45,8 @@ function panel(d: Distribution, x0: number, y0: number): string {
     parts.push(`<text x="${left + w / 2}" y="${top + h / 2}" text-anchor="middle" class="axis">no values</text>`);
     return parts.join('');
   }
-  const lo = Math.min(0, Math.min(...d.values));
+  // A loop, not Math.min(...): a spread of a corpus's values overflows the stack.
+  const lo = d.values.reduce((m, v) => Math.min(m, v), 0);
   const hi = Math.max(d.summary.p99, lo + 1e-9);
   const counts = histogram(d.values, lo, hi);
   const most = Math.max(...counts);

@@ -83,4 +83,12 @@ describe('capTrace (the 256k variant of build_weka_hf_dataset.py)', () => {
     );
     expect(parseTraces(text, 'capped.jsonl', { leadingSubagents: true })[0]!.entries[0]!.kind).toBe('subagent');
   });
+
+  it('a trace of 200,000 requests (allowed by MAX_TRACE_REQUESTS) is capped without a stack overflow', () => {
+    const inner = Array.from({ length: 200_000 }, (_, i) => request(10 + i, 1));
+    const child = { t: 10, type: 'subagent', agent_id: 'a', duration_ms: 200_000_000, requests: inner };
+    const capped = capTrace(read({ id: 'long', requests: [request(0, 1, 300_000), request(5, 1), child] }), CAP)!;
+    expect(capped.entries[0]).toMatchObject({ kind: 'request', request: { t: 0 } });
+    expect(sub(capped, 1)).toMatchObject({ t: 5, duration: 200_000 });
+  });
 });

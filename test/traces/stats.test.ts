@@ -128,6 +128,12 @@ describe('the SVG plot', () => {
     expect(svg).not.toMatch(/NaN|undefined|Infinity/);
   });
 
+  it('a corpus of 200,000 requests is plotted without a stack overflow', () => {
+    const requests = Array.from({ length: 200_000 }, (_, i) => n(i, 64, 1, []));
+    const svg = statsSvg(corpusStats(parseTraces(JSON.stringify({ id: 'long', requests }), 'long.jsonl')), 'long');
+    expect(wellFormed(svg)).toBe(true);
+  });
+
   it('a distribution with no values says so instead of drawing bars', () => {
     const stats = corpusStats(parseTraces(JSON.stringify({ id: 'c', requests: [n(0, 64, 1, [])] }), 'c.jsonl'));
     const svg = statsSvg(stats, 'c');
