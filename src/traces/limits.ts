@@ -55,9 +55,9 @@ export function hashIdsOf(f: Fields, blockSize: number): number[] {
 export const TOKEN_COUNT = { required: true, integer: true, max: MAX_REQUEST_TOKENS } as const;
 
 /**
- * Characters of a trace, session or agent id: 256 (Weka ids are 36-character UUIDs). Ids travel
- * in HTTP headers (X-Correlation-ID), so they are printable ASCII too: a line break there would
- * write headers, or a request, of the file's choosing.
+ * Characters of a trace, session or agent id: 256 (proxy_to_weka.py names a trace after its log
+ * file, a session id). Ids travel in HTTP headers (X-Correlation-ID), so they are printable ASCII
+ * too: a line break there would write headers, or a request, of the file's choosing.
  */
 export const MAX_ID_LENGTH = 256;
 
