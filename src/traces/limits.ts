@@ -20,8 +20,8 @@ export const MAX_TRACE_FILE_BYTES = 2 ** 31 - 1;
 export const MAX_TRACE_LINES = 1 << 24;
 
 /**
- * Requests in a file, subagents' included: 1,000,000, 40× the largest public Mooncake trace
- * (23,608 lines) and thousands of times a Weka corpus's turns per trace.
+ * Requests in a file, subagents' included: 1,000,000, tens of times the public Mooncake traces
+ * (tens of thousands of lines) and of a Weka corpus (under 1k traces of hundreds of requests).
  */
 export const MAX_TRACE_REQUESTS = 1_000_000;
 
