@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { UserError } from '../util/user-error.js';
 import { flagValue } from '../util/argv.js';
+import { parseYamlInput } from '../util/yaml-input.js';
 import type { SpeculativeConfig } from '../sim/index.js';
 
 /**
@@ -106,7 +106,8 @@ function fromTrt(args: readonly string[], env: NodeJS.ProcessEnv): SyntheticSpec
   let drafts = override === undefined ? undefined : trtDrafts(jsonObject(override, '--override-engine-args'));
   const file = flagValue(args, '--config', '--extra_llm_api_options', '--extra-llm-api-options', '--extra-engine-args');
   // A launch plan reads the knob before srtctl has written the options file: the AL is known, the drafts not yet.
-  if (drafts === undefined && file !== undefined && existsSync(file)) drafts = trtDrafts(parseYaml(readFileSync(file, 'utf8')));
+  if (drafts === undefined && file !== undefined && existsSync(file))
+    drafts = trtDrafts(parseYamlInput(readFileSync(file, 'utf8'), file));
   const source = 'TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS';
   if (drafts !== undefined) return { draftTokens: drafts, acceptanceLength: decimal(1 + accepted), source };
   const fewest = Math.max(1, Math.ceil(accepted));

@@ -9,11 +9,13 @@
  * A threshold is resolved most-specific-first: models.<prefix>.<task>, then default.<task>, then
  * the --min-score fallback (0.85).
  */
-import { isAlias, isMap, isScalar, parseDocument } from 'yaml';
-import type { Document, Node } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, parseDocument } from 'yaml';
+import type { Node } from 'yaml';
 import { plainKind, resolvePlain } from '../catalog/yaml/resolve.js';
 import { floatRepr } from '../pycompat/index.js';
 import { UserError } from '../util/user-error.js';
+import { resolveAliases } from '../util/yaml-input.js';
+import type { ResolvedAliases } from '../util/yaml-input.js';
 
 /** A file or directory the eval commands cannot use, with what to do about it. */
 export class EvalInputError extends UserError {}
@@ -74,13 +76,13 @@ type Loaded =
 
 const TAG = 'tag:yaml.org,2002:';
 
-function load(node: Node | null | undefined, doc: Document, where: string): Loaded {
+function load(node: Node | null | undefined, aliases: ResolvedAliases, where: string): Loaded {
   if (node === null || node === undefined) return { kind: 'other', what: 'null' };
-  if (isAlias(node)) return load(node.resolve(doc) as Node | undefined, doc, where);
+  if (isAlias(node)) return load(aliases.targetOf(node), aliases, where);
   if (isMap(node)) {
     return {
       kind: 'map',
-      entries: node.items.map((pair) => [load(pair.key as Node, doc, where), load(pair.value as Node, doc, where)]),
+      entries: node.items.map((pair) => [load(pair.key as Node, aliases, where), load(pair.value as Node, aliases, where)]),
     };
   }
   if (isScalar(node)) {
@@ -132,9 +134,15 @@ function taskMap(v: Loaded, where: string, file: string): Map<string, Threshold>
  * string would crash it mid-run).
  */
 export function parseThresholds(text: string, file: string): ThresholdsConfig {
-  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
   if (doc.errors.length > 0) throw new EvalInputError(`${file}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-  const root = load(doc.contents as Node | null, doc, file);
+  const aliases = resolveAliases(doc);
+  if (aliases.refused)
+    throw new EvalInputError(`${file}:${lines.linePos(aliases.refused.offset).line}: ${aliases.refused.message}`, {
+      hint: aliases.refused.hint,
+    });
+  const root = load(doc.contents as Node | null, aliases, file);
   if (root.kind !== 'map')
     throw new EvalInputError(`${file}: a thresholds file is a mapping (default: …, models: …), not ${describe(root)}`);
   const top = new Map<string, Loaded>();

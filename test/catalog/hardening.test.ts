@@ -7,6 +7,7 @@ import { MAX_NESTING, firstInvalidUtf8, parseYaml } from '../../src/catalog/yaml
 import { parseFull } from '../../src/catalog/yaml/full.js';
 import { loadRecipe } from '../../src/recipes/index.js';
 import { parseClusterProfile, readClusterProfiles } from '../../src/clusters/index.js';
+import { MAX_YAML_EXPANDED_NODES } from '../../src/util/yaml-input.js';
 import { INFERENCEX } from '../helpers.js';
 
 describe('nesting limit', () => {
@@ -135,6 +136,58 @@ describe('encoding', () => {
     expect(profile!.problems).toMatchObject([
       { file: 'local.yaml', line: 2, message: 'the file is not valid UTF-8 (byte 0xe9)' },
     ]);
+  });
+});
+
+describe('YAML aliases', () => {
+  const entry = `k:
+  image: img:1
+  model: org/model
+  model-prefix: m
+  precision: fp8
+  framework: vllm
+  runner: h100
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - {tp: 8, conc-list: [1], ep: &one 1}
+`;
+  const load = async (text: string) =>
+    (await loadMasterConfigs(['m-master.yaml'], { readFile: () => Promise.resolve(Buffer.from(text)) })).problems;
+
+  it('an alias bomb (a billion laughs) is a problem at the alias that passes the limit, not a walk of a billion values', async () => {
+    const levels = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) levels.push(`l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
+    const problems = await load(`${entry}${levels.join('\n')}\n`);
+    expect(problems).toMatchObject([
+      {
+        file: 'm-master.yaml',
+        rule: 'yaml',
+        line: 20,
+        message: `with its aliases expanded the YAML stands for more than ${MAX_YAML_EXPANDED_NODES.toLocaleString('en-US')} values (*l4 and the aliases before it)`,
+      },
+    ]);
+  });
+
+  it('an alias inside its own anchor is a problem, not a structure that contains itself', async () => {
+    const problems = await load(entry.replace('{tp: 8,', '&self {x: [*self], tp: 8,'));
+    expect(problems).toMatchObject([
+      { line: 14, message: '*self is inside the node its anchor names (a structure that contains itself)' },
+    ]);
+  });
+
+  it('resolves 50,000 aliases in one pass (resolving each by a walk of the document took minutes)', async () => {
+    const problems = await load(`${entry}x: [${Array.from({ length: 50_000 }, () => '*one').join(', ')}]\n`);
+    expect(problems).toMatchObject([{ line: 15, message: 'expected a mapping (a master-config entry), got a list' }]);
+  });
+
+  it('still takes anchors, aliases and merge keys as PyYAML builds them', async () => {
+    const doc = await parseYaml('a: &a {x: 1}\nb: *a\nc: {<<: *a, y: 2}\n', 'ok.yaml');
+    expect(doc.problems).toEqual([]);
+    expect(doc.value).toEqual({ a: { x: 1 }, b: { x: 1 }, c: { x: 1, y: 2 } });
   });
 });
 

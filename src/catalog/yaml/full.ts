@@ -3,6 +3,7 @@ import type { Node as YamlNode, Pair } from 'yaml';
 import type { PathSegment, Problem } from '../problems.js';
 import { MAX_NESTING, duplicateKeyProblem, nestingProblem, yamlProblem } from './document.js';
 import type { NodeInfo, Pos } from './document.js';
+import { resolveAliases } from '../../util/yaml-input.js';
 import { YamlTimestamp, constructBool, constructFloat, constructInt, plainKind, resolvePlain } from './resolve.js';
 
 const TAG = 'tag:yaml.org,2002:';
@@ -46,6 +47,12 @@ export function parseFull(text: string, file: string): FullResult {
     report(error.pos[0], error.message.split('\n')[0]!, yamlHint(error.code));
   }
   if (doc.errors.length > 0) return { value: null, info: new WeakMap(), problems };
+  const aliases = resolveAliases(doc);
+  if (aliases.refused) {
+    report(aliases.refused.offset, aliases.refused.message, aliases.refused.hint);
+    return { value: null, info: new WeakMap(), problems };
+  }
+  const targetOf = (node: unknown): unknown => (isAlias(node) ? aliases.targetOf(node as Alias) : node);
 
   const info = new WeakMap<object, NodeInfo>();
   const built = new Map<YamlNode, unknown>();
@@ -61,7 +68,7 @@ export function parseFull(text: string, file: string): FullResult {
       return null;
     }
     if (isAlias(node)) {
-      const target = (node as Alias).resolve(doc);
+      const target = aliases.targetOf(node as Alias);
       if (!target) return null;
       return built.has(target) ? built.get(target) : build(target, at);
     }
@@ -133,11 +140,11 @@ export function parseFull(text: string, file: string): FullResult {
 
   /** Pairs contributed by a `<<` value, in PyYAML's precedence (earlier maps win). */
   const mergedPairs = (value: unknown): [string, unknown, Pos][] => {
-    const target = isAlias(value) ? (value as Alias).resolve(doc) : value;
+    const target = targetOf(value);
     const maps: unknown[] = isSeq(target) ? (target as YAMLSeq).items.slice().reverse() : [target];
     const out: [string, unknown, Pos][] = [];
     for (const m of maps) {
-      const node = isAlias(m) ? (m as Alias).resolve(doc) : m;
+      const node = targetOf(m);
       if (!isMap(node)) {
         report((value as YamlNode).range![0], 'a merge key (<<) needs a mapping or a list of mappings');
         continue;
@@ -154,7 +161,7 @@ export function parseFull(text: string, file: string): FullResult {
 
   /** Mapping keys must be strings; YAML 1.1 reads some unquoted keys as other types. */
   const keyString = (key: unknown, at: Pos): string => {
-    const node = isAlias(key) ? (key as Alias).resolve(doc) : key;
+    const node = targetOf(key);
     if (isScalar(node)) {
       const value = scalarValue(node as Scalar, () => undefined);
       if (typeof value === 'string') return value;

@@ -3,7 +3,7 @@
  * lines and head text, and the master-config entries it added or changed.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { parse } from 'yaml';
+import { parseYamlInput } from '../../util/yaml-input.js';
 
 export interface AddedLine {
   /** 1-based line in the head file. */
@@ -41,7 +41,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'n
 function entriesOf(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   try {
-    const value: unknown = parse(text, { uniqueKeys: false });
+    const value = parseYamlInput(text, 'a master config', { uniqueKeys: false });
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
     return {};

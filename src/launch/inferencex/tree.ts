@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { UserError } from '../../util/user-error.js';
+import { parseYamlInput } from '../../util/yaml-input.js';
 
 /**
  * An InferenceX checkout: where its per-configuration benchmark scripts (`benchmarks/`), its
@@ -31,12 +31,7 @@ export function openTree(dir: string): InferencexTree {
   const labels = new Map<string, string[]>();
   const file = join(root, 'configs', 'runners.yaml');
   if (existsSync(file)) {
-    let doc: unknown;
-    try {
-      doc = parseYaml(readFileSync(file, 'utf8'), { uniqueKeys: false });
-    } catch (e) {
-      throw new TreeError(`${file}: not YAML (${(e as Error).message})`);
-    }
+    const doc = parseYamlInput(readFileSync(file, 'utf8'), file, { uniqueKeys: false });
     const map = (doc as { labels?: unknown } | null)?.labels;
     if (map && typeof map === 'object')
       for (const [label, names] of Object.entries(map as Record<string, unknown>))
