@@ -14,7 +14,7 @@ export type { PathSegment, Problem } from './problems.js';
 export { TopologyError, agenticDramGpus, singleNodeGpus, workerGpusPerNode } from './topology.js';
 export { isPlainMapping, parseYaml } from './yaml/index.js';
 export type { YamlDocument } from './yaml/index.js';
-export { SAFE_NAME } from './schema.js';
+export { SAFE_NAME, SAFE_NAME_TEXT } from './schema.js';
 export type * from './schema.js';
 export { gpuOfRunner, intMatches, resolveTuning, whenMatches } from './tuning.js';
 export type { ResolvedTuning, ResolvedTuningSettings, TunedArg, TuningFacts } from './tuning.js';

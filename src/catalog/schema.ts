@@ -29,7 +29,7 @@ const name = (description: string) =>
  * file system treats specially. Every value in the InferenceX configs fits.
  */
 export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const SAFE_NAME_TEXT = 'letters, digits, ".", "_" and "-", starting with a letter or digit';
+export const SAFE_NAME_TEXT = 'letters, digits, ".", "_" and "-", starting with a letter or digit';
 const safeName = (description: string) =>
   name(description)
     .regex(SAFE_NAME, expect(`${SAFE_NAME_TEXT} (it becomes part of file names)`))

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PyRandom } from '../pycompat/index.js';
+import { readRegularFile } from '../util/bounded-read.js';
 import type { Doc } from './datasets.js';
 
 /**
@@ -19,6 +20,9 @@ export interface ProcessDocs {
   source: string;
   apply(docs: readonly Doc[]): Doc[];
 }
+
+/** The largest Python module read for its functions' source: InferenceX's utils.py is 1 KB. */
+export const MAX_PROCESS_DOCS_MODULE_BYTES = 1 << 20;
 
 const LETTERS = 'ABCD';
 
@@ -85,7 +89,9 @@ export function knownProcessDocs(ref: string, dir: string): { fn: ProcessDocs } 
       error: `!function ${ref}: ${file} not found`,
       hint: 'keep the Python module beside the task file, as lm-eval needs it',
     };
-  const module = readFileSync(file, 'utf8');
+  const bytes = readRegularFile(file, MAX_PROCESS_DOCS_MODULE_BYTES);
+  if (!Buffer.isBuffer(bytes)) return { error: `!function ${ref}: ${file} ${bytes.refused}` };
+  const module = bytes.toString('utf8');
   const source = definition(module, fnName!);
   if (source === undefined) return { error: `!function ${ref}: ${file} defines no ${fnName}` };
   const known = KNOWN[fingerprint(module, fnName!)!];

@@ -1,11 +1,14 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node, Scalar, ScalarTag } from 'yaml';
+import { SAFE_NAME, SAFE_NAME_TEXT } from '../catalog/index.js';
 import { compilePy, PyRegexError } from '../pycompat/index.js';
 import type { PyRegex } from '../pycompat/index.js';
+import { readRegularFile } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
+import { plainValue, resolveAliases } from '../util/yaml-input.js';
 import { knownProcessDocs } from './process-docs.js';
 import type { ProcessDocs } from './process-docs.js';
 import { compileTemplate, TemplateError } from './template.js';
@@ -78,6 +81,17 @@ export interface TaskSpec {
 }
 
 export class TaskFileError extends UserError {}
+
+/** The largest task file (or included file, or process_docs module) read: lm-eval's are a few KB (InferenceX's largest is 2 KB), so a megabyte is far past any real one. */
+export const MAX_TASK_FILE_BYTES = 1 << 20;
+/** How many includes may chain: lm-eval's task families use one (a task includes its family's template); eight leaves room for any real layering. */
+export const MAX_INCLUDE_DEPTH = 8;
+/** `repeats`: self-consistency tasks sample up to 64 times per document (AIME here: 8); each repeat is a request whose response is kept. */
+export const MAX_REPEATS = 256;
+/** `num_fewshot` (and --num-fewshot): lm-eval's tasks use at most 25 shots (ARC); every shot is repeated in every prompt. */
+export const MAX_NUM_FEWSHOT = 256;
+/** `generation_kwargs.max_gen_toks`: the longest context windows served are about a million tokens; the request's max_tokens is also capped by the server's context. */
+export const MAX_GEN_TOKS = 1 << 20;
 
 /** TaskConfig's fields in declaration order: the order of lm-eval's `configs` dump. */
 const FIELDS = [
@@ -205,18 +219,25 @@ interface Located {
   file: string;
 }
 
-function readYaml(file: string): Located {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new TaskFileError(`${file}: ${(e as Error).message}`);
-  }
+/** A task file's text; `where` says who asked for it in errors (the file itself, or an include's file:line: key). */
+function readTaskText(file: string, where: string): string {
+  const bytes = readRegularFile(file, MAX_TASK_FILE_BYTES);
+  if (!Buffer.isBuffer(bytes))
+    throw new TaskFileError(`${where}${where === file ? '' : `: ${file}`} ${bytes.refused}`, {
+      hint: 'a task file is a small YAML file of lm-eval task keys',
+    });
+  return bytes.toString('utf8');
+}
+
+function readYaml(file: string, text: string): Located {
   const lines = new LineCounter();
   const doc = parseDocument(text, { version: '1.1', customTags: [functionTag], lineCounter: lines, prettyErrors: false });
   const first = doc.errors[0];
   if (first) throw new TaskFileError(`${file}:${lines.linePos(first.pos[0]).line}: not YAML (${first.message.split('\n')[0]})`);
-  const value = doc.toJS() as unknown;
+  const { refused } = resolveAliases(doc);
+  if (refused)
+    throw new TaskFileError(`${file}:${lines.linePos(refused.offset).line}: ${refused.message}`, { hint: refused.hint });
+  const value = plainValue(doc);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new TaskFileError(`${file}: a task file is a mapping of lm-eval task keys (task, dataset_path, doc_to_text…)`);
   const lineOf = (path: (string | number)[]): number | undefined => {
@@ -240,22 +261,44 @@ function readYaml(file: string): Located {
   return { value: value as Record<string, unknown>, lineOf, file };
 }
 
+/** Under `root` (or `root` itself), both real paths. */
+const isUnder = (path: string, root: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/**
+ * The real path of `include: <path>` written in `from`: beside `from`, else in the built-in tasks'
+ * folder; it must lie (links resolved) under the main task file's folder or the built-in tasks'.
+ */
+function includedFile(include: string, from: Located, mainDir: string): string {
+  const at = `${from.file}:${from.lineOf(['include']) ?? 1}: include: ${include}`;
+  const path = [resolve(dirname(from.file), include), resolve(BUILTIN_TASKS_DIR, include)].find((p) => existsSync(p));
+  if (path === undefined) throw new TaskFileError(`${at}: no such file beside ${from.file} or among the built-in tasks`);
+  const real = realpathSync(path);
+  const roots = [realpathSync(mainDir), realpathSync(BUILTIN_TASKS_DIR)];
+  if (!roots.some((root) => isUnder(real, root)))
+    throw new TaskFileError(`${at}: ${real} is outside the task file's folder (${roots[0]}) and the built-in tasks`, {
+      hint: 'copy the included file beside the task file',
+    });
+  return real;
+}
+
 /** Reads a task file (with its `include`s) into a TaskSpec; every problem names the file, line and key. */
 export function readTaskFile(arg: string): TaskSpec {
   const file = resolveTaskFile(arg);
-  const main = readYaml(file);
+  const main = readYaml(file, readTaskText(file, file));
   const origin = new Map<string, Located>();
   const merged: Record<string, unknown> = {};
   const absorb = (located: Located, seen: string[]): void => {
     const include = located.value.include;
     if (include !== undefined) {
-      if (typeof include !== 'string')
-        throw new TaskFileError(`${located.file}:${located.lineOf(['include']) ?? 1}: include: expected the path of a task file`);
-      const path = resolve(dirname(located.file), include);
-      if (seen.includes(path)) throw new TaskFileError(`${located.file}: include: ${include} includes itself`);
-      if (!existsSync(path))
-        throw new TaskFileError(`${located.file}:${located.lineOf(['include']) ?? 1}: include: ${include}: no such file`);
-      absorb(readYaml(path), [...seen, path]);
+      const at = `${located.file}:${located.lineOf(['include']) ?? 1}: include`;
+      if (typeof include !== 'string') throw new TaskFileError(`${at}: expected the path of a task file`);
+      const path = includedFile(include, located, dirname(file));
+      if (seen.includes(path)) throw new TaskFileError(`${at}: ${include} includes itself`);
+      if (seen.length > MAX_INCLUDE_DEPTH)
+        throw new TaskFileError(`${at}: more than ${MAX_INCLUDE_DEPTH} includes in a chain`, {
+          hint: 'merge the included files into fewer',
+        });
+      absorb(readYaml(path, readTaskText(path, `${at}: ${include}`)), [...seen, path]);
     }
     for (const [k, v] of Object.entries(located.value)) {
       if (k === 'include') continue;
@@ -263,7 +306,7 @@ export function readTaskFile(arg: string): TaskSpec {
       origin.set(k, located);
     }
   };
-  absorb(main, [file]);
+  absorb(main, [realpathSync(file)]);
   const fail = (path: (string | number)[], message: string, hint?: string): never => {
     const at = origin.get(String(path[0])) ?? main;
     const line = at.lineOf(path);
@@ -291,14 +334,21 @@ function buildSpec(raw: Record<string, unknown>, file: string, fail: Fail, dirOf
     if (typeof v !== 'string') fail([key], `expected a string, got ${JSON.stringify(v)}`);
     return v as string;
   };
-  const int = (key: string, min: number, fallback: number): number => {
+  const int = (key: string, min: number, max: number, fallback: number): number => {
     const v = raw[key];
     if (v === undefined || v === null) return fallback;
-    if (!Number.isInteger(v) || (v as number) < min) fail([key], `expected an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(v) || (v as number) < min || (v as number) > max)
+      fail([key], `expected an integer from ${min} to ${max}, got ${JSON.stringify(v)}`);
     return v as number;
   };
+  /** A value that becomes part of a file or folder name (the samples file, the dataset's folders). */
+  const name = (key: string, required: boolean, value = str(key, required)): string | undefined => {
+    if (value !== undefined && !SAFE_NAME.test(value))
+      fail([key], `${JSON.stringify(value)} becomes part of a file or folder name: use ${SAFE_NAME_TEXT}`);
+    return value;
+  };
 
-  const task = str('task', true)!;
+  const task = name('task', true)!;
   const outputType = str('output_type', false) ?? 'generate_until';
   if (outputType !== 'generate_until')
     fail(
@@ -307,16 +357,20 @@ function buildSpec(raw: Record<string, unknown>, file: string, fail: Fail, dirOf
       'Frontier runs generate_until tasks (the model writes its answer; filters extract it)',
     );
   const datasetPath = str('dataset_path', true)!;
+  // A hub id, <owner>/<name> or <name>: each part a folder under --data.
+  const parts = datasetPath.split('/');
+  if (parts.length > 2 || !parts.every((part) => SAFE_NAME.test(part)))
+    fail(['dataset_path'], `${JSON.stringify(datasetPath)}: expected a hub id, <owner>/<name>, each of ${SAFE_NAME_TEXT}`);
   if (datasetPath.startsWith('princeton-nlp/SWE-bench'))
     fail(
       ['dataset_path'],
       'SWE-bench is scored by running each generated patch against the repository’s tests (InferenceX’s swebench_score.py, on Docker or Modal), which Frontier does not do; its task file’s exact_match is a placeholder',
     );
-  const datasetName = str('dataset_name', false) ?? null;
-  const trainingSplit = str('training_split', false);
-  const validationSplit = str('validation_split', false);
-  const testSplit = str('test_split', false);
-  const fewshotSplitKey = str('fewshot_split', false);
+  const datasetName = name('dataset_name', false) ?? null;
+  const trainingSplit = name('training_split', false);
+  const validationSplit = name('validation_split', false);
+  const testSplit = name('test_split', false);
+  const fewshotSplitKey = name('fewshot_split', false);
   const evalSplit = testSplit ?? validationSplit;
   if (evalSplit === undefined) fail(['test_split'], 'no split to score: set test_split or validation_split');
 
@@ -351,7 +405,7 @@ function buildSpec(raw: Record<string, unknown>, file: string, fail: Fail, dirOf
 
   const targetDelimiter = raw.target_delimiter === undefined ? ' ' : str('target_delimiter', false)!;
   const fewshotDelimiter = raw.fewshot_delimiter === undefined ? '\n\n' : str('fewshot_delimiter', false)!;
-  const numFewshot = int('num_fewshot', 0, 0);
+  const numFewshot = int('num_fewshot', 0, MAX_NUM_FEWSHOT, 0);
   const fewshotSplit = fewshotSplitKey ?? trainingSplit ?? validationSplit ?? null;
   if (numFewshot > 0 && fewshotSplit === null)
     fail(['num_fewshot'], `${numFewshot} shots but no split to draw them from`, 'set fewshot_split');
@@ -364,7 +418,7 @@ function buildSpec(raw: Record<string, unknown>, file: string, fail: Fail, dirOf
     )
       fail(['fewshot_config'], 'only the default sampler is supported', 'remove fewshot_config');
   }
-  const repeats = int('repeats', 1, 1);
+  const repeats = int('repeats', 1, MAX_REPEATS, 1);
 
   // generation_kwargs as TaskConfig.__post_init__ leaves them.
   let gen = raw.generation_kwargs as Record<string, unknown> | undefined | null;
@@ -382,8 +436,11 @@ function buildSpec(raw: Record<string, unknown>, file: string, fail: Fail, dirOf
   if (!Array.isArray(until) || until.some((u) => typeof u !== 'string'))
     fail(['generation_kwargs', 'until'], 'expected a string or a list of strings');
   const maxGenToks = gen.max_gen_toks;
-  if (maxGenToks !== undefined && (!Number.isInteger(maxGenToks) || (maxGenToks as number) < 1))
-    fail(['generation_kwargs', 'max_gen_toks'], 'expected a positive integer');
+  if (
+    maxGenToks !== undefined &&
+    (!Number.isInteger(maxGenToks) || (maxGenToks as number) < 1 || (maxGenToks as number) > MAX_GEN_TOKS)
+  )
+    fail(['generation_kwargs', 'max_gen_toks'], `expected an integer from 1 to ${MAX_GEN_TOKS}`);
   const { until: _u, max_gen_toks: _m, do_sample: _d, temperature, max_tokens: _t, ...extra } = gen;
   const generation: GenerationSettings = {
     until: until as string[],

@@ -1,7 +1,19 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_TASKS_DIR, TaskFileError, builtinTasks, fingerprint, readTaskFile } from '../../src/evals/index.js';
+import {
+  BUILTIN_TASKS_DIR,
+  MAX_GEN_TOKS,
+  MAX_INCLUDE_DEPTH,
+  MAX_NUM_FEWSHOT,
+  MAX_REPEATS,
+  MAX_TASK_FILE_BYTES,
+  TaskFileError,
+  builtinTasks,
+  fingerprint,
+  readTaskFile,
+} from '../../src/evals/index.js';
 import type { Doc } from '../../src/evals/index.js';
 import { REPO, tempFiles } from '../helpers.js';
 
@@ -176,7 +188,7 @@ describe('malformed task files are errors naming the file, line and key', () => 
       `${MINIMAL}metric_list:\n  - metric: exact_match\n    aggregation: median\n`,
       /task\.yaml:8: metric_list\.0\.aggregation: "median": exact_match aggregates by mean/,
     ],
-    ['repeats 0', `${MINIMAL}repeats: 0\n`, /task\.yaml:6: repeats: expected an integer ≥ 1, got 0/],
+    ['repeats 0', `${MINIMAL}repeats: 0\n`, /task\.yaml:6: repeats: expected an integer from 1 to 256, got 0/],
     ['shots without a split', `${MINIMAL}num_fewshot: 3\n`, /num_fewshot: 3 shots but no split/],
     [
       'until not strings',
@@ -216,5 +228,117 @@ describe('malformed task files are errors naming the file, line and key', () => 
     const t = readTaskFile(taskFile(MINIMAL));
     expect(t.docToText.render({ question: 'x' })).toBe('Q: x');
     expect(() => t.docToText.render({ q: 'x' })).toThrow(/'question' is undefined/);
+  });
+});
+
+describe('hostile task files are refused with an error naming the file, line and key', () => {
+  it.each([
+    ['task', 'task: ../../../escaped'],
+    ['task', 'task: a/b'],
+    ['dataset_name', 'dataset_name: ..'],
+    ['test_split', 'test_split: ../../etc/x'],
+    ['training_split', 'training_split: .hidden'],
+  ])('%s that would become a path outside its folder: %s', (key, line) => {
+    const yaml = MINIMAL.replace(new RegExp(`^${key}:.*$`, 'm'), '').concat(`${line}\n`);
+    expect(errorOf(yaml)).toMatch(
+      new RegExp(`task\\.yaml:\\d+: ${key}: ".*" becomes part of a file or folder name: use letters, digits, "\\.", "_" and "-"`),
+    );
+  });
+
+  it.each(['../../etc', '/abs', 'a/b/c', 'org/../x'])('dataset_path %s', (path) => {
+    expect(errorOf(MINIMAL.replace('org/set', path))).toMatch(
+      /task\.yaml:2: dataset_path: ".*": expected a hub id, <owner>\/<name>/,
+    );
+  });
+
+  it('an include outside the task file’s folder is refused before it is read, and its content never shown', () => {
+    const outside = tempFiles({ 'secret.yaml': 's3cret-line: 1\n' });
+    const dir = tempFiles({});
+    mkdirSync(join(dir, 'sub'));
+    symlinkSync(join(outside, 'secret.yaml'), join(dir, 'linked.yaml'));
+    for (const include of [
+      join(outside, 'secret.yaml'),
+      `../${outside.split('/').at(-1)!}/secret.yaml`,
+      'linked.yaml',
+      '/etc/passwd',
+    ]) {
+      writeFileSync(join(dir, 'task.yaml'), `${MINIMAL}include: ${include}\n`);
+      let message = '';
+      try {
+        readTaskFile(join(dir, 'task.yaml'));
+      } catch (e) {
+        expect(e).toBeInstanceOf(TaskFileError);
+        message = `${(e as TaskFileError).message} ${(e as TaskFileError).hint}`;
+      }
+      expect(message).toMatch(/task\.yaml:6: include: .*: .* is outside the task file's folder \(.*\) and the built-in tasks/);
+      expect(message).not.toMatch(/s3cret|root:/);
+    }
+  });
+
+  it('an include that is not a regular file (a FIFO, a device, a folder) is refused without opening it', () => {
+    const dir = tempFiles({});
+    execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+    mkdirSync(join(dir, 'folder.yaml'));
+    symlinkSync('/dev/zero', join(dir, 'zero.yaml'));
+    for (const [include, why] of [
+      ['fifo.yaml', 'is not a regular file'],
+      ['folder.yaml', 'is not a regular file'],
+      ['zero.yaml', 'is outside the task file'],
+    ]) {
+      writeFileSync(join(dir, 'task.yaml'), `include: ${include}\n${MINIMAL}`);
+      expect(() => readTaskFile(join(dir, 'task.yaml'))).toThrow(new RegExp(`task\\.yaml:1: include: ${include}.* ${why}`));
+    }
+    expect(() => readTaskFile(join(dir, 'fifo.yaml'))).toThrow(/fifo\.yaml is not a regular file/);
+    expect(() => readTaskFile('/dev/zero')).toThrow(/^\/dev\/zero is not a regular file/);
+  });
+
+  it(`an include larger than ${MAX_TASK_FILE_BYTES} bytes is refused`, () => {
+    const big = `# ${'x'.repeat(MAX_TASK_FILE_BYTES)}\n`;
+    expect(errorOf(`include: big.yaml\n${MINIMAL}`, { 'big.yaml': big })).toMatch(
+      /task\.yaml:1: include: big\.yaml: .*big\.yaml is larger than 1,048,576 bytes \(1,048,579\)/,
+    );
+  });
+
+  it(`more than ${MAX_INCLUDE_DEPTH} includes in a chain are refused; the built-in tasks can be included by name`, () => {
+    const chain = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`t${i}.yaml`, `include: t${i + 1}.yaml\n`]));
+    expect(errorOf('include: t0.yaml\n', { ...chain, 't12.yaml': MINIMAL })).toMatch(
+      /t7\.yaml:1: include: more than 8 includes in a chain/,
+    );
+    expect(readTaskFile(taskFile('include: gsm8k.yaml\ntask: my_gsm8k\nnum_fewshot: 0\n'))).toMatchObject({
+      task: 'my_gsm8k',
+      dataset: { path: 'openai/gsm8k' },
+      numFewshot: 0,
+    });
+  });
+
+  it('an alias bomb is an error at its line (the yaml package’s ReferenceError escaped)', () => {
+    const bomb = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]']
+      .concat(Array.from({ length: 8 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`))
+      .join('\n');
+    expect(errorOf(`${MINIMAL}metadata:\n  ${bomb.replace(/\n/g, '\n  ')}\n`)).toMatch(
+      /task\.yaml:12: with its aliases expanded the YAML stands for more than 1,000,000 values \(\*a4 and the aliases before it\)/,
+    );
+  });
+
+  it.each([
+    ['repeats', 'repeats: 1000000000', `repeats: expected an integer from 1 to ${MAX_REPEATS}, got 1000000000`],
+    ['num_fewshot', 'num_fewshot: 100000\nfewshot_split: test', `num_fewshot: expected an integer from 0 to ${MAX_NUM_FEWSHOT}`],
+    [
+      'max_gen_toks',
+      'generation_kwargs:\n  max_gen_toks: 1000000000000',
+      `generation_kwargs.max_gen_toks: expected an integer from 1 to ${MAX_GEN_TOKS}`,
+    ],
+  ])('%s past its limit', (_, line, message) => {
+    expect(errorOf(`${MINIMAL}${line}\n`)).toContain(message);
+  });
+});
+
+describe('process_docs modules', () => {
+  it('a module that is not a regular file is refused without opening it', () => {
+    const dir = tempFiles({ 'task.yaml': `${MINIMAL}process_docs: !function utils.process_docs\n` });
+    execFileSync('mkfifo', [join(dir, 'utils.py')]);
+    expect(() => readTaskFile(join(dir, 'task.yaml'))).toThrow(
+      /task\.yaml:6: process_docs: !function utils\.process_docs: .*utils\.py is not a regular file/,
+    );
   });
 });

@@ -1,0 +1,31 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+
+/**
+ * A file from input read whole only when it is a regular file of at most `maxBytes`: a device
+ * (`/dev/zero`) or a FIFO would never end, and a huge file would be held in memory whole. Returns
+ * the bytes, or why not in words that fit after the file's name ("is not a regular file…").
+ */
+export function readRegularFile(path: string, maxBytes: number): Buffer | { refused: string } {
+  let size: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) return { refused: 'is not a regular file (a device, FIFO or folder is never read)' };
+    size = stat.size;
+  } catch (e) {
+    return { refused: `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  if (size > maxBytes)
+    return { refused: `is larger than ${maxBytes.toLocaleString('en-US')} bytes (${size.toLocaleString('en-US')})` };
+  const fd = openSync(path, 'r');
+  try {
+    // One byte more than the size: a file that grew since the check is refused, not cut.
+    const buffer = Buffer.alloc(size + 1);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > size) return { refused: 'grew while it was read' };
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
