@@ -1,8 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { readUnpacked } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
 
 /** A dataset that cannot be found or read: the message names the file (and line) and the fix. */
@@ -25,6 +24,23 @@ export interface DatasetRef {
 }
 
 export type Doc = Record<string, unknown>;
+
+/** The largest dataset file read (each is read whole): GSM8K's test split is 0.7 MB, MMLU's whole test set 7 MB; Node cannot hold a string much past 512 MB. */
+export const MAX_DATASET_FILE_BYTES = 256 << 20;
+/** What a file may unpack to (gzip, or parquet's pages as its metadata counts them): the same bound as a plain file, whatever the compression. */
+export const MAX_DATASET_UNPACKED_BYTES = 256 << 20;
+/** Rows of one split: the evaluation sets lm-eval runs have up to some tens of thousands (MMLU: 14,042); every row is held, rendered and asked. */
+export const MAX_DATASET_ROWS = 1_000_000;
+
+/** Where each row was read (`file:line`, or `file row N` for parquet), for errors about its values. */
+const sources = new WeakMap<Doc, string>();
+export const docSource = (doc: Doc): string | undefined => sources.get(doc);
+function withSource(doc: Doc, source: string | undefined): Doc {
+  if (source !== undefined) sources.set(doc, source);
+  return doc;
+}
+/** `to` is made from row `from` (process_docs' copies): errors about it name `from`'s place. */
+export const derivedRow = (from: Doc, to: Doc): Doc => withSource(to, docSource(from));
 
 /** File types in the order one is preferred to another holding the same split. */
 const EXTENSIONS = ['.parquet', '.jsonl', '.jsonl.gz'];
@@ -127,49 +143,58 @@ export function locateSplit(dataDir: string, ref: DatasetRef, split: string): st
 /** The split's rows in file order, as plain JSON-like objects keyed by column name. */
 export async function readSplit(dataDir: string, ref: DatasetRef, split: string): Promise<Doc[]> {
   const docs: Doc[] = [];
-  for (const file of locateSplit(dataDir, ref, split))
-    docs.push(...(file.endsWith('.parquet') ? await readParquet(file) : await readJsonl(file)));
-  return docs;
-}
-
-async function readJsonl(file: string): Promise<Doc[]> {
-  let bytes = await readFile(file);
-  if (file.endsWith('.gz')) {
-    try {
-      bytes = gunzipSync(bytes);
-    } catch (e) {
-      throw new DatasetError(`${file}: not gzip (${(e as Error).message})`);
-    }
+  for (const file of locateSplit(dataDir, ref, split)) {
+    const bytes = readUnpacked(file, MAX_DATASET_FILE_BYTES, MAX_DATASET_UNPACKED_BYTES);
+    if (!Buffer.isBuffer(bytes)) throw new DatasetError(`${file} ${bytes.refused}`, { hint: DATASET_HINT });
+    const maxRows = MAX_DATASET_ROWS - docs.length;
+    docs.push(...(file.endsWith('.parquet') ? await readParquet(file, bytes, maxRows) : readJsonl(file, bytes, maxRows)));
   }
-  const docs: Doc[] = [];
-  bytes
-    .toString('utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (line.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (e) {
-        throw new DatasetError(`${file}:${i + 1}: not JSON (${(e as Error).message})`);
-      }
-      if (value === null || typeof value !== 'object' || Array.isArray(value))
-        throw new DatasetError(`${file}:${i + 1}: not a JSON object`);
-      docs.push(value as Doc);
-    });
   return docs;
 }
 
-async function readParquet(file: string): Promise<Doc[]> {
-  const bytes = await readFile(file);
+const DATASET_HINT = 'an evaluation split is a few thousand rows: check that this is the file meant';
+const tooManyRows = (file: string): DatasetError =>
+  new DatasetError(`${file}: the split has more than ${MAX_DATASET_ROWS.toLocaleString('en-US')} rows`, { hint: DATASET_HINT });
+
+function readJsonl(file: string, bytes: Buffer, maxRows: number): Doc[] {
+  const docs: Doc[] = [];
+  const lines = bytes.toString('utf8').split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    if (docs.length === maxRows) throw tooManyRows(file);
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new DatasetError(`${file}:${i + 1}: not JSON (${(e as Error).message})`);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new DatasetError(`${file}:${i + 1}: not a JSON object`);
+    docs.push(withSource(value as Doc, `${file}:${i + 1}`));
+  }
+  return docs;
+}
+
+/** The rows of a parquet file, when its metadata says they fit the limits (the rows are decoded whole). */
+async function readParquet(file: string, bytes: Buffer, maxRows: number): Promise<Doc[]> {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let rows: Record<string, unknown>[];
   try {
-    rows = await parquetReadObjects({ file: buffer });
+    const metadata = parquetMetadata(buffer);
+    if (metadata.num_rows > BigInt(maxRows)) throw tooManyRows(file);
+    const unpacked = metadata.row_groups
+      .flatMap((g) => g.columns)
+      .reduce((total, c) => total + (c.meta_data?.total_uncompressed_size ?? 0n), 0n);
+    if (unpacked > BigInt(MAX_DATASET_UNPACKED_BYTES))
+      throw new DatasetError(`${file} unpacks to more than ${MAX_DATASET_UNPACKED_BYTES.toLocaleString('en-US')} bytes`, {
+        hint: DATASET_HINT,
+      });
+    rows = await parquetReadObjects({ file: buffer, metadata });
   } catch (e) {
+    if (e instanceof DatasetError) throw e;
     throw new DatasetError(`${file}: cannot read this parquet file (${(e as Error).message})`);
   }
-  return rows.map((row) => plain(row) as Doc);
+  return rows.map((row, i) => withSource(plain(row) as Doc, `${file} row ${i + 1}`));
 }
 
 /** A parquet value as JSON has it: INT64 (a BigInt) as a number when exact, else as its decimal string. */

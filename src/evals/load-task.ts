@@ -1,8 +1,11 @@
-import { availableSplits, readSplit } from './datasets.js';
+import { availableSplits, docSource, readSplit } from './datasets.js';
 import type { Doc } from './datasets.js';
 import { DatasetError } from './datasets.js';
 import { ensureGsm8k } from './gsm8k-download.js';
+import { TaskFileError } from './task-file.js';
 import type { TaskSpec } from './task-file.js';
+import { TemplateError } from './template.js';
+import type { DocTemplate } from './template.js';
 
 /**
  * A task with its documents: the eval split and the few-shot pool, read from the local data
@@ -20,7 +23,9 @@ export interface LoadedTask {
 export async function loadTask(spec: TaskSpec, dataDir: string): Promise<LoadedTask> {
   const read = async (split: string): Promise<Doc[]> => {
     const rows = await readSplit(dataDir, spec.dataset, split);
-    return spec.processDocs ? spec.processDocs.apply(rows) : rows;
+    const docs = spec.processDocs ? spec.processDocs.apply(rows) : rows;
+    checkDocs(spec, docs, split);
+    return docs;
   };
   const docs = await read(spec.evalSplit);
   if (docs.length === 0)
@@ -28,6 +33,57 @@ export async function loadTask(spec: TaskSpec, dataDir: string): Promise<LoadedT
   const fewshotIsEval = spec.fewshotSplit === spec.evalSplit;
   const fewshot = spec.numFewshot === 0 || spec.fewshotSplit === null ? [] : fewshotIsEval ? docs : await read(spec.fewshotSplit);
   return { spec, docs, fewshot, fewshotIsEval };
+}
+
+const describe = (v: unknown): string =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'a list'
+      : typeof v === 'object'
+        ? 'an object'
+        : `the ${typeof v} ${JSON.stringify(v)}`;
+
+/**
+ * Renders every doc's templates once (the renders are kept for the run), so that a row or a
+ * template that cannot make a prompt is an error naming the row, the template and the field
+ * before any request is sent: text where text is expected; a target may also be a number
+ * (AIME's integer answers).
+ */
+function checkDocs(spec: TaskSpec, docs: readonly Doc[], split: string): void {
+  const templates: [string, DocTemplate | undefined][] = [
+    ['doc_to_text', spec.docToText],
+    ['doc_to_target', spec.docToTarget],
+    ['description', spec.description],
+  ];
+  docs.forEach((doc, i) => {
+    const row = docSource(doc) ?? `the ${split} split's row ${i + 1}`;
+    for (const [key, template] of templates) {
+      if (!template) continue;
+      let value: unknown;
+      try {
+        value = template.render(doc);
+      } catch (e) {
+        if (!(e instanceof TemplateError)) throw e;
+        const odd = [...template.names]
+          .filter((name) => Object.hasOwn(doc, name) && typeof doc[name] !== 'string')
+          .map((name) => `field ${JSON.stringify(name)} is ${describe(doc[name])}`);
+        throw new TaskFileError(
+          `${row}: ${key} of ${spec.file} fails on this row: ${e.message}${odd.length > 0 ? ` (${odd.join(', ')})` : ''}`,
+          { hint: 'fix the template, or the row' },
+        );
+      }
+      const isTarget = key === 'doc_to_target';
+      if (typeof value === 'string' || (isTarget && (typeof value === 'number' || typeof value === 'boolean'))) continue;
+      const what = Object.hasOwn(doc, template.source) ? `field ${JSON.stringify(template.source)}` : `${key}'s value`;
+      throw new DatasetError(
+        `${row}: ${what} is ${describe(value)}, not ${isTarget ? 'text or a number' : 'text'} (${key} of ${spec.file})`,
+        {
+          hint: 'fix the row, or write the template to pick the text out of it',
+        },
+      );
+    }
+  });
 }
 
 /** The GSM8K of InferenceX's task file, which Frontier can fetch itself (the pinned openai/grade-school-math files). */

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PyRandom } from '../pycompat/index.js';
 import { readRegularFile } from '../util/bounded-read.js';
+import { derivedRow } from './datasets.js';
 import type { Doc } from './datasets.js';
 
 /**
@@ -38,7 +39,7 @@ function gpqaShuffle(docs: readonly Doc[], nRepeats = 2, seed = 3407): Doc[] {
     for (const doc of docs) {
       const base = [doc['Correct Answer'], doc['Incorrect Answer 1'], doc['Incorrect Answer 2'], doc['Incorrect Answer 3']];
       const perm = rng.sample([0, 1, 2, 3], 4);
-      const next: Doc = { ...doc };
+      const next = derivedRow(doc, { ...doc });
       perm.forEach((j, i) => (next[LETTERS[i]!] = base[j]));
       next.answer = LETTERS[perm.indexOf(0)];
       next.repeat_id = r;

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 
 /**
  * A file from input read whole only when it is a regular file of at most `maxBytes`: a device
@@ -27,5 +28,21 @@ export function readRegularFile(path: string, maxBytes: number): Buffer | { refu
     return buffer.subarray(0, length);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * readRegularFile, then for a `.gz` file its contents, unpacked to at most `maxUnpackedBytes`
+ * (a few MB of gzip can unpack to gigabytes): the bytes, or why not.
+ */
+export function readUnpacked(path: string, maxBytes: number, maxUnpackedBytes: number): Buffer | { refused: string } {
+  const bytes = readRegularFile(path, maxBytes);
+  if (!Buffer.isBuffer(bytes) || !path.endsWith('.gz')) return bytes;
+  try {
+    return gunzipSync(bytes, { maxOutputLength: maxUnpackedBytes });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      return { refused: `unpacks to more than ${maxUnpackedBytes.toLocaleString('en-US')} bytes` };
+    return { refused: `is not gzip (${(e as Error).message})` };
   }
 }

@@ -160,6 +160,6 @@ describe('errors', () => {
     await expect(readSplit(join(D, 'bad'), AIME_2024, 'test')).rejects.toThrow(`${join(D, 'bad/test.jsonl')}:3: not JSON (`);
     const dir = tempFiles({ 'test.jsonl': '{"n": 1}\n[1, 2]\n', 'train.jsonl.gz': '{"n": 1}\n' });
     await expect(readSplit(dir, AIME_2024, 'test')).rejects.toThrow(`${join(dir, 'test.jsonl')}:2: not a JSON object`);
-    await expect(readSplit(dir, AIME_2024, 'train')).rejects.toThrow(`${join(dir, 'train.jsonl.gz')}: not gzip (`);
+    await expect(readSplit(dir, AIME_2024, 'train')).rejects.toThrow(`${join(dir, 'train.jsonl.gz')} is not gzip (`);
   });
 });
