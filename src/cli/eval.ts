@@ -8,6 +8,7 @@ import {
   dataDirFor,
   evalInDir,
   loadTask,
+  MAX_NUM_FEWSHOT,
   maxTokensFor,
   metaEnvOf,
   readTaskFile,
@@ -192,7 +193,10 @@ async function runEvals(f: RunFlags, taskNames: readonly string[]): Promise<void
       temperature: f.temperature === undefined ? undefined : nonNegative('--temperature', f.temperature),
       topP: f.topP === undefined ? undefined : parseNumber('--top-p', f.topP, { min: 0, max: 1 }),
       fewshotSeed: nonNegative('--fewshot-seed', f.fewshotSeed),
-      numFewshot: f.numFewshot === undefined ? undefined : nonNegative('--num-fewshot', f.numFewshot),
+      numFewshot:
+        f.numFewshot === undefined
+          ? undefined
+          : parseNumber('--num-fewshot', f.numFewshot, { min: 0, max: MAX_NUM_FEWSHOT, integer: true }),
       timeoutMs: nonNegative('--timeout', f.timeout) * 1000,
       maxRetries: nonNegative('--max-retries', f.maxRetries),
       backoffMs: nonNegative('--retry-backoff', f.retryBackoff) * 1000,
