@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
 import { Command, Option } from 'commander';
 import {
   AnswerBook,
+  MAX_ANSWERS_FILE_BYTES,
   DEFAULT_DEPLOYMENT,
   DEFAULT_LIMITS,
   DEFAULT_SERVER_OPTIONS,
@@ -20,6 +19,7 @@ import {
 import type { Cluster, DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
 import { numberArg, numberListArg } from './options.js';
+import { readUnpacked } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
 import { GPU_REGISTRY_ENV, registerGpus } from '../sim/gpu-registry.js';
 import { addSmiCommands } from './sim-smi.js';
@@ -293,11 +293,12 @@ export function simCommand(): Command {
         };
         let answers: AnswerBook | undefined;
         if (flags.answers) {
-          const bytes = await readFile(flags.answers).catch((e: Error) => {
-            throw new UserError(`--answers ${flags.answers}: ${e.message}`);
-          });
-          const text = (flags.answers.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-          answers = AnswerBook.parse(text, flags.accuracy, flags.seed, flags.answers);
+          const bytes = readUnpacked(flags.answers, MAX_ANSWERS_FILE_BYTES, MAX_ANSWERS_FILE_BYTES);
+          if (!Buffer.isBuffer(bytes))
+            throw new UserError(`--answers ${flags.answers} ${bytes.refused}`, {
+              hint: 'pass the keys frontier eval answer-keys writes',
+            });
+          answers = AnswerBook.parse(bytes.toString('utf8'), flags.accuracy, flags.seed, flags.answers);
         }
         const server = await startSimServer({
           topology,

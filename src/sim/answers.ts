@@ -8,6 +8,9 @@ import { UserError } from '../util/user-error.js';
  * nothing about a model; it lets the evals pipeline (prompting, extraction, scoring, thresholds)
  * be tested end to end against a server whose accuracy is known.
  */
+/** The largest answer-keys file read, packed or unpacked: the keys of GSM8K's test split take 1 MB, of a 14,000-question task some 30 MB. */
+export const MAX_ANSWERS_FILE_BYTES = 256 << 20;
+
 export interface AnswerKey {
   question: string;
   right: string;

@@ -1,4 +1,4 @@
-export { AnswerBook } from './answers.js';
+export { AnswerBook, MAX_ANSWERS_FILE_BYTES } from './answers.js';
 export type { AnswerKey } from './answers.js';
 export { CatalogError, HARDWARE, MODELS, PRECISIONS, findHardware, findModel, powerBoundsOf } from './catalog.js';
 export type { Hardware, Model, Precision } from './catalog.js';
