@@ -8,7 +8,7 @@ import { parseFull } from '../../src/catalog/yaml/full.js';
 import { loadRecipe } from '../../src/recipes/index.js';
 import { parseClusterProfile, readClusterProfiles } from '../../src/clusters/index.js';
 import { MAX_YAML_EXPANDED_NODES } from '../../src/util/yaml-input.js';
-import { INFERENCEX } from '../helpers.js';
+import { INFERENCEX, runCli, tempFiles } from '../helpers.js';
 
 describe('nesting limit', () => {
   const flow = (n: number): string => `a: ${'['.repeat(n)}${']'.repeat(n)}\n`;
@@ -182,6 +182,23 @@ describe('YAML aliases', () => {
   it('resolves 50,000 aliases in one pass (resolving each by a walk of the document took minutes)', async () => {
     const problems = await load(`${entry}x: [${Array.from({ length: 50_000 }, () => '*one').join(', ')}]\n`);
     expect(problems).toMatchObject([{ line: 15, message: 'expected a mapping (a master-config entry), got a list' }]);
+  });
+
+  it('frontier matrix and validate print the problem at its line and exit 1, without a stack', () => {
+    const levels = ['l0: &l0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 9; i++) levels.push(`l${i}: &l${i} [${Array.from({ length: 10 }, () => `*l${i - 1}`).join(', ')}]`);
+    const dir = tempFiles({ 'configs/bomb-master.yaml': `${entry}${levels.join('\n')}\n` });
+    const expected = `configs/bomb-master.yaml:20:45  with its aliases expanded the YAML stands for more than 1,000,000 values (*l4 and the aliases before it)`;
+    const runners = join(INFERENCEX, 'configs/runners.yaml');
+    for (const args of [
+      ['matrix', 'full-sweep', '--config-files', 'configs/bomb-master.yaml', '--runner-config', runners],
+      ['validate', 'configs/bomb-master.yaml'],
+    ]) {
+      const r = runCli(args, { cwd: dir });
+      expect(r.status).toBe(1);
+      expect(r.stdout + r.stderr).toContain(expected);
+      expect(r.stdout + r.stderr).not.toMatch(/ReferenceError|\n\s+at /);
+    }
   });
 
   it('still takes anchors, aliases and merge keys as PyYAML builds them', async () => {
