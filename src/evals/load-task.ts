@@ -1,3 +1,4 @@
+import { describeValue } from '../catalog/index.js';
 import { availableSplits, docSource, readSplit } from './datasets.js';
 import type { Doc } from './datasets.js';
 import { DatasetError } from './datasets.js';
@@ -35,15 +36,6 @@ export async function loadTask(spec: TaskSpec, dataDir: string): Promise<LoadedT
   return { spec, docs, fewshot, fewshotIsEval };
 }
 
-const describe = (v: unknown): string =>
-  v === null
-    ? 'null'
-    : Array.isArray(v)
-      ? 'a list'
-      : typeof v === 'object'
-        ? 'an object'
-        : `the ${typeof v} ${JSON.stringify(v)}`;
-
 /**
  * Renders every doc's templates once (the renders are kept for the run), so that a row or a
  * template that cannot make a prompt is an error naming the row, the template and the field
@@ -67,7 +59,7 @@ function checkDocs(spec: TaskSpec, docs: readonly Doc[], split: string): void {
         if (!(e instanceof TemplateError)) throw e;
         const odd = [...template.names]
           .filter((name) => Object.hasOwn(doc, name) && typeof doc[name] !== 'string')
-          .map((name) => `field ${JSON.stringify(name)} is ${describe(doc[name])}`);
+          .map((name) => `field ${JSON.stringify(name)} is ${describeValue(doc[name])}`);
         throw new TaskFileError(
           `${row}: ${key} of ${spec.file} fails on this row: ${e.message}${odd.length > 0 ? ` (${odd.join(', ')})` : ''}`,
           { hint: 'fix the template, or the row' },
@@ -77,7 +69,7 @@ function checkDocs(spec: TaskSpec, docs: readonly Doc[], split: string): void {
       if (typeof value === 'string' || (isTarget && (typeof value === 'number' || typeof value === 'boolean'))) continue;
       const what = Object.hasOwn(doc, template.source) ? `field ${JSON.stringify(template.source)}` : `${key}'s value`;
       throw new DatasetError(
-        `${row}: ${what} is ${describe(value)}, not ${isTarget ? 'text or a number' : 'text'} (${key} of ${spec.file})`,
+        `${row}: ${what} is ${describeValue(value)}, not ${isTarget ? 'text or a number' : 'text'} (${key} of ${spec.file})`,
         {
           hint: 'fix the row, or write the template to pick the text out of it',
         },

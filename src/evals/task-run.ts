@@ -199,7 +199,8 @@ function postJson(
   });
 }
 
-const kindOf = (v: unknown): string =>
+/** A reply value's JSON type, for counting failed replies by kind (not by value). */
+const jsonType = (v: unknown): string =>
   v === undefined
     ? 'missing'
     : v === null
@@ -218,7 +219,8 @@ function responseText(json: unknown, chat: boolean): string {
   const choice = (json as { choices?: Record<string, unknown>[] } | null)?.choices?.[0];
   if (typeof choice !== 'object' || choice === null) throw new RequestFailure('the response has no choices', false);
   if (!chat) {
-    if (typeof choice.text !== 'string') throw new RequestFailure(`the reply's text is not text (${kindOf(choice.text)})`, false);
+    if (typeof choice.text !== 'string')
+      throw new RequestFailure(`the completion's text is not a string (${jsonType(choice.text)})`, false);
     return choice.text;
   }
   const message = (choice.message ?? {}) as Record<string, unknown>;
@@ -228,7 +230,7 @@ function responseText(json: unknown, chat: boolean): string {
   const empty = content === '' || content === null || content === undefined || (Array.isArray(content) && content.length === 0);
   if (empty && typeof reasoning === 'string' && reasoning !== '') return reasoning;
   if (content === '') return '';
-  throw new RequestFailure(`the reply's content is not text (${kindOf(content)})`, false);
+  throw new RequestFailure(`the reply's content is not text (${jsonType(content)})`, false);
 }
 
 /** A failure's kind, for counting: `HTTP 503`, `ETIMEDOUT`, or the start of the message. */

@@ -53,7 +53,7 @@ async function loadError(task: { file: string; data: string }): Promise<string> 
 describe('dataset rows whose values cannot make a prompt are errors naming the file, row and field', () => {
   it('an answer that is an object, a list or null where the target is a field', async () => {
     for (const [answer, what] of [
-      [{ a: 1 }, 'an object'],
+      [{ a: 1 }, 'a mapping'],
       [[1, 2], 'a list'],
       [null, 'null'],
     ] as const) {
@@ -69,7 +69,7 @@ describe('dataset rows whose values cannot make a prompt are errors naming the f
 
   it('a question that is a number where doc_to_text is the field', async () => {
     const task = taskWith([{ question: 7, answer: '1' }], ['"Q: {{question}}"', 'question']);
-    expect(await loadError(task)).toMatch(/test\.jsonl:1: field "question" is the number 7, not text \(doc_to_text of /);
+    expect(await loadError(task)).toMatch(/test\.jsonl:1: field "question" is 7, not text \(doc_to_text of /);
   });
 
   it('a template that fails on a row (an object where a string method is called) names the row, the key and the odd field', async () => {
@@ -81,7 +81,7 @@ describe('dataset rows whose values cannot make a prompt are errors naming the f
       ['doc_to_target: answer', `doc_to_target: "{{answer.split('#### ')[-1]}}"`],
     );
     expect(await loadError(task)).toMatch(
-      /test\.jsonl:2: doc_to_target of .*task\.yaml fails on this row: .*\(field "answer" is an object\) \| fix the template, or the row$/,
+      /test\.jsonl:2: doc_to_target of .*task\.yaml fails on this row: .*\(field "answer" is a mapping\) \| fix the template, or the row$/,
     );
   });
 });
@@ -184,6 +184,13 @@ describe('eval replies and requests', () => {
     expect(result.failures).toEqual({ [`the reply's content is not text (${kind})`]: 2 });
     expect(result).toMatchObject({ failed: 2, valid: false });
     expect(result.samples.map((s) => s.scores['exact_match,none'])).toEqual([0, 0]);
+  });
+
+  it('a completion whose text is not a string is a failed request', async () => {
+    const o = { ...(await options(await replying(5), docs)), endpoint: 'completions' as const };
+    const result = await runTask(o);
+    expect(result.failures).toEqual({ "the completion's text is not a string (a number)": 2 });
+    expect(result).toMatchObject({ failed: 2, valid: false });
   });
 
   it('content null with reasoning reads the reasoning, and empty content is an empty answer, as the reference reads them', async () => {
