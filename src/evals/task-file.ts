@@ -310,7 +310,10 @@ export function readTaskFile(arg: string): TaskSpec {
   const fail = (path: (string | number)[], message: string, hint?: string): never => {
     const at = origin.get(String(path[0])) ?? main;
     const line = at.lineOf(path);
-    throw new TaskFileError(`${at.file}${line ? `:${line}` : ''}: ${path.join('.')}: ${message}`, { hint });
+    // A key that is no identifier is not shown: a file that is not a task file (a config naming
+    // /etc/shadow as its task) must not have its lines printed.
+    const shown = path.map((p) => (typeof p === 'string' && !/^[A-Za-z_]\w*$/.test(p) ? '(a key not shown)' : p));
+    throw new TaskFileError(`${at.file}${line ? `:${line}` : ''}: ${shown.join('.')}: ${message}`, { hint });
   };
   return buildSpec(merged, file, fail, (key) => dirname((origin.get(key) ?? main).file));
 }
@@ -342,7 +345,8 @@ function buildSpec(raw: Record<string, unknown>, file: string, fail: Fail, dirOf
     return v as number;
   };
   /** A value that becomes part of a file or folder name (the samples file, the dataset's folders). */
-  const name = (key: string, required: boolean, value = str(key, required)): string | undefined => {
+  const name = (key: string, required: boolean): string | undefined => {
+    const value = str(key, required);
     if (value !== undefined && !SAFE_NAME.test(value))
       fail([key], `${JSON.stringify(value)} becomes part of a file or folder name: use ${SAFE_NAME_TEXT}`);
     return value;

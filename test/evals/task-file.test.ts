@@ -275,6 +275,12 @@ describe('hostile task files are refused with an error naming the file, line and
     }
   });
 
+  it('a file that is not a task file has no line printed, whoever names it', () => {
+    const file = join(tempFiles({ shadow: 'root:$6$s3cret:20228:0:99999:7:::\n' }), 'shadow');
+    expect(() => readTaskFile(file)).toThrow(/shadow:1: \(a key not shown\): not an lm-eval task key$/);
+    expect(() => readTaskFile(file)).not.toThrow(/s3cret/);
+  });
+
   it('an include that is not a regular file (a FIFO, a device, a folder) is refused without opening it', () => {
     const dir = tempFiles({});
     execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
