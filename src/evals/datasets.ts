@@ -25,7 +25,7 @@ export interface DatasetRef {
 
 export type Doc = Record<string, unknown>;
 
-/** The largest dataset file read (each is read whole): GSM8K's test split is 0.7 MB, MMLU's whole test set 7 MB; Node cannot hold a string much past 512 MB. */
+/** The largest dataset file read (each is read whole): GSM8K's test split is 0.7 MB; Node cannot hold a string much past 512 MB. */
 export const MAX_DATASET_FILE_BYTES = 256 << 20;
 /** What a file may unpack to (gzip, or parquet's pages as its metadata counts them): the same bound as a plain file, whatever the compression. */
 export const MAX_DATASET_UNPACKED_BYTES = 256 << 20;

@@ -82,13 +82,13 @@ export interface TaskSpec {
 
 export class TaskFileError extends UserError {}
 
-/** The largest task file (or included file, or process_docs module) read: lm-eval's are a few KB (InferenceX's largest is 2 KB), so a megabyte is far past any real one. */
+/** The largest task file (or included file, or process_docs module) read: lm-eval's are a few KB (InferenceX's largest is 1.3 KB), so a megabyte is far past any real one. */
 export const MAX_TASK_FILE_BYTES = 1 << 20;
 /** How many includes may chain: lm-eval's task families use one (a task includes its family's template); eight leaves room for any real layering. */
 export const MAX_INCLUDE_DEPTH = 8;
-/** `repeats`: self-consistency tasks sample up to 64 times per document (AIME here: 8); each repeat is a request whose response is kept. */
+/** `repeats`: lm-eval's self-consistency GSM8K samples 64 times per document (AIME here: 8); each repeat is a request whose response is kept. */
 export const MAX_REPEATS = 256;
-/** `num_fewshot` (and --num-fewshot): lm-eval's tasks use at most 25 shots (ARC); every shot is repeated in every prompt. */
+/** `num_fewshot` (and --num-fewshot): common tasks use up to 25 shots (ARC on the Open LLM Leaderboard); every shot is repeated in every prompt. */
 export const MAX_NUM_FEWSHOT = 256;
 /** `generation_kwargs.max_gen_toks`: the longest context windows served are about a million tokens; the request's max_tokens is also capped by the server's context. */
 export const MAX_GEN_TOKS = 1 << 20;
