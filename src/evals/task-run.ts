@@ -156,6 +156,13 @@ export const MAX_FAILURE_RATE = 0.05;
  */
 export const MAX_TASK_REQUESTS = 1_000_000;
 
+/**
+ * The largest reply body read: 64 MiB. A reply of max_gen_toks (at most 2^20 tokens, a few bytes
+ * each) with its reasoning stays far below; a server that sends more is failed rather than
+ * followed until memory runs out.
+ */
+export const MAX_EVAL_REPLY_BYTES = 64 << 20;
+
 class RequestFailure extends Error {
   constructor(
     message: string,
@@ -176,6 +183,7 @@ function postJson(
   return new Promise((resolve, reject) => {
     let status = 0;
     const pieces: Buffer[] = [];
+    let bytes = 0;
     const onAbort = (): void => {
       conn.close();
       reject(new RequestFailure('interrupted', false));
@@ -186,7 +194,13 @@ function postJson(
     conn.request('POST', path, headers, body, {
       onSent: () => {},
       onStart: (s) => (status = s),
-      onBody: (piece) => pieces.push(piece),
+      onBody: (piece) => {
+        bytes += piece.length;
+        if (bytes <= MAX_EVAL_REPLY_BYTES) return void pieces.push(piece);
+        settle();
+        conn.close();
+        reject(new RequestFailure(`the reply is larger than ${MAX_EVAL_REPLY_BYTES.toLocaleString('en-US')} bytes`, false));
+      },
       onEnd: () => {
         settle();
         resolve({ status, text: Buffer.concat(pieces).toString('utf8') });

@@ -9,6 +9,7 @@ import {
   MAX_DATASET_FILE_BYTES,
   MAX_DATASET_ROWS,
   MAX_DATASET_UNPACKED_BYTES,
+  MAX_EVAL_REPLY_BYTES,
   MAX_TASK_REQUESTS,
   MAX_TEMPLATE_LENGTH,
   MAX_TEMPLATE_STEPS,
@@ -199,6 +200,29 @@ describe('eval replies and requests', () => {
     expect(reasoned.samples.map((s) => s.resps)).toEqual([['1'], ['1']]);
     const empty = await runTask(await options(await replying({ content: '' }), docs));
     expect(empty).toMatchObject({ failed: 0, valid: true });
+  });
+
+  it(`a reply body past ${MAX_EVAL_REPLY_BYTES} bytes fails its request, and the server's connection is closed`, async () => {
+    let written = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      const piece = Buffer.alloc(1 << 20, 0x20);
+      const more = (): void => {
+        while (!res.destroyed && written < 4 * MAX_EVAL_REPLY_BYTES) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const result = await runTask(await options(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, docs.slice(0, 1)));
+    expect(result.failures).toEqual({ 'the reply is larger than 67,108,864 bytes': 1 });
+    expect(result).toMatchObject({ failed: 1, valid: false });
+    expect(written).toBeLessThan(4 * MAX_EVAL_REPLY_BYTES);
   });
 
   it(`more than ${MAX_TASK_REQUESTS} requests (documents × repeats) are refused before any is sent`, async () => {
