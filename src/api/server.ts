@@ -39,7 +39,16 @@ import { PageError, pageOf, pageParams, sendPage } from './paging.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import type { PageSize } from './paging.js';
 import { UserError } from '../util/user-error.js';
-import { UploadTooLarge, receiveUpload, removeTree, sweepStaleUploads, uploadDir } from './uploads.js';
+import {
+  DEFAULT_MAX_UPLOAD_MB,
+  MAX_ARCHIVE_ENTRIES,
+  UNPACKED_UPLOAD_FACTOR,
+  UploadTooLarge,
+  receiveUpload,
+  removeTree,
+  sweepStaleUploads,
+  uploadDir,
+} from './uploads.js';
 
 export interface ApiOptions {
   store: Store;
@@ -64,8 +73,14 @@ export interface ApiOptions {
 const MiB = 2 ** 20;
 const LINGER_MS = 2000;
 /** Page sizes: rows of points (~1 KB each with every metric) and of runs. */
-const POINTS: PageSize = { default: 1000, max: 10_000 };
-const RUNS: PageSize = { default: 100, max: 1000 };
+/** Rows a page of points (benchmarks, history, evaluations, availability) holds by default and at most. */
+export const POINTS_PAGE: PageSize = { default: 1000, max: 10_000 };
+/** Rows a page of runs holds by default and at most. */
+export const RUNS_PAGE: PageSize = { default: 100, max: 1000 };
+
+/** Reads that run at once, and that wait for a slot, before a request is answered 503 (docs/api.md, "Heavy queries"). */
+export const MAX_CONCURRENT_QUERIES = 4;
+export const MAX_QUEUED_QUERIES = 32;
 
 // Schemas of the query parameters, shared by routes.
 const str = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
@@ -165,9 +180,9 @@ class HttpError extends Error {
 
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { store } = options;
-  const maxUpload = options.maxUploadBytes ?? 256 * MiB;
+  const maxUpload = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_MB * MiB;
   const uploadRoot = options.uploadRoot ?? tmpdir();
-  const gate = new Gate(options.maxConcurrentQueries ?? 4, options.maxQueuedQueries ?? 32);
+  const gate = new Gate(options.maxConcurrentQueries ?? MAX_CONCURRENT_QUERIES, options.maxQueuedQueries ?? MAX_QUEUED_QUERIES);
   const app = Fastify({
     logger: options.logger ?? false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false, verbose: true, strictNumbers: true } },
@@ -333,7 +348,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       summary: 'What the official results cover: models, sequences, hardware, engines, precisions and dates',
       querystring: query({}),
     },
-    POINTS,
+    POINTS_PAGE,
     async (_, page) => availability(store, page),
   );
 
@@ -344,7 +359,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         'Benchmark points: the latest of each config and conc (as of a date), or one run’s; each with its power verdict (measured energy only when valid)',
       querystring: query(resultFilter),
     },
-    POINTS,
+    POINTS_PAGE,
     async (q, page) => benchmarks(store, { ...filterOf(q), ...page }),
   );
 
@@ -419,7 +434,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         metrics: resultFilter.metrics,
       }),
     },
-    POINTS,
+    POINTS_PAGE,
     async (q, page) => {
       if (q.config === undefined && q.model === undefined) throw new HttpError(400, 'missing parameter: config or model');
       return history(store, {
@@ -437,7 +452,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       summary: 'Eval results (every task): the latest of each config, task and conc, or one run’s',
       querystring: query({ ...resultFilter, task: str('eval task (gsm8k, gpqa_diamond_cot_n_shot, aime…)') }),
     },
-    POINTS,
+    POINTS_PAGE,
     async (q, page) => evaluations(store, { ...filterOf(q), ...page, task: q.task as string | undefined }),
   );
 
@@ -457,7 +472,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         exact: resultFilter.exact,
       }),
     },
-    POINTS,
+    POINTS_PAGE,
     async (q, page) => {
       const { isl: _, osl: __, metrics: ___, ...f } = filterOf(q);
       return agenticPoints(store, { ...f, ...page });
@@ -493,7 +508,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       summary: 'Runs, newest first, with point and eval counts and success rate',
       querystring: query({ source: { ...source, description: 'official, unofficial or all (default all)' } }),
     },
-    RUNS,
+    RUNS_PAGE,
     async (q, page) => runs(store, { source: (q.source as ResultFilter['source']) ?? 'all', ...page }),
   );
 
@@ -604,8 +619,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         mkdirSync(files);
         try {
           extractTarGz(readFileSync(archive), files, {
-            maxBytes: options.maxUnpackedBytes ?? 4 * maxUpload,
-            maxEntries: 100_000,
+            maxBytes: options.maxUnpackedBytes ?? UNPACKED_UPLOAD_FACTOR * maxUpload,
+            maxEntries: MAX_ARCHIVE_ENTRIES,
           });
         } catch (e) {
           if (e instanceof ArchiveError) throw new HttpError(400, e.message);

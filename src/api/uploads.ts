@@ -13,6 +13,13 @@ import { pipeline } from 'node:stream/promises';
 import { UserError } from '../util/user-error.js';
 import { processAlive } from '../util/process-alive.js';
 
+/** The largest ingest upload by default, MiB (`frontier serve --max-upload-mb`). */
+export const DEFAULT_MAX_UPLOAD_MB = 256;
+/** How many times the upload an archive may unpack to: a gzip bomb stops there. */
+export const UNPACKED_UPLOAD_FACTOR = 4;
+/** Entries (files and folders) an uploaded archive may hold: a run directory has a few hundred. */
+export const MAX_ARCHIVE_ENTRIES = 100_000;
+
 const PREFIX = 'frontier-upload-';
 
 /** A fresh upload directory under `root`, owned by this process. */

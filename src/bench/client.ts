@@ -53,7 +53,7 @@ export interface RequestResult extends ResponseRecord {
 export const DEFAULT_REQUEST_DEADLINE_MS = 6 * 3600 * 1000;
 
 /** The most of an error response's body kept for its reason. */
-const ERROR_BODY_BYTES = 2000;
+export const ERROR_BODY_BYTES = 2000;
 
 export class Client {
   private readonly connections: HttpConnection[] = [];

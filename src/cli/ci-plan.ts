@@ -33,7 +33,7 @@ import { runMatrix } from './matrix.js';
 import { pathOption } from './paths.js';
 
 /** GitHub's limit on the jobs one matrix expands to. */
-const MAX_MATRIX_JOBS = 256;
+export const MAX_MATRIX_JOBS = 256;
 
 interface PlanOptions {
   event?: string;

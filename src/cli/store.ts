@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
+import { DEFAULT_MAX_UPLOAD_MB } from '../api/uploads.js';
 import type { RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
@@ -127,7 +128,7 @@ function serveCommand(): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free one)', '8080')
     .option('--private', 'reads need a token too')
-    .option('--max-upload-mb <n>', 'largest ingest upload, MiB', positiveInt('--max-upload-mb'), 256)
+    .option('--max-upload-mb <n>', 'largest ingest upload, MiB', positiveInt('--max-upload-mb'), DEFAULT_MAX_UPLOAD_MB)
     .action(async (o: { db?: string; host: string; port: string; private?: boolean; maxUploadMb: number }) => {
       const port = parseNumber('--port', o.port, { integer: true, min: 0, max: 65535 });
       const { buildApi } = await import('../api/index.js');

@@ -16,7 +16,8 @@ const STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'gu');
 /** Python's `str.strip()`. */
 export const pyStrip = (s: string): string => s.replace(STRIP, '');
 
-const FIELD_LIMIT = 131072;
+/** Python's `csv` field size limit (`csv.field_size_limit()`): a longer field is an error, as there. */
+export const CSV_FIELD_SIZE_LIMIT = 131072;
 
 /** Lines as Python's text layer yields them with `newline=""`: each keeps its `\n`, `\r` or `\r\n`. */
 function lines(text: string): string[] {
@@ -45,7 +46,7 @@ export function csvRecords(text: string): string[][] {
   let fieldLen = 0;
   let state: State = 'startRecord';
   const add = (c: string): void => {
-    if (fieldLen >= FIELD_LIMIT) throw new CsvError(`field larger than field limit (${FIELD_LIMIT})`);
+    if (fieldLen >= CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
     field += c;
     fieldLen++;
   };

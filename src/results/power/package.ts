@@ -22,6 +22,7 @@ import {
   pyTypeName,
 } from '../../pycompat/index.js';
 import type { TelemetryFiles } from './common.js';
+import { CSV_FIELD_SIZE_LIMIT } from './csv.js';
 
 export const SCHEMA_VERSION = 1;
 export const PRODUCER = 'srt-slurm.dcgm-power';
@@ -276,9 +277,6 @@ export interface SampleRow {
   powerW: number;
 }
 
-/** Python's `csv` field size limit (`csv.field_size_limit()`). */
-const FIELD_SIZE_LIMIT = 131072;
-
 class CsvError extends Error {}
 
 /**
@@ -295,7 +293,7 @@ export function* csvRows(textIn: string): Generator<string[]> {
     let inQuotes = false;
     let sawAny = false;
     const push = (): void => {
-      if (field.length > FIELD_SIZE_LIMIT) throw new CsvError('field larger than field limit (131072)');
+      if (field.length > CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
       row.push(field);
       field = '';
       quoted = false;
@@ -319,7 +317,7 @@ export function* csvRows(textIn: string): Generator<string[]> {
           field += c;
           i++;
         }
-        if (field.length > FIELD_SIZE_LIMIT) throw new CsvError('field larger than field limit (131072)');
+        if (field.length > CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
         continue;
       }
       if (c === '\r' || c === '\n') {
@@ -347,7 +345,7 @@ export function* csvRows(textIn: string): Generator<string[]> {
       }
       field += c;
       i++;
-      if (field.length > FIELD_SIZE_LIMIT) throw new CsvError('field larger than field limit (131072)');
+      if (field.length > CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
     }
     yield row;
   }

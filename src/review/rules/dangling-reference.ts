@@ -6,7 +6,8 @@ import { configLocation, resolvedReferences } from './shared.js';
 
 /** Files searched for mentions of a deleted recipe (launchers, scripts, docs, other recipes). */
 const TEXT_FILE = /\.(ya?ml|sh|bash|py|md|json|toml|txt|cfg|ini|j2|slurm|sbatch)$/;
-const MAX_TEXT_BYTES = 1 << 20;
+/** Larger files are not searched (a text file in an InferenceX tree is under 100 KB; a bigger one is data). */
+export const MAX_TEXT_BYTES = 1 << 20;
 
 /** The spellings a recipe is referred to by: its tree path and the `recipes/…` path srtctl sees. */
 function spellings(context: RuleContext, path: string): string[] {

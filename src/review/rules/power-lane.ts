@@ -195,7 +195,8 @@ export interface TextFile {
   lines: string[];
 }
 
-const MAX_SCAN = 2 * 1024 * 1024;
+/** Larger files (and binary ones) are not scanned for the pin, as `git grep` skips binaries. */
+export const MAX_SCAN = 2 * 1024 * 1024;
 
 /** Every text file of the tree (what InferenceX's `git grep` of the pin searches). */
 export function treeTextFiles(tree: Tree): Promise<TextFile[]> {
