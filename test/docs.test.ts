@@ -62,3 +62,56 @@ describe('committed files', () => {
     expect(found).toEqual([]);
   });
 });
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as dashes. */
+const anchor = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+
+/** `MAX_…` constants that bound no input: a verdict's threshold, a model fit's cut, the sampler's own gap. */
+const NOT_INPUT_LIMITS = new Set(['MAX_FAILURE_RATE', 'MAX_LATENCY_MS', 'MAX_SAMPLE_GAP_MS']);
+
+describe('docs/limits.md', () => {
+  const doc = readFileSync(join(REPO, 'docs/limits.md'), 'utf8');
+  const rows = doc
+    .split('\n')
+    .filter((l) => l.startsWith('|'))
+    .map((l) => l.split('|').map((c) => c.trim()))
+    .map((cells) => ({ limit: cells[2]!, name: /`([A-Z][A-Z0-9_]*)(?:\.(\w+))?` in `(src\/[^`]+\.ts)`/.exec(cells[3] ?? '') }))
+    .filter((r) => r.name !== null);
+
+  it('states every named limit with the value the code has', async () => {
+    expect(rows.length).toBeGreaterThan(40);
+    for (const { limit, name } of rows) {
+      const [, constant, field, file] = name!;
+      const module = (await import(join(REPO, file!))) as Record<string, unknown>;
+      const value = field ? (module[constant!] as Record<string, unknown>)[field] : module[constant!];
+      const stated = Number(/\d[\d,]*(?:\.\d+)?/.exec(limit)?.[0].replace(/,/g, ''));
+      expect(stated, `${constant}${field ? `.${field}` : ''} in ${file}`).toBe(value);
+    }
+  });
+
+  it('lists every exported MAX_… constant of src/ that bounds an input', () => {
+    const listed = new Set(rows.map((r) => r.name![1]));
+    const exported = execFileSync('git', ['grep', '-h', '-o', '^export const MAX_[A-Z0-9_]*', '--', 'src'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.replace('export const ', ''));
+    expect(exported.filter((c) => !listed.has(c) && !NOT_INPUT_LIMITS.has(c))).toEqual([]);
+  });
+
+  it('links to headings that exist', () => {
+    for (const [, file, hash] of doc.matchAll(/\]\(([a-z-]+\.md)#([^)]+)\)/g)) {
+      const headings = readFileSync(join(REPO, 'docs', file!), 'utf8').match(/^#+ .*$/gm) ?? [];
+      expect(
+        headings.map((h) => anchor(h.replace(/^#+ /, ''))),
+        `${file}#${hash}`,
+      ).toContain(hash);
+    }
+  });
+});
