@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 
 /**
@@ -7,24 +7,24 @@ import { gunzipSync } from 'node:zlib';
  * the bytes, or why not in words that fit after the file's name ("is not a regular file…").
  */
 export function readRegularFile(path: string, maxBytes: number): Buffer | { refused: string } {
-  let size: number;
+  let fd: number;
   try {
-    const stat = statSync(path);
-    if (!stat.isFile()) return { refused: 'is not a regular file (a device, FIFO or folder is never read)' };
-    size = stat.size;
+    // Non-blocking, so that opening a FIFO returns at once; the kind is checked on what was opened.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     return { refused: `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
   }
-  if (size > maxBytes)
-    return { refused: `is larger than ${maxBytes.toLocaleString('en-US')} bytes (${size.toLocaleString('en-US')})` };
-  const fd = openSync(path, 'r');
   try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { refused: 'is not a regular file (a device, FIFO or folder is never read)' };
+    if (stat.size > maxBytes)
+      return { refused: `is larger than ${maxBytes.toLocaleString('en-US')} bytes (${stat.size.toLocaleString('en-US')})` };
     // One byte more than the size: a file that grew since the check is refused, not cut.
-    const buffer = Buffer.alloc(size + 1);
+    const buffer = Buffer.alloc(stat.size + 1);
     let length = 0;
     for (let n = -1; n !== 0 && length < buffer.length; length += n)
       n = readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > size) return { refused: 'grew while it was read' };
+    if (length > stat.size) return { refused: 'grew while it was read' };
     return buffer.subarray(0, length);
   } finally {
     closeSync(fd);
