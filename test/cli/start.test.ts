@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -17,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunManifest } from '../../src/launch/index.js';
 import { freshClone } from '../support/fresh-clone.js';
 import { loadLlamaServerScript } from '../support/llama-server.js';
+import { groupAlive, signalGroup } from '../support/process-group.js';
 import type { FreshClone } from '../support/fresh-clone.js';
 
 /** `npm start` in `dir`, exactly as the README gives it, with only the dashboard's port chosen. */
@@ -47,24 +47,6 @@ function npmStart(dir: string, env: Record<string, string> = {}) {
     });
   return { child, output, exited, waitFor };
 }
-
-/** Ctrl-C, as a user stops it: SIGINT to the whole process group. */
-function interrupt(child: ChildProcess): void {
-  try {
-    process.kill(-child.pid!, 'SIGINT');
-  } catch {
-    // already gone
-  }
-}
-
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * After Ctrl-C: npm ends as npm does on SIGINT (it passes the signal on and ends by it), and
@@ -172,7 +154,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await page.text()).toContain('<div id="root"></div>');
     } finally {
-      interrupt(start.child);
+      signalGroup(start.child, 'SIGINT');
     }
     await expectStopped(start);
   }, 420_000);
@@ -230,7 +212,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       const points = await json<{ framework: string }[]>(`${url}/api/v1/benchmarks?run=${run!.run_id}&limit=1000`);
       expect(points.filter((p) => p.framework === 'llama.cpp')).toHaveLength(3);
     } finally {
-      interrupt(start.child);
+      signalGroup(start.child, 'SIGINT');
       rmSync(cache, { recursive: true, force: true });
     }
     await expectStopped(start);
@@ -258,7 +240,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(manifest.groups.find((g) => g.status === 'deferred')?.reason).toBe(run!.deferred_reason);
       expect(start.output.stdout).not.toContain('the llama.cpp points are in');
     } finally {
-      interrupt(start.child);
+      signalGroup(start.child, 'SIGINT');
       rmSync(cache, { recursive: true, force: true });
       rmSync(bin, { recursive: true, force: true });
     }

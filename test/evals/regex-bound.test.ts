@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { evalOutcome } from '../../src/launch/evals.js';
 import { PY_REGEX_TIME_LIMIT_MS } from '../../src/pycompat/index.js';
 import { announcedUrl, CLI, tempFiles } from '../helpers.js';
+import { groupAlive, signalGroup } from '../support/process-group.js';
 import { waitFor } from '../support/wait.js';
 
 // A task file whose regex backtracks without end on the reply the sim gives: `frontier eval run`
@@ -45,25 +46,8 @@ const servers: ChildProcess[] = [];
 const evals: ChildProcess[] = [];
 afterAll(() => {
   servers.forEach((c) => c.kill('SIGTERM'));
-  evals.forEach((c) => killGroup(c, 'SIGKILL'));
+  evals.forEach((c) => signalGroup(c, 'SIGKILL'));
 });
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // already gone
-  }
-}
-
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** `frontier sim serve` answering every question with REPLY, logging each request as it ends. */
 async function sim(truth: string): Promise<string> {
@@ -101,7 +85,7 @@ async function exitWithin(e: Eval, ms: number): Promise<number | NodeJS.Signals 
   const late = new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), ms)));
   const how = await Promise.race([e.exited, late]);
   clearTimeout(timer);
-  if (how === 'still running') killGroup(e.child, 'SIGKILL');
+  if (how === 'still running') signalGroup(e.child, 'SIGKILL');
   return how;
 }
 
@@ -141,7 +125,7 @@ describe('a task regex that backtracks without end', () => {
       intervalMs: 5,
     });
     const signalled = performance.now();
-    killGroup(run.child, 'SIGTERM');
+    signalGroup(run.child, 'SIGTERM');
     expect(await exitWithin(run, PY_REGEX_TIME_LIMIT_MS + 10_000), run.output.stderr).toBe(130);
     expect(performance.now() - signalled).toBeLessThan(PY_REGEX_TIME_LIMIT_MS + 1000);
     expect(run.output.stdout).toContain(`interrupted: finished samples kept; continue with --resume --out ${out}\n`);
