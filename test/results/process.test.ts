@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resultsCli } from './results-cli.js';
 import { UserError } from '../../src/util/user-error.js';
-import { resultsCommand } from '../../src/cli/results.js';
+
 import type { MultiNodeRow, SingleNodeRow } from '../../src/matrix/index.js';
 import { PythonError, loads } from '../../src/pycompat/index.js';
 import {
@@ -354,23 +355,7 @@ describe('raw results', () => {
 });
 
 describe('frontier results process', () => {
-  interface Captured {
-    stdout: string;
-    stderr: string;
-    exitCode?: number;
-  }
-  async function run(args: string[], cwd: string, env: Env = {}): Promise<Captured> {
-    const out: Captured = { stdout: '', stderr: '' };
-    const command = resultsCommand({
-      env,
-      cwd,
-      stdout: (t) => (out.stdout += t),
-      stderr: (t) => (out.stderr += t),
-      setExitCode: (code) => (out.exitCode = code),
-    });
-    await command.parseAsync(['node', 'frontier-results', 'process', ...args]);
-    return out;
-  }
+  const run = (args: string[], cwd: string, env: Env = {}) => resultsCli(['process', ...args], cwd, env);
 
   it('--env: a drop-in for process_result.py (reads $RESULT_FILENAME.json here, writes both files)', async () => {
     for (const prefix of ['01', '06', '09']) {

@@ -2,7 +2,8 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resultsCommand } from '../../../src/cli/results.js';
+import { resultsCli } from '../results-cli.js';
+
 import { PyFloat, toPlain } from '../../../src/pycompat/index.js';
 import {
   aggInputFromText,
@@ -255,23 +256,9 @@ describe('beyond the reference tests', () => {
   it('frontier results power-agentic: the reference flags and exit status', async () => {
     const { tmp } = writeArtifacts({ records: [record({ startNs: 1, endNs: 2, outputTokens: null })] });
     writeFileSync(join(tmp, 'agg.json'), '{"hw": "h200"}');
-    const out = { stdout: '', stderr: '', exitCode: 0 };
-    const command = resultsCommand({
-      cwd: tmp,
-      env: { REQUIRE_POWER: 'true' },
-      stdout: (t) => (out.stdout += t),
-      stderr: (t) => (out.stderr += t),
-      setExitCode: (c) => (out.exitCode = c),
+    const out = await resultsCli(['power-agentic', '--result-dir', 'results', '--agg-result', 'agg.json'], tmp, {
+      REQUIRE_POWER: 'true',
     });
-    await command.parseAsync([
-      'node',
-      'frontier-results',
-      'power-agentic',
-      '--result-dir',
-      'results',
-      '--agg-result',
-      'agg.json',
-    ]);
     expect(out.exitCode).toBe(1);
     expect(out.stderr).toBe('[agentx_power] Power-window adaptation failed: incomplete_token_accounting\n');
     expect(readFileSync(join(tmp, 'agg.json'), 'utf8')).toBe(

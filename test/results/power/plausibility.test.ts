@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resultsCommand } from '../../../src/cli/results.js';
+import { resultsCli } from '../results-cli.js';
 import { LOCAL_PROFILE } from '../../../src/clusters/index.js';
 import { pointNode } from '../../../src/launch/power.js';
 import type { PlannedPoint } from '../../../src/plan/index.js';
@@ -208,18 +208,7 @@ describe('the multinode (DCGM package) step', () => {
 });
 
 describe('the command lines', () => {
-  async function cli(args: string[], env: Record<string, string>, cwd: string) {
-    const out = { stdout: '', stderr: '', exitCode: 0 };
-    const command = resultsCommand({
-      env,
-      cwd,
-      stdout: (t) => (out.stdout += t),
-      stderr: (t) => (out.stderr += t),
-      setExitCode: (code) => (out.exitCode = code),
-    });
-    await command.parseAsync(['node', 'frontier-results', ...args]);
-    return out;
-  }
+  const cli = (args: string[], env: Record<string, string>, cwd: string) => resultsCli(args, cwd, env);
   const powerArgs = ['power', '--csv', 'gpu_metrics.csv', '--bench-result', 'raw.json', '--agg-result', 'agg.json'];
 
   it('frontier results power: the node from --gpu/--gpus-per-node, else RUNNER_TYPE, else the widest bounds', async () => {

@@ -4,7 +4,7 @@ process.env.TZ = 'UTC';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resultsCommand } from '../../../src/cli/results.js';
+import { resultsCli } from '../results-cli.js';
 import { loads } from '../../../src/pycompat/index.js';
 import { identityFromEnv, memoryTelemetry, processResult } from '../../../src/results/index.js';
 import type { Env } from '../../../src/results/index.js';
@@ -14,24 +14,7 @@ import { REPO, tempFiles } from '../../helpers.js';
 const ROOT = join(REPO, 'test/fixtures/power/process');
 const read = (c: string, f: string): string => readFileSync(join(ROOT, c, f), 'utf8');
 
-interface Captured {
-  stdout: string;
-  stderr: string;
-  exitCode?: number;
-}
-
-async function processCli(cwd: string, env: Env): Promise<Captured> {
-  const out: Captured = { stdout: '', stderr: '' };
-  const command = resultsCommand({
-    env,
-    cwd,
-    stdout: (t) => (out.stdout += t),
-    stderr: (t) => (out.stderr += t),
-    setExitCode: (code) => (out.exitCode = code),
-  });
-  await command.parseAsync(['node', 'frontier-results', 'process', '--env']);
-  return out;
-}
+const processCli = (cwd: string, env: Env) => resultsCli(['process', '--env'], cwd, env);
 
 afterEach(() => {
   process.env.TZ = 'UTC';
