@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpConnection, ReusePolicy } from '../bench/http.js';
-import { PyRegexTimeoutError } from '../pycompat/index.js';
+import { PyRegexLimitError } from '../pycompat/index.js';
 import { Rng } from '../util/rng.js';
 import type { Doc } from './datasets.js';
 import { aggregate, scoreDoc } from './scoring.js';
@@ -358,7 +358,7 @@ export async function runTask(o: TaskRunOptions): Promise<TaskResult> {
     try {
       scored = scoreDoc(task, p.resps, target);
     } catch (e) {
-      if (!(e instanceof PyRegexTimeoutError)) throw e;
+      if (!(e instanceof PyRegexLimitError)) throw e;
       unscored ??= `task ${task.task} (${task.file}), doc ${id}: ${e.message}: ${e.hint}`;
       unscorable.abort();
       return;

@@ -23,5 +23,5 @@ export { pyPath, readPyJson } from './os.js';
 export type { JsonRead } from './os.js';
 export { PyRegexError, compilePy } from './regex.js';
 export type { PyRegex } from './regex.js';
-export { PY_REGEX_TIME_LIMIT_MS, PyRegexTimeoutError } from './regex-runner.js';
+export { PY_REGEX_TIME_LIMIT_MS, PyRegexLimitError, PyRegexTimeoutError } from './regex-runner.js';
 export { PyRandom } from './random.js';

@@ -30,8 +30,11 @@ export const PY_REGEX_TIME_LIMIT_MS = 1000;
  */
 export const REGEX_WORKER_START_LIMIT_MS = 10_000;
 
-/** A Python regex ran past PY_REGEX_TIME_LIMIT_MS on one text: what it would have matched is unknown. */
-export class PyRegexTimeoutError extends UserError {
+/** A Python regex could not be run to the end on one text (past its time or V8's stack): what it would have matched is unknown. */
+export class PyRegexLimitError extends UserError {}
+
+/** A Python regex ran past PY_REGEX_TIME_LIMIT_MS on one text. */
+export class PyRegexTimeoutError extends PyRegexLimitError {
   constructor(
     readonly pattern: string,
     readonly textLength: number,
@@ -204,6 +207,16 @@ export function boundedMatches(request: MatchRequest, pattern: string): RawMatch
   }
   const reply = receiveMessageOnPort(w.port)?.message as MatchReply | undefined;
   if (!reply) throw new Error('the regex worker finished without a reply (a bug)');
-  if ('error' in reply) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+  if ('error' in reply) {
+    // V8's backtracking stack has a fixed size: a long enough text overflows it (~10 MB for `^(a|b)*$`).
+    if (reply.error.name === 'RangeError')
+      throw new PyRegexLimitError(
+        `Python regex /${pattern}/ ran out of V8's regex stack (${reply.error.message}) on a ${request.text.length}-character text`,
+        {
+          hint: 'match a shorter text (extract the answer first) or a pattern that repeats single characters, such as [ab]* for (a|b)*',
+        },
+      );
+    throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+  }
   return reply.matches;
 }
