@@ -32,6 +32,18 @@ export const MAX_DATASET_UNPACKED_BYTES = 256 << 20;
 /** Rows of one split: the evaluation sets lm-eval runs have up to some tens of thousands (MMLU: 14,042); every row is held, rendered and asked. */
 export const MAX_DATASET_ROWS = 1_000_000;
 
+/** The bounds a split is read within (the constants above; smaller ones in tests). */
+export interface DatasetLimits {
+  fileBytes: number;
+  unpackedBytes: number;
+  rows: number;
+}
+const DATASET_LIMITS: DatasetLimits = {
+  fileBytes: MAX_DATASET_FILE_BYTES,
+  unpackedBytes: MAX_DATASET_UNPACKED_BYTES,
+  rows: MAX_DATASET_ROWS,
+};
+
 /** Where each row was read (`file:line`, or `file row N` for parquet), for errors about its values. */
 const sources = new WeakMap<Doc, string>();
 export const docSource = (doc: Doc): string | undefined => sources.get(doc);
@@ -141,27 +153,30 @@ export function locateSplit(dataDir: string, ref: DatasetRef, split: string): st
 }
 
 /** The split's rows in file order, as plain JSON-like objects keyed by column name. */
-export async function readSplit(dataDir: string, ref: DatasetRef, split: string): Promise<Doc[]> {
+export async function readSplit(dataDir: string, ref: DatasetRef, split: string, limits = DATASET_LIMITS): Promise<Doc[]> {
   const docs: Doc[] = [];
   for (const file of locateSplit(dataDir, ref, split)) {
-    const bytes = readUnpacked(file, MAX_DATASET_FILE_BYTES, MAX_DATASET_UNPACKED_BYTES);
+    const bytes = readUnpacked(file, limits.fileBytes, limits.unpackedBytes);
     if (!Buffer.isBuffer(bytes)) throw new DatasetError(`${file} ${bytes.refused}`, { hint: DATASET_HINT });
-    const maxRows = MAX_DATASET_ROWS - docs.length;
-    docs.push(...(file.endsWith('.parquet') ? await readParquet(file, bytes, maxRows) : readJsonl(file, bytes, maxRows)));
+    const read = docs.length;
+    docs.push(
+      ...(file.endsWith('.parquet') ? await readParquet(file, bytes, limits, read) : readJsonl(file, bytes, limits, read)),
+    );
   }
   return docs;
 }
 
 const DATASET_HINT = 'an evaluation split is a few thousand rows: check that this is the file meant';
-const tooManyRows = (file: string): DatasetError =>
-  new DatasetError(`${file}: the split has more than ${MAX_DATASET_ROWS.toLocaleString('en-US')} rows`, { hint: DATASET_HINT });
+const tooManyRows = (file: string, limits: DatasetLimits): DatasetError =>
+  new DatasetError(`${file}: the split has more than ${limits.rows.toLocaleString('en-US')} rows`, { hint: DATASET_HINT });
 
-function readJsonl(file: string, bytes: Buffer, maxRows: number): Doc[] {
+/** The rows of a JSONL file; `read`: rows of the split read before this file. */
+function readJsonl(file: string, bytes: Buffer, limits: DatasetLimits, read: number): Doc[] {
   const docs: Doc[] = [];
   const lines = bytes.toString('utf8').split('\n');
   for (const [i, line] of lines.entries()) {
     if (line.trim() === '') continue;
-    if (docs.length === maxRows) throw tooManyRows(file);
+    if (read + docs.length === limits.rows) throw tooManyRows(file, limits);
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -176,17 +191,17 @@ function readJsonl(file: string, bytes: Buffer, maxRows: number): Doc[] {
 }
 
 /** The rows of a parquet file, when its metadata says they fit the limits (the rows are decoded whole). */
-async function readParquet(file: string, bytes: Buffer, maxRows: number): Promise<Doc[]> {
+async function readParquet(file: string, bytes: Buffer, limits: DatasetLimits, read: number): Promise<Doc[]> {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let rows: Record<string, unknown>[];
   try {
     const metadata = parquetMetadata(buffer);
-    if (metadata.num_rows > BigInt(maxRows)) throw tooManyRows(file);
+    if (metadata.num_rows + BigInt(read) > BigInt(limits.rows)) throw tooManyRows(file, limits);
     const unpacked = metadata.row_groups
       .flatMap((g) => g.columns)
       .reduce((total, c) => total + (c.meta_data?.total_uncompressed_size ?? 0n), 0n);
-    if (unpacked > BigInt(MAX_DATASET_UNPACKED_BYTES))
-      throw new DatasetError(`${file} unpacks to more than ${MAX_DATASET_UNPACKED_BYTES.toLocaleString('en-US')} bytes`, {
+    if (unpacked > BigInt(limits.unpackedBytes))
+      throw new DatasetError(`${file} unpacks to more than ${limits.unpackedBytes.toLocaleString('en-US')} bytes`, {
         hint: DATASET_HINT,
       });
     rows = await parquetReadObjects({ file: buffer, metadata });

@@ -22,7 +22,7 @@ import {
 import type { Doc, TaskRunOptions } from '../../src/evals/index.js';
 import { MAX_ANSWERS_FILE_BYTES } from '../../src/sim/index.js';
 import { UserError } from '../../src/util/user-error.js';
-import { runCli, tempFiles } from '../helpers.js';
+import { REPO, runCli, tempFiles } from '../helpers.js';
 
 const TASK = `task: t
 dataset_path: org/set
@@ -136,6 +136,21 @@ describe('dataset files', () => {
     await expect(readSplit(dir, ref, 'test')).rejects.toThrow(/test\.jsonl is larger than 268,435,456 bytes \(268,435,457\)/);
     await expect(readSplit(dir, ref, 'train')).rejects.toThrow(DatasetError);
     await expect(readSplit(dir, ref, 'train')).rejects.toThrow(/train\.jsonl: the split has more than 1,000,000 rows/);
+  });
+
+  // No parquet writer is installed: the GPQA fixture's two shards against smaller limits.
+  it('a parquet file is refused by its metadata, before its pages are decoded: rows past the split limit, pages unpacking past the limit', async () => {
+    const hub = join(REPO, 'test/fixtures/evals/datasets/hub');
+    const gpqa = { path: 'Idavidrein/gpqa', name: 'gpqa_diamond' };
+    const limits = { fileBytes: MAX_DATASET_FILE_BYTES, unpackedBytes: MAX_DATASET_UNPACKED_BYTES, rows: MAX_DATASET_ROWS };
+    const rows = (await readSplit(hub, gpqa, 'train', limits)).length;
+    expect(rows).toBeGreaterThan(1);
+    await expect(readSplit(hub, gpqa, 'train', { ...limits, rows: rows - 1 })).rejects.toThrow(
+      `train-00001-of-00002.parquet: the split has more than ${rows - 1} rows`,
+    );
+    await expect(readSplit(hub, gpqa, 'train', { ...limits, unpackedBytes: 1000 })).rejects.toThrow(
+      'train-00000-of-00002.parquet unpacks to more than 1,000 bytes',
+    );
   });
 });
 
