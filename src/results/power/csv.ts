@@ -39,8 +39,13 @@ type State = 'startRecord' | 'startField' | 'inField' | 'inQuoted' | 'quoteInQuo
 const EOL = '';
 
 /** The records of `csv.reader(lines, skipinitialspace=True)`. */
-export function csvRecords(text: string): string[][] {
-  const records: string[][] = [];
+export const csvRecords = (text: string): string[][] => [...csvReader(text, { skipInitialSpace: true })];
+
+/**
+ * `csv.reader(lines)` (excel dialect, the file opened with `newline=""`), record by record as
+ * Python yields them: a field over the size limit raises where it is met, after the records before it.
+ */
+export function* csvReader(text: string, options: { skipInitialSpace: boolean }): Generator<string[]> {
   let fields: string[] = [];
   let field = '';
   let fieldLen = 0;
@@ -71,7 +76,7 @@ export function csvRecords(text: string): string[][] {
           save();
           state = c === EOL ? 'startRecord' : 'eatCrlf';
         } else if (c === '"') state = 'inQuoted';
-        else if (c === ' ') {
+        else if (c === ' ' && options.skipInitialSpace) {
           // skipinitialspace
         } else if (c === ',') save();
         else {
@@ -138,11 +143,11 @@ export function csvRecords(text: string): string[][] {
       // End of input: a record cut off inside a quoted field (or mid-field) is kept (non-strict).
       if (fieldLen !== 0 || (state as State) === 'inQuoted') {
         save();
-        records.push(fields);
+        yield fields;
       }
-      return records;
+      return;
     }
-    records.push(fields);
+    yield fields;
   }
 }
 

@@ -22,7 +22,7 @@ import {
   pyTypeName,
 } from '../../pycompat/index.js';
 import type { TelemetryFiles } from './common.js';
-import { CSV_FIELD_SIZE_LIMIT } from './csv.js';
+import { csvReader } from './csv.js';
 
 export const SCHEMA_VERSION = 1;
 export const PRODUCER = 'srt-slurm.dcgm-power';
@@ -277,80 +277,6 @@ export interface SampleRow {
   powerW: number;
 }
 
-class CsvError extends Error {}
-
-/**
- * Rows as Python's `csv.reader` (excel dialect, `newline=''`) yields them: quoted fields with
- * doubled quotes, a blank line as `[]`; a field over the size limit raises.
- */
-export function* csvRows(textIn: string): Generator<string[]> {
-  let i = 0;
-  const n = textIn.length;
-  while (i < n) {
-    const row: string[] = [];
-    let field = '';
-    let quoted = false;
-    let inQuotes = false;
-    let sawAny = false;
-    const push = (): void => {
-      if (field.length > CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
-      row.push(field);
-      field = '';
-      quoted = false;
-    };
-    for (;;) {
-      if (i >= n) {
-        if (sawAny || inQuotes) push();
-        break;
-      }
-      const c = textIn[i]!;
-      if (inQuotes) {
-        if (c === '"') {
-          if (textIn[i + 1] === '"') {
-            field += '"';
-            i += 2;
-          } else {
-            inQuotes = false;
-            i++;
-          }
-        } else {
-          field += c;
-          i++;
-        }
-        if (field.length > CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
-        continue;
-      }
-      if (c === '\r' || c === '\n') {
-        i += c === '\r' && textIn[i + 1] === '\n' ? 2 : 1;
-        if (sawAny) push();
-        break;
-      }
-      sawAny = true;
-      if (c === ',') {
-        push();
-        i++;
-        // A trailing comma leaves one empty field.
-        if (i >= n || textIn[i] === '\n' || textIn[i] === '\r') {
-          row.push('');
-          i += textIn[i] === '\r' && textIn[i + 1] === '\n' ? 2 : i < n ? 1 : 0;
-          break;
-        }
-        continue;
-      }
-      if (c === '"' && field === '' && !quoted) {
-        inQuotes = true;
-        quoted = true;
-        i++;
-        continue;
-      }
-      field += c;
-      i++;
-      if (field.length > CSV_FIELD_SIZE_LIMIT) throw new CsvError(`field larger than field limit (${CSV_FIELD_SIZE_LIMIT})`);
-    }
-    yield row;
-  }
-}
-
 /** One row of samples.csv, or undefined when it breaks the contract (`_parse_sample_row`). */
 export function parseSampleRow(raw: readonly string[]): SampleRow | undefined {
   if (raw.length !== SAMPLES_HEADER.length) return undefined;
@@ -387,7 +313,7 @@ export function readSamples(files: TelemetryFiles, path: string): { rows: Sample
     // An undecodable byte (replaced on reading) ends the read, as Python's UnicodeDecodeError does;
     // the lines before it stand.
     const bad = body.indexOf('\ufffd');
-    const reader = csvRows(bad < 0 ? body : body.slice(0, body.lastIndexOf('\n', bad) + 1));
+    const reader = csvReader(bad < 0 ? body : body.slice(0, body.lastIndexOf('\n', bad) + 1), { skipInitialSpace: false });
     const first = reader.next();
     const header = first.done ? undefined : first.value;
     const headerOk = !!header && header.length === SAMPLES_HEADER.length && header.every((h, i) => h === SAMPLES_HEADER[i]);

@@ -11,7 +11,8 @@ import type { PyJson } from '../../../src/pycompat/index.js';
 import type { PointIdentity } from '../../../src/results/identity.js';
 import { fsTelemetry } from '../../../src/results/power/files.js';
 import { multinodePowerStep } from '../../../src/results/power/multinode.js';
-import { SAMPLES_HEADER, csvRows } from '../../../src/results/power/package.js';
+import { csvReader } from '../../../src/results/power/csv.js';
+import { SAMPLES_HEADER } from '../../../src/results/power/package.js';
 import type { NodeBounds, PowerOutcome } from '../../../src/results/power.js';
 
 export const PRODUCER_SHA = 'a'.repeat(40);
@@ -115,7 +116,7 @@ export class Package {
   }
   rewriteSamples(mutate: (body: string[][]) => string[][]): void {
     const path = join(this.powerDir, 'samples.csv');
-    const rows = [...csvRows(readFileSync(path, 'utf8'))];
+    const rows = [...csvReader(readFileSync(path, 'utf8'), { skipInitialSpace: false })];
     writeFileSync(path, [rows[0]!, ...mutate(rows.slice(1))].map(csvLine).join(''));
   }
   remove(): void {
