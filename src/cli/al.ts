@@ -1,8 +1,9 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { GOLDEN_DIR, GoldenError, THINKING_MODES, curvesFor, loadGolden } from '../specdec/golden.js';
 import type { GoldenFile } from '../specdec/golden.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption } from './paths.js';
+import { formatOption } from './options.js';
 
 async function goldenFiles(dir: string | undefined): ReturnType<typeof loadGolden> {
   try {
@@ -52,7 +53,7 @@ export function alCommand(): Command {
     .description('print the golden AL of a model at each draft length and thinking mode')
     .argument('<model>', 'model key (deepseek-v4-pro) or InferenceX model prefix (dsv4)')
     .addOption(dirOption)
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .action(async (model: string, flags: { dir?: string; format: string }) => {
       const { files } = await goldenFiles(flags.dir);
       if (flags.format === 'json') {

@@ -22,7 +22,7 @@ import type { CheckReport, Snapshot } from '../changelog/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
-import { POSITIVE_INT, numberArg } from './options.js';
+import { POSITIVE_INT, numberArg, formatOption } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
 import { pathOption } from './paths.js';
 
@@ -111,7 +111,7 @@ export function changelogCommand(): Command {
         'the pull request description (a "no-sweep: <reason>" line opts out of the sweep); - reads stdin',
       ),
     )
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(formatOption(['text', 'json', 'markdown']))
     .action(
       async (
         opts: SideOptions & {

@@ -1,10 +1,11 @@
 /** What every `frontier ci …` step shares: the event options, the output format, and how a decision is emitted. */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { readEvent } from '../ci/event.js';
 import type { GithubEvent } from '../ci/event.js';
 import { writeGithubOutput } from '../ci/output.js';
 import type { OutputValue } from '../ci/output.js';
 import { pathOption } from './paths.js';
+import { formatOption } from './options.js';
 
 export type CiFormat = 'text' | 'json';
 
@@ -32,7 +33,7 @@ export function eventOf(opts: { event?: string; eventName?: string }): GithubEve
 }
 
 export function withFormat(command: Command): Command {
-  return command.addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'));
+  return command.addOption(formatOption());
 }
 
 /** Print `decision` in `format`, append its outputs to GITHUB_OUTPUT (inside Actions), set the exit status. */

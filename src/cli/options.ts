@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { UserError } from '../util/user-error.js';
 
 /**
@@ -60,3 +60,10 @@ export function numberListArg(spec: NumberSpec): (value: string, previous?: numb
   const item = numberArg(spec);
   return (value, previous = []) => [...previous, ...commaList(value).map(item)];
 }
+
+/**
+ * `--format <format>`: every command's one spelling for its output format (`text` first, the
+ * default, unless `choices` says otherwise).
+ */
+export const formatOption = (choices: readonly string[] = ['text', 'json'], description = 'output format'): Option =>
+  new Option('--format <format>', description).choices(choices).default(choices[0]);

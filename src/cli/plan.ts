@@ -7,7 +7,7 @@ import { PRECISIONS } from '../sim/index.js';
 import type { Precision } from '../sim/index.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
-import { numberArg, numberListArg } from './options.js';
+import { numberArg, numberListArg, formatOption } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
 import { pathOption } from './paths.js';
 
@@ -74,7 +74,7 @@ export function planCommand(): Command {
       'requests per point, as a multiple of its concurrency (default 2)',
       numberArg({ min: 0.1 }),
     )
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .addOption(new Option('--emit <what>', 'also write a master config sweeping the frontier').choices(['master-config']))
     .addOption(pathOption('--out <file>', 'with --emit: the file to write (default: stdout, after the plan)'))
     .addOption(

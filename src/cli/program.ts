@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { SCHEMA_KINDS, jsonSchema } from '../catalog/index.js';
 import type { SchemaKind } from '../catalog/index.js';
 import { UserError } from '../util/user-error.js';
@@ -20,6 +20,7 @@ import { storeCommands } from './store.js';
 import { telemetryCommand } from './telemetry.js';
 import { tracesCommand } from './traces.js';
 import { defaultCatalogFiles, formatReport, validateFiles } from './validate.js';
+import { formatOption } from './options.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -48,7 +49,7 @@ export function buildProgram(): Command {
     .addArgument(
       pathArgument('[files...]', 'master-config and runners.yaml files (default: configs/*-master.yaml configs/runners.yaml)'),
     )
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
       const targets = files.length > 0 ? files : defaultCatalogFiles();
       if (targets.length === 0) {

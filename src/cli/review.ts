@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { formatProblem } from '../catalog/index.js';
 import type { Problem } from '../catalog/index.js';
 import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
 import { changeOptOut } from './opt-out.js';
 import { requireDirectory } from './error.js';
-import { POSITIVE_INT, parseNumber } from './options.js';
+import { POSITIVE_INT, parseNumber, formatOption } from './options.js';
 import { UserError } from '../util/user-error.js';
 import type { Snapshot } from '../changelog/index.js';
 import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
@@ -25,9 +25,6 @@ import {
 } from '../review/index.js';
 import type { CommitReview, ReportFormat } from '../review/index.js';
 import { pathOption, pathArgument } from './paths.js';
-
-const formatOption = (choices: string[] = ['text', 'markdown', 'json']): Option =>
-  new Option('--format <format>', 'output format').choices(choices).default('text');
 
 interface TreeFlags {
   recipesDir?: string;
@@ -126,7 +123,7 @@ export function recipeCommand(): Command {
     .addArgument(
       pathArgument('<files...>', 'recipe files, optionally FILE:selector (override_<name>, zip_override_<group>[<i>])'),
     )
-    .addOption(formatOption(['text', 'json']))
+    .addOption(formatOption())
     .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
       const planned = await planFiles(files);
       const failed = planned.some((p) => !p.plan || p.problems.some((q) => q.severity === 'error'));
@@ -182,7 +179,7 @@ export function reviewCommand(): Command {
       parseNumber('--last', v, { ...POSITIVE_INT, expected: 'a number of commits' }),
     )
     .addOption(pathOption('--repo <dir>', 'the git checkout --each/--last read', 'catalog').default('.'))
-    .addOption(formatOption())
+    .addOption(formatOption(['text', 'markdown', 'json']))
     .action(
       async (
         opts: TreeFlags & {
@@ -245,7 +242,7 @@ export function lintCommand(): Command {
     .description('run every rule that needs no base over a whole tree (configs against all recipes); exit 1 on errors')
     .addArgument(pathArgument('[dir]', 'the tree (InferenceX layout)', 'catalog').default('.'))
     .option('--ref <ref>', 'lint a git revision instead of a directory')
-    .addOption(formatOption())
+    .addOption(formatOption(['text', 'markdown', 'json']))
     .action(async (dir: string, opts: TreeFlags & { ref?: string; format: ReportFormat }) => {
       requireDirectory(dir, opts.ref ? 'the repository' : 'the tree');
       const report = await lint(opts.ref ? gitSnapshot(opts.ref, dir) : dirSnapshot(dir), treeOptions(opts));

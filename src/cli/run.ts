@@ -54,7 +54,7 @@ import type { MatrixRow } from '../matrix/index.js';
 import { requireDirectory } from './error.js';
 import { agenticSettings, withAgenticOptions } from './run-agentic.js';
 import type { AgenticFlags } from './run-agentic.js';
-import { POSITIVE_INT, parseNumber } from './options.js';
+import { POSITIVE_INT, parseNumber, formatOption } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption, shownPath, userPath } from './paths.js';
 
@@ -487,7 +487,7 @@ export function runCommand(): Command {
       ),
     )
     .option('--no-inferencex', 'render every row with Frontier’s engine adapters, even in an InferenceX checkout')
-    .addOption(new Option('--format <format>', 'output of --dry-run').choices(['text', 'json']).default('text'))
+    .addOption(formatOption(['text', 'json'], 'output of --dry-run'))
     .action(async (flags: RunFlags) => {
       const matrix = readMatrix(flags.matrix);
       const rows = filterRows(matrix.rows, flags.filter);

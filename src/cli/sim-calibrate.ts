@@ -1,6 +1,5 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import type { AccuracyReport, Metric } from '../sim/calibration/accuracy.js';
 import { METRICS, REQUESTS_PER_CONC, accuracy, worstSlice } from '../sim/calibration/accuracy.js';
 import { DEFAULT_LEVELS, DIMENSIONS, crossValidate, fitProfile, unfitted } from '../sim/calibration/fit.js';
@@ -11,7 +10,7 @@ import { readProfile, shippedProfile } from '../sim/profile.js';
 import type { EfficiencyProfile } from '../sim/profile.js';
 import { UserError } from '../util/user-error.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { numberArg } from './options.js';
+import { numberArg, formatOption } from './options.js';
 import { pathOption } from './paths.js';
 
 /** `frontier sim calibrate` and `frontier sim accuracy`: fitting the performance model to measurements, and its error. */
@@ -115,7 +114,7 @@ export function addCalibrationCommands(sim: Command): void {
     )
     .addOption(pathOption('--out <file>', 'write the fitted profile here (for --profile)'))
     .addOption(pathOption('--base <file>', 'start from this profile (its hand-set entries; default: the shipped one)'))
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .action(
       async (flags: {
         from?: string;
@@ -168,7 +167,7 @@ export function addCalibrationCommands(sim: Command): void {
     .addOption(pathOption('--from <store|path>', 'measured points (as for calibrate; default: the shipped calibration set)'))
     .addOption(pathOption('--profile <file>', 'the efficiency profile to check (default: the shipped one)'))
     .option('--cross-validate', 'also fit the same code on half the points and predict the other half')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .action(async (flags: { from?: string; profile?: string; crossValidate?: boolean; format: 'text' | 'json' }) => {
       const points = await loadPoints(flags.from);
       const profile = flags.profile ? readProfile(flags.profile) : shippedProfile();

@@ -18,7 +18,7 @@ import {
 } from '../sim/index.js';
 import type { Cluster, DeploymentOptions, Efficiency, FaultOptions, Precision, SimRole, Topology } from '../sim/index.js';
 import { DEFAULT_EFFICIENCY } from '../sim/index.js';
-import { numberArg, numberListArg } from './options.js';
+import { numberArg, numberListArg, formatOption } from './options.js';
 import { readUnpacked } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
 import { GPU_REGISTRY_ENV, registerGpus } from '../sim/gpu-registry.js';
@@ -430,7 +430,7 @@ export function simCommand(): Command {
       integer(1),
       10,
     )
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(formatOption())
     .action(
       (
         flags: DeploymentFlags & {

@@ -9,9 +9,12 @@ import { Command, Option } from 'commander';
 import { DEFAULT_MAX_UPLOAD_MB } from '../api/uploads.js';
 import type { RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
-import { POSITIVE_INT, parseNumber } from './options.js';
+import { POSITIVE_INT, formatOption, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption, pathArgument, userPath } from './paths.js';
+
+/** `--json`: what `--format json` was spelled before every command took `--format`; kept so older scripts work. */
+const jsonAlias = (): Option => new Option('--json', 'the same as --format json (older spelling)').implies({ format: 'json' });
 
 const dbOption = () =>
   pathOption('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
@@ -69,7 +72,8 @@ function ingestCommand(): Command {
     .option('--label <label...>', 'labels of the run')
     .option('--url <url>', 'a link to the run (CI page)')
     .option('--dry-run', 'check everything and print what would change; write nothing')
-    .option('--json', 'print the summary as JSON')
+    .addOption(formatOption(['text', 'json'], 'the summary as text or JSON'))
+    .addOption(jsonAlias())
     .action(async (dir: string, o: Record<string, string | boolean | number | string[] | undefined>) => {
       if (o.official && o.unofficial) throw new UserError('--official and --unofficial: pick one');
       const { ingestBatch, readArtifacts } = await import('../store/index.js');
@@ -88,7 +92,7 @@ function ingestCommand(): Command {
       const store = await open(o.db as string | undefined);
       try {
         const s = await ingestBatch(store, batch, { dryRun: o.dryRun === true });
-        if (o.json) {
+        if (o.format === 'json') {
           process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
           return;
         }
@@ -215,16 +219,17 @@ function compareCommand(): Command {
     .argument('<run>', 'the run id')
     .addOption(new Option('--against <what>', 'what to compare with').choices(['official']).default('official'))
     .option('--threshold <pct>', 'flag changes for the worse beyond this many percent', '5')
-    .option('--json', 'print the comparison as JSON')
+    .addOption(formatOption(['markdown', 'json'], 'the comparison as markdown or JSON'))
+    .addOption(jsonAlias())
     .addOption(dbOption())
-    .action(async (runId: string, o: { threshold: string; json?: boolean; db?: string }) => {
+    .action(async (runId: string, o: { threshold: string; format: string; db?: string }) => {
       const threshold = parseNumber('--threshold', o.threshold, { min: 0, expected: 'a percentage ≥ 0' });
       const { compareRun, comparisonMarkdown } = await import('../store/index.js');
       const store = await open(o.db);
       try {
         const c = await compareRun(store, runId, threshold);
         if (!c) throw new UserError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
-        process.stdout.write(o.json ? `${JSON.stringify(c, null, 2)}\n` : comparisonMarkdown(c));
+        process.stdout.write(o.format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : comparisonMarkdown(c));
         if (c.regressions > 0) process.exitCode = 1;
       } finally {
         await store.close();

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import {
   capTraces,
   corpusStats,
@@ -11,7 +11,7 @@ import {
 import type { CorpusStats, ParseOptions, SynthOptions } from '../traces/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { textTable } from '../util/text-table.js';
-import { numberArg } from './options.js';
+import { numberArg, formatOption } from './options.js';
 import { pathOption, pathArgument } from './paths.js';
 
 const integer = (min: number) => numberArg({ integer: true, min });
@@ -177,7 +177,7 @@ function statsCommand(): Command {
     new Command('stats')
       .description('the distributions of a trace file: requests, turns, subagents, tokens, prefix reuse, idle gaps')
       .addArgument(pathArgument('<file>', 'a Weka traces.jsonl or trace JSON, or a hash_ids block trace'))
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .addOption(formatOption())
       .addOption(pathOption('--plot <file.svg>', 'also draw the histograms as an SVG')),
   ).action(async (file: string, flags: ReadFlags & { format: string; plot?: string }) => {
     const stats = corpusStats(await readTraceFile(file, readOptions(flags)));

@@ -57,6 +57,12 @@ describe('frontier ingest, compare and token on the command line', () => {
     const loose = runCli(['compare', 'pr-7', '--threshold', '25', '--json', '--db', db]);
     expect(loose.status).toBe(0);
     expect(JSON.parse(loose.stdout)).toMatchObject({ run_id: 'pr-7', threshold_pct: 25, regressions: 0 });
+    // --format json is the spelling every command takes; --json stays its alias.
+    expect(runCli(['compare', 'pr-7', '--threshold', '25', '--format', 'json', '--db', db]).stdout).toBe(loose.stdout);
+    const ingested = runCli(['ingest', slowerRun(), '--run-id', 'pr-8', '--dry-run', '--format', 'json', '--db', db]);
+    expect(JSON.parse(ingested.stdout)).toEqual(
+      JSON.parse(runCli(['ingest', slowerRun(), '--run-id', 'pr-8', '--dry-run', '--json', '--db', db]).stdout),
+    );
     expect(runCli(['compare', 'nope', '--db', db]).stderr).toContain('no run nope in');
   });
 
