@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -17,6 +18,7 @@ import type { RunManifest } from '../../src/launch/index.js';
 import { freshClone } from '../support/fresh-clone.js';
 import { loadLlamaServerScript } from '../support/llama-server.js';
 import { groupAlive, signalGroup } from '../support/process-group.js';
+import { waitFor } from '../support/wait.js';
 import type { FreshClone } from '../support/fresh-clone.js';
 
 /** `npm start` in `dir`, exactly as the README gives it, with only the dashboard's port chosen. */
@@ -27,6 +29,7 @@ function npmStart(dir: string, env: Record<string, string> = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group: the test stops npm and everything it started, as Ctrl-C does
   });
+  started.push(child);
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (d: Buffer) => (output.stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output.stderr += d.toString()));
@@ -83,10 +86,18 @@ function runDir(dir: string): string {
 const manifestOf = (out: string) => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
 
 let clone: FreshClone | undefined;
-afterEach(() => {
+/** Every `npm start` begun: a test that times out never reaches its `finally`, so they are stopped here too. */
+const started: ChildProcess[] = [];
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    signalGroup(child, 'SIGINT');
+    await waitFor(() => !groupAlive(child.pid!), { what: `npm start's group ${child.pid} to end`, timeoutMs: 15_000 }).catch(() =>
+      signalGroup(child, 'SIGKILL'),
+    );
+  }
   clone?.remove();
   clone = undefined;
-});
+}, 30_000);
 
 describe('npm start, as the README says, on a fresh clone', () => {
   it('runs the example catalog’s whole matrix, prints its summary, then serves the dashboard with its points', async () => {
