@@ -1,14 +1,14 @@
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node, Scalar, ScalarTag } from 'yaml';
 import { SAFE_NAME, SAFE_NAME_TEXT } from '../catalog/index.js';
 import { compilePy, PyRegexError } from '../pycompat/index.js';
 import type { PyRegex } from '../pycompat/index.js';
 import { readRegularFile } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
-import { plainValue, resolveAliases } from '../util/yaml-input.js';
+import { plainValue, readYamlDocument } from '../util/yaml-input.js';
 import { knownProcessDocs } from './process-docs.js';
 import type { ProcessDocs } from './process-docs.js';
 import { compileTemplate, TemplateError } from './template.js';
@@ -230,13 +230,7 @@ function readTaskText(file: string, where: string): string {
 }
 
 function readYaml(file: string, text: string): Located {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { version: '1.1', customTags: [functionTag], lineCounter: lines, prettyErrors: false });
-  const first = doc.errors[0];
-  if (first) throw new TaskFileError(`${file}:${lines.linePos(first.pos[0]).line}: not YAML (${first.message.split('\n')[0]})`);
-  const { refused } = resolveAliases(doc);
-  if (refused)
-    throw new TaskFileError(`${file}:${lines.linePos(refused.offset).line}: ${refused.message}`, { hint: refused.hint });
+  const { doc, lines } = readYamlDocument(text, file, { version: '1.1', customTags: [functionTag] }, TaskFileError);
   const value = plainValue(doc);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new TaskFileError(`${file}: a task file is a mapping of lm-eval task keys (task, dataset_path, doc_to_text…)`);

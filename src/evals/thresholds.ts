@@ -9,12 +9,12 @@
  * A threshold is resolved most-specific-first: models.<prefix>.<task>, then default.<task>, then
  * the --min-score fallback (0.85).
  */
-import { LineCounter, isAlias, isMap, isScalar, parseDocument } from 'yaml';
+import { isAlias, isMap, isScalar } from 'yaml';
 import type { Node } from 'yaml';
 import { plainKind, resolvePlain } from '../catalog/yaml/resolve.js';
 import { floatRepr } from '../pycompat/index.js';
 import { UserError } from '../util/user-error.js';
-import { resolveAliases } from '../util/yaml-input.js';
+import { readYamlDocument } from '../util/yaml-input.js';
 import type { ResolvedAliases } from '../util/yaml-input.js';
 
 /** A file or directory the eval commands cannot use, with what to do about it. */
@@ -134,14 +134,7 @@ function taskMap(v: Loaded, where: string, file: string): Map<string, Threshold>
  * string would crash it mid-run).
  */
 export function parseThresholds(text: string, file: string): ThresholdsConfig {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { schema: 'failsafe', uniqueKeys: false, prettyErrors: false, lineCounter: lines });
-  if (doc.errors.length > 0) throw new EvalInputError(`${file}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-  const aliases = resolveAliases(doc);
-  if (aliases.refused)
-    throw new EvalInputError(`${file}:${lines.linePos(aliases.refused.offset).line}: ${aliases.refused.message}`, {
-      hint: aliases.refused.hint,
-    });
+  const { doc, aliases } = readYamlDocument(text, file, { schema: 'failsafe', uniqueKeys: false }, EvalInputError);
   const root = load(doc.contents as Node | null, aliases, file);
   if (root.kind !== 'map')
     throw new EvalInputError(`${file}: a thresholds file is a mapping (default: …, models: …), not ${describe(root)}`);

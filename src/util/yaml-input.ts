@@ -1,5 +1,5 @@
 import { LineCounter, isAlias, isCollection, isPair, isScalar, parseDocument, visit } from 'yaml';
-import type { Alias, Document, DocumentOptions, Node, ParseOptions } from 'yaml';
+import type { Alias, Document, DocumentOptions, Node, ParseOptions, SchemaOptions } from 'yaml';
 import { UserError } from './user-error.js';
 
 /**
@@ -83,23 +83,42 @@ export function resolveAliases(doc: Document, limit = MAX_YAML_EXPANDED_NODES): 
   return { targetOf: (alias) => targets.get(alias), refused };
 }
 
+/** A YAML document from input, its line counter and its resolved aliases. */
+export interface InputDocument {
+  doc: Document;
+  lines: LineCounter;
+  aliases: ResolvedAliases;
+}
+
 /**
- * The value of a YAML text from input (a file Frontier reads but does not check key by key), or
- * a UserError naming `file`, the line and the fix: for a syntax error, and for aliases refused by
- * resolveAliases.
+ * A YAML text from input parsed, or an error (`Err`, a UserError by default) naming `file`, the
+ * line and the fix: for a syntax error, and for aliases refused by resolveAliases.
  */
-export function parseYamlInput(text: string, file: string, options: DocumentOptions & ParseOptions = {}): unknown {
+export function readYamlDocument(
+  text: string,
+  file: string,
+  options: DocumentOptions & ParseOptions & SchemaOptions = {},
+  Err: new (message: string, options: { hint?: string }) => UserError = UserError,
+): InputDocument {
   const lines = new LineCounter();
   const doc = parseDocument(text, { ...options, lineCounter: lines, prettyErrors: false });
   const error = doc.errors[0];
   if (error)
-    throw new UserError(`${file}:${lines.linePos(error.pos[0]).line}: not YAML (${error.message.split('\n')[0]})`, {
+    throw new Err(`${file}:${lines.linePos(error.pos[0]).line}: not YAML (${error.message.split('\n')[0]})`, {
       hint: 'fix the YAML at that line',
     });
-  const { refused } = resolveAliases(doc);
-  if (refused) throw new UserError(`${file}:${lines.linePos(refused.offset).line}: ${refused.message}`, { hint: refused.hint });
-  return plainValue(doc);
+  const aliases = resolveAliases(doc);
+  const { refused } = aliases;
+  if (refused) throw new Err(`${file}:${lines.linePos(refused.offset).line}: ${refused.message}`, { hint: refused.hint });
+  return { doc, lines, aliases };
 }
+
+/** The value of a YAML text from input (a file Frontier reads but does not check key by key): readYamlDocument's. */
+export const parseYamlInput = (
+  text: string,
+  file: string,
+  options: DocumentOptions & ParseOptions & SchemaOptions = {},
+): unknown => plainValue(readYamlDocument(text, file, options).doc);
 
 /** The value of a document whose aliases resolveAliases accepted (the `yaml` package's own alias count is off then: ours bounds it). */
 export const plainValue = (doc: Document): unknown => doc.toJS({ maxAliasCount: -1 }) as unknown;
