@@ -33,8 +33,8 @@ export const LAYERS = {
     imports: ['catalog', 'matrix', 'recipes', 'util'],
   },
   plan: {
-    job: "a run's plan: rows grouped into launches, each launch's deployment and its placement on nodes (pure)",
-    imports: ['contract', 'engines', 'matrix', 'recipes', 'results', 'specdec', 'util'],
+    job: "a run's plan: the matrix file, rows grouped into launches, and each launch's plan (kind, deployment, placement; pure but for reading an InferenceX checkout)",
+    imports: ['catalog', 'changelog', 'clusters', 'contract', 'engines', 'matrix', 'recipes', 'results', 'specdec', 'util'],
   },
   sim: { job: 'the simulated engine: performance model, scheduler, server, router, faults', imports: ['contract', 'util'] },
   engines: { job: 'one adapter per engine: processes, probes, launch scripts', imports: ['sim', 'util'] },

@@ -24,17 +24,17 @@ export interface RanRow {
 
 /** The parts of a run manifest (src/launch/run-dir.ts) this reads. */
 export interface ManifestForRan {
-  groups: readonly { id: string; label: string; status: string }[];
-  points: readonly { group: string; conc: number; runner: string; status: string }[];
-  evals?: readonly { group: string }[];
+  launches: readonly { id: string; label: string; status: string }[];
+  points: readonly { launch: string; conc: number; runner: string; status: string }[];
+  evals?: readonly { launch: string }[];
 }
 
 const sortedUnique = (xs: Iterable<number>): number[] => [...new Set(xs)].sort((a, b) => a - b);
 
 export function ranFromManifest(m: ManifestForRan): RanRow[] {
-  const withEval = new Set((m.evals ?? []).map((e) => e.group));
-  return m.groups.map((g) => {
-    const points = m.points.filter((p) => p.group === g.id);
+  const withEval = new Set((m.evals ?? []).map((e) => e.launch));
+  return m.launches.map((g) => {
+    const points = m.points.filter((p) => p.launch === g.id);
     return {
       hardware: [...new Set(points.map((p) => p.runner))].join(', '),
       config: g.label,

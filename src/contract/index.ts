@@ -37,3 +37,4 @@ export type { Goal, MetricDef } from './metrics.js';
 export { latestSeries, paretoFront, seriesKey } from './pareto.js';
 export { topologyLabel } from './topology.js';
 export type { TopologyRole, TopologyShape } from './topology.js';
+export { runsOnSimulator } from './simulated.js';

@@ -5,8 +5,10 @@ import { renderLaunchScript } from '../engines/index.js';
 import type { Launch, Ports } from '../engines/index.js';
 import { runScriptPoints } from './inferencex/run-local.js';
 import { runRecipeLocally } from './inferencex/recipe-run.js';
-import { placeWorkers } from '../plan/placement.js';
-import type { GroupExecutor } from './run.js';
+import { onHosts } from '../plan/placement.js';
+import { unhandledKind } from '../plan/launch-plan.js';
+import type { AdapterPlan } from '../plan/launch-plan.js';
+import type { LaunchContext, LaunchExecutor } from './run.js';
 import { serveAndBench } from './serve-and-bench.js';
 
 /**
@@ -34,23 +36,42 @@ function sharedCoresOf(launch: Launch, framework: string): SharedCores {
   return { cores: availableParallelism(), engine };
 }
 
-export const runGroupLocally: GroupExecutor = async (ctx) => {
-  const { group, points, dir, cluster } = ctx;
-  if (group.script) return runScriptPoints(ctx, group.script, group.deployment.frontierCommand ?? ['frontier'], freePort);
-  if (group.recipe) return runRecipeLocally(ctx, group.recipe, group.deployment.frontierCommand ?? ['frontier'], freePort);
-  if (group.srtctl) throw new Error('srtctl runs recipes on a Slurm cluster only');
-  if (group.jobScript) throw new Error(`${group.jobScript.script} submits its own Slurm job: it runs on a Slurm cluster only`);
-  const d = group.deployment;
-  const placement = placeWorkers(d.layout, cluster.gpusPerNode, Array<string>(cluster.nodes).fill('127.0.0.1'));
-  const launch = group.adapter.launch(d, placement, await freePorts(64));
-  const logDir = dir.serverLogs(points[0]!.resultFilename);
+export const localExecutor: LaunchExecutor = async (ctx) => {
+  const { plan } = ctx;
+  const frontier = plan.deployment.frontierCommand ?? ['frontier'];
+  switch (plan.kind) {
+    case 'adapter':
+      return runAdapterLocally(ctx, plan);
+    case 'script':
+      return runScriptPoints(ctx, plan.script, frontier, freePort);
+    case 'recipe':
+      if (plan.unstartable) throw new Error(plan.unstartable);
+      return runRecipeLocally(ctx, plan, frontier, freePort);
+    case 'srtctl':
+      throw new Error('srtctl runs recipes on a Slurm cluster only');
+    case 'job-script':
+      throw new Error(`${plan.jobScript.script} submits its own Slurm job: it runs on a Slurm cluster only`);
+    default:
+      return unhandledKind(plan);
+  }
+};
+
+/** An adapter's launch: its processes on this machine, every node of the plan 127.0.0.1. */
+async function runAdapterLocally(ctx: LaunchContext, plan: AdapterPlan): Promise<void> {
+  const d = plan.deployment;
+  const launch = plan.adapter.launch(
+    d,
+    onHosts(plan.placement, () => '127.0.0.1'),
+    await freePorts(64),
+  );
+  const logDir = ctx.dir.serverLogs(ctx.points[0]!.resultFilename);
   await serveAndBench(ctx, launch, logDir, {
     model: d.servedModelName,
     isl: d.isl,
     osl: d.osl,
     what: 'engine',
     sharedCores: sharedCoresOf(launch, d.framework),
-    written: { 'launch.sh': renderLaunchScript(launch, group.planned.label) },
-    frontierCommand: group.deployment.frontierCommand,
+    written: { 'launch.sh': renderLaunchScript(launch, plan.launch.label) },
+    frontierCommand: d.frontierCommand,
   });
-};
+}

@@ -26,7 +26,7 @@ export function consoleReporter(write: (s: string) => void, tty: boolean): Repor
   let pointIndex = 0;
   let durations: number[] = [];
   return {
-    groupStart(g, index, total) {
+    launchStart(g, index, total) {
       pointIndex = 0;
       durations = [];
       line(`[${index}/${total}] ${g.label}: conc ${g.points.map((p) => p.conc).join(', ')}`);
@@ -59,7 +59,7 @@ export function consoleReporter(write: (s: string) => void, tty: boolean): Repor
       if (r.status === 'ok' || r.status === 'invalid') durations.push(Date.now() - pointStarted);
       line(`  conc ${p.conc}: ${describePoint(r)}`);
     },
-    groupDone(g, r) {
+    launchDone(g, r) {
       if (r.status === 'failed' || r.status === 'deferred') line(`  ${r.status}: ${firstLine(r.reason ?? r.error ?? '')}`);
     },
     note(message) {
@@ -85,8 +85,8 @@ const fmt = (x: number | undefined, digits: number): string =>
 export function summaryTable(m: RunManifest): string {
   const header = ['launch', 'conc', 'status', 'tok/s/GPU', 'tok/s/user', 'TTFT ms', 'note'];
   const rows: string[][] = [];
-  for (const g of m.groups) {
-    const points = m.points.filter((p) => p.group === g.id);
+  for (const g of m.launches) {
+    const points = m.points.filter((p) => p.launch === g.id);
     if (points.length === 0) rows.push([g.label, '', g.status, '', '', '', firstLine(g.reason ?? g.error ?? '').slice(0, 80)]);
     for (const p of points)
       rows.push([
@@ -102,7 +102,7 @@ export function summaryTable(m: RunManifest): string {
   const ok = m.points.filter((p) => p.status === 'ok').length;
   const deferred = m.points.filter((p) => p.status === 'deferred').length;
   const evals = (m.evals ?? []).map((e) => {
-    const label = m.groups.find((g) => g.id === e.group)?.label ?? e.group;
+    const label = m.launches.find((g) => g.id === e.launch)?.label ?? e.launch;
     const scores = scoresLine(e.scores ?? []);
     return `eval ${(e.tasks ?? ['gsm8k']).join(', ')} · ${label} · conc ${e.concs.join(', ')}: ${e.status}${scores ? ` (${scores})` : ''}${e.status !== 'passed' && e.error ? ` · ${firstLine(e.error).slice(0, 100)}` : ''}`;
   });

@@ -6,15 +6,15 @@ import type { Launch } from '../engines/index.js';
 import type { PlannedPoint } from '../plan/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { agenticPointOf, replayArgsOf, replayOptionsOf } from './agentic.js';
-import type { GroupContext } from './run.js';
+import type { LaunchContext } from './run.js';
 
 /** Replay a point's traces in this process against the launch's endpoint (local runs), its command beside the artifacts. */
-export async function replayPoint(ctx: GroupContext, p: PlannedPoint, launch: Launch, model: string): Promise<ReplayReport> {
+export async function replayPoint(ctx: LaunchContext, p: PlannedPoint, launch: Launch, model: string): Promise<ReplayReport> {
   if (!ctx.agentic) throw new Error('an agentic-coding point needs a trace corpus');
   const rf = p.resultFilename;
   const a = agenticPointOf(p, ctx.agentic, launch, {
     model,
-    maxModelLen: ctx.group.deployment.maxModelLen,
+    maxModelLen: ctx.plan.deployment.maxModelLen,
     artifacts: ctx.dir.agenticArtifacts(rf),
   });
   writeFileAtomic(

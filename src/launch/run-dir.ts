@@ -32,7 +32,8 @@ export type RunStatus = 'running' | 'completed' | 'partial' | 'failed' | 'interr
 
 export interface PointRecord {
   resultFilename: string;
-  group: string;
+  /** Its launch's id. */
+  launch: string;
   conc: number;
   /** The runner label of its row. */
   runner: string;
@@ -54,7 +55,7 @@ export interface PointRecord {
   medianTtftMs?: number | undefined;
 }
 
-export interface GroupRecord {
+export interface LaunchRecord {
   id: string;
   label: string;
   engine: string;
@@ -77,14 +78,14 @@ export interface RunManifest {
   started: string;
   ended: string | null;
   status: RunStatus;
-  groups: GroupRecord[];
+  launches: LaunchRecord[];
   points: PointRecord[];
   /** The GSM8K evals of launches whose rows ask for one (`run-eval`). */
   evals: EvalRecord[];
 }
 
 export interface EvalRecord {
-  group: string;
+  launch: string;
   /** Its folder in the run directory: `eval_<exp>_<RF>` (multinode: `eval_<RF>`). */
   dir: string;
   concs: number[];
@@ -111,7 +112,7 @@ function manifestProblem(m: unknown): string | undefined {
   if (o.version !== 1) return `version ${JSON.stringify(o.version)}, expected 1`;
   if (typeof (o.matrix as { sha256?: unknown } | undefined)?.sha256 !== 'string') return 'no matrix.sha256';
   if (typeof o.started !== 'string') return 'no started time';
-  if (!Array.isArray(o.groups)) return 'no groups list';
+  if (!Array.isArray(o.launches)) return 'no launches list';
   if (o.evals !== undefined && !Array.isArray(o.evals)) return 'evals is not a list';
   if (!Array.isArray(o.points)) return 'no points list';
   const bad = (o.points as unknown[]).findIndex((p) => {
@@ -119,6 +120,25 @@ function manifestProblem(m: unknown): string | undefined {
     return typeof r?.resultFilename !== 'string' || !POINT_STATUSES.includes(r.status as string);
   });
   return bad >= 0 ? `points[${bad}] has no resultFilename or status` : undefined;
+}
+
+/**
+ * A manifest written before launches had that name: `groups`, and each point's and eval's `group`.
+ * Read as today's; rewritten with today's names when the run resumes.
+ */
+function fromOldNames(m: unknown): unknown {
+  const o = m as { groups?: unknown; launches?: unknown; points?: unknown; evals?: unknown } | null;
+  if (typeof o !== 'object' || o === null || !Array.isArray(o.groups) || o.launches !== undefined) return m;
+  const { groups, ...rest } = o;
+  const renamed = (xs: unknown): unknown =>
+    Array.isArray(xs)
+      ? xs.map((x: unknown) => {
+          if (typeof x !== 'object' || x === null || !('group' in x)) return x;
+          const { group, ...others } = x as { group: unknown };
+          return { ...others, launch: group };
+        })
+      : xs;
+  return { ...rest, launches: groups, points: renamed(rest.points), evals: renamed(rest.evals) };
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -179,9 +199,10 @@ export class RunDir {
     } catch (e) {
       throw this.unusable(`not JSON: ${(e as Error).message}`);
     }
-    const problem = manifestProblem(m);
+    const manifest = fromOldNames(m);
+    const problem = manifestProblem(manifest);
     if (problem) throw this.unusable(problem);
-    return m as RunManifest;
+    return manifest as RunManifest;
   }
 
   private unusable(why: string): RunError {

@@ -8,9 +8,7 @@ import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
 import { monitorSettleMs, noLaunchPower, simulatedGpus, startLaunchPower } from './power.js';
 import { FRONTIER_POWER_PRODUCER, startPackagePower } from './power-package.js';
-import { placeWorkers } from '../plan/placement.js';
 import type { PlannedPoint } from '../plan/index.js';
-import { sim } from '../engines/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
@@ -20,7 +18,7 @@ import type { RunningProcesses } from './local.js';
 import { benchOptionsOf, specDecodeMetricsUrlsOf } from './point-bench.js';
 import { waitReady } from './ready.js';
 import type { ReadyTarget } from './ready.js';
-import type { GroupContext } from './run.js';
+import type { LaunchContext } from './run.js';
 
 const LOG_TAIL_BYTES = 3000;
 
@@ -36,7 +34,6 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
 const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> => sleep(monitorSettleMs(clock, intervalMs));
 
 /** A local run's nodes share this host: names that tell them apart in its power telemetry. */
-const nodeNames = (count: number): string[] => Array.from({ length: count }, (_, i) => `node${i}`);
 
 function readyTargets(launch: Launch): ReadyTarget[] {
   const targets: ReadyTarget[] = [];
@@ -53,7 +50,7 @@ function readyTargets(launch: Launch): ReadyTarget[] {
  * fails the points it could not serve, with its log's tail.
  */
 export async function serveAndBench(
-  ctx: GroupContext,
+  ctx: LaunchContext,
   launch: Launch,
   logDir: string,
   o: {
@@ -72,22 +69,25 @@ export async function serveAndBench(
   },
 ): Promise<void> {
   const { points, dir, reporter, signal, cluster } = ctx;
-  const g = ctx.group.planned;
+  const { plan } = ctx;
+  const g = plan.launch;
   const clock = { scale: launch.client.timeScale, anchorMs: ctx.clockAnchorMs };
   // An agentic point's telemetry goes beside its replay's artifacts, where InferenceX's power adapter reads it.
   const agentic = points.length === 1 && isAgenticRow(points[0]!.row) ? dir.agenticDir(points[0]!.resultFilename) : undefined;
-  const simulated = ctx.group.adapter === sim ? simulatedGpus(launch, ctx.group.deployment.gpu, o.frontierCommand) : undefined;
+  // The simulated engine of an adapter's launch: its GPU tools stand in for the monitor's.
+  const simulatedPlan = plan.kind === 'adapter' && plan.simulated ? plan : undefined;
+  const simulated = simulatedPlan ? simulatedGpus(launch, plan.deployment.gpu, o.frontierCommand) : undefined;
   // A multi-node point's power is a DCGM power package: made for the simulated engine, else not measured here.
   const multiNode = isMultiNodeRow(g.rows[0]!);
   const pkg =
-    multiNode && simulated && !agentic
+    multiNode && simulatedPlan && simulated && !agentic
       ? await startPackagePower({
           runRoot: dir.root,
           logDir,
           clock,
           intervalMs: ctx.powerIntervalMs,
           gpus: simulated,
-          placement: placeWorkers(ctx.group.deployment.layout, cluster.gpusPerNode, nodeNames(cluster.nodes)),
+          placement: simulatedPlan.placement,
           launch,
           label: g.label,
         })

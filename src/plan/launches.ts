@@ -25,7 +25,7 @@ export interface PlannedPoint {
   multinodeSuffix?: string;
 }
 
-export interface PlannedGroup {
+export interface PlannedLaunch {
   /** Stable and unique within the run: `g<index>`. */
   id: string;
   /** For people: model, precision, framework, topology, isl/osl. */
@@ -44,7 +44,7 @@ export interface PlannedEval {
 }
 
 /** The RESULT_FILENAME a launch's server logs are named after: its first point's, else its first eval's. */
-export const logsKeyOf = (g: PlannedGroup, points: readonly PlannedPoint[] = g.points): string =>
+export const logsKeyOf = (g: PlannedLaunch, points: readonly PlannedPoint[] = g.points): string =>
   points[0]?.resultFilename ?? g.points[0]?.resultFilename ?? g.evals[0]!.dir.replace(/^eval_/, '');
 
 /**
@@ -117,9 +117,9 @@ function multinodeSuffix(row: MultiNodeRow | MultiNodeAgenticRow, conc: number):
 }
 
 /** Group rows into launches; `runner` stands for the machine name in RESULT_FILENAME. */
-export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGroup[] {
-  const groups: PlannedGroup[] = [];
-  const single = new Map<string, PlannedGroup>();
+export function planRun(rows: readonly MatrixRow[], runner: string): PlannedLaunch[] {
+  const groups: PlannedLaunch[] = [];
+  const single = new Map<string, PlannedLaunch>();
   for (const row of rows) {
     if (isAgenticRow(row)) {
       // Each agentic point gets an engine of its own, as each is its own InferenceX job: a replay
@@ -185,7 +185,7 @@ export function planRun(rows: readonly MatrixRow[], runner: string): PlannedGrou
  * launch that injects it runs its evals on a launch of their own with real acceptance, as
  * InferenceX's EVAL_ONLY jobs do (deploymentOf injects nothing into a launch without points).
  */
-function separateSyntheticEvals(groups: PlannedGroup[]): PlannedGroup[] {
+function separateSyntheticEvals(groups: PlannedLaunch[]): PlannedLaunch[] {
   const out = groups.flatMap((g) =>
     g.evals.length > 0 && g.points.length > 0 && g.rows.some(asksForSyntheticAcceptance)
       ? [
@@ -211,7 +211,7 @@ const synthetic = (s: SyntheticAcceptance | undefined): { syntheticAcceptance?: 
   s ? { syntheticAcceptance: s } : {};
 
 /** A group's deployment: its first row's model and shape, sized for its highest concurrency. */
-export function deploymentOf(group: PlannedGroup, s: DeploymentSettings): Deployment {
+export function deploymentOf(group: PlannedLaunch, s: DeploymentSettings): Deployment {
   const row = group.points[0]?.row ?? group.rows[0]!;
   const sequence = isAgenticRow(row)
     ? { isl: 0, osl: 0, maxModelLen: AGENTIC_MAX_MODEL_LEN }

@@ -54,3 +54,21 @@ export function placeWorkers(layout: Layout, gpusPerNode: number, hosts: readonl
     })),
   };
 }
+
+/** The name a plan gives node `index` of its allocation. */
+export const nodeName = (index: number): string => `node${index}`;
+
+const NODE_NAME = /^node(\d+)$/;
+
+/** A plan's placement on an executor's addresses: node `i` (`node<i>`) becomes `address(i)`. */
+export function onHosts(placement: Placement, address: (node: number) => string): Placement {
+  const bind = (host: string): string => {
+    const m = NODE_NAME.exec(host);
+    if (!m) throw new Error(`placement host ${host} is not a node name of the plan (node<i>)`);
+    return address(Number(m[1]));
+  };
+  return {
+    head: bind(placement.head),
+    workers: placement.workers.map((w) => ({ ...w, hosts: w.hosts.map(bind) })),
+  };
+}

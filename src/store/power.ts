@@ -7,6 +7,7 @@
  */
 import { MEASURED_POWER_KEYS } from '../contract/index.js';
 import type { PowerSource } from '../contract/index.js';
+import { runsOnSimulator } from '../contract/index.js';
 import { POWER_METRIC_SCHEMA_VERSION } from '../results/power/common.js';
 
 export interface PowerVerdict {
@@ -81,16 +82,12 @@ export function keepMeasuredIfValid(metrics: Record<string, number>, verdict: Po
   for (const k of MEASURED_POWER_KEYS) delete metrics[k];
 }
 
-/** Engines Frontier runs for real even on a simulating cluster (src/launch/run.ts RUNS_ANYWHERE, less the sim). */
-const REAL_ON_SIMULATING_CLUSTER = new Set(['llama.cpp']);
-
 /**
  * Whether a point of a run ran on the simulated engine: its framework is `sim`, or the run's
  * manifest (run.json, written by `frontier run`) says its cluster simulates and the framework is
  * not one that runs for real anyway. An InferenceX artifact set has no manifest: telemetry.
  */
 export function simulatedPoint(manifest: Record<string, unknown> | undefined, framework: string): boolean {
-  if (framework === 'sim') return true;
   const cluster = manifest?.cluster as { simulate?: unknown } | undefined;
-  return cluster?.simulate === true && !REAL_ON_SIMULATING_CLUSTER.has(framework);
+  return runsOnSimulator(framework, cluster?.simulate === true);
 }

@@ -117,7 +117,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(ran.every((p) => p.status === 'ok')).toBe(true);
       expect(stdout).toContain(`${ran.length} of ${ran.length} points ok · run completed`);
       // The llama.cpp row ran on the real llama-server (npm test built it), the others on the simulated engine.
-      const engines = new Set(manifest.groups.filter((g) => g.status === 'done').map((g) => g.engine));
+      const engines = new Set(manifest.launches.filter((g) => g.status === 'done').map((g) => g.engine));
       expect([...engines].sort()).toEqual(['llama.cpp', 'sim', 'sim (for dynamo-sglang)', 'sim (for vllm)']);
       expect(stdout).toMatch(/qwen3-0\.6b q8 llama\.cpp TP1 256\/64\s+4\s+ok/);
       expect(stdout).toMatch(/dsr1 fp8 dynamo-sglang 1P1D TP8\/TP8 1024\/64\s+32\s+ok/);
@@ -134,7 +134,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       // small machine starved the collector past the 3-s gap limit (the package then says so).
       const verdicts = new Map<string, Set<string>>();
       for (const p of ran) {
-        const engine = manifest.groups.find((g) => g.id === p.group)!.engine;
+        const engine = manifest.launches.find((g) => g.id === p.launch)!.engine;
         const verdict = p.power?.valid ? 'valid' : (p.power?.reasons.join(',') ?? 'none');
         verdicts.set(engine, new Set([...(verdicts.get(engine) ?? []), verdict]));
       }
@@ -146,7 +146,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
         'sim (for vllm)': ['valid'],
       });
       expect(packaged.every((v) => v === 'valid' || v === 'package_recompute_invalid')).toBe(true);
-      for (const g of manifest.groups.filter((x) => x.engine === 'sim (for dynamo-sglang)'))
+      for (const g of manifest.launches.filter((x) => x.engine === 'sim (for dynamo-sglang)'))
         expect(existsSync(join(out, g.logs!, 'power', 'manifest.json'))).toBe(true);
 
       // Ingested into the clone's runs/frontier.db as an official run; the dashboard answers with its points.
@@ -190,7 +190,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(first.status).toBe('partial');
       expect(first.points.filter((p) => p.status === 'deferred').map((p) => p.conc)).toEqual([1, 2, 4]);
       expect(first.points.filter((p) => p.status !== 'deferred').every((p) => p.status === 'ok')).toBe(true);
-      expect(first.groups.find((g) => g.status === 'deferred')?.label).toBe('qwen3-0.6b q8 llama.cpp TP1 256/64');
+      expect(first.launches.find((g) => g.status === 'deferred')?.label).toBe('qwen3-0.6b q8 llama.cpp TP1 256/64');
       expect(start.output.stdout).toMatch(/qwen3-0\.6b q8 llama\.cpp TP1 256\/64\s+1\s+deferred\s+llama-server is building/);
       expect(start.output.stdout).toContain('31 of 31 points ok · 3 deferred · run partial');
 
@@ -248,7 +248,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(readFileSync(join(clone.dir, 'runs/llama-server-build.log'), 'utf8')).toContain('cmake: this toolchain is broken');
       const manifest = manifestOf(runDir(clone.dir));
       expect(manifest.status).toBe('partial');
-      expect(manifest.groups.find((g) => g.status === 'deferred')?.reason).toBe(run!.deferred_reason);
+      expect(manifest.launches.find((g) => g.status === 'deferred')?.reason).toBe(run!.deferred_reason);
       expect(start.output.stdout).not.toContain('the llama.cpp points are in');
     } finally {
       signalGroup(start.child, 'SIGINT');

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run, runGroupLocally } from '../../src/launch/index.js';
+import { run, localExecutor } from '../../src/launch/index.js';
 import type { AgenticSettings } from '../../src/launch/index.js';
 import type { MatrixRow, SingleNodeAgenticRow } from '../../src/matrix/index.js';
 import { specDecodeOfExport } from '../../src/bench/index.js';
@@ -18,7 +18,7 @@ function runRows(rows: MatrixRow[], agentic: AgenticSettings | undefined, out = 
     matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
     cluster: simCluster({ engines: { sim: { speed: 10, ...(extraArgs ? { 'extra-args': extraArgs } : {}) } } }),
     out,
-    executor: runGroupLocally,
+    executor: localExecutor,
     frontierVersion: 'test',
     frontierCommand: FRONTIER,
     commit: null,
@@ -54,7 +54,7 @@ describe('frontier run: agentic-coding rows', () => {
     const { manifest, dir } = await runRows(rows, smallCorpus(tempFiles({})), out);
     expect(manifest.status).toBe('completed');
     // One launch per agentic point, and the fixed-length row its own.
-    expect(manifest.groups).toHaveLength(3);
+    expect(manifest.launches).toHaveLength(3);
     const agentic = manifest.points.filter((p) => p.agentic);
     expect(agentic.map((p) => p.status)).toEqual(['ok', 'ok']);
     for (const p of agentic) {

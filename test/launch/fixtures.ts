@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunDir, evalSettingsFor, run, runGroupLocally } from '../../src/launch/index.js';
+import { RunDir, evalSettingsFor, run, localExecutor } from '../../src/launch/index.js';
 import type { AgenticSettings, EvalSettings, RunOptions } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
@@ -23,7 +23,7 @@ export const runLocally = (rows: MatrixRow[], o: Partial<RunOptions> = {}) =>
     matrix: { file: 'matrix.json', text: JSON.stringify(rows) },
     cluster: simCluster(),
     out: join(tempFiles({}), 'run'),
-    executor: runGroupLocally,
+    executor: localExecutor,
     frontierVersion: 'test',
     frontierCommand: [process.execPath, CLI],
     commit: null,
@@ -118,7 +118,7 @@ export function engineServing(out: string, timeoutMs = 30_000): Promise<string> 
   const dir = new RunDir(out);
   return waitFor(
     () => {
-      const group = dir.readManifest()?.groups[0];
+      const group = dir.readManifest()?.launches[0];
       const logs = group?.status === 'running' && group.logs ? join(out, group.logs) : undefined;
       const log = logs && join(logs, 'server.log');
       return log && existsSync(log) && readFileSync(log, 'utf8').includes('serving') ? logs : undefined;

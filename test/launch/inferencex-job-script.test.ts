@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTree } from '../../src/launch/inferencex/index.js';
-import { prepareGroup, run, slurmExecutor } from '../../src/launch/index.js';
+import { run, slurmExecutor } from '../../src/launch/index.js';
+import { planLaunch } from '../../src/plan/index.js';
 import { planRun } from '../../src/plan/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MultiNodeRow } from '../../src/matrix/index.js';
@@ -163,9 +164,9 @@ describe('the dry run of every job-script row of the fixture sweep', () => {
   it('a cluster without Slurm cannot run them: a reason, not a stack trace', () => {
     const local = simCluster({ nodes: 4, gpusPerNode: 8 });
     const [g] = planRun([rows[0]!], local.name);
-    const { prepared, problems } = prepareGroup(g!, local, FRONTIER, undefined, openTree(TREE));
-    expect(prepared).toBeUndefined();
-    expect(problems.join('\n')).toContain('submits its own Slurm job (sbatch): it runs on a Slurm cluster');
+    const plan = planLaunch(g!, { cluster: local, frontierCommand: FRONTIER, tree: openTree(TREE) });
+    if (plan.kind !== 'cannot-run') throw new Error(`planned as ${plan.kind}`);
+    expect(plan.reasons.join('\n')).toContain('submits its own Slurm job (sbatch): it runs on a Slurm cluster');
   });
 });
 
@@ -252,7 +253,7 @@ describe('frontier run on job-script rows, on the test Slurm cluster', () => {
           logs: /^tilert_decode\.log$/,
         },
       ] as const;
-      for (const [i, g] of manifest.groups.entries()) {
+      for (const [i, g] of manifest.launches.entries()) {
         const row = picked[i]!;
         const want = expected[i]!;
         const p = manifest.points[i]!;

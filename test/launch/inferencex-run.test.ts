@@ -6,8 +6,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTree, planScript, recordPoint } from '../../src/launch/inferencex/index.js';
-import { run, runGroupLocally, slurmExecutor } from '../../src/launch/index.js';
-import type { GroupExecutor } from '../../src/launch/index.js';
+import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
+import type { LaunchExecutor } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { SingleNodeRow } from '../../src/matrix/index.js';
 import { CLI, runCliAsync, tempFiles } from '../helpers.js';
@@ -62,7 +62,7 @@ const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
     ...o,
   });
 
-async function runRows(c: ClusterProfile, executor: GroupExecutor, picked: SingleNodeRow[]) {
+async function runRows(c: ClusterProfile, executor: LaunchExecutor, picked: SingleNodeRow[]) {
   const out = join(tempFiles({}), 'run');
   const text = JSON.stringify(picked);
   const result = await run({
@@ -81,7 +81,7 @@ async function runRows(c: ClusterProfile, executor: GroupExecutor, picked: Singl
 
 async function expectScriptRun(
   c: ClusterProfile,
-  executor: GroupExecutor,
+  executor: LaunchExecutor,
   runId: string,
   picked: SingleNodeRow[] = rows,
 ): Promise<void> {
@@ -89,7 +89,7 @@ async function expectScriptRun(
   expect(manifest.points.map((p) => `${p.resultFilename}: ${p.status} ${p.error ?? ''}`.trim())).toEqual(
     manifest.points.map((p) => `${p.resultFilename}: ok`),
   );
-  expect(manifest.groups.map((g) => g.engine)).toEqual(picked.map((r) => `${SCRIPTS[rows.indexOf(r)]} (stand-ins: sim)`));
+  expect(manifest.launches.map((g) => g.engine)).toEqual(picked.map((r) => `${SCRIPTS[rows.indexOf(r)]} (stand-ins: sim)`));
   for (const [i, p] of manifest.points.entries()) {
     const row = picked[i]!;
     const raw = JSON.parse(readFileSync(dir.rawFile(p.resultFilename), 'utf8')) as Record<string, unknown>;
@@ -128,7 +128,7 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
     'locally: each engine’s script runs on the sim through the stand-ins and the run ingests',
     { timeout: 300_000 },
     async () => {
-      await expectScriptRun(cluster(), runGroupLocally, 'ix-local');
+      await expectScriptRun(cluster(), localExecutor, 'ix-local');
     },
   );
 
@@ -177,7 +177,7 @@ describe('a real cluster whose client is frontier bench (inferencex-client: fron
           matrix: { file: 'matrix.json', text: JSON.stringify([sglangRow]) },
           cluster: c,
           out,
-          executor: runGroupLocally,
+          executor: localExecutor,
           frontierVersion: 'test',
           frontierCommand: FRONTIER,
           commit: null,

@@ -30,8 +30,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadClusterProfile } from '../../src/clusters/index.js';
 import { openTree } from '../../src/launch/inferencex/index.js';
-import { contractOf } from '../../src/launch/inferencex/script-plan.js';
-import { prepareGroup } from '../../src/launch/index.js';
+import { contractOf } from '../../src/launch/inferencex/script-record.js';
+import { planLaunch } from '../../src/plan/index.js';
 import type { SingleNodeRow } from '../../src/matrix/index.js';
 import { planRun } from '../../src/plan/index.js';
 import { resultFilenameOf } from '../../src/results/index.js';
@@ -471,12 +471,15 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
       const what = (row: SingleNodeRow): string =>
         `${row.runner} ${row['exp-name']} ${row.precision} ${row.framework} conc ${row.conc}`;
       for (const g of planRun(rows, cluster.name)) {
-        const { prepared, problems } = prepareGroup(g, cluster, [process.execPath, CLI], undefined, tree);
+        const planned = planLaunch(g, { cluster, frontierCommand: [process.execPath, CLI], tree });
         for (const p of g.points) {
           const row = p.row as SingleNodeRow;
           const answer = answerOf(row) as Exclude<Answer, { problem: string }>;
-          const plan = prepared?.script;
-          if (!plan) mismatches.push(`${what(row)}: frontier cannot run it: ${problems.join('; ')}`);
+          const plan = planned.kind === 'script' ? planned.script : undefined;
+          if (!plan)
+            mismatches.push(
+              `${what(row)}: frontier cannot run it: ${planned.kind === 'cannot-run' ? planned.reasons.join('; ') : planned.kind}`,
+            );
           else if (plan.script !== answer.script)
             mismatches.push(`${what(row)}: frontier runs ${plan.script}, the launcher ${answer.script}`);
           else {

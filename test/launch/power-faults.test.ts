@@ -31,7 +31,7 @@ function pointOf(r: Awaited<ReturnType<typeof runRows>>, i = 0) {
   expect(existsSync(r.dir.rawFile(rf))).toBe(true);
   const agg = JSON.parse(readFileSync(r.dir.aggFile(rf), 'utf8')) as Record<string, unknown>;
   const verdict = JSON.parse(readFileSync(join(r.dir.bmkDir(rf), `power_validation_${rf}.json`), 'utf8')) as Verdict;
-  const logs = join(r.dir.root, r.manifest.groups[0]!.logs!);
+  const logs = join(r.dir.root, r.manifest.launches[0]!.logs!);
   return { p, agg, verdict, logs };
 }
 

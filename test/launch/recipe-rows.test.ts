@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
 import { loadRecipeBook, openTree } from '../../src/launch/inferencex/index.js';
 import type { InferencexTree, RecipeBook } from '../../src/launch/inferencex/index.js';
-import { RunDir, goldenFor, run, runGroupLocally } from '../../src/launch/index.js';
+import { RunDir, goldenFor, run, localExecutor } from '../../src/launch/index.js';
 import { logsKeyOf, planRun, recipeOf } from '../../src/plan/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
@@ -151,17 +151,17 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
       matrix: { file: 'matrix.json', text: JSON.stringify([one]) },
       cluster,
       out,
-      executor: runGroupLocally,
+      executor: localExecutor,
       frontierVersion: 'test',
       frontierCommand: frontier,
       commit: null,
       inferencex: tree,
       recipes: book,
     });
-    expect(manifest.groups[0]!.error).toBeUndefined();
+    expect(manifest.launches[0]!.error).toBeUndefined();
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
-    expect(manifest.groups[0]!.engine).toBe(`${recipeOf(row)} (stand-ins: sim)`);
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    expect(manifest.launches[0]!.engine).toBe(`${recipeOf(row)} (stand-ins: sim)`);
+    const logs = join(dir.root, manifest.launches[0]!.logs!);
     expect(readdirSync(logs).sort()).toEqual(['decode-0.log', 'frontend-0.log', 'nginx-0.log', 'prefill-0.log', 'recipe.json']);
     // The frontend waited for both workers and fronted them as the sim's router; nginx too, on the public port.
     expect(readFileSync(join(logs, 'frontend-0.log'), 'utf8')).toContain('frontier sim router listening on');
@@ -196,7 +196,7 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
       matrix: { file: 'matrix.json', text: JSON.stringify([row]) },
       cluster,
       out,
-      executor: runGroupLocally,
+      executor: localExecutor,
       frontierVersion: 'test',
       frontierCommand: [process.execPath, CLI],
       commit: null,
@@ -204,7 +204,7 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
       recipes: injected,
     });
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    const logs = join(dir.root, manifest.launches[0]!.logs!);
     // SGLang's simulated-acceptance variables in the workers' environment, at the recipe's 3 EAGLE steps: Qwen3.5's golden 3.39.
     const told = 'stand-in: speculative decoding, 3 draft tokens, acceptance length 3.39 (SGLANG_SIMULATE_ACC_LEN)';
     expect(readFileSync(join(logs, 'decode-0.log'), 'utf8')).toContain(told);

@@ -74,8 +74,8 @@ describe('a recipe row on Slurm, simulating', () => {
         recipes: await loadRecipeBook(tree, [row]),
       });
       expect(manifest.points.map((p) => `${p.conc}:${p.status} ${p.error ?? ''}`.trim())).toEqual(['1:ok', '2:ok']);
-      expect(manifest.groups[0]!.job).toMatch(/^\d+$/);
-      const logs = join(dir.root, manifest.groups[0]!.logs!);
+      expect(manifest.launches[0]!.job).toMatch(/^\d+$/);
+      const logs = join(dir.root, manifest.launches[0]!.logs!);
       // One log per process srtctl starts, as steps of the job.
       expect(readdirSync(logs)).toEqual(
         expect.arrayContaining(['prefill-0.log', 'decode-0.log', 'frontend-0.log', 'job.sbatch']),

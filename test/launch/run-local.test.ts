@@ -32,7 +32,7 @@ describe('frontier run, local executor, simulated engines', () => {
     const { manifest, dir } = await runRows(rows, simCluster());
     expect(manifest.status).toBe('completed');
     expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    const logs = join(dir.root, manifest.launches[0]!.logs!);
     for (const p of manifest.points) {
       const raw = readFileSync(dir.rawFile(p.resultFilename), 'utf8');
       const result = JSON.parse(raw) as Record<string, unknown>;
@@ -88,17 +88,17 @@ describe('frontier run, local executor, simulated engines', () => {
     const cpu = singleRow({ conc: 1, framework: 'llama.cpp', runner: 'cpu', precision: 'q8', model: 'tiny' });
     const missing = simCluster({ engines: { 'llama.cpp': { binary: '/nonexistent/llama-server' }, sim: { speed: 4 } } });
     const next = await runRows([cpu, singleRow({ conc: 1 })], missing);
-    expect(next.manifest.groups.map((g) => g.status)).toEqual(['failed', 'done']);
+    expect(next.manifest.launches.map((g) => g.status)).toEqual(['failed', 'done']);
     expect(next.manifest.points[0]!.error).toMatch(/could not start \/nonexistent\/llama-server: no such command/);
   });
 
   it('--fail-fast stops at the first failed launch; without it the next launch runs', async () => {
     const rows = [singleRow({ conc: 1, model: 'no/such-model', 'exp-name': 'nosuch_256_32' }), singleRow({ conc: 1 })];
     const goOn = await runRows(rows, simCluster());
-    expect(goOn.manifest.groups.map((g) => g.status)).toEqual(['failed', 'done']);
-    expect(goOn.manifest.groups[0]!.error).toMatch(/unknown model "no\/such-model"/);
+    expect(goOn.manifest.launches.map((g) => g.status)).toEqual(['failed', 'done']);
+    expect(goOn.manifest.launches[0]!.error).toMatch(/unknown model "no\/such-model"/);
     const stop = await runRows(rows, simCluster(), { failFast: true });
-    expect(stop.manifest.groups.map((g) => g.status)).toEqual(['failed', 'pending']);
+    expect(stop.manifest.launches.map((g) => g.status)).toEqual(['failed', 'pending']);
     expect(statuses(stop.manifest)).toEqual(['1:failed', '1:pending']);
   });
 
@@ -127,7 +127,7 @@ describe('frontier run, local executor, simulated engines', () => {
     expect(statuses(first.manifest)).toEqual(['1:ok', '2:deferred']);
     expect(first.manifest.status).toBe('partial');
     expect(first.manifest.points[1]!.reason).toBe('waiting for its GPUs');
-    expect(first.manifest.groups.map((g) => g.status)).toEqual(['done', 'deferred']);
+    expect(first.manifest.launches.map((g) => g.status)).toEqual(['done', 'deferred']);
     expect(existsSync(join(first.dir.root, `server_logs_${first.manifest.points[1]!.resultFilename}`))).toBe(false);
     const table = summaryTable(first.manifest);
     expect(table).toMatch(/TP2 256\/32\s+2\s+deferred\s+waiting for its GPUs/);
@@ -199,7 +199,7 @@ describe('frontier run, disaggregated on simulated engines', () => {
   it('1P1D: a prefill sim, a decode sim and the router, benched through the router', async () => {
     const { manifest, dir } = await runRows([disaggRow({ conc: [2, 4] })], simCluster({ engines: { sim: { speed: 4 } } }));
     expect(statuses(manifest)).toEqual(['2:ok', '4:ok']);
-    const logDir = join(dir.root, manifest.groups[0]!.logs!);
+    const logDir = join(dir.root, manifest.launches[0]!.logs!);
     const logs = readdirSync(logDir).sort();
     expect(logs).toEqual([
       'dcgm',
@@ -321,7 +321,7 @@ describe('frontier run, local executor, a real llama.cpp server', () => {
       expect(result.total_output_tokens).toBeGreaterThanOrEqual(10 * p.conc * 13);
       expect(result.total_output_tokens).toBeLessThanOrEqual(10 * p.conc * 16);
     }
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    const logs = join(dir.root, manifest.launches[0]!.logs!);
     const script = readFileSync(join(logs, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
     expect(script).toContain(`${binary} -m ${model} --alias Qwen/Qwen3-0.6B`);
     expect(script).toContain('-np 2');
@@ -363,7 +363,7 @@ describe('frontier run, evals', () => {
       expect.stringMatching(/^samples_gsm8k_.*\.jsonl$/),
     ]);
     // The launch that runs the eval serves a context the 5-shot prompt fits in.
-    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
+    const script = readFileSync(join(dir.root, manifest.launches[0]!.logs!, 'launch.sh'), 'utf8').replace(/ \\\n\s+/g, ' ');
     expect(script).toMatch(/--max-model-len 4096/);
     expect(script).toMatch(/--answers \S+eval-answer-keys\.jsonl --accuracy 0\.95/);
     const agg = JSON.parse(readFileSync(join(dir.root, 'agg_eval_all.json'), 'utf8')) as Record<string, unknown>[];

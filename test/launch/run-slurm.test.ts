@@ -77,11 +77,11 @@ describe('frontier run on Slurm', () => {
   it('runs a single-node launch as one job: a step for the engine, a benchmark per concurrency', async () => {
     const { manifest, dir } = await runOnSlurm([singleRow({ conc: 1 }), singleRow({ conc: 2 })], cluster());
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
-    expect(manifest.groups[0]!.job).toMatch(/^\d+$/);
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    expect(manifest.launches[0]!.job).toMatch(/^\d+$/);
+    const logs = join(dir.root, manifest.launches[0]!.logs!);
     const files = readdirSync(logs).sort();
     expect(readFileSync(join(logs, 'server.log'), 'utf8')).toMatch(/^frontier: server on node n1\n/);
-    expect(files).toContain(`slurm-${manifest.groups[0]!.job}.out`);
+    expect(files).toContain(`slurm-${manifest.launches[0]!.job}.out`);
     const script = readFileSync(join(logs, 'job.sbatch'), 'utf8');
     expect(script).toMatch(/^#SBATCH --nodes=1$/m);
     expect(script).toMatch(/^#SBATCH --gpus-per-node=8$/m);
@@ -118,10 +118,10 @@ describe('frontier run on Slurm', () => {
     const { manifest, dir } = await runOnSlurm([agenticRow({ conc: 2 })], cluster(), undefined, undefined, { agentic });
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
     const rf = manifest.points[0]!.resultFilename;
-    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
+    const script = readFileSync(join(dir.root, manifest.launches[0]!.logs!, 'job.sbatch'), 'utf8');
     expect(script).toContain(`bench --trace ${agentic.tracesFile} `);
     expect(script).toContain(`--output-artifact-dir ${dir.agenticArtifacts(rf)}`);
-    expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch')]).out).toBe('');
+    expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.launches[0]!.logs!, 'job.sbatch')]).out).toBe('');
     const agg = JSON.parse(readFileSync(dir.agenticAggFile(rf), 'utf8')) as {
       scenario_type: string;
       num_requests_successful: number;
@@ -139,10 +139,10 @@ describe('frontier run on Slurm', () => {
     expect(manifest.points[0]!.power).toEqual({ valid: true, reasons: [] });
     expect(manifest.evals[0]).toMatchObject({ status: 'passed', concs: [2] });
     expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
-    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
+    const script = readFileSync(join(dir.root, manifest.launches[0]!.logs!, 'job.sbatch'), 'utf8');
     expect(script).toMatch(/^# eval gsm8k at conc 2$/m);
     expect(script).toMatch(/ eval run --task \S+\/gsm8k\.yaml --data \S+\/test\/fixtures\/gsm8k /);
-    expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch')]).out).toBe('');
+    expect(shell('shellcheck', ['-s', 'bash', join(dir.root, manifest.launches[0]!.logs!, 'job.sbatch')]).out).toBe('');
     const folder = readdirSync(join(dir.root, manifest.evals[0]!.dir)).sort();
     expect(folder).toEqual([
       'meta_env.json',
@@ -156,12 +156,12 @@ describe('frontier run on Slurm', () => {
   it('places a 1P1D launch on two nodes: prefill sim, decode sim and the router, in one job', async () => {
     const { manifest, dir } = await runOnSlurm([disaggRow({ conc: [2, 4] })], cluster());
     expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok', '4:ok']);
-    const logs = join(dir.root, manifest.groups[0]!.logs!);
+    const logs = join(dir.root, manifest.launches[0]!.logs!);
     // Each step's log opens with the node Slurm ran it on: prefill and the router on the first, decode on the second.
     const node = (name: string): string =>
       /^frontier: \S+ on node (\S+)/.exec(readFileSync(join(logs, `${name}.log`), 'utf8'))?.[1] ?? '';
     expect(['prefill-0', 'decode-0', 'router'].map(node)).toEqual(['n1', 'n2', 'n1']);
-    const script = readFileSync(join(dir.root, manifest.groups[0]!.logs!, 'job.sbatch'), 'utf8');
+    const script = readFileSync(join(dir.root, manifest.launches[0]!.logs!, 'job.sbatch'), 'utf8');
     expect(script).toMatch(/^#SBATCH --nodes=2$/m);
   }, 120_000);
 
@@ -189,7 +189,7 @@ describe('frontier run on Slurm', () => {
       encoding: 'utf8',
     }).stdout.trim();
     expect(left).toBe('');
-    const shown = spawnSync('scontrol', ['show', 'job', manifest.groups[0]!.job!, '-o'], {
+    const shown = spawnSync('scontrol', ['show', 'job', manifest.launches[0]!.job!, '-o'], {
       env: { ...process.env, ...slurm.env },
       encoding: 'utf8',
     }).stdout;
@@ -216,7 +216,7 @@ describe('frontier run on Slurm', () => {
       what: () => `job ${job} to run (squeue: ${squeueOf(job) || 'not queued'})`,
     });
     const manifest = JSON.parse(readFileSync(dir.manifestFile, 'utf8')) as RunManifest;
-    manifest.groups[0] = { ...manifest.groups[0]!, status: 'running', job };
+    manifest.launches[0] = { ...manifest.launches[0]!, status: 'running', job };
     writeFileSync(dir.manifestFile, JSON.stringify(manifest));
 
     const notes: string[] = [];
@@ -226,7 +226,7 @@ describe('frontier run on Slurm', () => {
       reporter: { note: (m) => notes.push(m) },
     });
     expect(notes).toContain(
-      `--resume: stopped Slurm job ${job} (${manifest.groups[0]!.label}), left running by the previous run`,
+      `--resume: stopped Slurm job ${job} (${manifest.launches[0]!.label}), left running by the previous run`,
     );
     expect(squeueOf(job)).toBe('');
     expect(resumed.manifest.points.map((p) => p.status)).toEqual(['ok']);

@@ -2,8 +2,7 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { SaturationMonitor } from '../../src/bench/saturation.js';
-import { prepareGroup } from '../../src/launch/index.js';
-import { placeWorkers, planRun } from '../../src/plan/index.js';
+import { onHosts, planLaunch, planRun } from '../../src/plan/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import { singleRow } from './fixtures.js';
@@ -11,10 +10,14 @@ import { singleRow } from './fixtures.js';
 /** The llama.cpp launch of one CPU row on a cluster: its `-t` and the threads it declares. */
 function llamaThreads(cluster: ClusterProfile): { flag: string; threads: number | undefined } {
   const row = singleRow({ framework: 'llama.cpp', runner: 'cpu', precision: 'q8', model: 'tiny', 'model-prefix': 'tiny' });
-  const { prepared } = prepareGroup(planRun([row], cluster.name)[0]!, cluster, ['frontier']);
-  const d = prepared!.deployment;
+  const plan = planLaunch(planRun([row], cluster.name)[0]!, { cluster, frontierCommand: ['frontier'] });
+  if (plan.kind !== 'adapter') throw new Error(`planned as ${plan.kind}`);
   let port = 8000;
-  const launch = prepared!.adapter!.launch(d, placeWorkers(d.layout, cluster.gpusPerNode, ['127.0.0.1']), { next: () => port++ });
+  const launch = plan.adapter.launch(
+    plan.deployment,
+    onHosts(plan.placement, () => '127.0.0.1'),
+    { next: () => port++ },
+  );
   const { command, threads } = launch.processes[0]!;
   return { flag: command[command.indexOf('-t') + 1]!, threads };
 }

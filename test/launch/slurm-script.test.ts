@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RunDir, jobFor, prepareGroup } from '../../src/launch/index.js';
+import { RunDir, jobFor } from '../../src/launch/index.js';
+import { planLaunch } from '../../src/plan/index.js';
 import { planRun } from '../../src/plan/index.js';
 import { loadClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
@@ -50,21 +51,16 @@ describe('sbatch scripts for GPU engines', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s: golden, bash -n, shellcheck', async (name, c) => {
     const cluster = await loadClusterProfile(join(REPO, 'examples/clusters/example-slurm.yaml'));
     const [g] = planRun([c.row], cluster.name);
-    const { prepared, problems } = prepareGroup(g!, cluster, ['frontier']);
-    expect(problems).toEqual([]);
+    const plan = planLaunch(g!, { cluster, frontierCommand: ['frontier'] });
+    expect(plan.kind === 'cannot-run' ? plan.reasons : []).toEqual([]);
+    if (plan.kind !== 'adapter') throw new Error(`planned as ${plan.kind}`);
     // With the GPU power monitor a run gives its jobs (a fixed clock anchor: the golden stays put).
     const power = { clockAnchorMs: 1_767_225_600_000, intervalMs: 1000 };
-    const { script } = jobFor(
-      prepared!,
-      g!.points,
-      new RunDir('/runs/example'),
-      cluster,
-      ['frontier'],
-      8000,
-      undefined,
-      undefined,
+    const { script } = jobFor(plan, g!.points, new RunDir('/runs/example'), cluster, {
+      frontier: ['frontier'],
+      basePort: 8000,
       power,
-    );
+    });
     const golden = join(GOLDEN, `${name}.sbatch`);
     if (UPDATE) writeFileSync(golden, script);
     expect(existsSync(golden), `run UPDATE_GOLDEN=1 npx vitest run ${__filename}`).toBe(true);

@@ -135,8 +135,8 @@ describe('srtctl as the executor of recipe rows', () => {
           .replace('  prefill_environment:\n', `  prefill_environment:${variables}\n`)
           .replace('  decode_environment:\n', `  decode_environment:${variables}\n`),
       );
-      expect(manifest.groups[0]!.job).toMatch(/^\d+$/);
-      const logs = join(dir.root, manifest.groups[0]!.logs!, 'srtctl-logs');
+      expect(manifest.launches[0]!.job).toMatch(/^\d+$/);
+      const logs = join(dir.root, manifest.launches[0]!.logs!, 'srtctl-logs');
       const results = join(logs, '8k1k_mtp_lowlat_0_isl_8192_osl_1024');
       for (const p of manifest.points) {
         // The point's raw result is the file srtctl's job wrote for its concurrency.
@@ -146,7 +146,7 @@ describe('srtctl as the executor of recipe rows', () => {
         expect((JSON.parse(raw) as { max_concurrency: number }).max_concurrency).toBe(p.conc);
         expect(existsSync(dir.aggFile(p.resultFilename))).toBe(true);
       }
-      expect(existsSync(join(logs, `sweep_${manifest.groups[0]!.job}.log`))).toBe(true);
+      expect(existsSync(join(logs, `sweep_${manifest.launches[0]!.job}.log`))).toBe(true);
       const db = join(tempFiles({}), 'frontier.db');
       const ingest = await runCliAsync(['ingest', out, '--run-id', 'srtctl-1', '--db', db]);
       expect(ingest.stderr).toBe('');

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { benchOptions } from '../../src/cli/bench.js';
 import { sim } from '../../src/engines/index.js';
-import { benchArgsOf, benchOptionsOf, goldenFor, prepareGroup, replayArgsOf, replayOptionsOf } from '../../src/launch/index.js';
+import { benchArgsOf, benchOptionsOf, goldenFor, replayArgsOf, replayOptionsOf } from '../../src/launch/index.js';
+import { planLaunch } from '../../src/plan/index.js';
+import type { LaunchPlan } from '../../src/plan/index.js';
 import { traceBenchOptions } from '../../src/cli/bench-trace.js';
 import type { ReplayOptions } from '../../src/bench/replay/index.js';
 import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../src/plan/index.js';
@@ -136,28 +138,35 @@ describe('placement', () => {
   });
 });
 
-describe('prepareGroup', () => {
+const reasonsOf = (plan: LaunchPlan): string[] => (plan.kind === 'cannot-run' ? plan.reasons : []);
+
+describe('planLaunch', () => {
   it('runs GPU engines on the simulator on a simulated cluster, modelling the row’s own GPU', () => {
     const [g] = planRun([disaggRow({ runner: 'b200-multinode' })], 'lab');
-    const { prepared, problems } = prepareGroup(g!, simCluster(), ['frontier']);
-    expect(problems).toEqual([]);
-    expect(prepared!.adapter).toBe(sim);
-    expect(prepared!.deployment.gpu).toBe('b200');
-    expect(prepared!.gpus).toBe(16);
-    expect(prepared!.nodes).toBe(2);
+    const plan = planLaunch(g!, { cluster: simCluster(), frontierCommand: ['frontier'] });
+    expect(reasonsOf(plan)).toEqual([]);
+    if (plan.kind !== 'adapter') throw new Error(`planned as ${plan.kind}`);
+    expect(plan.adapter).toBe(sim);
+    expect(plan.simulated).toBe(true);
+    expect(plan.engine).toBe('sim (for dynamo-sglang)');
+    expect(plan.deployment.gpu).toBe('b200');
+    expect(plan.gpus).toBe(16);
+    expect(plan.nodes).toBe(2);
+    // Its workers on the plan's nodes, by name: prefill on node0, decode from a fresh node.
+    expect(plan.placement.workers.map((w) => `${w.role}@${w.hosts.join('+')}`)).toEqual(['prefill@node0', 'decode@node1']);
   });
 
   it('says why a launch cannot run: too few nodes, an engine that cannot model it, an unknown framework', () => {
     const [big] = planRun([disaggRow({ decode: { ...disaggRow().decode, 'num-worker': 4 } })], 'lab');
-    expect(prepareGroup(big!, simCluster({ nodes: 2 }), ['frontier']).problems).toEqual([
+    expect(reasonsOf(planLaunch(big!, { cluster: simCluster({ nodes: 2 }), frontierCommand: ['frontier'] }))).toEqual([
       'needs 5 nodes of 8 GPUs (40 GPUs); cluster test-sim has 2',
     ]);
     const [q8] = planRun([singleRow({ precision: 'q8' })], 'lab');
-    expect(prepareGroup(q8!, simCluster(), ['frontier']).problems[0]).toMatch(
+    expect(reasonsOf(planLaunch(q8!, { cluster: simCluster(), frontierCommand: ['frontier'] }))[0]).toMatch(
       /precision "q8": the simulated engine models bf16, fp8, fp4/,
     );
     const [unknown] = planRun([singleRow({ framework: 'tgi' })], 'lab');
-    expect(prepareGroup(unknown!, { ...LOCAL_PROFILE }, ['frontier']).problems).toEqual([
+    expect(reasonsOf(planLaunch(unknown!, { cluster: { ...LOCAL_PROFILE }, frontierCommand: ['frontier'] }))).toEqual([
       'no engine adapter for framework "tgi"',
     ]);
   });

@@ -4,14 +4,12 @@ import { basename, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../../plan/launches.js';
 import { resultFilenameOf } from '../../results/index.js';
-import { JOB_SCRIPT_FRAMEWORKS_OF, launcherOf, modelPath, multiNodeWorkflowEnv } from '../../clusters/index.js';
+import { modelPath, multiNodeWorkflowEnv } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
-import { JOB_SCRIPT_LAUNCHERS, runnerFor } from './launchers.js';
-import type { JobScriptRule } from './launchers.js';
 import { simulationVariables } from './point.js';
-import { basics } from './script-plan.js';
-import type { InferencexTree } from './tree.js';
+import { basics } from './script-record.js';
 import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
+import type { JobScriptPlan } from '../../plan/inferencex/job-script-plan.js';
 
 /**
  * A multi-node row whose launcher runs a script of the checkout that submits its own Slurm job
@@ -24,75 +22,6 @@ import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables, w
  * from what the job wrote. On a simulating cluster the stand-ins play the containers, the servers
  * and the client, each node on a loopback address of its own (standins.ts).
  */
-
-export interface JobScriptPlan {
-  tree: InferencexTree;
-  /** Relative to the checkout, as the launcher names it. */
-  script: string;
-  runnerName: string;
-  launcher: string;
-  rule: JobScriptRule;
-  /** The nodes the job asks for: PREFILL_NODES + DECODE_NODES. */
-  nodes: number;
-}
-
-const setting = (row: MultiNodeRow, name: string): string | undefined =>
-  [...(row.prefill['additional-settings'] ?? []), ...(row.decode['additional-settings'] ?? [])]
-    .find((s) => s.startsWith(`${name}=`))
-    ?.slice(name.length + 1);
-
-export function planJobScript(
-  tree: InferencexTree,
-  row: MultiNodeRow,
-  cluster: ClusterProfile,
-): JobScriptPlan | { problem: string } {
-  const runnerName = runnerFor(tree, row.runner, cluster.inferencexRunner);
-  if (!runnerName)
-    return {
-      problem: `runner label ${row.runner} is neither in the checkout's configs/runners.yaml nor the name of a launcher in runners/: name the runner the cluster stands for with inferencex-runner in its profile`,
-    };
-  const launcher = launcherOf(runnerName);
-  const rule = JOB_SCRIPT_LAUNCHERS[launcher];
-  const frameworksOf: Readonly<Record<string, readonly string[]>> = JOB_SCRIPT_FRAMEWORKS_OF;
-  if (!rule || !frameworksOf[launcher]?.includes(row.framework))
-    return {
-      problem: `${row.framework}: runners/launch_${launcher}.sh (runner ${runnerName}) runs no job script for it that frontier knows; InferenceX runs it on ${Object.entries(
-        frameworksOf,
-      )
-        .filter(([, frameworks]) => frameworks.includes(row.framework))
-        .map(([l]) => l)
-        .join(', ')}`,
-    };
-  const script = rule.script(row);
-  if (!existsSync(join(tree.root, script)))
-    return { problem: `runners/launch_${launcher}.sh would run ${script}, which the InferenceX checkout does not have` };
-  const nodes = ['PREFILL_NODES', 'DECODE_NODES'].reduce((n, k) => n + Number(setting(row, k) ?? 0), 0);
-  if (!(nodes > 0))
-    return {
-      problem: `${row.framework}: the row sets no PREFILL_NODES and DECODE_NODES (additional-settings), which ${script} needs`,
-    };
-  return { tree, script, runnerName, launcher, rule, nodes };
-}
-
-/** Problems of a cluster for a job script: a Slurm cluster with the nodes, its partition, the model's folder. */
-export function jobScriptProblems(plan: JobScriptPlan, row: MultiNodeRow, cluster: ClusterProfile): string[] {
-  const problems: string[] = [];
-  if (cluster.scheduler !== 'slurm')
-    problems.push(
-      `${plan.script} submits its own Slurm job (sbatch): it runs on a Slurm cluster, and ${cluster.name} is ${cluster.scheduler}`,
-    );
-  if (plan.nodes > cluster.nodes)
-    problems.push(`${plan.script} asks for ${plan.nodes} nodes; cluster ${cluster.name} has ${cluster.nodes}`);
-  if (!cluster.partition)
-    problems.push(
-      `cluster ${cluster.name} names no partition, which ${plan.script} submits its job to (partition: in its profile)`,
-    );
-  if (!cluster.simulate && !modelPath(cluster, row['model-prefix'], row.precision))
-    problems.push(
-      `cluster ${cluster.name} names no folder for ${row['model-prefix']} ${row.precision}, where ${plan.script} looks for ${row.model.split('/').pop()} (models: in its profile)`,
-    );
-  return problems;
-}
 
 /** A launch's job script, set up to run: its workspace (a copy of the checkout) and environment. */
 export interface JobScriptRun {
@@ -127,7 +56,7 @@ export function setUpJobScript(
       if (entry !== '.git') cpSync(join(plan.tree.root, entry), join(work, entry), { recursive: true });
   }
   const standin = join(work, '.frontier');
-  const stand = cluster.simulate || mode === 'record';
+  const stand = plan.simulated || mode === 'record';
   // On a simulating cluster the model's folder is a stand-in too: its tokenizer files, no weights.
   const model = stand
     ? join(work, '.models', row.model.split('/').pop()!)
@@ -157,7 +86,7 @@ export function setUpJobScript(
     // A runner's shell has USER, which the scripts use (squeue -u "$USER").
     USER: process.env.USER ?? userInfo().username,
     ...contract,
-    ...(cluster.simulate ? simulationVariables(cluster, row) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row) : {}),
     ...variables,
     // Login shells (the job's `bash -lc`) reset PATH: the stand-ins' home puts them back.
     ...(stand ? { HOME: variables.FRONTIER_STANDIN_HOME! } : {}),

@@ -8,8 +8,8 @@ import { gpuFor } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { PointOutcome } from '../point-outcome.js';
-import { contractOf } from './script-plan.js';
-import type { ScriptPlan } from './script-plan.js';
+import { contractOf } from './script-record.js';
+import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 import { makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
 
 /**
@@ -50,10 +50,6 @@ export function simulationVariables(cluster: ClusterProfile, row: { runner: stri
   };
 }
 
-/** Which benchmark client a script calls: the cluster's choice, frontier bench on a simulating one. */
-export const clientOf = (cluster: ClusterProfile): 'frontier' | 'inferencex' =>
-  cluster.inferencexClient ?? (cluster.simulate ? 'frontier' : 'inferencex');
-
 /**
  * Set a point up: its workspace and environment. `port` replaces the launcher's where the node is
  * shared (a local run). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
@@ -74,11 +70,11 @@ export function preparePoint(
   const contract = { ...contractOf(plan, row, rf, port), RUN_EVAL: 'false', EVAL_ONLY: 'false' };
   const env = {
     ...contract,
-    ...(cluster.simulate ? simulationVariables(cluster, row) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row) : {}),
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
-    ...(cluster.simulate
+    ...(plan.simulated
       ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier })
-      : clientOf(cluster) === 'frontier'
+      : plan.client === 'frontier'
         ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'client', frontier })
         : {}),
   };

@@ -6,11 +6,19 @@ import type { MultiNodeRow } from '../../matrix/index.js';
 import { layoutOf, logsKeyOf } from '../../plan/launches.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
-import type { GroupContext } from '../run.js';
+import type { LaunchContext } from '../run.js';
 import { serveAndBench } from '../serve-and-bench.js';
 import { simulationVariables } from './point.js';
-import { PUBLIC_PORT, endpointOf, leaders, remapPorts, resolveRoles, roleNames, servedNameOf } from './recipe-plan.js';
-import type { RecipePlan } from './recipe-plan.js';
+import {
+  PUBLIC_PORT,
+  endpointOf,
+  leaders,
+  remapPorts,
+  resolveRoles,
+  roleNames,
+  servedNameOf,
+} from '../../plan/inferencex/recipe-plan.js';
+import type { RecipeLaunchPlan } from '../../plan/launch-plan.js';
 import type { RenderedRecipe } from '../../recipes/index.js';
 import { registered } from './registry.js';
 import { standinVariables } from './workspace.js';
@@ -47,15 +55,16 @@ export interface RecipeLaunchOptions {
 }
 
 export function recipeLaunch(
-  plan: RecipePlan,
-  row: MultiNodeRow,
-  points: GroupContext['points'],
-  group: GroupContext['group'],
+  launchPlan: RecipeLaunchPlan,
+  points: LaunchContext['points'],
   dir: RunDir,
   cluster: ClusterProfile,
   o: RecipeLaunchOptions,
 ): RecipeLaunch {
-  const logDir = dir.serverLogs(logsKeyOf(group.planned, points));
+  const plan = launchPlan.recipe;
+  const row = launchPlan.launch.rows[0] as MultiNodeRow;
+  const simulated = launchPlan.simulated;
+  const logDir = dir.serverLogs(logsKeyOf(launchPlan.launch, points));
   const rendered = plan.rendered;
   const remapped = o.nextPort ? remapPorts(rendered.roles, o.nextPort) : undefined;
   const portOf = (node: number, port: number): number => (remapped ? remapped.port(node, port) : port);
@@ -68,9 +77,9 @@ export function recipeLaunch(
   const speed = cluster.engines.sim?.speed === undefined ? 1 : Number(cluster.engines.sim.speed);
 
   let shared: Record<string, string> = {};
-  const work = join(dir.root, 'work', logsKeyOf(group.planned, points));
+  const work = join(dir.root, 'work', logsKeyOf(launchPlan.launch, points));
   let registry: string | undefined;
-  if (cluster.simulate) {
+  if (simulated) {
     const standin = join(work, '.frontier');
     rmSync(standin, { recursive: true, force: true });
     registry = join(standin, 'registry');
@@ -97,7 +106,7 @@ export function recipeLaunch(
     const node = x.nodes[0]!;
     const worker = x.role === 'prefill' || x.role === 'decode' || x.role === 'aggregated';
     let own: Record<string, string> = {};
-    if (cluster.simulate) {
+    if (simulated) {
       const shape = shapeOf(x.role);
       own = {
         FRONTIER_RECIPE_NAME: names[i]!,
@@ -176,12 +185,6 @@ function toldAcceptance(r: RenderedRecipe): { expectedAcceptanceLength?: number 
   return told.size === 1 && al !== undefined ? { expectedAcceptanceLength: al } : {};
 }
 
-/** Running a recipe needs srtctl's infrastructure, which Frontier starts only as stand-ins. */
-export function realRecipeProblem(plan: RecipePlan, cluster: ClusterProfile): string | undefined {
-  if (cluster.simulate || (cluster.scheduler === 'slurm' && cluster.srtctl)) return undefined;
-  return `recipe ${plan.path} runs only on a simulating cluster for now: for real, its processes need what srtctl starts around them (etcd and NATS on the infra node, nginx.conf, TensorRT-LLM's trtllm_config_*.yaml, the model mounted on /model in the recipe's container), which frontier run does not start; give the cluster profile srtctl: { root: <srt-slurm checkout> } to run recipes with srtctl (cluster ${cluster.name} does not simulate)`;
-}
-
 /**
  * The local executor for a recipe: every process on this host (each node of the allocation is
  * 127.0.0.1, so srtctl's per-node ports are moved to free ones, consistently), the readiness
@@ -189,21 +192,19 @@ export function realRecipeProblem(plan: RecipePlan, cluster: ClusterProfile): st
  * for an adapter's launch.
  */
 export async function runRecipeLocally(
-  ctx: GroupContext,
-  plan: RecipePlan,
+  ctx: LaunchContext,
+  launchPlan: RecipeLaunchPlan,
   frontier: string[],
   freePort: () => Promise<number>,
 ): Promise<void> {
-  const { group, points, dir, cluster } = ctx;
-  const problem = realRecipeProblem(plan, cluster);
-  if (problem) throw new Error(problem);
-  const g = group.planned;
-  const row = g.rows[0] as MultiNodeRow;
+  const { points, dir, cluster } = ctx;
+  const plan = launchPlan.recipe;
+  const row = launchPlan.launch.rows[0] as MultiNodeRow;
   // As many free ports as the recipe names (node, port) pairs: counted by a first pass.
   let needed = 0;
   remapPorts(plan.rendered.roles, () => ++needed).port(endpointOf(plan.rendered.roles).node, PUBLIC_PORT);
   const ports = await Promise.all(Array.from({ length: needed + 1 }, freePort));
-  const launch = recipeLaunch(plan, row, points, group, dir, cluster, {
+  const launch = recipeLaunch(launchPlan, points, dir, cluster, {
     host: () => '127.0.0.1',
     nextPort: () => ports.shift() ?? 0,
     frontier,

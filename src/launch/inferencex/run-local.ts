@@ -1,8 +1,8 @@
 import { startProcesses } from '../local.js';
 import { clearEngines, recordEngines } from '../leftovers.js';
-import type { GroupContext } from '../run.js';
+import type { LaunchContext } from '../run.js';
 import { collectPoint, preparePoint } from './point.js';
-import type { ScriptPlan } from './script-plan.js';
+import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 import { scriptCommand } from './workspace.js';
 
 const LOG_TAIL_BYTES = 3000;
@@ -12,7 +12,7 @@ const LOG_TAIL_BYTES = 3000;
  * stopped when the script ends (InferenceX's container ends with it, and the engine with that).
  */
 export async function runScriptPoints(
-  ctx: GroupContext,
+  ctx: LaunchContext,
   plan: ScriptPlan,
   frontier: string[],
   freePort: () => Promise<number>,
@@ -20,7 +20,7 @@ export async function runScriptPoints(
   const { points, dir, cluster, reporter, signal } = ctx;
   for (const p of points) {
     if (signal.aborted) return;
-    reporter.pointStart?.(ctx.group.planned, p);
+    reporter.pointStart?.(ctx.plan.launch, p);
     // The launcher's fixed port could be taken on a shared host: a free one stands in.
     const s = preparePoint(p, plan, dir, cluster, frontier, await freePort());
     const command = scriptCommand(cluster, s.row.image, s.work, plan.script, Object.keys(s.contract));

@@ -5,10 +5,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import { dirname, join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../../plan/launches.js';
-import { expandPath, routeRecipe, rowRouteRequest } from '../../clusters/index.js';
-import type { ClusterProfile, SrtctlSettings } from '../../clusters/index.js';
-import { RECIPES_DIR } from './recipe-plan.js';
-import type { RecipePlan } from './recipe-plan.js';
+import type { RecipePlan } from '../../plan/inferencex/recipe-plan.js';
+import { relativeOf } from '../../plan/inferencex/srtctl-command.js';
 
 /**
  * srt-slurm's own `srtctl` as the executor of a recipe row, as InferenceX's multi-node launchers
@@ -16,35 +14,6 @@ import type { RecipePlan } from './recipe-plan.js';
  * submits its job and says its id, and when the job has ended each concurrency's result is
  * `outputs/<job>/logs/<config>_isl…osl…/results_concurrency_<c>_gpus_<g>[_ctx_<p>_gen_<d>].json`.
  */
-
-/** The checkout srtctl runs in: the profile's root, `{commit}` the recipe's routed toolchain commit. */
-export function srtctlRoot(s: SrtctlSettings, cluster: ClusterProfile, row: MultiNodeRow, recipe: string): string {
-  if (!s.root.includes('{commit}')) return expandPath(s.root);
-  const route = routeRecipe(cluster, rowRouteRequest(row, recipe));
-  if (!route)
-    throw new Error(
-      `cluster ${cluster.name} has no routing rule for recipe ${recipe}, so srtctl's root ${s.root} names no commit: add one to its routing:`,
-    );
-  return expandPath(s.root.replaceAll('{commit}', route.rule.toolchain.commit));
-}
-
-const relativeOf = (plan: RecipePlan): string => `recipes/${plan.path.slice(RECIPES_DIR.length + 1)}`;
-
-/**
- * The command that submits a row's recipe (in srtctl's checkout, where `placeRecipe` puts the
- * checkout's copy, or where the routed checkout has it): CONFIG_FILE is already `recipes/<path>[:selector]`.
- */
-export function srtctlApply(configFile: string, row: MultiNodeRow, s: SrtctlSettings): string[] {
-  return [
-    ...s.command,
-    'apply',
-    '--no-preflight',
-    '-f',
-    configFile,
-    '--tags',
-    `frontier,${row['model-prefix']},${row.precision},${row.isl}x${row.osl}`,
-  ];
-}
 
 /** Put the recipe where srtctl reads it, as the launchers copy theirs into the checkout's recipes/. */
 export function placeRecipe(plan: RecipePlan, root: string): void {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, existsSync, 
 import { join } from 'node:path';
 import type { ClusterProfile } from '../../clusters/index.js';
 import { writeStandins } from './standins.js';
-import type { InferencexTree } from './tree.js';
+import type { InferencexTree } from '../../plan/inferencex/tree.js';
 
 /**
  * Where an InferenceX benchmark script runs. InferenceX runs it in the row's container with the

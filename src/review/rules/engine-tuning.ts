@@ -1,16 +1,27 @@
 import { gpuOfRunner, searchSpaceEntries } from '../../catalog/index.js';
 import type { MasterConfigEntry, PathSegment, TuningRule } from '../../catalog/index.js';
+import { LOCAL_PROFILE } from '../../clusters/index.js';
+import type { ClusterProfile } from '../../clusters/index.js';
 import { adapterFor, tuningProblems } from '../../engines/index.js';
-import type { Deployment } from '../../engines/index.js';
-import { deploymentOf, nodesNeeded, placeWorkers, planRun } from '../../plan/index.js';
+import { planLaunch, planRun } from '../../plan/index.js';
 import { generateTestConfig, isAgenticRow } from '../../matrix/index.js';
 import type { MultiNodeRow, SingleNodeRow } from '../../matrix/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import { configLocation } from './shared.js';
 
-/** GPUs per node the rule renders launches on (the adapters' flags do not depend on it). */
-const GPUS_PER_NODE = 8;
+/**
+ * The cluster the rule plans launches on: real engines with no options, on as many nodes of 8 GPUs
+ * as a launch needs (the adapters' flags do not depend on them), each row's own GPU.
+ */
+const reviewCluster = (gpu: string): ClusterProfile => ({
+  ...LOCAL_PROFILE,
+  name: 'review',
+  scheduler: 'local',
+  nodes: Number.MAX_SAFE_INTEGER,
+  gpusPerNode: 8,
+  gpu,
+});
 
 /** Every `remove` entry of a config's tuning rules, with its path (entry rules, then each search-space entry's). */
 function removes(config: MasterConfigEntry): { flag: string; path: PathSegment[] }[] {
@@ -57,21 +68,16 @@ export const engineTuningRemove: Rule = {
         if (isAgenticRow(first)) continue;
         const row: SingleNodeRow | MultiNodeRow = first;
         if (row['engine-tuning'] === undefined) continue;
-        const d: Deployment = deploymentOf(group, {
-          framework: config.framework,
-          modelPath: row.model,
-          gpu: gpuOfRunner(row.runner),
-          options: {},
-        });
-        const { tuning: _tuning, ...untuned } = d;
+        const plan = planLaunch(group, { cluster: reviewCluster(gpuOfRunner(row.runner)), frontierCommand: ['frontier'] });
+        // A launch the adapter cannot render is another rule's (and frontier run's) concern.
+        if (plan.kind !== 'adapter') continue;
+        const { tuning: _tuning, ...untuned } = plan.deployment;
         let problems: string[];
         try {
-          // A launch the adapter cannot render is another rule's (and frontier run's) concern.
           if (adapter.check(untuned).length > 0) continue;
-          const hosts = Array.from({ length: nodesNeeded(d.layout, GPUS_PER_NODE) }, (_, i) => `node${i}`);
           let port = 8000;
-          const launch = adapter.launch(untuned, placeWorkers(d.layout, GPUS_PER_NODE, hosts), { next: () => port++ });
-          problems = tuningProblems(d, launch);
+          const launch = adapter.launch(untuned, plan.placement, { next: () => port++ });
+          problems = tuningProblems(plan.deployment, launch);
         } catch {
           continue;
         }

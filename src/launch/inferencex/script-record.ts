@@ -2,33 +2,9 @@ import { join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { workflowEnv } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
-import { runnerFor, scriptFor } from './launchers.js';
-import type { LauncherRule } from './launchers.js';
-import type { InferencexTree } from './tree.js';
 import { makeWorkspace, readCalls, recordScript, scriptCommand, settingsOf, standinVariables } from './workspace.js';
 import type { RecordedCall } from './workspace.js';
-
-/** How a single-node row of an InferenceX catalog runs: the checkout's script for it, on a runner's launcher. */
-export interface ScriptPlan {
-  tree: InferencexTree;
-  /** Relative to the checkout, as the launcher names it. */
-  script: string;
-  /** The runner the row stands on (RUNNER_NAME) and its launcher. */
-  runnerName: string;
-  launcher: string;
-  rule: LauncherRule;
-}
-
-export function planScript(tree: InferencexTree, row: SingleNodeRow, cluster: ClusterProfile): ScriptPlan | { problem: string } {
-  const runnerName = runnerFor(tree, row.runner, cluster.inferencexRunner);
-  if (!runnerName)
-    return {
-      problem: `runner label ${row.runner} is neither in the checkout's configs/runners.yaml nor the name of a launcher in runners/: name the runner the cluster stands for with inferencex-runner in its profile`,
-    };
-  const choice = scriptFor(tree, row, runnerName);
-  if ('problem' in choice) return choice;
-  return { tree, script: choice.script, runnerName, launcher: choice.launcher, rule: choice.rule };
-}
+import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 
 /**
  * The script's environment contract for one point: the launcher's port (for a launcher that

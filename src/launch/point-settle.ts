@@ -1,0 +1,54 @@
+import type { ClusterProfile } from '../clusters/index.js';
+import { isAgenticRow } from '../matrix/index.js';
+import type { PlannedPoint } from '../plan/launches.js';
+import { loads } from '../pycompat/index.js';
+import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
+import { finishAgenticPoint } from './agentic.js';
+import type { PointOutcome } from './point-outcome.js';
+import { agenticPower, pointNode, powerSettingsOf, settlePower } from './power.js';
+import type { PointRecord, RunDir } from './run-dir.js';
+
+/**
+ * A measured point into its record and files: the raw result, its aggregate and power verdict (as
+ * process_result.py makes them), or an agentic replay's summary; a failed or invalid one with why.
+ */
+export function settlePoint(
+  run: { dir: RunDir; cluster: ClusterProfile; requirePower: boolean },
+  p: PlannedPoint,
+  record: PointRecord,
+  outcome: PointOutcome,
+): void {
+  const { dir, requirePower } = run;
+  record.ended = new Date().toISOString();
+  if (outcome.status === 'failed') {
+    record.status = 'failed';
+    record.error = outcome.error;
+  } else if ('agentic' in outcome) {
+    const { problems, summary } = finishAgenticPoint(dir, p, outcome.logDir, outcome.problems);
+    Object.assign(record, summary);
+    if (problems.length === 0) settlePower(record, agenticPower(dir, p, requirePower, pointNode(run.cluster, p)), requirePower);
+    else Object.assign(record, { status: 'invalid', error: problems.join('; ') });
+  } else if (isAgenticRow(p.row)) {
+    record.status = 'failed';
+    record.error = 'the executor measured an agentic-coding point as a fixed-length one';
+  } else {
+    dir.writeRaw(p.resultFilename, outcome.raw);
+    if (outcome.status !== 'ok') Object.assign(record, { status: 'invalid', error: outcome.problems.join('; ') });
+    else {
+      // The power step reads the telemetry from the run directory, as process_result.py from its workspace.
+      const processed = processResult(
+        loads(outcome.raw),
+        identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
+        {
+          settings: powerSettingsOf(outcome.telemetry, requirePower, pointNode(run.cluster, p)),
+          files: fsTelemetry(dir.root),
+        },
+      );
+      dir.writeAggWithPower(p.resultFilename, processed.aggJson, processed.powerValidationFile, processed.powerValidationJson);
+      record.outputTputPerGpu = Number(processed.agg.output_tput_per_gpu);
+      record.interactivity = Number(processed.agg.median_intvty);
+      record.medianTtftMs = Number(processed.agg.median_ttft) * 1000;
+      settlePower(record, processed.powerValidation, requirePower);
+    }
+  }
+}
