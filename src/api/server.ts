@@ -4,9 +4,9 @@
  * (unknown parameters are errors, not silently dropped); the OpenAPI document is generated from
  * those same schemas.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Readable } from 'node:stream';
@@ -27,17 +27,21 @@ import {
   run,
   runLog,
   runs,
-  verifyToken,
 } from '../store/index.js';
 import type { IngestOptions, ResultFilter, Store } from '../store/index.js';
+import { holdGateSlot, requireToken } from './access.js';
 import { ArchiveError, extractTarGz } from './archive.js';
+import { serveDashboard } from './dashboard.js';
 import { Gate } from './gate.js';
+import { HttpError } from './http-error.js';
 import { openApiCollector } from './openapi.js';
 import { PredictedFrontierCache } from './predicted.js';
 import type { PredictedFrontierQuery } from './predicted.js';
 import { PageError, pageOf, pageParams, sendPage } from './paging.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import type { PageSize } from './paging.js';
+import { dateParam, filterOf, intParam, querySchema, resultFilterParams, sourceParam, stringParam } from './schemas.js';
+import type { Query } from './schemas.js';
 import { UserError } from '../util/user-error.js';
 import {
   DEFAULT_MAX_UPLOAD_MB,
@@ -49,6 +53,8 @@ import {
   sweepStaleUploads,
   uploadDir,
 } from './uploads.js';
+import { plainDecimalNumbers, validationMessage } from './validation.js';
+import type { ValidationIssue } from './validation.js';
 
 export interface ApiOptions {
   store: Store;
@@ -82,102 +88,6 @@ export const RUNS_PAGE: PageSize = { default: 100, max: 1000 };
 export const MAX_CONCURRENT_QUERIES = 4;
 export const MAX_QUEUED_QUERIES = 32;
 
-// Schemas of the query parameters, shared by routes.
-const str = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
-const int = (description: string) => ({ type: 'integer', minimum: 1, maximum: 10_000_000, description });
-const date = (description: string) => ({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date', description });
-const source = {
-  type: 'string',
-  enum: ['official', 'unofficial', 'all'],
-  description: 'which runs count when no run is named (default official)',
-};
-const resultFilter = {
-  model: str('model prefix (dsr1) or model path (deepseek-ai/DeepSeek-R1-0528)'),
-  isl: int('input sequence length'),
-  osl: int('output sequence length'),
-  hardware: str('GPU (h200, b200, …)'),
-  framework: str('engine (vllm, sglang, dynamo-trt, …)'),
-  precision: str('fp8, fp4, bf16, …'),
-  run: str('only this run’s rows'),
-  source,
-  date: date('as of this date (YYYY-MM-DD): the latest row on or before it'),
-  exact: { type: 'boolean', description: 'with date: only rows of that date' },
-  metrics: {
-    type: 'string',
-    pattern: '^[a-z0-9_.]+(,[a-z0-9_.]+)*$',
-    maxLength: 2000,
-    description: 'only these metrics in each row (comma-separated keys)',
-  },
-};
-const query = (properties: Record<string, unknown>, required: string[] = []) => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
-
-type Query = Record<string, string | number | boolean | undefined>;
-
-function filterOf(q: Query): ResultFilter {
-  return {
-    model: q.model as string | undefined,
-    isl: q.isl as number | undefined,
-    osl: q.osl as number | undefined,
-    hardware: q.hardware as string | undefined,
-    framework: q.framework as string | undefined,
-    precision: q.precision as string | undefined,
-    run: q.run as string | undefined,
-    source: q.source as ResultFilter['source'],
-    date: q.date as string | undefined,
-    exact: q.exact as boolean | undefined,
-    metrics: typeof q.metrics === 'string' ? q.metrics.split(',') : undefined,
-  };
-}
-
-interface ValidationIssue {
-  keyword: string;
-  instancePath: string;
-  message?: string;
-  params: Record<string, unknown>;
-  /** With Ajv's verbose option: the parameter's schema and its value. */
-  parentSchema?: { type?: string; minimum?: number; maximum?: number };
-  data?: unknown;
-}
-
-/**
- * Ajv's findings as one line that names each parameter and what it takes: `unknown parameter "sort"`,
- * `isl: expected an integer from 1 to 10000000, got "lots"`.
- */
-function validationMessage(issues: ValidationIssue[], fallback: string): string {
-  const parts = issues.map((v) => {
-    if (v.keyword === 'additionalProperties') return `unknown parameter "${String(v.params.additionalProperty)}"`;
-    if (v.keyword === 'required') return `missing parameter "${String(v.params.missingProperty)}"`;
-    const name = v.instancePath.replace(/^\//, '') || 'value';
-    const s = v.parentSchema;
-    if (isNumeric(s)) return numberMessage(name, s, v.data);
-    if (v.keyword === 'format' || (v.keyword === 'pattern' && s?.type === 'string' && name.includes('date')))
-      return `${name}: expected a date that exists, YYYY-MM-DD, got ${JSON.stringify(String(v.data))}`;
-    return `${name}: ${v.message ?? 'not valid'}${v.keyword === 'enum' ? ` (${(v.params.allowedValues as string[]).join(', ')})` : ''}`;
-  });
-  return parts.length > 0 ? parts.join('; ') : fallback;
-}
-
-type NumberSchema = { type: 'integer' | 'number'; minimum?: number; maximum?: number };
-const isNumeric = (s: { type?: string } | undefined): s is NumberSchema => s?.type === 'integer' || s?.type === 'number';
-const numberMessage = (name: string, s: NumberSchema, value: unknown): string =>
-  `${name}: expected ${s.type === 'integer' ? 'an integer' : 'a number'} from ${s.minimum} to ${s.maximum}, got ${JSON.stringify(String(value))}`;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { store } = options;
   const maxUpload = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_MB * MiB;
@@ -188,18 +98,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false, verbose: true, strictNumbers: true } },
   });
   const openapi = openApiCollector(app);
-  // Ajv coerces "1e999" to Infinity and then lets it through its range checks: numbers in the query
-  // string are plain decimals, checked here before the schema is.
-  app.addHook('preValidation', async (request) => {
-    const properties = (
-      request.routeOptions.schema?.querystring as { properties?: Record<string, { type?: string }> } | undefined
-    )?.properties;
-    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
-      const s = properties?.[name];
-      if (isNumeric(s) && (typeof value !== 'string' || !/^-?\d{1,12}(\.\d{1,12})?$/.test(value)))
-        throw new HttpError(400, numberMessage(name, s, value));
-    }
-  });
+  app.addHook('preValidation', plainDecimalNumbers);
   // On every answer, errors and 404s included: the dashboard's pages, its assets and the API.
   app.addHook('onSend', async (_request, reply) => {
     void reply.headers(SECURITY_HEADERS);
@@ -207,42 +106,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const swept = sweepStaleUploads(uploadRoot);
   if (swept.length > 0) app.log.info(`removed ${swept.length} upload dir(s) left by a stopped server: ${swept.join(', ')}`);
 
-  const authenticated = async (request: FastifyRequest): Promise<void> => {
-    const header = request.headers.authorization ?? '';
-    const m = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!m)
-      throw new HttpError(
-        401,
-        'a bearer token is required: Authorization: Bearer <token> (create one with frontier token create NAME)',
-      );
-    const name = await verifyToken(store, m[1]!);
-    if (!name) throw new HttpError(401, 'the token is not valid (unknown or revoked)');
-  };
+  const authenticated = requireToken(store);
   // Heavy reads hold a slot of the gate from before their query until their answer is sent (or the client is gone).
-  const heavy = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    // The answer may end (the client gone) while the request waits for a slot: then the slot goes back at once.
-    const slot: { release?: (() => void) | undefined; closed?: boolean } = {};
-    reply.raw.once('close', () => {
-      slot.closed = true;
-      slot.release?.();
-    });
-    const release = (slot.release = await gate.enter());
-    if (!release) {
-      const { running, queued } = gate.load;
-      throw new HttpError(
-        503,
-        `the server is busy (${running} heavy queries running, ${queued} waiting): retry after a second`,
-        {},
-        { 'retry-after': '1' },
-      );
-    }
-    if (slot.closed) release();
-    // Run the query in a later turn of the event loop: requests that arrived together are all
-    // admitted (or turned away) first, and /health, which waits for no slot, is answered between
-    // queries. SQLite's queries are synchronous: without this, every request already read ran its
-    // query before the next was looked at (100 heavy requests kept /health waiting 14 s).
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  };
+  const heavy = holdGateSlot(gate);
   const read = { preHandler: options.private ? [authenticated, heavy] : [heavy] };
 
   app.setErrorHandler((error: Error & { validation?: unknown; statusCode?: number }, request, reply: FastifyReply) => {
@@ -305,7 +171,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.get(
     '/api/v1/health',
     {
-      schema: { summary: 'Liveness: the store answers', querystring: query({}) } as FastifySchema,
+      schema: { summary: 'Liveness: the store answers', querystring: querySchema({}) } as FastifySchema,
       ...(options.private ? { preHandler: authenticated } : {}),
     },
     async () => {
@@ -320,14 +186,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       summary:
         "The planner's predicted frontier (throughput per GPU against interactivity) from the simulator, for a model, GPU, precision and ISL/OSL; computed on first request, then cached",
-      querystring: query(
+      querystring: querySchema(
         {
-          model: str('model: a simulator id (minimax-m3) or Hugging Face name'),
-          hardware: str('GPU or runner label (b300, h200-dgxc)'),
-          precision: str('bf16, fp8 or fp4'),
-          isl: int('input tokens per request'),
-          osl: int('output tokens per request'),
-          engine: str('serving framework as InferenceX names it (vllm, sglang, trt…; default vllm)'),
+          model: stringParam('model: a simulator id (minimax-m3) or Hugging Face name'),
+          hardware: stringParam('GPU or runner label (b300, h200-dgxc)'),
+          precision: stringParam('bf16, fp8 or fp4'),
+          isl: intParam('input tokens per request'),
+          osl: intParam('output tokens per request'),
+          engine: stringParam('serving framework as InferenceX names it (vllm, sglang, trt…; default vllm)'),
         },
         ['model', 'hardware', 'precision', 'isl', 'osl'],
       ),
@@ -346,7 +212,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     '/api/v1/availability',
     {
       summary: 'What the official results cover: models, sequences, hardware, engines, precisions and dates',
-      querystring: query({}),
+      querystring: querySchema({}),
     },
     POINTS_PAGE,
     async (_, page) => availability(store, page),
@@ -357,7 +223,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       summary:
         'Benchmark points: the latest of each config and conc (as of a date), or one run’s; each with its power verdict (measured energy only when valid)',
-      querystring: query(resultFilter),
+      querystring: querySchema(resultFilterParams),
     },
     POINTS_PAGE,
     async (q, page) => benchmarks(store, { ...filterOf(q), ...page }),
@@ -367,10 +233,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     '/api/v1/pareto',
     {
       summary: 'The Pareto frontier of each series (hardware × framework × precision × spec decoding × disagg, per sequence)',
-      querystring: query({
-        ...resultFilter,
-        x: { ...str('x metric (default median_intvty)'), pattern: '^[a-z0-9_.]+$' },
-        y: { ...str('y metric (default tput_per_gpu)'), pattern: '^[a-z0-9_.]+$' },
+      querystring: querySchema({
+        ...resultFilterParams,
+        x: { ...stringParam('x metric (default median_intvty)'), pattern: '^[a-z0-9_.]+$' },
+        y: { ...stringParam('y metric (default tput_per_gpu)'), pattern: '^[a-z0-9_.]+$' },
       }),
     },
     async (q): Promise<ParetoAnswer> => {
@@ -421,17 +287,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       summary:
         'Points over time, in every run of the chosen kind: one config’s (config) or a model’s (model and the filters); oldest first',
-      querystring: query({
-        config: int('config id (config_id of a benchmark row)'),
-        model: resultFilter.model,
-        isl: resultFilter.isl,
-        osl: resultFilter.osl,
-        hardware: resultFilter.hardware,
-        framework: resultFilter.framework,
-        precision: resultFilter.precision,
-        conc: int('concurrency'),
-        source,
-        metrics: resultFilter.metrics,
+      querystring: querySchema({
+        config: intParam('config id (config_id of a benchmark row)'),
+        model: resultFilterParams.model,
+        isl: resultFilterParams.isl,
+        osl: resultFilterParams.osl,
+        hardware: resultFilterParams.hardware,
+        framework: resultFilterParams.framework,
+        precision: resultFilterParams.precision,
+        conc: intParam('concurrency'),
+        source: sourceParam,
+        metrics: resultFilterParams.metrics,
       }),
     },
     POINTS_PAGE,
@@ -450,7 +316,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     '/api/v1/evaluations',
     {
       summary: 'Eval results (every task): the latest of each config, task and conc, or one run’s',
-      querystring: query({ ...resultFilter, task: str('eval task (gsm8k, gpqa_diamond_cot_n_shot, aime…)') }),
+      querystring: querySchema({ ...resultFilterParams, task: stringParam('eval task (gsm8k, gpqa_diamond_cot_n_shot, aime…)') }),
     },
     POINTS_PAGE,
     async (q, page) => evaluations(store, { ...filterOf(q), ...page, task: q.task as string | undefined }),
@@ -461,15 +327,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       summary:
         'Agentic points (coding-agent trace replay): the latest of each config, KV offloading and conc (as of a date), or one run’s',
-      querystring: query({
-        model: resultFilter.model,
-        hardware: resultFilter.hardware,
-        framework: resultFilter.framework,
-        precision: resultFilter.precision,
-        run: resultFilter.run,
-        source,
-        date: resultFilter.date,
-        exact: resultFilter.exact,
+      querystring: querySchema({
+        model: resultFilterParams.model,
+        hardware: resultFilterParams.hardware,
+        framework: resultFilterParams.framework,
+        precision: resultFilterParams.precision,
+        run: resultFilterParams.run,
+        source: sourceParam,
+        date: resultFilterParams.date,
+        exact: resultFilterParams.exact,
       }),
     },
     POINTS_PAGE,
@@ -486,11 +352,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         summary: 'One agentic point: its headline numbers, its whole aggregate and its TTFT by context length',
         params: {
           type: 'object',
-          properties: { id: int('point id (point_id of an agentic row)') },
+          properties: { id: intParam('point id (point_id of an agentic row)') },
           required: ['id'],
           additionalProperties: false,
         },
-        querystring: query({}),
+        querystring: querySchema({}),
       } as FastifySchema,
       ...read,
     },
@@ -506,7 +372,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     '/api/v1/runs',
     {
       summary: 'Runs, newest first, with point and eval counts and success rate',
-      querystring: query({ source: { ...source, description: 'official, unofficial or all (default all)' } }),
+      querystring: querySchema({ source: { ...sourceParam, description: 'official, unofficial or all (default all)' } }),
     },
     RUNS_PAGE,
     async (q, page) => runs(store, { source: (q.source as ResultFilter['source']) ?? 'all', ...page }),
@@ -517,8 +383,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       schema: {
         summary: 'One run: its metadata, run stats, changelog and the names of its engine logs',
-        params: { type: 'object', properties: { id: str('run id') }, required: ['id'], additionalProperties: false },
-        querystring: query({}),
+        params: { type: 'object', properties: { id: stringParam('run id') }, required: ['id'], additionalProperties: false },
+        querystring: querySchema({}),
       } as FastifySchema,
       ...read,
     },
@@ -534,8 +400,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       schema: {
         summary: 'One of a run’s engine logs, as text (its end, when it was larger than the store keeps)',
-        params: { type: 'object', properties: { id: str('run id') }, required: ['id'], additionalProperties: false },
-        querystring: query(
+        params: { type: 'object', properties: { id: stringParam('run id') }, required: ['id'], additionalProperties: false },
+        querystring: querySchema(
           {
             name: { type: 'string', minLength: 1, maxLength: 1000, description: 'the log’s name, as /api/v1/runs/:id lists it' },
           },
@@ -558,9 +424,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       summary:
         'Each point of a run against the latest official point of the same config and conc, with deltas (measured energy where both have valid power)',
-      querystring: query(
+      querystring: querySchema(
         {
-          run: str('the run to compare'),
+          run: stringParam('the run to compare'),
           threshold: { type: 'number', minimum: 0, maximum: 1000, description: 'regression threshold, % (default 5)' },
         },
         ['run'],
@@ -586,12 +452,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       schema: {
         summary: 'Ingest a run directory uploaded as a .tar.gz (needs a token); all or nothing',
-        querystring: query({
+        querystring: querySchema({
           official: { type: 'boolean', description: 'mark the run official (default false)' },
-          run_id: str('the run id (required for an InferenceX artifact set)'),
-          attempt: int('the run attempt (default 1); a later attempt replaces an earlier one'),
-          source_run: str('reuse: the run whose results these are'),
-          date: date('the results’ date (default: the run’s)'),
+          run_id: stringParam('the run id (required for an InferenceX artifact set)'),
+          attempt: intParam('the run attempt (default 1); a later attempt replaces an earlier one'),
+          source_run: stringParam('reuse: the run whose results these are'),
+          date: dateParam('the results’ date (default: the run’s)'),
           dry_run: { type: 'boolean', description: 'check and count, write nothing' },
         }),
       } as FastifySchema,
@@ -656,37 +522,4 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   if (options.webDir) serveDashboard(app, options.webDir);
   await app.ready();
   return app;
-}
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-  '.ico': 'image/x-icon',
-};
-
-/**
- * The dashboard's files; any other path outside /api is a page of the single-page app, so it gets
- * index.html (the app reads the path). Hashed assets are cached for good, the page never.
- */
-function serveDashboard(app: FastifyInstance, webDir: string): void {
-  const root = resolve(webDir);
-  const index = join(root, 'index.html');
-  if (!existsSync(index)) throw new Error(`no dashboard in ${root} (npm run build builds it)`);
-  app.get('/*', async (request, reply) => {
-    const path = decodeURIComponent(request.url.split('?')[0]!);
-    if (path.startsWith('/api/')) throw new HttpError(404, `no such endpoint: GET ${path}`);
-    const file = resolve(root, `.${path}`);
-    const inside = file.startsWith(root + sep);
-    if (inside && existsSync(file) && statSync(file).isFile()) {
-      void reply.type(MIME[extname(file)] ?? 'application/octet-stream');
-      void reply.header('cache-control', path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-      return reply.send(readFileSync(file));
-    }
-    return reply.type(MIME['.html']!).header('cache-control', 'no-cache').send(readFileSync(index));
-  });
 }
