@@ -62,5 +62,11 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Issue 41: a function past 150 lines is doing several jobs. src/launch (whose run,
+    // serveAndBench and slurmExecutor are longer) and src/plan are to join once those are split.
+    files: ['src/api/**/*.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
+  },
   prettier,
 );
