@@ -58,7 +58,10 @@ export const LAYERS = {
     job: 'the load generator: dataset, tokenizers, HTTP client, SSE, load policies, metrics, agentic trace replay',
     imports: ['pycompat', 'traces', 'util'],
   },
-  results: { job: "a point's aggregate, as InferenceX's process_result.py writes it", imports: ['contract', 'pycompat', 'util'] },
+  results: {
+    job: "a point's aggregate, as InferenceX's process_result.py writes it",
+    imports: ['contract', 'pycompat', 'telemetry', 'util'],
+  },
   evals: {
     job: 'accuracy gates: lm-eval task files, local datasets, the eval client, scoring, thresholds, collection',
     imports: ['bench', 'catalog', 'matrix', 'results', 'pycompat', 'util'],

@@ -28,4 +28,5 @@ export type { AgenticPowerArgs, AggregatePowerArgs, StepRun } from './power/run-
 export { BENCHMARK_TYPE_SA_BENCH, openPowerPackage, writePowerPackage } from './power/package-write.js';
 export type { PackageOutcome, PowerPackageInput, WindowRecord } from './power/package-write.js';
 export { readSamples } from './power/package.js';
-export type { ExpectedDevice, SampleRow } from './power/package.js';
+export type { ExpectedDevice } from './power/package.js';
+export type { SampleRow } from '../telemetry/dcgm-file.js';

@@ -1,10 +1,11 @@
 /**
  * What every sampler shares: its options and summary, the files beside its CSV (the time zone
  * offset and the `<stem>_sampler.json` status), the repair of a truncated last row, and the
- * formats the samplers that stamp their own samples write (nvidia-smi's local timestamp, Python's
- * float repr for srt-slurm's samples.csv).
+ * formats the samplers that stamp their own samples write (nvidia-smi's local timestamp; srt-slurm's
+ * samples.csv is `dcgm-file.ts`).
  */
 import { smiTimestamp, utcOffset } from '../util/date.js';
+import { SAMPLES_FILENAME } from './dcgm-file.js';
 import { execFileSync } from 'node:child_process';
 import {
   accessSync,
@@ -29,7 +30,7 @@ export type ResolvedSource = Exclude<SamplerSource, 'auto'> | 'none';
 
 /** InferenceX's `GPU_METRICS_CSV` default, and srt-slurm's dcgm-power `samples.csv`. */
 export const DEFAULT_CSV = 'gpu_metrics.csv';
-export const DCGM_CSV = 'samples.csv';
+export const DCGM_CSV = SAMPLES_FILENAME;
 export const DEFAULT_INTERVAL_MS = 1000;
 /** dcgm-exporter's default listen address. */
 export const DEFAULT_DCGM_URL = 'http://localhost:9400/metrics';

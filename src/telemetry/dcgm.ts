@@ -2,21 +2,19 @@
  * dcgm-exporter scraping as srt-slurm's dcgm-power collector does it: every interval one cycle
  * polls every exporter's `/metrics` concurrently, reads `DCGM_FI_DEV_POWER_USAGE` per GPU (the
  * `gpu` and `UUID` labels), stamps each endpoint's rows with the midpoint of its request on the
- * run's clock and appends them to `samples.csv` (srt-slurm's header, Python float repr, CRLF as
- * Python's csv writer ends rows), with a final cycle at stop.
+ * run's clock and appends them to `samples.csv` (its contract: `dcgm-file.ts`), with a final cycle
+ * at stop.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
-import { floatRepr } from '../pycompat/index.js';
+import { POWER_METRIC, SAMPLES_HEADER_LINE, sampleLine } from './dcgm-file.js';
+import type { SampleRow } from './dcgm-file.js';
 import { newSummary, writeSummary, writeTimezoneFile } from './common.js';
 import type { DcgmEndpoint, SamplerHandle, SamplerSummary } from './common.js';
 import { virtualEpochMs, wallMsOf } from '../util/virtual-clock.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
 
-export const SAMPLES_SCHEMA_VERSION = 1;
-export const SAMPLES_HEADER = ['schema_version', 'timestamp_unix', 'scrape_seq', 'hostname', 'gpu_index', 'gpu_uuid', 'power_w'];
-export const POWER_METRIC = 'DCGM_FI_DEV_POWER_USAGE';
 const MIG_LABELS = ['GPU_I_ID', 'GPU_I_PROFILE'];
 
 /** srt-slurm's reason codes for what a scrape or a request dropped. */
@@ -165,29 +163,6 @@ export function parsePowerScrape(text: string): { readings: PowerReading[]; reas
   return { readings: [...byIndex.values()].sort((a, b) => a.gpuIndex - b.gpuIndex), reasons: [...new Set(reasons)] };
 }
 
-/** A field as Python's csv writer (QUOTE_MINIMAL) writes it. */
-const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
-export interface SampleRow {
-  timestampUnix: number;
-  scrapeSeq: number;
-  hostname: string;
-  gpuIndex: number;
-  gpuUuid: string;
-  powerW: number;
-}
-
-export const sampleLine = (r: SampleRow): string =>
-  [
-    String(SAMPLES_SCHEMA_VERSION),
-    floatRepr(r.timestampUnix),
-    String(r.scrapeSeq),
-    csvField(r.hostname),
-    String(r.gpuIndex),
-    csvField(r.gpuUuid),
-    floatRepr(r.powerW),
-  ].join(',') + '\r\n';
-
 /** The node name for an exporter URL: given, else the URL's host (this machine's name for a loopback URL). */
 export function endpointHostname(e: DcgmEndpoint): string {
   if (e.hostname) return e.hostname;
@@ -223,7 +198,7 @@ export function startDcgm(o: DcgmSamplerOptions): SamplerHandle {
     reasons[r] = (reasons[r] ?? 0) + 1;
   };
   writeTimezoneFile(o.dir, o.csvName, o.env);
-  writeFileSync(csv, `${SAMPLES_HEADER.join(',')}\r\n`);
+  writeFileSync(csv, SAMPLES_HEADER_LINE);
   writeSummary(o.dir, o.csvName, summary);
 
   let seq = 0;

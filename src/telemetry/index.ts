@@ -11,7 +11,17 @@ export {
   timezoneOffset,
 } from './common.js';
 export type { DcgmEndpoint, ResolvedSource, SamplerHandle, SamplerOptions, SamplerSource, SamplerSummary } from './common.js';
-export { DcgmReason, POWER_METRIC, SAMPLES_HEADER, parsePowerScrape, parsePrometheusText } from './dcgm.js';
+export { DcgmReason, parsePowerScrape, parsePrometheusText } from './dcgm.js';
+export {
+  POWER_METRIC,
+  SAMPLES_FILENAME,
+  SAMPLES_HEADER,
+  SAMPLES_HEADER_LINE,
+  SAMPLES_SCHEMA_VERSION,
+  csvField,
+  sampleLine,
+} from './dcgm-file.js';
+export type { SampleRow } from './dcgm-file.js';
 export { HWMON_HEADER, discoverHwmon } from './hwmon.js';
 export type { HwmonDevice } from './hwmon.js';
 export { NVIDIA_QUERY, amdIntervalS } from './smi.js';

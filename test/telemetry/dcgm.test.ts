@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SAMPLES_HEADER, parsePowerScrape, startSampler } from '../../src/telemetry/index.js';
 import { floatRepr as pyFloatRepr } from '../../src/pycompat/index.js';
-import { sampleLine } from '../../src/telemetry/dcgm.js';
+import { sampleLine } from '../../src/telemetry/dcgm-file.js';
 import { REPO } from '../helpers.js';
 import { dataLines, tempDir, until } from './fakes.js';
 

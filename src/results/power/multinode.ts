@@ -42,7 +42,6 @@ import type { BenchmarkData, PowerSample, TelemetryFiles } from './common.js';
 import {
   MANIFEST_FILENAME,
   PyException,
-  SAMPLES_FILENAME,
   WINDOW_STATUS_COMPLETED,
   auditPackage,
   bracketingSequence,
@@ -56,7 +55,9 @@ import {
   recomputeFailures,
   resolveHetGroups,
 } from './package.js';
-import type { DeviceKey, ExpectedDevice, ParsedWindow, SampleRow } from './package.js';
+import type { DeviceKey, ExpectedDevice, ParsedWindow } from './package.js';
+import { SAMPLES_FILENAME } from '../../telemetry/dcgm-file.js';
+import type { SampleRow } from '../../telemetry/dcgm-file.js';
 import { BOARD_POWER_TRANSIENT_MARGIN, maxPlausiblePowerW } from './plausibility.js';
 import type { NodeBounds } from './plausibility.js';
 

@@ -11,19 +11,18 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { PyFloat, dumps, floatRepr, isDict, loads, toPlain } from '../../pycompat/index.js';
+import { PyFloat, dumps, isDict, loads, toPlain } from '../../pycompat/index.js';
+import { POWER_METRIC, SAMPLES_FILENAME, SAMPLES_HEADER_LINE, sampleLine } from '../../telemetry/dcgm-file.js';
+import type { SampleRow } from '../../telemetry/dcgm-file.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { fsTelemetry } from './files.js';
 import {
   CLOCK_SOURCE,
   FATAL_LIFECYCLE_REASONS,
   MANIFEST_FILENAME,
-  POWER_METRIC,
   POWER_SCOPE,
   POWER_UNIT,
   PRODUCER,
-  SAMPLES_FILENAME,
-  SAMPLES_HEADER,
   SCHEMA_VERSION,
   STARTUP_FAILURE_REASONS,
   STATUS_COMPLETE,
@@ -37,7 +36,7 @@ import {
   recomputeFailures,
   windowValidationJson,
 } from './package.js';
-import type { ExpectedDevice, ExpectedWindow, PackageAudit, SampleRow } from './package.js';
+import type { ExpectedDevice, ExpectedWindow, PackageAudit } from './package.js';
 
 /** The srtctl version the reference producer stamps as `producer_version`. */
 export const PRODUCER_VERSION = '0.3.0';
@@ -108,24 +107,6 @@ export interface PackageOutcome {
   exitNonzero: boolean;
   /** Why the consumer's recomputation finds the package unpublishable (empty when valid). */
   failures: string[];
-}
-
-/** A CSV field as Python's csv.writer (QUOTE_MINIMAL) writes it. */
-const csvField = (s: string): string => (/[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s);
-
-/** One samples.csv line (`SampleRow.to_csv`, CRLF-terminated). */
-export function sampleLine(row: SampleRow): string {
-  return (
-    [
-      String(SCHEMA_VERSION),
-      floatRepr(row.timestampUnix),
-      String(row.scrapeSeq),
-      csvField(row.hostname),
-      String(row.gpuIndex),
-      csvField(row.gpuUuid),
-      floatRepr(row.powerW),
-    ].join(',') + '\r\n'
-  );
 }
 
 const jsonText = (value: unknown): string => `${dumps(value, { indent: 2 })}\n`;
@@ -266,7 +247,7 @@ function windowPath(dir: string, resultPath: string): string {
 export function openPowerPackage(dir: string, meta: PowerPackageMeta): PowerPackageWriter {
   mkdirSync(join(dir, WINDOWS_DIRNAME), { recursive: true });
   const samplesPath = join(dir, SAMPLES_FILENAME);
-  writeFileAtomic(samplesPath, `${SAMPLES_HEADER.join(',')}\r\n`);
+  writeFileAtomic(samplesPath, SAMPLES_HEADER_LINE);
   const reasons: string[] = [];
   let rowCount = 0;
   let maxSeq = -1;

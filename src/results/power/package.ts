@@ -21,27 +21,18 @@ import {
   pyRepr,
   pyTypeName,
 } from '../../pycompat/index.js';
+import { POWER_METRIC, SAMPLES_FILENAME, SAMPLES_HEADER, SAMPLES_SCHEMA_VERSION } from '../../telemetry/dcgm-file.js';
+import type { SampleRow } from '../../telemetry/dcgm-file.js';
 import type { TelemetryFiles } from './common.js';
 import { csvReader } from './csv.js';
 
 export const SCHEMA_VERSION = 1;
 export const PRODUCER = 'srt-slurm.dcgm-power';
-export const POWER_METRIC = 'DCGM_FI_DEV_POWER_USAGE';
 export const POWER_UNIT = 'W';
 export const POWER_SCOPE = 'gpu_device_board_as_reported_by_dcgm';
 export const CLOCK_SOURCE = 'head_node_unix_clock';
 export const MANIFEST_FILENAME = 'manifest.json';
-export const SAMPLES_FILENAME = 'samples.csv';
 export const WINDOWS_DIRNAME = 'windows';
-export const SAMPLES_HEADER = [
-  'schema_version',
-  'timestamp_unix',
-  'scrape_seq',
-  'hostname',
-  'gpu_index',
-  'gpu_uuid',
-  'power_w',
-] as const;
 /** Fixed by the producer contract, not a multiple of the sample interval. */
 export const MAX_SAMPLE_GAP_SECONDS = 3.0;
 export const WORKER_ROLES = ['prefill', 'decode', 'agg'] as const;
@@ -268,15 +259,6 @@ export function checkWireContract(manifest: Record<string, unknown>): string[] {
 
 // --- samples.csv --------------------------------------------------------------------------------
 
-export interface SampleRow {
-  timestampUnix: number;
-  scrapeSeq: number;
-  hostname: string;
-  gpuIndex: number;
-  gpuUuid: string;
-  powerW: number;
-}
-
 /** One row of samples.csv, or undefined when it breaks the contract (`_parse_sample_row`). */
 export function parseSampleRow(raw: readonly string[]): SampleRow | undefined {
   if (raw.length !== SAMPLES_HEADER.length) return undefined;
@@ -292,7 +274,7 @@ export function parseSampleRow(raw: readonly string[]): SampleRow | undefined {
   }
   const hostname = raw[3]!;
   const gpuUuid = raw[5]!;
-  if (schemaVersion !== SCHEMA_VERSION || !hostname || !gpuUuid) return undefined;
+  if (schemaVersion !== SAMPLES_SCHEMA_VERSION || !hostname || !gpuUuid) return undefined;
   if (!Number.isFinite(timestampUnix) || !Number.isFinite(powerW) || powerW < 0) return undefined;
   if (scrapeSeq < 0 || gpuIndex < 0) return undefined;
   return { timestampUnix, scrapeSeq, hostname, gpuIndex, gpuUuid, powerW };

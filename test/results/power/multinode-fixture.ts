@@ -12,7 +12,7 @@ import type { PointIdentity } from '../../../src/results/identity.js';
 import { fsTelemetry } from '../../../src/results/power/files.js';
 import { multinodePowerStep } from '../../../src/results/power/multinode.js';
 import { csvReader } from '../../../src/results/power/csv.js';
-import { SAMPLES_HEADER } from '../../../src/results/power/package.js';
+import { SAMPLES_HEADER } from '../../../src/telemetry/dcgm-file.js';
 import type { NodeBounds, PowerOutcome } from '../../../src/results/power.js';
 
 export const PRODUCER_SHA = 'a'.repeat(40);

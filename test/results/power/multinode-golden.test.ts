@@ -17,7 +17,8 @@ import { fsTelemetry } from '../../../src/results/power/files.js';
 import { multinodePowerStep } from '../../../src/results/power/multinode.js';
 import { writePowerPackage } from '../../../src/results/power/package-write.js';
 import type { PowerPackageInput } from '../../../src/results/power/package-write.js';
-import type { ExpectedDevice, SampleRow } from '../../../src/results/power/package.js';
+import type { ExpectedDevice } from '../../../src/results/power/package.js';
+import type { SampleRow } from '../../../src/telemetry/dcgm-file.js';
 import { identity as multinodeIdentity } from './multinode-fixture.js';
 
 const CASES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/power/multinode');

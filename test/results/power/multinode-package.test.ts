@@ -12,22 +12,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loads, toPlain } from '../../../src/pycompat/index.js';
 import { fsTelemetry } from '../../../src/results/power/files.js';
-import {
-  convertRunningWindows,
-  openPowerPackage,
-  sampleLine,
-  writePowerPackage,
-} from '../../../src/results/power/package-write.js';
+import { convertRunningWindows, openPowerPackage, writePowerPackage } from '../../../src/results/power/package-write.js';
 import type { PowerPackageInput, PowerPackageMeta } from '../../../src/results/power/package-write.js';
 import {
-  SAMPLES_HEADER,
   deriveObservedDevices,
   isSafeRelativeSubpath,
   readSamples,
   validateDevices,
   validateExpectedWindows,
 } from '../../../src/results/power/package.js';
-import type { ArtifactError, ExpectedDevice, SampleRow } from '../../../src/results/power/package.js';
+import type { ArtifactError, ExpectedDevice } from '../../../src/results/power/package.js';
+import { SAMPLES_HEADER, sampleLine } from '../../../src/telemetry/dcgm-file.js';
+import type { SampleRow } from '../../../src/telemetry/dcgm-file.js';
 
 const dirs: string[] = [];
 const tmp = (): string => {
