@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { ProblemsError, hasErrors, isPlainMapping, problemAt, readYamlFile, schemaProblems } from '../catalog/index.js';
 import type { Subject } from '../catalog/index.js';
-import { DECIMAL_TEXT } from './decimal.js';
+import { DECIMAL_TEXT } from '../pycompat/decimal.js';
 
 export const DEFAULT_PRIORITY_POLICY = 'configs/ci-priority.yaml';
 

@@ -1,7 +1,7 @@
 /** The queue order of a prioritized matrix, for people: highest score first, with why each job scored what it did. */
 import { pyStr } from '../pycompat/builtins.js';
 import { textTable } from '../util/text-table.js';
-import { compareDecimal, decimalText } from './decimal.js';
+import { compareDecimal, decimalText } from '../pycompat/decimal.js';
 import type { PriorityContext, ScoredJob } from './priority.js';
 
 /** The jobs highest score first; equal scores keep their matrix order. */

@@ -10,8 +10,8 @@ import { pyRepr, pyStr } from '../pycompat/builtins.js';
 import { PyFloat } from '../pycompat/float.js';
 import { dumps } from '../pycompat/json.js';
 import { UserError } from '../util/user-error.js';
-import { ZERO, add, decimalOf, formatScore, quantizeScore } from './decimal.js';
-import type { Decimal } from './decimal.js';
+import { ZERO, add, decimalOf, decimalText, quantize } from '../pycompat/decimal.js';
+import type { Decimal } from '../pycompat/decimal.js';
 import type { PriorityPolicy } from './priority-policy.js';
 
 /** What the score depends on besides the job: the run's event, the pull request's labels and number, the classifier's criteria. */
@@ -50,6 +50,23 @@ const lookup = (table: Table, key: string): Score | undefined =>
   table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
 
 const matchesPrefix = (value: string, prefix: string): boolean => value === prefix || value.startsWith(`${prefix}-`);
+
+/** A score's exponent: the reference quantizes to `Decimal("0.001")`. */
+const SCORE_EXP = -3;
+
+/** `d.quantize(Decimal("0.001"), ROUND_HALF_UP)`; a score too large for that (Python's InvalidOperation) is refused. */
+export function quantizeScore(d: Decimal): Decimal {
+  const quantized = quantize(d, SCORE_EXP);
+  if (quantized === undefined) {
+    throw new UserError(`a CI priority score of ${decimalText(d)} has more than 28 digits to the thousandth`, {
+      hint: 'keep base-score and the adjustments in configs/ci-priority.yaml to sensible sizes',
+    });
+  }
+  return quantized;
+}
+
+/** `f"{d:.3f}"` of a score: "-0.000" keeps its sign, as Python prints it. */
+export const formatScore = (d: Decimal): string => decimalText(d.exp === SCORE_EXP ? d : quantizeScore(d));
 
 /** The facts a classifier may report: the fixed ones and every key of the policy's fact tables. */
 export function supportedCriteria(policy: PriorityPolicy): Set<string> {

@@ -1,5 +1,6 @@
 import { agenticDramGpus } from '../catalog/index.js';
 import type { AgenticCodingConfig, AgenticSearchSpaceEntry, RunnerConfig } from '../catalog/index.js';
+import { decimalFraction, decimalOf } from '../pycompat/decimal.js';
 import { MatrixError } from './types.js';
 
 /** 3 TB (decimal) of CPU DRAM, in MiB: the cap before utilization scaling. */
@@ -25,7 +26,7 @@ export function agenticDramOffloadGb(
   } catch (e) {
     throw new MatrixError((e as Error).message);
   }
-  const [num, den] = decimalFraction(agentic['dram-utilization']!);
+  const [num, den] = decimalFraction(decimalOf(agentic['dram-utilization']!));
   const bytes = BigInt(availableMib) * 1_048_576n * num * BigInt(gpus);
   return Number(bytes / (den * BigInt(gpusPerNode) * 1_000_000_000n));
 }
@@ -41,16 +42,4 @@ function hardwareInt(runner: string, runners: RunnerConfig, field: 'available-cp
     );
   }
   return value;
-}
-
-/** A float as the exact decimal it prints as (Python's `Decimal(str(x))`): numerator, denominator. */
-function decimalFraction(x: number): [bigint, bigint] {
-  const [mantissa, exponent = '0'] = String(x).split('e');
-  const [whole, frac = ''] = mantissa!.split('.');
-  let num = BigInt(`${whole}${frac}`);
-  let den = 10n ** BigInt(frac.length);
-  const exp = Number(exponent);
-  if (exp > 0) num *= 10n ** BigInt(exp);
-  else den *= 10n ** BigInt(-exp);
-  return [num, den];
 }

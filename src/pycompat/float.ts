@@ -82,3 +82,19 @@ export function pyFixed(x: number, digits: number): string {
   const text = q.toString().padStart(digits + 1, '0');
   return digits === 0 ? sign + text : `${sign}${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
+
+/** Python's `round(x, digits)` of a float: the exact value rounded half-to-even, read back. */
+export function pyRound(x: number, digits: number): number {
+  if (!Number.isFinite(x)) return x;
+  const rounded = Number(pyFixed(x, digits));
+  return rounded === 0 && (x < 0 || Object.is(x, -0)) ? -0 : rounded;
+}
+
+/** Python's `round(x)` (no digits): the nearest integer, half to even. */
+export function pyRoundInt(x: number): number {
+  const floor = Math.floor(x);
+  const diff = x - floor;
+  if (diff > 0.5) return floor + 1;
+  if (diff < 0.5) return floor;
+  return floor % 2 === 0 ? floor : floor + 1;
+}

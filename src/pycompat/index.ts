@@ -16,7 +16,9 @@ export {
   pyTypeName,
 } from './builtins.js';
 export type { FloatTest, PythonErrorType } from './builtins.js';
-export { PyFloat, floatRepr, pyFixed } from './float.js';
+export { PyFloat, floatRepr, pyFixed, pyRound, pyRoundInt } from './float.js';
+export { pyMean, pyPstdev, ratioToFloat } from './statistics.js';
+export type { PyMean } from './statistics.js';
 export { PyJsonSyntaxError, dumps, dumpsPlain, loads, toPlain } from './json.js';
 export type { DumpsOptions, PyJson } from './json.js';
 export { pyPath, readPyJson } from './os.js';

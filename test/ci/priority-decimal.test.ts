@@ -1,15 +1,8 @@
 // Python's Decimal as the priority score uses it; each expectation is what Python 3.11 prints
 // for the same expression (e.g. `f"{(Decimal('0.1') + Decimal('-0.1004')).quantize(Decimal('0.001'), ROUND_HALF_UP):.3f}"`).
 import { describe, expect, it } from 'vitest';
-import {
-  add,
-  compareDecimal,
-  decimalFromText,
-  decimalOf,
-  decimalText,
-  formatScore,
-  quantizeScore,
-} from '../../src/ci/decimal.js';
+import { add, compareDecimal, decimalFromText, decimalOf, decimalText } from '../../src/pycompat/decimal.js';
+import { formatScore, quantizeScore } from '../../src/ci/priority.js';
 
 const sum = (...texts: string[]) => texts.map(decimalFromText).reduce(add);
 const score = (...texts: string[]): string => formatScore(quantizeScore(sum(...texts)));

@@ -3,9 +3,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ZERO, compareDecimal, formatScore } from '../../src/ci/decimal.js';
-import type { Decimal } from '../../src/ci/decimal.js';
-import { DEFAULT_CONTEXT, annotateMatrix, calculatePriority, queueToken, supportedCriteria } from '../../src/ci/priority.js';
+import { ZERO, compareDecimal } from '../../src/pycompat/decimal.js';
+import type { Decimal } from '../../src/pycompat/decimal.js';
+import {
+  DEFAULT_CONTEXT,
+  annotateMatrix,
+  calculatePriority,
+  formatScore,
+  queueToken,
+  supportedCriteria,
+} from '../../src/ci/priority.js';
 import type { PriorityContext } from '../../src/ci/priority.js';
 import { loadPriorityPolicy } from '../../src/ci/priority-policy.js';
 import type { PriorityPolicy } from '../../src/ci/priority-policy.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PyFloat, dumps, floatRepr, pyFixed, pyRepr, pyStr } from '../../src/pycompat/index.js';
+import { PyFloat, dumps, floatRepr, pyFixed, pyRepr, pyRoundInt, pyStr } from '../../src/pycompat/index.js';
 import { doubleHex, python } from './python.js';
 
 /** Doubles around every boundary Python's repr and json.dumps treat specially. */
@@ -162,5 +162,12 @@ describe('pyFixed (Python format(x, ".Nf"))', () => {
   it('rounds ties and prints large values as Python 3.11 does', () => {
     expect(expected.ties).toEqual(TIES.map(([, , text]) => text));
     for (const [x, digits, text] of TIES) expect(pyFixed(x, digits), `${x}`).toBe(text);
+  });
+});
+
+describe('pyRoundInt (Python round(x) with no digits)', () => {
+  it('rounds to the nearest integer, a tie to the even one', () => {
+    // Python 3.11: [round(x) for x in (0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, 2.5001, 7.0)]
+    expect([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, 2.5001, 7].map(pyRoundInt)).toEqual([0, 2, 2, 0, -2, 2, 3, 7]);
   });
 });

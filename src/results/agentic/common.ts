@@ -5,7 +5,7 @@
  * int/float distinction `round_floats` keeps) comes out the same.
  */
 import { PyFloat, PythonError, byCodePoint, isDict, pyFloat, pyInt, pyStr } from '../../pycompat/index.js';
-import { pyMean, pyPstdev, pyRound } from './pystats.js';
+import { pyMean, pyPstdev, pyRound } from '../../pycompat/index.js';
 import type { ServerMetricEntry, ServerMetricSeries, ServerMetricsIndex } from './types.js';
 
 /** A value of the aggregate as Python holds it: int (number), float (PyFloat), str, bool, None, list, dict. */

@@ -5,7 +5,7 @@
  */
 import { PyFloat, isDict, pyStr } from '../../pycompat/index.js';
 import { type PyValue, percentile, statsFor, toFloat, toInt } from './common.js';
-import { pyMean, pyPstdev, ratioToFloat } from './pystats.js';
+import { pyMean, pyPstdev, ratioToFloat } from '../../pycompat/index.js';
 import type { RecordDict } from './records.js';
 
 /** What the aggregation derives from requests, flat (prefixed keys) as the reference's first return. */

@@ -6,7 +6,7 @@
  */
 import { PyFloat, pyIsIntNotBool } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
-import { pyRound } from '../agentic/pystats.js';
+import { pyRound } from '../../pycompat/index.js';
 
 export type PathKind = 'file' | 'empty-file' | 'dir' | 'missing';
 

@@ -8,7 +8,7 @@
 import { PyFloat, PyJsonSyntaxError, byCodePoint, dumps, loads, pyFixed, pyFloat, pyPath, pyRepr } from '../../pycompat/index.js';
 import type { PyJson } from '../../pycompat/index.js';
 import { UserError } from '../../util/user-error.js';
-import { pyMean, pyRound } from '../agentic/pystats.js';
+import { pyMean, pyRound } from '../../pycompat/index.js';
 import {
   INTEGRATION_METHOD,
   WHOLE_POWER_KEYS,

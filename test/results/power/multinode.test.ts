@@ -3,7 +3,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pyRound } from '../../../src/results/agentic/pystats.js';
+import { pyRound } from '../../../src/pycompat/index.js';
 import { ROLE_POWER_KEYS, WHOLE_POWER_KEYS } from '../../../src/results/power/common.js';
 import { dumps } from '../../../src/pycompat/index.js';
 import {

@@ -3,6 +3,7 @@
  * the summary and parity) and the nested `server_metrics` block of the aggregate, whose keys are
  * the same for every backend (null where a backend has no such metric).
  */
+import { pyRoundInt } from '../../../pycompat/index.js';
 import type { PyValue } from '../common.js';
 import type { RecordDict } from '../records.js';
 import { recordInts } from '../request-metrics.js';
@@ -118,14 +119,7 @@ export interface ServerMetricsBackend {
 }
 
 /** Python's `int(round(value))`: half to even. */
-export function counterInt(value: number | null): number | null {
-  if (value === null) return null;
-  const floor = Math.floor(value);
-  const diff = value - floor;
-  if (diff > 0.5) return floor + 1;
-  if (diff < 0.5) return floor;
-  return floor % 2 === 0 ? floor : floor + 1;
-}
+export const counterInt = (value: number | null): number | null => (value === null ? null : pyRoundInt(value));
 
 /** Where the server gives no token totals, the profiled records' sums; the completed count is the records'. */
 export function applyProfileTotals(flat: ServerFlat, records: readonly RecordDict[]): void {

@@ -1,7 +1,6 @@
 /** Python's statistics.mean/pstdev, round() and exact nanosecond spans: values printed by Python 3.11. */
 import { describe, expect, it } from 'vitest';
-import { loads } from '../../../src/pycompat/index.js';
-import { pyMean, pyPstdev, pyRound, ratioToFloat } from '../../../src/results/agentic/pystats.js';
+import { loads, pyMean, pyPstdev, pyRound, ratioToFloat } from '../../src/pycompat/index.js';
 
 describe('Python arithmetic for the agentic aggregate', () => {
   it('means exactly, rounding once (naive summing gives 0.20000000000000004)', () => {

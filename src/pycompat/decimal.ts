@@ -1,11 +1,11 @@
 /**
- * The slice of Python's `decimal` that CI priority scores use: `Decimal(str(number))`, addition
- * in the default context (28 significant digits, half-even), `quantize` with ROUND_HALF_UP and
- * `f"{d:.3f}"`. Exact integer arithmetic on coefficients, never floats, so the printed score is
- * the reference's digit for digit.
+ * The slice of Python's `decimal` that Frontier needs (CI priority scores, the agentic DRAM
+ * budget): `Decimal(str(number))`, addition in the default context (28 significant digits,
+ * half-even), `quantize` with ROUND_HALF_UP, and the value in plain notation (`f"{d:.3f}"` of a
+ * quantized one). Exact integer arithmetic on coefficients, never floats, so what prints is the
+ * reference's digit for digit.
  */
-import { floatRepr, intRepr } from '../pycompat/float.js';
-import { UserError } from '../util/user-error.js';
+import { floatRepr, intRepr } from './float.js';
 
 /** (-1)^neg · coef · 10^exp; a zero keeps its sign, as Python's does. */
 export interface Decimal {
@@ -63,29 +63,25 @@ function roundDivide(n: bigint, d: bigint, rounding: 'half-up' | 'half-even'): b
   return q;
 }
 
-/** The score's exponent: `Decimal("0.001")`. */
-const QUANTUM_EXP = -3;
-
-/** `d.quantize(Decimal("0.001"), ROUND_HALF_UP)`; Python's InvalidOperation when that needs more than 28 digits. */
-export function quantizeScore(d: Decimal): Decimal {
-  const coef =
-    d.exp >= QUANTUM_EXP ? d.coef * pow10(d.exp - QUANTUM_EXP) : roundDivide(d.coef, pow10(QUANTUM_EXP - d.exp), 'half-up');
-  if (digits(coef) > PRECISION) {
-    throw new UserError(`a CI priority score of ${decimalText(d)} has more than ${PRECISION} digits to the thousandth`, {
-      hint: 'keep base-score and the adjustments in configs/ci-priority.yaml to sensible sizes',
-    });
-  }
-  return { neg: d.neg, coef, exp: QUANTUM_EXP };
+/**
+ * `d.quantize(Decimal(f"1e{exp}"), ROUND_HALF_UP)`; undefined where Python raises InvalidOperation
+ * (the result needs more than 28 digits).
+ */
+export function quantize(d: Decimal, exp: number): Decimal | undefined {
+  const coef = d.exp >= exp ? d.coef * pow10(d.exp - exp) : roundDivide(d.coef, pow10(exp - d.exp), 'half-up');
+  return digits(coef) > PRECISION ? undefined : { neg: d.neg, coef, exp };
 }
 
-/** `f"{d:.3f}"` of a quantized score: "-0.000" keeps its sign, as Python prints it. */
-export function formatScore(d: Decimal): string {
-  const q = d.exp === QUANTUM_EXP ? d : quantizeScore(d);
-  const text = q.coef.toString().padStart(4, '0');
-  return `${q.neg ? '-' : ''}${text.slice(0, -3)}.${text.slice(-3)}`;
+/** The exact value as a fraction: numerator (signed), denominator (a power of ten). */
+export function decimalFraction(d: Decimal): [bigint, bigint] {
+  const num = d.neg ? -d.coef : d.coef;
+  return d.exp >= 0 ? [num * pow10(d.exp), 1n] : [num, pow10(-d.exp)];
 }
 
-/** The value in plain notation with its own digits (`0.75`, `-1.25`, `2`), for explanations. */
+/**
+ * The value in plain notation with its own digits (`0.75`, `-1.25`, `2`; `0.750` for a value
+ * quantized to the thousandth, as `f"{d:.3f}"` prints it); a negative zero keeps its sign.
+ */
 export function decimalText(d: Decimal): string {
   const sign = d.neg ? '-' : '';
   if (d.exp >= 0) return `${sign}${(d.coef * pow10(d.exp)).toString()}`;

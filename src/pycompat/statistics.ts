@@ -1,10 +1,8 @@
 /**
- * The arithmetic the reference aggregation gets from Python: `statistics.mean` and
- * `statistics.pstdev` (exact rational sums, one correct rounding at the end), `round(x, 5)`
- * (half-to-even on the exact decimal value) and int/int true division. Plain JavaScript
- * arithmetic differs in the last bit often enough to change a five-decimal digit.
+ * Python's `statistics.mean` and `statistics.pstdev` (exact rational sums, one correct rounding
+ * at the end) and int/int true division. Plain JavaScript arithmetic differs in the last bit
+ * often enough to change a five-decimal digit of the reference's aggregates.
  */
-import { pyFixed } from '../../pycompat/index.js';
 
 const view = new DataView(new ArrayBuffer(8));
 
@@ -144,11 +142,4 @@ export function pyPstdev(values: readonly number[]): number {
   const den = sxxD * sxD * sxD * count * count;
   const { n, d } = reduce(num, den);
   return sqrtOfFraction(n, d);
-}
-
-/** Python's `round(x, digits)` of a float: the exact value rounded half-to-even, read back. */
-export function pyRound(x: number, digits: number): number {
-  if (!Number.isFinite(x)) return x;
-  const rounded = Number(pyFixed(x, digits));
-  return rounded === 0 && (x < 0 || Object.is(x, -0)) ? -0 : rounded;
 }
