@@ -45,7 +45,7 @@ export {
 export type { AcceptanceCheck, SpecDecodeCounters, SpecDecodeStats } from './spec-decode.js';
 export type { ClientLoad } from './saturation.js';
 export { EventTooLarge, MAX_EVENT_CHARS, SseSplitter } from './sse.js';
-export { mean, median, percentile, percentileSorted, std, sum } from './stats.js';
+export { mean, median, std, sum } from './stats.js';
 export { TokenizerError, gpt2Tokenizer, huggingFaceTokenizer, loadTokenizer, serverTokenizer } from './tokenizer.js';
 export type { Tokenizer } from './tokenizer.js';
 export { REPLAY_DEFAULTS, UnusableTraces, replayTraces } from './replay/index.js';

@@ -1,6 +1,7 @@
 import type { RequestResult } from './client.js';
 import type { BenchRequest } from './dataset.js';
-import { mean, median, percentile, std } from './stats.js';
+import { percentile } from '../util/percentile.js';
+import { mean, median, std } from './stats.js';
 
 /**
  * The reference's `calculate_metrics`: per successful request TTFT, TPOT = (E2EL − TTFT)/(n − 1)

@@ -1,8 +1,7 @@
 /**
  * Statistics exactly as the reference computes them with numpy, to the last bit: sums by numpy's
- * pairwise summation, mean, population std (ddof 0), and percentiles by numpy's default linear
- * interpolation (index `(n − 1) · (p / 100)`, numpy's `_lerp`). An empty sample gives 0, as the
- * reference's `np.mean(x or 0)` does.
+ * pairwise summation, mean and population std (ddof 0); percentiles are `src/util/percentile.ts`.
+ * An empty sample gives 0, as the reference's `np.mean(x or 0)` does.
  */
 
 /** numpy's pairwise summation (`pairwise_sum` in numpy/_core/src/umath/loops_utils.h.src). */
@@ -37,24 +36,6 @@ export function std(xs: readonly number[]): number {
   if (xs.length === 0) return 0;
   const m = mean(xs);
   return Math.sqrt(sum(xs.map((x) => (x - m) * (x - m))) / xs.length);
-}
-
-/** Percentile `p` (0–100) of an ascending-sorted sample. */
-export function percentileSorted(sorted: readonly number[], p: number): number {
-  const n = sorted.length;
-  if (n === 0) return 0;
-  const k = (n - 1) * (p / 100);
-  const lo = Math.floor(k);
-  const hi = Math.min(lo + 1, n - 1);
-  const t = k - lo;
-  const a = sorted[lo]!;
-  const b = sorted[hi]!;
-  const diff = b - a;
-  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
-}
-
-export function percentile(xs: readonly number[], p: number): number {
-  return percentileSorted(Float64Array.from(xs).sort() as unknown as number[], p);
 }
 
 export { median } from '../util/median.js';

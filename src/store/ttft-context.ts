@@ -7,19 +7,12 @@
  */
 import type { TtftBucket } from '../contract/index.js';
 import { jsonTooDeep } from '../util/json-depth.js';
+import { percentileSorted } from '../util/percentile.js';
+import { REFERENCE_PERCENTILE } from '../results/agentic/common.js';
 import type { IngestProblem } from './rows.js';
 
 /** The upper bound of the first bucket (tokens); each later bucket doubles. */
 export const FIRST_BUCKET_TOKENS = 8192;
-
-/** The reference's percentile: linear interpolation between closest ranks (numpy's default). */
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const k = (sorted.length - 1) * (p / 100);
-  const f = Math.floor(k);
-  if (f + 1 >= sorted.length) return sorted[f]!;
-  return sorted[f]! + (k - f) * (sorted[f + 1]! - sorted[f]!);
-}
 
 function bucketOf(tokens: number): [number, number] {
   if (tokens < FIRST_BUCKET_TOKENS) return [0, FIRST_BUCKET_TOKENS];
@@ -69,9 +62,9 @@ export function ttftByContext(text: string, file: string, problems: IngestProble
         max_tokens: hi,
         count: sorted.length,
         mean: sorted.reduce((s, v) => s + v, 0) / sorted.length,
-        p50: percentile(sorted, 50),
-        p90: percentile(sorted, 90),
-        p99: percentile(sorted, 99),
+        p50: percentileSorted(sorted, 50, REFERENCE_PERCENTILE),
+        p90: percentileSorted(sorted, 90, REFERENCE_PERCENTILE),
+        p99: percentileSorted(sorted, 99, REFERENCE_PERCENTILE),
       };
     });
 }

@@ -6,7 +6,7 @@ export { formatWekaTraces, wekaTraceJson, WEKA_BLOCK_SIZE } from './weka.js';
 export { BLOCK_TRACE_BLOCK_SIZE } from './blocks.js';
 export { DEFAULT_SYNTH_OPTIONS, synthTraces } from './synth.js';
 export type { SynthOptions } from './synth.js';
-export { corpusStats, percentile, requestsInOrder, summarize } from './stats.js';
+export { corpusStats, requestsInOrder, summarize } from './stats.js';
 export type { CorpusStats, Distribution, Summary } from './stats.js';
 export { statsSvg } from './plot.js';
 export { capTrace, capTraces } from './cap.js';

@@ -1,3 +1,4 @@
+import { percentileSorted } from '../util/percentile.js';
 import type { Trace, TraceRequest } from './types.js';
 
 /**
@@ -36,25 +37,18 @@ export interface CorpusStats {
   distributions: Distribution[];
 }
 
-/** The q-th percentile by linear interpolation between closest ranks (numpy's default). */
-export function percentile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const pos = ((sorted.length - 1) * q) / 100;
-  const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
-}
-
+/** Count, mean, percentiles (numpy's) and max; NaN for every statistic of no values. */
 export function summarize(values: readonly number[]): Summary {
+  if (values.length === 0) return { count: 0, mean: NaN, p50: NaN, p90: NaN, p99: NaN, max: NaN };
   const sorted = [...values].sort((a, b) => a - b);
   const sum = sorted.reduce((a, b) => a + b, 0);
   return {
     count: sorted.length,
-    mean: sorted.length ? sum / sorted.length : NaN,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted.length ? sorted[sorted.length - 1]! : NaN,
+    mean: sum / sorted.length,
+    p50: percentileSorted(sorted, 50),
+    p90: percentileSorted(sorted, 90),
+    p99: percentileSorted(sorted, 99),
+    max: sorted[sorted.length - 1]!,
   };
 }
 

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { mean, median, percentile, std, sum } from '../../src/bench/index.js';
+import { mean, median, std, sum } from '../../src/bench/index.js';
+import { percentile } from '../../src/util/percentile.js';
 import { REPO } from '../helpers.js';
 
 interface Case {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { TtftBucket } from '../../src/contract/index.js';
 import { IngestError, TABLES, agenticPoint, agenticPoints, ingestBatch, readArtifacts, runs } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
-import { percentile } from '../../src/store/ttft-context.js';
+import { REFERENCE_PERCENTILE } from '../../src/results/agentic/common.js';
+import { percentileSorted } from '../../src/util/percentile.js';
 import { REPO } from '../helpers.js';
 import { DIALECTS, copyDir, editJson, storeFactory } from './helpers.js';
 
@@ -224,6 +225,7 @@ describe('agentic ingest input', () => {
   });
 
   it('percentiles interpolate linearly between ranks, as the reference’s', () => {
+    const percentile = (sorted: number[], p: number): number => percentileSorted(sorted, p, REFERENCE_PERCENTILE);
     expect(percentile([1, 2, 3, 4], 50)).toBe(2.5);
     expect(percentile([1, 2, 3, 4], 90)).toBeCloseTo(3.7, 12);
     expect(percentile([5], 99)).toBe(5);

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { naiveLocalIso } from '../../util/date.js';
 import type { RequestResult } from '../client.js';
-import { mean, percentileSorted, std, sum } from '../stats.js';
+import { percentileSorted } from '../../util/percentile.js';
+import { mean, std, sum } from '../stats.js';
 
 /**
  * Per-request records and the run's aggregate in AIPerf's artifact shapes: `profile_export.jsonl`

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { epochNs } from './records.js';
-import { mean, percentileSorted } from '../stats.js';
+import { percentileSorted } from '../../util/percentile.js';
+import { mean } from '../stats.js';
 
 /**
  * The server's Prometheus metrics over the profiling window, scraped every slice and exported as

@@ -6,24 +6,17 @@
  */
 import { PyFloat, PythonError, byCodePoint, isDict, pyFloat, pyInt, pyStr } from '../../pycompat/index.js';
 import { pyMean, pyPstdev, pyRound } from '../../pycompat/index.js';
+import { percentile } from '../../util/percentile.js';
 import type { ServerMetricEntry, ServerMetricSeries, ServerMetricsIndex } from './types.js';
 
 /** A value of the aggregate as Python holds it: int (number), float (PyFloat), str, bool, None, list, dict. */
 export type PyValue = null | boolean | number | string | PyFloat | PyValue[] | Map<string, PyValue> | { [key: string]: PyValue };
 
+/** The reference's own Python percentile: its last bit, not numpy's (`PercentileOptions.lerp`). */
+export const REFERENCE_PERCENTILE = { lerp: 'python' } as const;
+
 /** A Python float, or None. */
 export const pf = (x: number | null): PyFloat | null => (x === null ? null : new PyFloat(x));
-
-/** Linear-interpolation percentile over a sorted copy; 0.0 for no data. */
-export function percentile(data: readonly number[], p: number): number {
-  if (data.length === 0) return 0;
-  const sorted = [...data].sort((a, b) => a - b);
-  const k = (sorted.length - 1) * (p / 100);
-  const f = Math.trunc(k);
-  const c = f + 1;
-  if (c >= sorted.length) return sorted[f]!;
-  return sorted[f]! + (k - f) * (sorted[c]! - sorted[f]!);
-}
 
 /**
  * `{mean_X, p50_X, p75_X, p90_X, p95_X, std_X}` of the values (empty for none). `ints`: the values
@@ -34,10 +27,10 @@ export function statsFor(prefix: string, values: readonly number[], ints = false
   const mean = pyMean(values, ints);
   return {
     [`mean_${prefix}`]: mean.isInt ? mean.value : new PyFloat(mean.value),
-    [`p50_${prefix}`]: new PyFloat(percentile(values, 50)),
-    [`p75_${prefix}`]: new PyFloat(percentile(values, 75)),
-    [`p90_${prefix}`]: new PyFloat(percentile(values, 90)),
-    [`p95_${prefix}`]: new PyFloat(percentile(values, 95)),
+    [`p50_${prefix}`]: new PyFloat(percentile(values, 50, REFERENCE_PERCENTILE)),
+    [`p75_${prefix}`]: new PyFloat(percentile(values, 75, REFERENCE_PERCENTILE)),
+    [`p90_${prefix}`]: new PyFloat(percentile(values, 90, REFERENCE_PERCENTILE)),
+    [`p95_${prefix}`]: new PyFloat(percentile(values, 95, REFERENCE_PERCENTILE)),
     [`std_${prefix}`]: new PyFloat(values.length > 1 ? pyPstdev(values) : 0),
   };
 }

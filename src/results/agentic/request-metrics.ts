@@ -4,7 +4,8 @@
  * throughput over the profiled span, and AIPerf's theoretical prefix-cache hit rate.
  */
 import { PyFloat, isDict, pyStr } from '../../pycompat/index.js';
-import { type PyValue, percentile, statsFor, toFloat, toInt } from './common.js';
+import { percentile } from '../../util/percentile.js';
+import { REFERENCE_PERCENTILE, type PyValue, statsFor, toFloat, toInt } from './common.js';
 import { pyMean, pyPstdev, ratioToFloat } from '../../pycompat/index.js';
 import type { RecordDict } from './records.js';
 
@@ -144,10 +145,10 @@ function qpsStats(records: readonly RecordDict[]): [FlatMetrics, Record<string, 
     values.length > 0
       ? {
           mean_qps: new PyFloat(pyMean(values).value),
-          p50_qps: new PyFloat(percentile(values, 50)),
-          p75_qps: new PyFloat(percentile(values, 75)),
-          p90_qps: new PyFloat(percentile(values, 90)),
-          p95_qps: new PyFloat(percentile(values, 95)),
+          p50_qps: new PyFloat(percentile(values, 50, REFERENCE_PERCENTILE)),
+          p75_qps: new PyFloat(percentile(values, 75, REFERENCE_PERCENTILE)),
+          p90_qps: new PyFloat(percentile(values, 90, REFERENCE_PERCENTILE)),
+          p95_qps: new PyFloat(percentile(values, 95, REFERENCE_PERCENTILE)),
           std_qps: new PyFloat(values.length > 1 ? pyPstdev(values) : 0),
         }
       : { mean_qps: new PyFloat(ends.length / duration) };
