@@ -46,7 +46,7 @@ export type { AcceptanceCheck, SpecDecodeCounters, SpecDecodeStats } from './spe
 export type { ClientLoad } from './saturation.js';
 export { EventTooLarge, MAX_EVENT_CHARS, SseSplitter } from './sse.js';
 export { mean, median, std, sum } from './stats.js';
-export { TokenizerError, gpt2Tokenizer, huggingFaceTokenizer, loadTokenizer, serverTokenizer } from './tokenizer.js';
+export { gpt2Tokenizer, huggingFaceTokenizer, loadTokenizer, serverTokenizer } from './tokenizer.js';
 export type { Tokenizer } from './tokenizer.js';
-export { REPLAY_DEFAULTS, UnusableTraces, replayTraces } from './replay/index.js';
+export { REPLAY_DEFAULTS, replayTraces } from './replay/index.js';
 export type { ReplayOptions, ReplayReport } from './replay/index.js';

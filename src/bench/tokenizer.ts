@@ -20,8 +20,6 @@ export interface Tokenizer {
   decode(ids: readonly number[]): Promise<string>;
 }
 
-export class TokenizerError extends UserError {}
-
 const require = createRequire(import.meta.url);
 
 export function gpt2Tokenizer(): Tokenizer {
@@ -41,11 +39,11 @@ export async function huggingFaceTokenizer(path: string): Promise<Tokenizer> {
       return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new TokenizerError(`${file}: ${(e as Error).message}`);
+      throw new UserError(`${file}: ${(e as Error).message}`);
     }
   };
   const json = await read(path);
-  if (!json) throw new TokenizerError(`${path}: no such tokenizer.json`);
+  if (!json) throw new UserError(`${path}: no such tokenizer.json`);
   const config = (await read(join(dirname(path), 'tokenizer_config.json'))) ?? {};
   const { Tokenizer: HfTokenizer } = require('@huggingface/tokenizers') as {
     Tokenizer: new (
@@ -60,7 +58,7 @@ export async function huggingFaceTokenizer(path: string): Promise<Tokenizer> {
   try {
     tokenizer = new HfTokenizer(json, config);
   } catch (e) {
-    throw new TokenizerError(`${path}: not a tokenizer.json this library reads (${(e as Error).message})`);
+    throw new UserError(`${path}: not a tokenizer.json this library reads (${(e as Error).message})`);
   }
   const model = (json.model ?? {}) as { vocab?: Record<string, number> | [string, number][] };
   const ids = [
@@ -99,10 +97,10 @@ export async function serverTokenizer(baseUrl: string, model: string, headers: R
       });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      throw new TokenizerError(`${baseUrl}${path}: ${cause?.code ?? cause?.message ?? (e as Error).message} (is the server up?)`);
+      throw new UserError(`${baseUrl}${path}: ${cause?.code ?? cause?.message ?? (e as Error).message} (is the server up?)`);
     }
     if (!res.ok)
-      throw new TokenizerError(
+      throw new UserError(
         `${baseUrl}${path} answered ${res.status}: the server cannot tokenize; use --tokenizer gpt2 or a tokenizer.json`,
       );
     try {
@@ -111,11 +109,11 @@ export async function serverTokenizer(baseUrl: string, model: string, headers: R
     } catch {
       // reported below
     }
-    throw new TokenizerError(`${baseUrl}${path}: the answer is not a JSON object`);
+    throw new UserError(`${baseUrl}${path}: the answer is not a JSON object`);
   };
   const tokensOf = (r: Record<string, unknown>): number[] => {
     if (!Array.isArray(r.tokens) || !r.tokens.every((t) => Number.isSafeInteger(t)))
-      throw new TokenizerError(`${baseUrl}/tokenize: the answer has no list of integer tokens`);
+      throw new UserError(`${baseUrl}/tokenize: the answer has no list of integer tokens`);
     return r.tokens as number[];
   };
   const probe = await post('/tokenize', { model, prompt: 'hello', content: 'hello', add_special_tokens: false });
@@ -131,7 +129,7 @@ export async function serverTokenizer(baseUrl: string, model: string, headers: R
     decode: async (tokens) => {
       const r = await post('/detokenize', { model, tokens });
       const text = r.prompt ?? r.content;
-      if (typeof text !== 'string') throw new TokenizerError(`${baseUrl}/detokenize: the answer has no text`);
+      if (typeof text !== 'string') throw new UserError(`${baseUrl}/detokenize: the answer has no text`);
       return text;
     },
   };

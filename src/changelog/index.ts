@@ -9,7 +9,7 @@ export type { PlanOptions, Revision } from './plan.js';
 export { DEFAULT_CHANGELOG, addedEntries, changelogMatrix, loadRevision, readChange } from './process.js';
 export type { ChangeOptions, ChangelogChange, MatrixFlags } from './process.js';
 export { measuredFingerprint, recipeFingerprint, trimConc } from './rows.js';
-export { SnapshotError, commitMessage, diffLines, dirSnapshot, gitSnapshot, parseUnifiedDiff } from './snapshot.js';
+export { commitMessage, diffLines, dirSnapshot, gitSnapshot, parseUnifiedDiff } from './snapshot.js';
 export type { DiffLine, Snapshot } from './snapshot.js';
 export { checkChangelog } from './check.js';
 export type { CheckOptions, CheckReport } from './check.js';

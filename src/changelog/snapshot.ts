@@ -27,8 +27,6 @@ export interface Snapshot {
   readMany(paths: readonly string[]): Promise<Map<string, Buffer>>;
 }
 
-export class SnapshotError extends UserError {}
-
 const MASTER = /^configs\/[^/]*-master\.ya?ml$/;
 
 /**
@@ -81,7 +79,7 @@ function gitReader(ref: string, repo: string): Snapshot {
       ({ stdout }) => stdout.split('\0').filter(Boolean).sort(),
       (e: unknown) => {
         const stderr = String((e as { stderr?: string }).stderr ?? '').trim();
-        throw new SnapshotError(`cannot list the files of ${ref}: ${stderr || (e as Error).message}`);
+        throw new UserError(`cannot list the files of ${ref}: ${stderr || (e as Error).message}`);
       },
     ));
   let verified: Promise<void> | undefined;
@@ -90,7 +88,7 @@ function gitReader(ref: string, repo: string): Snapshot {
     (verified ??= run('git', ['rev-parse', '--verify', '--quiet', `${ref}^{tree}`], { cwd: repo }).then(
       () => undefined,
       () => {
-        throw new SnapshotError(`cannot read ${ref}: it is not a revision of ${resolve(repo)}`);
+        throw new UserError(`cannot read ${ref}: it is not a revision of ${resolve(repo)}`);
       },
     ));
   // Reads asked for in the same turn of the event loop go to one `git cat-file --batch`.
@@ -135,7 +133,7 @@ async function catFile(repo: string, ref: string, paths: string[]): Promise<Map<
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolvePromise(Buffer.concat(chunks)) : reject(new SnapshotError(`git cat-file failed at ${ref}`)),
+      code === 0 ? resolvePromise(Buffer.concat(chunks)) : reject(new UserError(`git cat-file failed at ${ref}`)),
     );
     child.stdin.end(paths.map((p) => `${ref}:${p}\n`).join(''));
   });
@@ -160,7 +158,7 @@ export async function commitMessage(ref: string, repo = '.'): Promise<string> {
     return (await run('git', ['log', '-1', '--format=%B', ref], { cwd: repo })).stdout;
   } catch (e) {
     const stderr = String((e as { stderr?: string }).stderr ?? '').trim();
-    throw new SnapshotError(`cannot read the message of ${ref}: ${stderr || (e as Error).message}`);
+    throw new UserError(`cannot read the message of ${ref}: ${stderr || (e as Error).message}`);
   }
 }
 
@@ -259,7 +257,7 @@ async function gitDiff(base: Buffer, head: Buffer): Promise<DiffLine[]> {
       ));
     } catch (e) {
       // Exit status 1 means "the files differ".
-      if ((e as { code?: number }).code !== 1) throw new SnapshotError(`git diff failed: ${(e as Error).message}`);
+      if ((e as { code?: number }).code !== 1) throw new UserError(`git diff failed: ${(e as Error).message}`);
       stdout = (e as { stdout: string }).stdout;
     }
     return parseUnifiedDiff(stdout);

@@ -49,8 +49,6 @@ export interface EvalConcResult {
   files: { results: string; samples: string[] } | undefined;
 }
 
-export class EvalDirError extends UserError {}
-
 export const partialFile = (dir: string, task: string, suffix: string): string =>
   join(dir, `.samples_${task}${suffix}.partial.jsonl`);
 
@@ -66,7 +64,7 @@ export async function evalInDir(o: EvalDirOptions): Promise<EvalConcResult[]> {
       .flatMap((c) => o.tasks.map((t) => partialFile(o.dir, t.spec.task, suffixOf(c))))
       .filter((f) => existsSync(f));
     if (stale.length > 0)
-      throw new EvalDirError(
+      throw new UserError(
         `${stale[0]}: an interrupted eval's samples are here; pass --resume to continue it, or use another output folder`,
       );
   }

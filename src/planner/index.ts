@@ -11,7 +11,7 @@ export { dominates, paretoFrontier } from './frontier.js';
 export type { FrontierAxes } from './frontier.js';
 export { COARSE_MARGIN, DEFAULT_LADDER, DEFAULT_REQUESTS_PER_CONC, RANGE_RATIO, plan } from './plan.js';
 export type { Discarded, Plan, PlanPoint, PlanRequest, PlannedDeployment } from './plan.js';
-export { SLA_FORMS, SlaError, formatSla, parseSla, slaViolations } from './sla.js';
+export { SLA_FORMS, formatSla, parseSla, slaViolations } from './sla.js';
 export type { Sla, SlaMetric, SlaSubject, SlaTerm } from './sla.js';
 export { PRECISIONS } from '../sim/index.js';
 export type { Precision } from '../sim/index.js';

@@ -28,11 +28,9 @@ export interface SlaSubject {
 
 export const SLA_FORMS = 'ttft<2s, ttft<500ms, tpot<20ms, e2e<30s, intvty>50 (tokens/s per user)';
 
-export class SlaError extends UserError {
-  constructor(message: string) {
-    super(message, { hint: `--sla takes comma-separated terms: ${SLA_FORMS}` });
-  }
-}
+/** A malformed --sla: the message names the term, the hint the accepted forms. */
+const slaError = (message: string): UserError =>
+  new UserError(message, { hint: `--sla takes comma-separated terms: ${SLA_FORMS}` });
 
 const LATENCY = /^(ttft|tpot|e2e)\s*<\s*(\d+(?:\.\d+)?)\s*(ms|s)$/i;
 const INTERACTIVITY = /^intvty\s*>\s*(\d+(?:\.\d+)?)$/i;
@@ -42,28 +40,28 @@ function parseTerm(text: string): SlaTerm {
   if (latency) {
     const [, metric, value, unit] = latency;
     const ms = Number(value) * (unit!.toLowerCase() === 's' ? 1000 : 1);
-    if (!(ms > 0)) throw new SlaError(`--sla term "${text}": the limit must be greater than 0`);
+    if (!(ms > 0)) throw slaError(`--sla term "${text}": the limit must be greater than 0`);
     return { metric: metric!.toLowerCase() as SlaMetric, limit: ms, text };
   }
   const intvty = INTERACTIVITY.exec(text);
   if (intvty) return { metric: 'intvty', limit: Number(intvty[1]), text };
   if (/^(ttft|tpot|e2e)\s*</i.test(text)) {
-    throw new SlaError(`--sla term "${text}": a latency limit needs a unit, ms or s (e.g. ttft<2s, tpot<20ms)`);
+    throw slaError(`--sla term "${text}": a latency limit needs a unit, ms or s (e.g. ttft<2s, tpot<20ms)`);
   }
   if (/^(ttft|tpot|e2e|intvty)\s*[>=]/i.test(text) || /^intvty\s*</i.test(text)) {
-    throw new SlaError(`--sla term "${text}": latencies take "<" (an upper bound), intvty takes ">" (a lower bound)`);
+    throw slaError(`--sla term "${text}": latencies take "<" (an upper bound), intvty takes ">" (a lower bound)`);
   }
-  throw new SlaError(`--sla term "${text}" is not one of the accepted forms`);
+  throw slaError(`--sla term "${text}" is not one of the accepted forms`);
 }
 
 /** `ttft<2s,intvty>50` → its terms; an empty or malformed term is an error naming it. */
 export function parseSla(text: string): Sla {
   const terms = text.split(',').map((t) => t.trim());
-  if (terms.some((t) => t === '')) throw new SlaError(`--sla "${text}" has an empty term`);
+  if (terms.some((t) => t === '')) throw slaError(`--sla "${text}" has an empty term`);
   const sla = terms.map(parseTerm);
   const seen = new Set<SlaMetric>();
   for (const term of sla) {
-    if (seen.has(term.metric)) throw new SlaError(`--sla "${text}" bounds ${term.metric} twice`);
+    if (seen.has(term.metric)) throw slaError(`--sla "${text}" bounds ${term.metric} twice`);
     seen.add(term.metric);
   }
   return sla;

@@ -31,14 +31,12 @@ export interface CommitReview {
   seconds: number;
 }
 
-export class BacktestError extends UserError {}
-
 async function git(repo: string, args: string[]): Promise<string> {
   try {
     return (await run('git', args, { cwd: repo, maxBuffer: 64 << 20 })).stdout;
   } catch (e) {
     const stderr = String((e as { stderr?: string }).stderr ?? '').trim();
-    throw new BacktestError(`git ${args.join(' ')}: ${stderr || (e as Error).message}`);
+    throw new UserError(`git ${args.join(' ')}: ${stderr || (e as Error).message}`);
   }
 }
 

@@ -1,6 +1,6 @@
 export { compareTrees, isEmptyChange, touchedSubjects } from './change.js';
 export type { TreeChange } from './tree-change.js';
-export { BacktestError, firstParentCommits, reviewEach } from './backtest.js';
+export { firstParentCommits, reviewEach } from './backtest.js';
 export type { CommitReview } from './backtest.js';
 export {
   formatBacktestLine,

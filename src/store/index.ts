@@ -23,5 +23,5 @@ export { AGENTIC_HEADLINE } from './agentic.js';
 export type { AgenticInput } from './agentic.js';
 export type { ResultFilter } from './queries.js';
 export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
-export { TokenError, createToken, listTokens, revokeToken, verifyToken } from './tokens.js';
+export { createToken, listTokens, revokeToken, verifyToken } from './tokens.js';
 export { TABLES } from './migrations.js';

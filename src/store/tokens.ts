@@ -9,14 +9,12 @@ import { UserError } from '../util/user-error.js';
 
 const hashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-export class TokenError extends UserError {}
-
 /** Create a token named `name`; returns the secret (the only time it exists outside its holder). */
 export async function createToken(store: Store, name: string): Promise<string> {
-  if (!/^[\w.@-]{1,64}$/.test(name)) throw new TokenError(`token name "${name}": use 1–64 letters, digits, . _ @ or -`);
+  if (!/^[\w.@-]{1,64}$/.test(name)) throw new UserError(`token name "${name}": use 1–64 letters, digits, . _ @ or -`);
   const exists = await store.db.selectFrom('tokens').select('id').where('name', '=', name).executeTakeFirst();
   if (exists)
-    throw new TokenError(`a token named "${name}" exists: revoke it first (frontier token revoke ${name}) or pick another name`);
+    throw new UserError(`a token named "${name}" exists: revoke it first (frontier token revoke ${name}) or pick another name`);
   const token = `ftk_${randomBytes(32).toString('base64url')}`;
   await store.db
     .insertInto('tokens')

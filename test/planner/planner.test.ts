@@ -6,7 +6,6 @@ import type { MasterConfigEntry } from '../../src/catalog/index.js';
 import { dirSnapshot } from '../../src/changelog/index.js';
 import { validateFiles } from '../../src/cli/validate.js';
 import {
-  SlaError,
   disaggregatedFramework,
   emitMasterConfig,
   enumerateDeployments,
@@ -20,6 +19,7 @@ import {
   sweepConcurrencies,
   usefulConcurrencies,
 } from '../../src/planner/index.js';
+import type { UserError } from '../../src/util/user-error.js';
 import type { Plan } from '../../src/planner/index.js';
 import { Recipe, compareEntryWithRecipe, planRecipe } from '../../src/recipes/index.js';
 import { lint } from '../../src/review/index.js';
@@ -53,11 +53,11 @@ describe('parseSla', () => {
   });
 
   it('names the bad term and the accepted forms', () => {
-    const error = (text: string): SlaError => {
+    const error = (text: string): UserError => {
       try {
         parseSla(text);
       } catch (e) {
-        return e as SlaError;
+        return e as UserError;
       }
       throw new Error(`${text} parsed`);
     };

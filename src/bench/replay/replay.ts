@@ -156,8 +156,6 @@ interface Spawned {
   joined: boolean;
 }
 
-export class UnusableTraces extends UserError {}
-
 export async function replayTraces(traces: readonly Trace[], options: ReplayOptions): Promise<ReplayReport> {
   return new Replay(traces, options).run();
 }
@@ -200,7 +198,7 @@ class Replay {
   ) {
     this.origin = o.clockAnchorMs !== undefined ? o.clockAnchorMs - performance.timeOrigin : performance.now();
     if (traces.length === 0)
-      throw new UnusableTraces('the trace corpus is empty', { hint: 'pass a trace file with at least one trace' });
+      throw new UserError('the trace corpus is empty', { hint: 'pass a trace file with at least one trace' });
     if (!(o.concurrency >= 1)) throw new UserError(`--concurrency must be at least 1, got ${o.concurrency}`);
     if (!(o.timeScale > 0)) throw new UserError(`--time-scale must be > 0, got ${o.timeScale}`);
     if (!(o.startMinRatio >= 0 && o.startMinRatio <= o.startMaxRatio && o.startMaxRatio <= 1))
