@@ -6,6 +6,7 @@
  */
 import { UserError } from '../util/user-error.js';
 import { userPath } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 export interface ArgSpec {
   /** Option strings, e.g. `['--config-files']` or `['-h', '--help']`. */
@@ -35,7 +36,7 @@ export class UsageError extends UserError {
     readonly spec: ParserSpec,
     message: string,
   ) {
-    super(message, { exitCode: 2 });
+    super(message, { exitCode: ExitCode.USAGE });
     this.name = 'UsageError';
   }
 

@@ -2,6 +2,7 @@ import { DEFAULT_REQUEST_DEADLINE_MS } from '../bench/index.js';
 import type { BenchOptions, BenchRequest } from '../bench/index.js';
 import { UserError } from '../util/user-error.js';
 import { processAlive } from '../util/process-alive.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 /**
  * What InferenceX's harness does around a run besides sending it: the server's profiler
@@ -112,7 +113,7 @@ export function watchServer(pid: number): () => void {
     process.stderr.write(
       `\nfrontier bench: error: server process ${pid} (--server-pid) died during the benchmark; stopped without a result (see the server's log for why)\n`,
     );
-    process.exit(1);
+    process.exit(ExitCode.FAILED);
   }, 2000);
   timer.unref();
   return () => clearInterval(timer);

@@ -25,6 +25,7 @@ import { changeOptOut } from './opt-out.js';
 import { POSITIVE_INT, numberArg, formatOption } from './options.js';
 import { defaultCatalogFiles } from './validate.js';
 import { pathOption } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 interface SideOptions {
   base?: string;
@@ -135,7 +136,7 @@ export function changelogCommand(): Command {
           report = await checkChangelog(base, head, options);
         }
         process.stdout.write(formatCheck(report, opts.format, opts.changelogFile));
-        process.exitCode = report.ok ? 0 : 1;
+        process.exitCode = report.ok ? ExitCode.OK : ExitCode.FAILED;
       },
     );
 

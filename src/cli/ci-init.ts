@@ -7,6 +7,7 @@ import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 import { pathOption } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 declare const FRONTIER_VERSION: string;
 const VERSION = typeof FRONTIER_VERSION === 'string' ? FRONTIER_VERSION : 'dev';
@@ -52,7 +53,7 @@ export function ciInitCommand(): Command {
         const stale = states.filter((f) => f.state !== 'same');
         for (const f of stale) process.stdout.write(`${f.path}: ${f.state === 'new' ? 'missing' : 'differs'}\n`);
         if (stale.length === 0) process.stdout.write('workflows up to date\n');
-        process.exitCode = stale.length === 0 ? 0 : 1;
+        process.exitCode = stale.length === 0 ? ExitCode.OK : ExitCode.FAILED;
         return;
       }
       const differing = states.filter((f) => f.state === 'differs');

@@ -31,6 +31,7 @@ import type { CiDecision, CiFormat } from './ci-step.js';
 import { requireDirectory } from './error.js';
 import { runMatrix } from './matrix.js';
 import { pathOption } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 /** GitHub's limit on the jobs one matrix expands to. */
 export const MAX_MATRIX_JOBS = 256;
@@ -248,7 +249,7 @@ export function ciPlanCommand(): Command {
           'canary-config': canaryJson,
           'remaining-search-space-config': restJson,
         },
-        exitCode: plan.check === 'failure' ? 1 : 0,
+        exitCode: plan.check === 'failure' ? ExitCode.FAILED : ExitCode.OK,
       };
       emit(decision, o.format);
     });

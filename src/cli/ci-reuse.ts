@@ -28,6 +28,7 @@ import { identityRepr } from '../ci/reuse/py-repr.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiDecision, CiFormat } from './ci-step.js';
 import { pathOption } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 interface DecideOptions extends Omit<RecordFiles, 'dir'> {
   event?: string;
@@ -81,7 +82,7 @@ export function reuseDecision(d: ReuseDecision, thisRunId: string | undefined, a
       : {}),
     outputs,
   };
-  return { text: lines.join('\n'), json, outputs, exitCode: d.refusal?.failClosed ? 1 : 0 };
+  return { text: lines.join('\n'), json, outputs, exitCode: d.refusal?.failClosed ? ExitCode.FAILED : ExitCode.OK };
 }
 
 function decideCommand(): Command {
@@ -222,7 +223,12 @@ function validateSubcommand(): Command {
           : {}),
       };
       emit(
-        { text: lines.join('\n'), json, outputs: { 'reuse-artifacts-valid': v.ok ? 'true' : 'false' }, exitCode: v.ok ? 0 : 1 },
+        {
+          text: lines.join('\n'),
+          json,
+          outputs: { 'reuse-artifacts-valid': v.ok ? 'true' : 'false' },
+          exitCode: v.ok ? ExitCode.OK : ExitCode.FAILED,
+        },
         o.format,
       );
     });

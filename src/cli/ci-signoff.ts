@@ -18,6 +18,7 @@ import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiFormat } from './ci-step.js';
 import { pathOption, userPath } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 type Json = Record<string, unknown>;
 
@@ -173,7 +174,7 @@ export function ciSignoffCommand(): Command {
         text: markdown,
         json: { ...verdict, commentFile },
         outputs: { verdict: verdict.verdict, 'comment-file': commentFile },
-        exitCode: verdict.verdict === 'fail' ? 1 : 0,
+        exitCode: verdict.verdict === 'fail' ? ExitCode.FAILED : ExitCode.OK,
       },
       opts.format,
     );

@@ -6,6 +6,7 @@ import { writeGithubOutput } from '../ci/output.js';
 import type { OutputValue } from '../ci/output.js';
 import { pathOption } from './paths.js';
 import { formatOption } from './options.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 export type CiFormat = 'text' | 'json';
 
@@ -40,7 +41,7 @@ export function withFormat(command: Command): Command {
 export function emit(decision: CiDecision, format: CiFormat): void {
   process.stdout.write(format === 'json' ? `${JSON.stringify(decision.json, null, 2)}\n` : ensureNewline(decision.text));
   writeGithubOutput(decision.outputs);
-  process.exitCode = decision.exitCode ?? 0;
+  process.exitCode = decision.exitCode ?? ExitCode.OK;
 }
 
 const ensureNewline = (text: string): string => (text.endsWith('\n') ? text : `${text}\n`);

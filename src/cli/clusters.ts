@@ -8,6 +8,7 @@ import { loadTree } from '../review/index.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 import { pathOption, pathArgument } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 export function clustersCommand(): Command {
   const clusters = new Command('clusters').description('cluster profiles (clusters/*.yaml)');
@@ -57,7 +58,7 @@ export function clustersCommand(): Command {
         for (const d of p.disagreements) report.push(`  differs from the launcher: ${d}`);
       }
       process.stderr.write(`${report.join('\n')}\n`);
-      process.exitCode = profiles.some((p) => p.disagreements.length > 0) ? 1 : 0;
+      process.exitCode = profiles.some((p) => p.disagreements.length > 0) ? ExitCode.FAILED : ExitCode.OK;
     });
   return clusters;
 }

@@ -22,6 +22,7 @@ import { UserError } from '../util/user-error.js';
 import { firstServedModel } from './served-model.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 import { pathOption } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 declare const FRONTIER_VERSION: string;
 
@@ -217,7 +218,7 @@ async function runEvals(f: RunFlags, taskNames: readonly string[]): Promise<void
   for (const r of results) if (r.files) process.stdout.write(`results written to ${r.files.results}\n`);
   const interrupted = controller.signal.aborted || results.some((r) => r.files === undefined);
   if (interrupted) process.stdout.write(`interrupted: finished samples kept; continue with --resume --out ${f.out}\n`);
-  process.exitCode = interrupted ? 130 : results.every(concValid) ? 0 : 1;
+  process.exitCode = interrupted ? ExitCode.INTERRUPTED : results.every(concValid) ? ExitCode.OK : ExitCode.FAILED;
 }
 
 function runCommand(): Command {
@@ -230,7 +231,9 @@ function runCommand(): Command {
     // Without --task, the tasks the row asks for (its eval-tasks, else GSM8K).
     const tasks = f.task ?? (f.row ? rowEvalTasks(readRow(f.row)) : undefined);
     if (!tasks || tasks.length === 0)
-      throw new UserError('pass --task NAME|FILE (frontier eval tasks lists the built-in ones), or --row FILE', { exitCode: 2 });
+      throw new UserError('pass --task NAME|FILE (frontier eval tasks lists the built-in ones), or --row FILE', {
+        exitCode: ExitCode.USAGE,
+      });
     await runEvals(f, tasks);
   });
 }
@@ -265,7 +268,7 @@ function answerKeysCommand(): Command {
     .addOption(pathOption('--data <dir>', 'the datasets, laid out as the hub exports them'))
     .addOption(pathOption('--out <file>', 'where to write them (default: stdout)'))
     .action(async (f: { task?: string[]; data?: string; out?: string }) => {
-      if (!f.task || f.task.length === 0) throw new UserError('pass --task NAME|FILE', { exitCode: 2 });
+      if (!f.task || f.task.length === 0) throw new UserError('pass --task NAME|FILE', { exitCode: ExitCode.USAGE });
       const lines = (await loadTasks(f.task, f.data)).flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
       const text = `${lines.join('\n')}\n`;
       if (f.out) writeFileAtomic(f.out, text, { mkdir: true });

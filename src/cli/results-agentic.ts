@@ -14,6 +14,7 @@ import {
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption, pathArgument, startedIn } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 /** Where the commands read and write (the shape of the results command's io; tests pass their own). */
 interface AgenticIo {
@@ -76,17 +77,17 @@ export function addAgenticValidateCommand(results: Command, io: AgenticIo): void
         threshold = pyFloat(flags.failedRequestThreshold, '--failed-request-threshold');
       } catch {
         throw new UserError(`argument --failed-request-threshold: invalid float value: '${flags.failedRequestThreshold}'`, {
-          exitCode: 2,
+          exitCode: ExitCode.USAGE,
         });
       }
       if (!(threshold >= 0 && threshold <= 1)) {
-        throw new UserError('--failed-request-threshold must be between 0 and 1', { exitCode: 2 });
+        throw new UserError('--failed-request-threshold must be between 0 and 1', { exitCode: ExitCode.USAGE });
       }
       const cwd = io.cwd ?? startedIn();
       const result = checkAgenticArtifacts(artifactDir, threshold, cwd);
       const stderr = io.stderr ?? ((text) => process.stderr.write(text));
       for (const error of result.errors) stderr(`ERROR: ${error}\n`);
       if (result.message) (io.stdout ?? ((text) => process.stdout.write(text)))(`${result.message}\n`);
-      if (result.errors.length > 0) (io.setExitCode ?? ((code) => (process.exitCode = code)))(1);
+      if (result.errors.length > 0) (io.setExitCode ?? ((code) => (process.exitCode = code)))(ExitCode.FAILED);
     });
 }

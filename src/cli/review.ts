@@ -25,6 +25,7 @@ import {
 } from '../review/index.js';
 import type { CommitReview, ReportFormat } from '../review/index.js';
 import { pathOption, pathArgument } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 interface TreeFlags {
   recipesDir?: string;
@@ -137,7 +138,7 @@ export function recipeCommand(): Command {
         });
         process.stdout.write(`${blocks.join('\n\n')}\n`);
       }
-      process.exitCode = failed ? 1 : 0;
+      process.exitCode = failed ? ExitCode.FAILED : ExitCode.OK;
     });
   return recipe;
 }
@@ -207,7 +208,7 @@ export function reviewCommand(): Command {
         const noSweep = await changeOptOut(opts.prBody, opts.head);
         const report = await review(base, head, { ...treeOptions(opts), pr: opts.pr, since, noSweep });
         process.stdout.write(formatReview(report, opts.format));
-        process.exitCode = report.ok ? 0 : 1;
+        process.exitCode = report.ok ? ExitCode.OK : ExitCode.FAILED;
       },
     );
 }
@@ -234,7 +235,7 @@ async function backtest(
   if (opts.format === 'text') process.stdout.write(`\n${formatBacktestSummary(reviews)}\n`);
   else if (opts.format === 'markdown') process.stdout.write(formatBacktestMarkdown(reviews));
   else process.stdout.write(`${JSON.stringify({ summary: formatBacktestSummary(reviews), commits: reviews }, null, 2)}\n`);
-  process.exitCode = reviews.every((r) => r.ok) ? 0 : 1;
+  process.exitCode = reviews.every((r) => r.ok) ? ExitCode.OK : ExitCode.FAILED;
 }
 
 export function lintCommand(): Command {
@@ -247,7 +248,7 @@ export function lintCommand(): Command {
       requireDirectory(dir, opts.ref ? 'the repository' : 'the tree');
       const report = await lint(opts.ref ? gitSnapshot(opts.ref, dir) : dirSnapshot(dir), treeOptions(opts));
       process.stdout.write(formatLint(report, opts.format));
-      process.exitCode = report.ok ? 0 : 1;
+      process.exitCode = report.ok ? ExitCode.OK : ExitCode.FAILED;
     });
 }
 

@@ -5,6 +5,7 @@ import { SmiUsageError, dcgmMetrics, runAmdSmi, runNvidiaSmi, writeLine } from '
 import type { SmiIo } from '../sim/smi.js';
 import { numberArg } from './options.js';
 import { UserError } from '../util/user-error.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 /**
  * `frontier sim smi nvidia-smi|amd-smi ARGS…` and `frontier sim dcgm-exporter`: the simulated
@@ -18,7 +19,7 @@ async function runTool(tool: string, args: string[]): Promise<never> {
   // A loop takes its last sample and returns (status 0); a one-shot ends at once.
   const end = (): void => {
     stop();
-    setTimeout(() => process.exit(0), 1000).unref();
+    setTimeout(() => process.exit(ExitCode.OK), 1000).unref();
   };
   process.once('SIGTERM', end);
   process.once('SIGINT', end);
@@ -29,7 +30,7 @@ async function runTool(tool: string, args: string[]): Promise<never> {
         writeLine(1, text);
       } catch (e) {
         // The reader went away (a closed pipe): nothing more to say.
-        if ((e as NodeJS.ErrnoException).code === 'EPIPE') process.exit(0);
+        if ((e as NodeJS.ErrnoException).code === 'EPIPE') process.exit(ExitCode.OK);
         throw e;
       }
     },
@@ -42,7 +43,7 @@ async function runTool(tool: string, args: string[]): Promise<never> {
   } catch (e) {
     if (e instanceof SmiUsageError || e instanceof UserError) {
       process.stderr.write(`${tool}: ${e.message.replace(new RegExp(`^${tool}: `), '')}\n`);
-      process.exit(e instanceof SmiUsageError ? e.status : 2);
+      process.exit(e instanceof SmiUsageError ? e.status : ExitCode.USAGE);
     }
     throw e;
   }
@@ -87,7 +88,7 @@ export function addSmiCommands(sim: Command): void {
       const port = (server.address() as AddressInfo).port;
       process.stdout.write(`frontier sim dcgm-exporter: serving /metrics on http://${flags.host}:${port}\n`);
       const stop = (): void => {
-        server.close(() => process.exit(0));
+        server.close(() => process.exit(ExitCode.OK));
         server.closeAllConnections();
       };
       process.once('SIGINT', stop);

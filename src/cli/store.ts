@@ -12,6 +12,7 @@ import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, formatOption, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption, pathArgument, userPath } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 /** `--json`: what `--format json` was spelled before every command took `--format`; kept so older scripts work. */
 const jsonAlias = (): Option => new Option('--json', 'the same as --format json (older spelling)').implies({ format: 'json' });
@@ -157,7 +158,7 @@ function serveCommand(): Command {
       const stop = async () => {
         await app.close();
         await store.close();
-        process.exit(0);
+        process.exit(ExitCode.OK);
       };
       process.once('SIGINT', () => void stop());
       process.once('SIGTERM', () => void stop());
@@ -230,7 +231,7 @@ function compareCommand(): Command {
         const c = await compareRun(store, runId, threshold);
         if (!c) throw new UserError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
         process.stdout.write(o.format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : comparisonMarkdown(c));
-        if (c.regressions > 0) process.exitCode = 1;
+        if (c.regressions > 0) process.exitCode = ExitCode.FAILED;
       } finally {
         await store.close();
       }

@@ -4,6 +4,7 @@ import type { DcgmEndpoint, SamplerSource } from '../telemetry/index.js';
 import { clockFromEnv } from '../util/virtual-clock.js';
 import { numberArg } from './options.js';
 import { pathOption } from './paths.js';
+import { ExitCode } from '../util/exit-codes.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -88,7 +89,7 @@ export function telemetryCommand(): Command {
         log(`[telemetry] ${signalled ?? 'signal'}: stopping`);
         const summary = await handle.stop();
         process.stdout.write(`${JSON.stringify(summary)}\n`);
-        process.exitCode = 0;
+        process.exitCode = ExitCode.OK;
       } finally {
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
