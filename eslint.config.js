@@ -2,6 +2,32 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/**
+ * `await sleep(<number>)` in a test waits for time, not for what the test checks: slow when the
+ * thing has happened, flaky when it has not. Tests wait with waitFor (test/support/wait.ts) on the
+ * condition; a fixed pause that is itself part of the test says why in a comment on its line or
+ * the line above. (A no-restricted-syntax selector cannot see comments, hence this rule.)
+ */
+const fixedSleep = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const comments = context.sourceCode.getAllComments();
+    return {
+      'AwaitExpression > CallExpression[arguments.length=1]'(call) {
+        const name = call.callee.type === 'Identifier' ? call.callee.name : undefined;
+        const [ms] = call.arguments;
+        if (!['sleep', 'delay', 'setTimeout'].includes(name) || ms.type !== 'Literal' || typeof ms.value !== 'number') return;
+        const line = call.loc.start.line;
+        if (comments.some((c) => c.loc.start.line === line || c.loc.end.line === line - 1)) return;
+        context.report({
+          node: call,
+          message: `await ${name}(${ms.value}) waits for time: waitFor the condition (test/support/wait.ts), or say in a comment on this line or the one above why the pause is part of the test`,
+        });
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'scratch/', 'coverage/', '.cache/'] },
   js.configs.recommended,
@@ -25,6 +51,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-control-regex': 'off',
     },
+  },
+  {
+    files: ['test/**/*.{ts,js,mjs}'],
+    plugins: { frontier: { rules: { 'no-fixed-sleep': fixedSleep } } },
+    rules: { 'frontier/no-fixed-sleep': 'error' },
   },
   {
     // The dashboard runs in the browser.

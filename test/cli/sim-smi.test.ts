@@ -8,6 +8,7 @@ import { writeStandins } from '../../src/launch/inferencex/standins.js';
 import { integrateDevice } from '../../src/results/power/common.js';
 import type { PowerSample } from '../../src/results/power/common.js';
 import { announcedUrl, CLI, runCli, runCliAsync } from '../helpers.js';
+import { waitFor } from '../support/wait.js';
 
 /**
  * The simulated GPU monitors against a real `frontier sim serve` (the built bundle): the fake
@@ -24,6 +25,14 @@ afterAll(() => {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 /** Wall ms for virtual seconds. */
 const virtual = (s: number): number => (s * 1000) / SPEED;
+/** A monitor CSV's complete lines so far, header included (a line being written is left out). */
+const completeLines = (file: string): string[] => {
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean);
+};
 const exited = (child: ChildProcess): Promise<number | null> =>
   child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 
@@ -146,10 +155,18 @@ describe('frontier sim smi nvidia-smi against a running sim', () => {
     const wallStart = Date.now();
     const e0 = await totalEnergy(node.url, anchor);
     const monitor = startTool(node, csvFile, ['nvidia-smi', `--query-gpu=${QUERY}`, '--format=csv', '-l', '1']);
-    for (let i = 0; i < 400 && readFileSync(csvFile, 'utf8').split('\n').length < 4; i++) await sleep(10);
-    await sleep(virtual(4));
+    await waitFor(() => completeLines(csvFile).length >= 1 + 8, {
+      what: `four idle samples per GPU in ${csvFile}`,
+      timeoutMs: 20_000,
+    });
     await load(node.url, 64, 1500);
-    await sleep(virtual(15));
+    await waitFor(
+      () => {
+        const latest = [...samplesByGpu(completeLines(csvFile).join('\n')).values()].map((s) => s.at(-1)![1]);
+        return latest.length === 2 && latest.every((w) => w < 75);
+      },
+      { what: `both GPUs back at idle after the load in ${csvFile}`, timeoutMs: 20_000 },
+    );
     monitor.kill('SIGTERM');
     expect(await exited(monitor)).toBe(0);
     const e1 = await totalEnergy(node.url, anchor);
@@ -290,6 +307,7 @@ describe('frontier sim smi amd-smi on a node inventory', () => {
 
   it('energy snapshots (metric -E) have the measured MI355X shape and advance at idle; static --json is identity', async () => {
     const first = await runCliAsync(['sim', 'smi', 'amd-smi', 'metric', '-E', '--csv'], { env });
+    // Part of the test, not a wait for anything: the energy of these 20 virtual seconds is what is measured.
     await sleep(virtual(20));
     const second = await runCliAsync(['sim', 'smi', 'amd-smi', 'metric', '-E', '--csv'], { env });
     const read = (text: string): Map<string, number> => {

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, REPO, runCli } from '../helpers.js';
 import { dcgmEndpoint } from '../../src/cli/telemetry.js';
-import { NVIDIA_HEADER, fakeNvidiaSmi, fakePath, tempDir } from './fakes.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { waitFor } from '../support/wait.js';
+import { NVIDIA_HEADER, dataLines, fakeNvidiaSmi, fakePath, tempDir } from './fakes.js';
 
 function sample(args: string[], env: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [CLI, 'telemetry', 'sample', ...args], {
@@ -22,14 +21,6 @@ function sample(args: string[], env: NodeJS.ProcessEnv) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(25);
-  }
-}
-
 describe('frontier telemetry sample', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`samples until ${signal}, then stops cleanly (post-exit sample, summary) and exits 0`, async () => {
@@ -37,8 +28,11 @@ describe('frontier telemetry sample', () => {
       fakeNvidiaSmi(bin);
       const out = join(tempDir(), 'node-1');
       const run = sample(['--source', 'auto', '--out', out, '--interval-ms', '50'], { ...process.env, PATH: fakePath(bin) });
-      await until(() => run.err().includes('Started NVIDIA'));
-      await sleep(300);
+      const csv = join(out, 'gpu_metrics.csv');
+      await waitFor(() => existsSync(csv) && dataLines(readFileSync(csv, 'utf8')).length >= 4, {
+        what: () => `samples in ${csv}; stderr: ${run.err()}`,
+        timeoutMs: 10_000,
+      });
       run.child.kill(signal);
       expect(await run.exited).toBe(0);
       const summary = JSON.parse(run.out()) as { source: string; samples: number; died_before_stop: boolean };
@@ -54,7 +48,10 @@ describe('frontier telemetry sample', () => {
   it('with no source found still runs until signalled, and says so', async () => {
     const out = tempDir();
     const run = sample(['--out', out, '--hwmon-root', tempDir()], { ...process.env, PATH: '/usr/bin:/bin' });
-    await until(() => run.err().includes('no GPU telemetry source found'));
+    await waitFor(() => run.err().includes('no GPU telemetry source found'), {
+      what: () => `"no GPU telemetry source found" on stderr: ${run.err()}`,
+      timeoutMs: 10_000,
+    });
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
     expect(JSON.parse(run.out())).toMatchObject({ source: 'none', samples: 0 });

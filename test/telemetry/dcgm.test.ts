@@ -8,7 +8,8 @@ import { SAMPLES_HEADER, parsePowerScrape, startSampler } from '../../src/teleme
 import { floatRepr as pyFloatRepr } from '../../src/pycompat/index.js';
 import { sampleLine } from '../../src/telemetry/dcgm-file.js';
 import { REPO } from '../helpers.js';
-import { dataLines, tempDir, until } from './fakes.js';
+import { dataLines, tempDir } from './fakes.js';
+import { waitFor } from '../support/wait.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/power');
 
@@ -105,7 +106,10 @@ describe('dcgm sampler', () => {
           { url: a.url, hostname: 'node-a' },
         ],
       });
-      await until(() => new Set(dataLines(readFileSync(join(out, 'samples.csv'), 'utf8')).map((l) => l.split(',')[2])).size >= 3);
+      await waitFor(
+        () => new Set(dataLines(readFileSync(join(out, 'samples.csv'), 'utf8')).map((l) => l.split(',')[2])).size >= 3,
+        { what: 'three scrape cycles in samples.csv', timeoutMs: 10_000 },
+      );
       const summary = await handle.stop();
       const text = readFileSync(join(out, 'samples.csv'), 'utf8');
       expect(text.endsWith('\r\n')).toBe(true);
@@ -160,7 +164,10 @@ describe('dcgm sampler', () => {
         dcgmEndpoints: [{ url: good.url }, { url: dead.url.replace('/metrics', '/gone'), hostname: 'zz-dead' }],
       });
       const t0 = Date.now();
-      await until(() => new Set(dataLines(readFileSync(join(out, 'samples.csv'), 'utf8')).map((l) => l.split(',')[2])).size >= 3);
+      await waitFor(
+        () => new Set(dataLines(readFileSync(join(out, 'samples.csv'), 'utf8')).map((l) => l.split(',')[2])).size >= 3,
+        { what: 'three scrape cycles in samples.csv', timeoutMs: 10_000 },
+      );
       // 1 s virtual at scale 20 is 50 ms real: several cycles well inside a second.
       expect(Date.now() - t0).toBeLessThan(900);
       const summary = await handle.stop();

@@ -102,15 +102,6 @@ export function fakeSysfs(
 /** PATH with only the fake tools' dir and what a shell script needs. */
 export const fakePath = (dir: string): string => `${dir}:/usr/bin:/bin`;
 
-/** Wait until `check()` holds (polling), failing after `ms`. */
-export async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Data lines of a CSV so far (after the header), `\n` or `\r\n` ended. */
 export const dataLines = (text: string): string[] =>
   text

@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HWMON_HEADER, discoverHwmon, startSampler } from '../../src/telemetry/index.js';
-import { dataLines, fakeSysfs, tempDir, until } from './fakes.js';
+import { dataLines, fakeSysfs, tempDir } from './fakes.js';
+import { waitFor } from '../support/wait.js';
 
 function sysfs(): string {
   const root = tempDir();
@@ -36,7 +37,10 @@ describe('hwmon sampler', () => {
     const root = sysfs();
     const out = tempDir();
     const handle = await startSampler({ source: 'hwmon', dir: out, hwmonRoot: root, hwmonNames: ['amdgpu'], intervalMs: 40 });
-    await until(() => dataLines(readFileSync(join(out, 'gpu_metrics.csv'), 'utf8')).length >= 4);
+    await waitFor(() => dataLines(readFileSync(join(out, 'gpu_metrics.csv'), 'utf8')).length >= 4, {
+      what: '4 rows in gpu_metrics.csv',
+      timeoutMs: 10_000,
+    });
     writeFileSync(join(root, 'class', 'hwmon', 'hwmon2', 'power1_average'), 'garbage\n');
     const summary = await handle.stop();
     const lines = readFileSync(join(out, 'gpu_metrics.csv'), 'utf8').split('\n');
@@ -71,7 +75,10 @@ describe('hwmon sampler', () => {
       clock: { scale: 10, anchorMs },
     });
     const t0 = Date.now();
-    await until(() => dataLines(readFileSync(join(out, 'gpu_metrics.csv'), 'utf8')).length >= 9);
+    await waitFor(() => dataLines(readFileSync(join(out, 'gpu_metrics.csv'), 'utf8')).length >= 9, {
+      what: '9 rows in gpu_metrics.csv',
+      timeoutMs: 10_000,
+    });
     // 1 s virtual = 100 ms real: three samples of 3 devices well before 1 s of wall time.
     expect(Date.now() - t0).toBeLessThan(900);
     await handle.stop();

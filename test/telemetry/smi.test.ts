@@ -3,10 +3,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NVIDIA_QUERY, detectSource, startSampler } from '../../src/telemetry/index.js';
 import type { SamplerSummary } from '../../src/telemetry/index.js';
-import { AMD_HEADER, NVIDIA_HEADER, fakeAmdSmi, fakeNvidiaSmi, fakePath, fakeSysfs, tempDir } from './fakes.js';
+import { waitFor } from '../support/wait.js';
+import { AMD_HEADER, NVIDIA_HEADER, dataLines, fakeAmdSmi, fakeNvidiaSmi, fakePath, fakeSysfs, tempDir } from './fakes.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const read = (path: string): string => readFileSync(path, 'utf8');
+/** Until the sampler's CSV in `out` holds at least `n` data rows. */
+const rowsWritten = (out: string, n: number): Promise<boolean> =>
+  waitFor(() => existsSync(join(out, 'gpu_metrics.csv')) && dataLines(read(join(out, 'gpu_metrics.csv'))).length >= n, {
+    what: `${n} rows in ${join(out, 'gpu_metrics.csv')}`,
+  });
+/** Until the sampler's tool has exited by itself. */
+const died = (handle: { alive(): boolean }): Promise<boolean> =>
+  waitFor(() => !handle.alive(), { what: 'the tool to exit', timeoutMs: 10_000 });
 const NVIDIA_ROW = /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}\.\d{3}, [01], \d+\.\d{2} W, 45, 1980 MHz, 2619 MHz, 87 %, 45 %$/;
 
 function setup(tool: 'nvidia' | 'amd', extra: NodeJS.ProcessEnv = {}) {
@@ -33,7 +41,7 @@ describe('nvidia-smi sampler', () => {
     const { out, log, env } = setup('nvidia');
     const handle = await startSampler({ source: 'nvidia-smi', dir: out, intervalMs: 50, env });
     expect(handle.source).toBe('nvidia-smi');
-    await sleep(400);
+    await rowsWritten(out, 4);
     expect(handle.alive()).toBe(true);
     const running = sidecar(out);
     expect(running.stopped_at).toBeNull();
@@ -69,7 +77,7 @@ describe('nvidia-smi sampler', () => {
   it('runs the tool in the given TZ: its timestamps and the captured offset follow it', async () => {
     const { out, env } = setup('nvidia', { TZ: 'Asia/Kolkata' });
     const handle = await startSampler({ source: 'nvidia-smi', dir: out, intervalMs: 50, env });
-    await sleep(150);
+    await rowsWritten(out, 2);
     await handle.stop();
     expect(read(join(out, 'gpu_metrics_timezone_offset.txt'))).toBe('+0530\n');
     const first = read(join(out, 'gpu_metrics.csv')).split('\n')[1]!.split(', ')[0]!;
@@ -81,7 +89,7 @@ describe('nvidia-smi sampler', () => {
   it('drops a truncated last row before appending the post-exit sample', async () => {
     const { out, env } = setup('nvidia', { FAKE_TRUNCATE: '1' });
     const handle = await startSampler({ source: 'nvidia-smi', dir: out, intervalMs: 50, env });
-    await sleep(200);
+    await rowsWritten(out, 2);
     const summary = await handle.stop();
     const text = read(join(out, 'gpu_metrics.csv'));
     const rows = text.split('\n').slice(1, -1);
@@ -93,8 +101,7 @@ describe('nvidia-smi sampler', () => {
   it('a tool that dies mid-run is reported, its rows kept, and no post-exit sample taken', async () => {
     const { out, log, env } = setup('nvidia', { FAKE_DIE_AFTER: '3' });
     const handle = await startSampler({ source: 'nvidia-smi', dir: out, intervalMs: 20, env });
-    const end = Date.now() + 10_000;
-    while (handle.alive() && Date.now() < end) await sleep(25);
+    await died(handle);
     expect(handle.alive()).toBe(false);
     const summary = await handle.stop();
     expect(summary).toMatchObject({ died_before_stop: true, exit_code: 3, exit_signal: null, samples: 6 });
@@ -120,7 +127,7 @@ describe('amd-smi sampler', () => {
     expect(existsSync(join(out, 'gpu_metrics_energy_start.csv'))).toBe(true);
     expect(existsSync(join(out, 'gpu_metrics_identity.json'))).toBe(true);
     expect(existsSync(join(out, 'gpu_metrics_energy_end.csv'))).toBe(false);
-    await sleep(300);
+    await rowsWritten(out, 4);
     const before = read(join(out, 'gpu_metrics.csv')).split('\n').length;
     const t0 = Date.now();
     const summary = await handle.stop();
@@ -162,7 +169,7 @@ describe('amd-smi sampler', () => {
   it('waits at most the settle time when no new ticks come (the reference sleeps interval + 2 s)', async () => {
     const { out, env } = setup('amd', { FAKE_AMD_TICK_S: '30' });
     const handle = await startSampler({ source: 'amd-smi', dir: out, intervalMs: 1000, env, amdSettleMs: 300 });
-    await sleep(100);
+    await rowsWritten(out, 2);
     const t0 = Date.now();
     await handle.stop();
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
@@ -173,8 +180,7 @@ describe('amd-smi sampler', () => {
     const { out, env } = setup('amd', { FAKE_STATIC_FAIL: '1', FAKE_DIE_AFTER: '2' });
     const handle = await startSampler({ source: 'amd-smi', dir: out, intervalMs: 1000, env });
     expect(existsSync(join(out, 'gpu_metrics_identity.json'))).toBe(false);
-    const end = Date.now() + 10_000;
-    while (handle.alive() && Date.now() < end) await sleep(25);
+    await died(handle);
     const summary = await handle.stop();
     expect(summary.died_before_stop).toBe(true);
     expect(summary.exit_code).toBe(1);
