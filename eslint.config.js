@@ -94,9 +94,8 @@ export default tseslint.config(
     },
   },
   {
-    // Issue 41: a function past 150 lines is doing several jobs. src/launch (whose run,
-    // serveAndBench and slurmExecutor are longer) and src/plan are to join once those are split.
-    files: ['src/api/**/*.ts'],
+    // A function past 150 lines is doing several jobs: the run path and the API stay in small parts.
+    files: ['src/api/**/*.ts', 'src/launch/**/*.ts', 'src/plan/**/*.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
   },
   prettier,

@@ -22,6 +22,7 @@ import type { MatrixRow } from '../matrix/index.js';
 import { filterRows, planLaunch, planRun, readMatrix } from '../plan/index.js';
 import { requirePowerFromEnv } from '../results/index.js';
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 import { POSITIVE_INT, formatOption, parseNumber } from './options.js';
@@ -149,7 +150,7 @@ export function runCommand(): Command {
       let signals = 0;
       const onSignal = (signal: NodeJS.Signals): void => {
         signals++;
-        if (signals > 1) process.exit(130);
+        if (signals > 1) process.exit(ExitCode.INTERRUPTED);
         process.stderr.write(`\n${signal}: stopping the engines (again to quit at once)\n`);
         controller.abort();
       };
@@ -188,7 +189,11 @@ export function runCommand(): Command {
         });
         process.stdout.write(`\n${summaryTable(manifest)}\nrun directory: ${shownPath(out)}\n`);
         process.exitCode =
-          manifest.status === 'completed' || manifest.status === 'partial' ? 0 : manifest.status === 'interrupted' ? 130 : 1;
+          manifest.status === 'completed' || manifest.status === 'partial'
+            ? ExitCode.OK
+            : manifest.status === 'interrupted'
+              ? ExitCode.INTERRUPTED
+              : ExitCode.FAILED;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -33,8 +33,6 @@ function describeExit(running: RunningProcesses, name: string, when: string): st
 /** After it, a point's power verdict is what it would be after the monitor stopped. */
 const sampleAfterWindow = (clock: VirtualClock, intervalMs: number): Promise<void> => sleep(monitorSettleMs(clock, intervalMs));
 
-/** A local run's nodes share this host: names that tell them apart in its power telemetry. */
-
 function readyTargets(launch: Launch): ReadyTarget[] {
   const targets: ReadyTarget[] = [];
   for (const p of launch.processes)
@@ -44,33 +42,32 @@ function readyTargets(launch: Launch): ReadyTarget[] {
   return targets;
 }
 
-/**
- * Start a launch's processes on this host, wait until they and its endpoint are ready, bench each
- * point in this process, run the launch's evals, and stop every process. A process that exits
- * fails the points it could not serve, with its log's tail.
- */
-export async function serveAndBench(
-  ctx: LaunchContext,
-  launch: Launch,
-  logDir: string,
-  o: {
-    model: string;
-    isl: number;
-    osl: number;
-    /** What failed to start, in the error: the engine, the recipe. */
-    what: string;
-    sharedCores?: SharedCores;
-    /** Files written beside the logs (the launch, rendered). */
-    written?: Record<string, string>;
-    /** How to run Frontier itself (the simulated engine's GPU tools; default `frontier`). */
-    frontierCommand?: readonly string[];
-    /** The decoders' /metrics once they serve, when the launch does not name their ports (default `specDecodeMetricsUrlsOf`). */
-    specDecodeMetricsUrls?: () => string[] | undefined;
-  },
-): Promise<void> {
-  const { points, dir, reporter, signal, cluster } = ctx;
-  const { plan } = ctx;
-  const g = plan.launch;
+export interface ServeOptions {
+  model: string;
+  isl: number;
+  osl: number;
+  /** What failed to start, in the error: the engine, the recipe. */
+  what: string;
+  sharedCores?: SharedCores;
+  /** Files written beside the logs (the launch, rendered). */
+  written?: Record<string, string>;
+  /** How to run Frontier itself (the simulated engine's GPU tools; default `frontier`). */
+  frontierCommand?: readonly string[];
+  /** The decoders' /metrics once they serve, when the launch does not name their ports (default `specDecodeMetricsUrlsOf`). */
+  specDecodeMetricsUrls?: () => string[] | undefined;
+}
+
+type Measured = { status: 'ok' | 'invalid'; raw: string; problems: string[] };
+
+/** A launch's GPU monitor: one per launch, or (a simulated multi-node launch) a DCGM power package. */
+interface LaunchMonitor {
+  clock: VirtualClock;
+  power: Awaited<ReturnType<typeof startLaunchPower>>;
+  pkg: Awaited<ReturnType<typeof startPackagePower>> | undefined;
+}
+
+async function startMonitor(ctx: LaunchContext, launch: Launch, logDir: string, o: ServeOptions): Promise<LaunchMonitor> {
+  const { points, dir, plan } = ctx;
   const clock = { scale: launch.client.timeScale, anchorMs: ctx.clockAnchorMs };
   // An agentic point's telemetry goes beside its replay's artifacts, where InferenceX's power adapter reads it.
   const agentic = points.length === 1 && isAgenticRow(points[0]!.row) ? dir.agenticDir(points[0]!.resultFilename) : undefined;
@@ -78,7 +75,7 @@ export async function serveAndBench(
   const simulatedPlan = plan.kind === 'adapter' && plan.simulated ? plan : undefined;
   const simulated = simulatedPlan ? simulatedGpus(launch, plan.deployment.gpu, o.frontierCommand) : undefined;
   // A multi-node point's power is a DCGM power package: made for the simulated engine, else not measured here.
-  const multiNode = isMultiNodeRow(g.rows[0]!);
+  const multiNode = isMultiNodeRow(plan.launch.rows[0]!);
   const pkg =
     multiNode && simulatedPlan && simulated && !agentic
       ? await startPackagePower({
@@ -89,7 +86,7 @@ export async function serveAndBench(
           gpus: simulated,
           placement: simulatedPlan.placement,
           launch,
-          label: g.label,
+          label: plan.launch.label,
         })
       : undefined;
   const power = multiNode
@@ -103,122 +100,179 @@ export async function serveAndBench(
         // The monitor carries the run's marker like the engines, so `--resume` and stray checks find it.
         env: { ...process.env, [RUN_MARKER]: logDir },
       });
-  if (power.problem) reporter.note?.(`  ${power.problem}`);
+  if (power.problem) ctx.reporter.note?.(`  ${power.problem}`);
   if (agentic) writeFileAtomic(join(agentic, 'agentic_power_timezone_offset.txt'), `${utcOffset()}\n`, { mkdir: true });
+  return { clock, power, pkg };
+}
+
+/**
+ * Start a launch's processes on this host, wait until they and its endpoint are ready, bench each
+ * point in this process, run the launch's evals, and stop every process. A process that exits
+ * fails the points it could not serve, with its log's tail.
+ */
+export async function serveAndBench(ctx: LaunchContext, launch: Launch, logDir: string, o: ServeOptions): Promise<void> {
+  const { dir, signal } = ctx;
+  const monitor = await startMonitor(ctx, launch, logDir, o);
+  const { pkg, power } = monitor;
   const processes = pkg?.processes ?? launch.processes.map((p) => ({ ...p, env: { ...p.env, ...power.engineEnv } }));
   const running = startProcesses(processes, logDir);
   await pkg?.start();
-  // A package's points are finished together once it is written: its windows need their results.
-  const deferred: [PlannedPoint, { status: 'ok' | 'invalid'; raw: string; problems: string[] }][] = [];
-  const finishPackage = async (): Promise<void> => {
-    if (!pkg || deferred.length === 0) return;
-    const done = deferred.splice(0);
-    for (const [p, outcome] of done) dir.writeRaw(p.resultFilename, outcome.raw);
-    try {
-      await pkg.finish(
-        done.map(([p]) => p),
-        (p) => dir.rawFile(p.resultFilename),
-      );
-    } catch (e) {
-      reporter.note?.(`  the power package could not be written: ${(e as Error).message}`);
-    }
-    const telemetry = { package: pkg.dir, producer: FRONTIER_POWER_PRODUCER };
-    for (const [p, outcome] of done) ctx.finishPoint(p, { ...outcome, telemetry });
-  };
+  const serving = new Serving(ctx, launch, logDir, o, running, monitor);
   recordEngines(dir.enginesFile, logDir, running.pids);
   for (const [name, text] of Object.entries(o.written ?? {})) writeFileSync(join(logDir, name), text);
   const stop = (): void => void running.stop();
   signal.addEventListener('abort', stop);
-  const dead = (when: string): string | undefined => {
-    for (const p of launch.processes) {
-      const reason = describeExit(running, p.name, when);
+  try {
+    await serving.run();
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await serving.finishPackage();
+    await power.stop();
+    await running.stop();
+    clearEngines(dir.enginesFile);
+  }
+}
+
+/** A launch whose processes run: readiness, then each point, its package and evals. */
+class Serving {
+  // A package's points are finished together once it is written: its windows need their results.
+  private readonly deferred: [PlannedPoint, Measured][] = [];
+
+  constructor(
+    private readonly ctx: LaunchContext,
+    private readonly launch: Launch,
+    private readonly logDir: string,
+    private readonly o: ServeOptions,
+    private readonly running: RunningProcesses,
+    private readonly monitor: LaunchMonitor,
+  ) {}
+
+  /** The first of the launch's processes that has exited, said with `when` and its log's end. */
+  private dead(when: string): string | undefined {
+    for (const p of this.launch.processes) {
+      const reason = describeExit(this.running, p.name, when);
       if (reason) return reason;
     }
     return undefined;
-  };
-  try {
+  }
+
+  async run(): Promise<void> {
+    const { ctx, launch } = this;
+    if (!(await this.ready())) return;
+    const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
+    for (const p of ctx.points) {
+      if (ctx.signal.aborted) return;
+      const before = this.dead('before this point');
+      if (before) {
+        ctx.finishPoint(p, { status: 'failed', error: before });
+        continue;
+      }
+      ctx.reporter.pointStart?.(ctx.plan.launch, p);
+      const finished = isAgenticRow(p.row) ? await this.replay(p) : await this.bench(p, baseUrl);
+      if (!finished) return;
+    }
+    await this.finishPackage();
+    if (ctx.evaluate && !ctx.signal.aborted) {
+      const before = this.dead('before the eval');
+      if (before) throw new Error(before);
+      await ctx.evaluate(baseUrl);
+    }
+  }
+
+  /** Wait until the processes and the endpoint answer; false when interrupted meanwhile. */
+  private async ready(): Promise<boolean> {
+    const { ctx, launch, running } = this;
+    const { cluster, signal, reporter } = ctx;
     try {
       await waitReady(readyTargets(launch), {
         attempts: cluster.healthCheck.attempts,
         intervalMs: cluster.healthCheck.intervalSeconds * 1000,
-        failed: () => (signal.aborted ? 'interrupted' : dead('before it was ready')),
-        onWait: (attempt, pending) => reporter.waiting?.(g, attempt, pending),
+        failed: () => (signal.aborted ? 'interrupted' : this.dead('before it was ready')),
+        onWait: (attempt, pending) => reporter.waiting?.(ctx.plan.launch, attempt, pending),
       });
+      return true;
     } catch (e) {
-      if (signal.aborted) return;
+      if (signal.aborted) return false;
       const tails = launch.processes
         .map((p) => `--- ${p.name}.log ---\n${running.logTail(p.name, LOG_TAIL_BYTES).trimEnd()}`)
         .join('\n');
       const message = (e as Error).message;
       throw new Error(
         message.includes('the end of its log')
-          ? `${o.what} failed to start: ${message}`
-          : `${o.what} failed to start: ${message}\n${tails}`,
+          ? `${this.o.what} failed to start: ${message}`
+          : `${this.o.what} failed to start: ${message}\n${tails}`,
       );
     }
-    const baseUrl = `http://${launch.endpoint.host}:${launch.endpoint.port}`;
-    for (const p of points) {
-      if (signal.aborted) return;
-      const before = dead('before this point');
-      if (before) {
-        ctx.finishPoint(p, { status: 'failed', error: before });
-        continue;
-      }
-      reporter.pointStart?.(g, p);
-      if (isAgenticRow(p.row)) {
-        const report = await replayPoint(ctx, p, launch, o.model);
-        if (signal.aborted) return;
-        await sampleAfterWindow(clock, ctx.powerIntervalMs);
-        if (report.failure) await Promise.race([running.firstExit, sleep(1000)]);
-        const during = dead('during the replay');
-        const problems = [report.failure, acceptanceProblem(report.acceptance)].filter((x) => x !== undefined);
-        ctx.finishPoint(
-          p,
-          during
-            ? { status: 'failed', error: during }
-            : { status: problems.length > 0 ? 'invalid' : 'ok', agentic: true, logDir, problems },
-        );
-        continue;
-      }
-      const report = await runBench({
-        ...benchOptionsOf({
-          baseUrl,
-          model: o.model,
-          isl: o.isl,
-          osl: o.osl,
-          conc: p.conc,
-          client: launch.client,
-          specDecodeMetricsUrls: o.specDecodeMetricsUrls ? o.specDecodeMetricsUrls() : specDecodeMetricsUrlsOf(launch),
-        }),
-        ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
-        clockAnchorMs: ctx.clockAnchorMs,
-        onProgress: (done, total, tokens, elapsedMs) => reporter.pointProgress?.(g, p, done, total, tokens, elapsedMs),
-      });
-      if (signal.aborted) return;
-      await sampleAfterWindow(clock, ctx.powerIntervalMs);
-      // Requests fail as soon as connections drop, a moment before the exit is reported.
-      if (!report.valid) await Promise.race([running.firstExit, sleep(1000)]);
-      const during = dead('during the benchmark');
-      const outcome = {
-        status: report.valid ? ('ok' as const) : ('invalid' as const),
-        raw: JSON.stringify(report.result),
-        problems: report.problems,
-      };
-      if (during) ctx.finishPoint(p, { status: 'failed', error: during });
-      else if (pkg) deferred.push([p, outcome]);
-      else ctx.finishPoint(p, { ...outcome, telemetry: { csv: power.csv } });
+  }
+
+  /** An agentic point: its replay in this process. False when interrupted. */
+  private async replay(p: PlannedPoint): Promise<boolean> {
+    const { ctx } = this;
+    const report = await replayPoint(ctx, p, this.launch, this.o.model);
+    if (ctx.signal.aborted) return false;
+    await sampleAfterWindow(this.monitor.clock, ctx.powerIntervalMs);
+    if (report.failure) await Promise.race([this.running.firstExit, sleep(1000)]);
+    const during = this.dead('during the replay');
+    const problems = [report.failure, acceptanceProblem(report.acceptance)].filter((x) => x !== undefined);
+    ctx.finishPoint(
+      p,
+      during
+        ? { status: 'failed', error: during }
+        : { status: problems.length > 0 ? 'invalid' : 'ok', agentic: true, logDir: this.logDir, problems },
+    );
+    return true;
+  }
+
+  /** A fixed-length point: the load generator in this process. False when interrupted. */
+  private async bench(p: PlannedPoint, baseUrl: string): Promise<boolean> {
+    const { ctx, launch, o } = this;
+    const report = await runBench({
+      ...benchOptionsOf({
+        baseUrl,
+        model: o.model,
+        isl: o.isl,
+        osl: o.osl,
+        conc: p.conc,
+        client: launch.client,
+        specDecodeMetricsUrls: o.specDecodeMetricsUrls ? o.specDecodeMetricsUrls() : specDecodeMetricsUrlsOf(launch),
+      }),
+      ...(o.sharedCores ? { sharedCores: o.sharedCores } : {}),
+      clockAnchorMs: ctx.clockAnchorMs,
+      onProgress: (done, total, tokens, elapsedMs) =>
+        ctx.reporter.pointProgress?.(ctx.plan.launch, p, done, total, tokens, elapsedMs),
+    });
+    if (ctx.signal.aborted) return false;
+    await sampleAfterWindow(this.monitor.clock, ctx.powerIntervalMs);
+    // Requests fail as soon as connections drop, a moment before the exit is reported.
+    if (!report.valid) await Promise.race([this.running.firstExit, sleep(1000)]);
+    const during = this.dead('during the benchmark');
+    const outcome: Measured = {
+      status: report.valid ? 'ok' : 'invalid',
+      raw: JSON.stringify(report.result),
+      problems: report.problems,
+    };
+    if (during) ctx.finishPoint(p, { status: 'failed', error: during });
+    else if (this.monitor.pkg) this.deferred.push([p, outcome]);
+    else ctx.finishPoint(p, { ...outcome, telemetry: { csv: this.monitor.power.csv } });
+    return true;
+  }
+
+  /** Write the power package of the points measured so far, then finish them with it. */
+  async finishPackage(): Promise<void> {
+    const { ctx } = this;
+    const pkg = this.monitor.pkg;
+    if (!pkg || this.deferred.length === 0) return;
+    const done = this.deferred.splice(0);
+    for (const [p, outcome] of done) ctx.dir.writeRaw(p.resultFilename, outcome.raw);
+    try {
+      await pkg.finish(
+        done.map(([p]) => p),
+        (p) => ctx.dir.rawFile(p.resultFilename),
+      );
+    } catch (e) {
+      ctx.reporter.note?.(`  the power package could not be written: ${(e as Error).message}`);
     }
-    await finishPackage();
-    if (ctx.evaluate && !signal.aborted) {
-      const before = dead('before the eval');
-      if (before) throw new Error(before);
-      await ctx.evaluate(baseUrl);
-    }
-  } finally {
-    signal.removeEventListener('abort', stop);
-    await finishPackage();
-    await power.stop();
-    await running.stop();
-    clearEngines(dir.enginesFile);
+    const telemetry = { package: pkg.dir, producer: FRONTIER_POWER_PRODUCER };
+    for (const [p, outcome] of done) ctx.finishPoint(p, { ...outcome, telemetry });
   }
 }
