@@ -166,30 +166,32 @@ class Recordings {
     private readonly o: DryRunOptions,
   ) {}
 
+  /** Start recording what the plan's scripts would start: each point's script, or the launch's job script. */
   start(plan: LaunchPlan): void {
     const { cluster, frontierCommand } = this.o;
     const id = plan.launch.id;
-    if (plan.kind === 'script')
-      for (const p of plan.launch.points)
-        this.points.set(
-          `${id} ${p.resultFilename}`,
-          this.pool(() =>
-            recordPoint(
-              plan.script,
-              p.row as SingleNodeRow,
-              p.resultFilename,
-              cluster,
-              join(this.work, id, p.resultFilename),
-              frontierCommand,
-            ),
-          ),
+    switch (plan.kind) {
+      case 'script':
+        for (const p of plan.launch.points) {
+          const work = join(this.work, id, p.resultFilename);
+          const row = p.row as SingleNodeRow;
+          this.points.set(
+            `${id} ${p.resultFilename}`,
+            this.pool(() => recordPoint(plan.script, row, p.resultFilename, cluster, work, frontierCommand)),
+          );
+        }
+        return;
+      case 'job-script': {
+        const row = plan.launch.rows[0] as MultiNodeRow;
+        this.jobs.set(
+          id,
+          this.pool(() => recordJobScript(plan.jobScript, row, cluster, join(this.work, id), frontierCommand)),
         );
-    if (plan.kind === 'job-script') {
-      const row = plan.launch.rows[0] as MultiNodeRow;
-      this.jobs.set(
-        id,
-        this.pool(() => recordJobScript(plan.jobScript, row, cluster, join(this.work, id), frontierCommand)),
-      );
+        return;
+      }
+      default:
+        // The other kinds' processes are rendered, not recorded.
+        return;
     }
   }
 

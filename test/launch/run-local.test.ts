@@ -335,9 +335,11 @@ describe('frontier run, local executor, a real llama.cpp server', () => {
 
 describe('frontier run, evals', () => {
   let evals: EvalSettings;
+  // Loading GSM8K and writing the sim's answer keys runs every filter through the bounded regex
+  // worker: seconds when the suite keeps both cores busy.
   beforeAll(async () => {
     evals = await evalSettings();
-  });
+  }, 60_000);
 
   it('runs GSM8K for a row with run-eval after its points, checks it, and collects agg_eval_all.json', async () => {
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
