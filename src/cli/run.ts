@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { findCluster, loadClusterProfiles } from '../clusters/index.js';
-import type { ClusterProfile } from '../clusters/index.js';
+import { clusterForRunners, findCluster, loadClusterProfiles } from '../clusters/index.js';
 import { isInferencexTree, loadRecipeBook, openTree } from '../launch/inferencex/index.js';
 import type { InferencexTree } from '../launch/inferencex/index.js';
 import {
@@ -215,19 +214,6 @@ async function evalSettings(flags: RunFlags, rows: readonly MatrixRow[], out: st
     if (e instanceof UserError) throw new UserError(`${e.message} (or run with --no-evals)`, { hint: e.hint });
     throw e;
   }
-}
-
-function clusterForRunners(profiles: readonly ClusterProfile[], runners: string[]): ClusterProfile {
-  const chosen = new Map<string, ClusterProfile>();
-  for (const runner of runners) {
-    const c = findCluster(profiles, { runner });
-    chosen.set(c.name, c);
-  }
-  if (chosen.size > 1)
-    throw new UserError(
-      `the rows run on ${chosen.size} clusters (${[...chosen.keys()].join(', ')}): run each with --cluster NAME and --filter runner=…`,
-    );
-  return [...chosen.values()][0]!;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];

@@ -1,4 +1,5 @@
 import { closest } from '../catalog/index.js';
+import { UserError } from '../util/user-error.js';
 import { ClusterProfileError } from './profile.js';
 import type { ClusterProfile } from './profile.js';
 
@@ -56,4 +57,18 @@ export function findCluster(
       ? `pass --cluster <name>, or add "${wanted.runner}" to the runners of a profile`
       : 'pass --cluster <name>',
   );
+}
+
+/** The one cluster that serves every runner of a run's rows: a UserError when they need several (run each with --cluster). */
+export function clusterForRunners(profiles: readonly ClusterProfile[], runners: readonly string[]): ClusterProfile {
+  const chosen = new Map<string, ClusterProfile>();
+  for (const runner of runners) {
+    const c = findCluster(profiles, { runner });
+    chosen.set(c.name, c);
+  }
+  if (chosen.size > 1)
+    throw new UserError(
+      `the rows run on ${chosen.size} clusters (${[...chosen.keys()].join(', ')}): run each with --cluster NAME and --filter runner=…`,
+    );
+  return [...chosen.values()][0]!;
 }

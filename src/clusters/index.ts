@@ -3,7 +3,7 @@
 
 // Profiles: shape, checks, loading, choosing a cluster.
 export { EnvReferenceError, expandPath } from './env-reference.js';
-export { findCluster } from './find-cluster.js';
+export { clusterForRunners, findCluster } from './find-cluster.js';
 export {
   loadClusterProfile,
   loadClusterProfiles,
