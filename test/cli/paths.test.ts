@@ -120,8 +120,8 @@ describe('every option and argument that names a file or folder has a path kind'
     return [...found, ...command.commands.flatMap((c) => placeholders(c, name))];
   }
 
-  it('is classified', () => {
-    const all = placeholders(buildProgram(), '');
+  it('is classified', async () => {
+    const all = placeholders(await buildProgram(), '');
     const paths = all.filter((p) => NAMES_A_PATH.test(p.name) && !NOT_ON_DISK.has(p.where));
     expect(paths.length).toBeGreaterThan(80);
     expect(paths.filter((p) => p.kind === undefined).map((p) => p.where)).toEqual([]);
