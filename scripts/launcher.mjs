@@ -1,31 +1,46 @@
 #!/usr/bin/env node
-// The `frontier` command. It runs the CLI bundle (frontier.cjs) through V8's code cache
-// (frontier.cjs.cache, written by the build from a training run), so start-up skips parsing
-// and compiling: a short command like `matrix full-sweep` is mostly start-up. A cache that
-// does not fit this Node/V8 is rejected by V8 and the bundle is compiled as usual.
+// The `frontier` command. The CLI is split into files (lib/: frontier.cjs, each command's code and
+// the code they share, each a CommonJS file), and a command loads only the files it needs. Each
+// runs through V8's code cache (<file>.cache, written by the build), so start-up skips parsing and
+// compiling. A cache that does not fit this Node/V8 is rejected by V8 and the file compiled as
+// usual; FRONTIER_CODE_CACHE=report says, for each file, whether its cache was used.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Module, createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
-const bundle = fileURLToPath(new URL('./frontier.cjs', import.meta.url));
-const cacheFile = `${bundle}.cache`;
-let cachedData;
-try {
-  cachedData = readFileSync(cacheFile);
-} catch {
-  // No cache (e.g. during the build): compile normally.
+const mode = process.env.FRONTIER_CODE_CACHE;
+const loaded = new Map();
+
+/** `require` for the files of lib/: each file runs once, as Node runs a CommonJS module. */
+function load(file) {
+  const known = loaded.get(file);
+  if (known) return known.module.exports;
+  let cachedData;
+  try {
+    cachedData = readFileSync(`${file}.cache`);
+  } catch {
+    // No cache (e.g. during the build): compile normally.
+  }
+  const script = new Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+  if (mode === 'report') {
+    const verdict = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted';
+    process.stderr.write(`code cache: ${verdict} (${file.slice(lib.length + 1)})\n`);
+  }
+  const module = { exports: {} };
+  loaded.set(file, { module, script });
+  const nodeRequire = createRequire(file);
+  const require = Object.assign((id) => (id.startsWith('./') ? load(join(lib, id)) : nodeRequire(id)), nodeRequire);
+  script.runInThisContext()(module.exports, require, module, file, lib);
+  return module.exports;
 }
-const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
-if (process.env.FRONTIER_CODE_CACHE === 'report') {
-  process.stderr.write(
-    `code cache: ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted'}\n`,
-  );
+
+const lib = fileURLToPath(new URL('./lib', import.meta.url));
+if (mode === 'write') {
+  // After the run, so the functions it compiled are in the caches too.
+  process.once('exit', () => {
+    for (const [file, { script }] of loaded) writeFileSync(`${file}.cache`, script.createCachedData());
+  });
 }
-if (process.env.FRONTIER_CODE_CACHE === 'write') {
-  // After the run, so the functions it compiled are in the cache too.
-  process.once('exit', () => writeFileSync(cacheFile, script.createCachedData()));
-}
-const module = { exports: {} };
-script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+load(join(lib, 'frontier.cjs'));

@@ -155,10 +155,22 @@ describe('frontier matrix', () => {
 });
 
 describe('frontier', () => {
-  it('starts from the code cache the build trained', () => {
-    const result = runCli(['--version'], { env: { FRONTIER_CODE_CACHE: 'report' } });
-    expect(result.status).toBe(0);
-    expect(result.stderr).toBe('code cache: accepted\n');
+  it('starts from the code caches the build wrote, loading only what the command runs', () => {
+    const loaded = (args: string[]): string[] => {
+      const result = runCli(args, { env: { FRONTIER_CODE_CACHE: 'report' } });
+      expect(result.status).toBe(0);
+      const lines = result.stderr.trimEnd().split('\n');
+      for (const line of lines) expect(line).toMatch(/^code cache: accepted \([\w-]+\.cjs\)$/);
+      return lines.map((line) => /\(([\w-]+?)(-[A-Z0-9]+)?\.cjs\)$/.exec(line)![1]!);
+    };
+    // The command files are named after their modules (src/cli/run.ts: run-<hash>.cjs); shared code is chunk-<hash>.cjs.
+    const commands = ['matrix', 'run', 'review', 'ci', 'eval', 'sim', 'store', 'changelog', 'bench'];
+    const version = loaded(['--version']);
+    expect(version[0]).toBe('frontier');
+    expect(version.filter((name) => commands.includes(name))).toEqual([]);
+    expect(loaded(['matrix', 'full-sweep', '--help']).filter((name) => commands.includes(name))).toEqual(['matrix']);
+    // The root's help lists every command, so it builds each tree.
+    expect(loaded(['--help'])).toEqual(expect.arrayContaining(['run', 'review', 'ci', 'eval', 'sim', 'store', 'changelog']));
   });
 
   it('has a version and lists its commands', () => {
