@@ -1,8 +1,12 @@
 // Performance figures (npm run perf). Prints; asserts nothing: timings belong here, not in tests.
 //
-// matrix full-sweep: wall time of the whole `frontier matrix full-sweep` process over both
-// InferenceX master configs (208 keys, 1,820 rows + evals), as a user runs it. Target: < 300 ms
-// on the 2-core CI machine; the reference Python generator takes ~0.88 s there.
+// Start-up: `frontier --version`, which loads no command (target < 150 ms), and `matrix
+// full-sweep` over both InferenceX master configs (208 keys, 1,820 rows + evals), as a user runs
+// it, mostly start-up. Beside it, the two alternating run by run so that both see the same
+// machine, the reference Python generator on the same files: InferenceX's
+// utils/matrix_logic/generate_sweep_configs.py in the checkout $FRONTIER_REFERENCE_INFERENCEX
+// names (python3 with pydantic and PyYAML; the fixtures' goldens say which commit). Targets:
+// < 300 ms, and at most 0.2× the reference's time (~0.88 s on the 2-core CI machine).
 import { spawnSync } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,34 +17,59 @@ const fixtures = process.env.FRONTIER_REFERENCE_FIXTURES || `${repo}test/fixture
 const cli = `${repo}dist/frontier.mjs`;
 const runs = Number(process.env.PERF_RUNS ?? 11);
 
-/** Wall time of one run; `status` is the exit status the command is expected to end with. */
-function time(args, cwd, status = 0) {
+/** Wall time of one run of `command` (argv); `status` is the exit status it is expected to end with. */
+function time(command, cwd, status = 0) {
   const devNull = openSync('/dev/null', 'w');
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', devNull, 'pipe'] });
+  const result = spawnSync(command[0], command.slice(1), { cwd, stdio: ['ignore', devNull, 'pipe'] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.status !== status) throw new Error(`frontier ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  if (result.status !== status) throw new Error(`${command.join(' ')} exited ${result.status}: ${result.stderr}`);
   return ms;
 }
 
-function report(name, args, cwd, target, status = 0, count = runs) {
-  time(args, cwd, status); // warm the OS file cache
-  const samples = Array.from({ length: count }, () => time(args, cwd, status)).sort((a, b) => a - b);
+const frontier = (args) => [process.execPath, cli, ...args];
+
+/** Prints the median, min and max of `samples` (ms), and whether the median met `target`; returns the median. */
+function summary(name, samples, target) {
+  samples.sort((a, b) => a - b);
   const median = samples[Math.floor(samples.length / 2)];
   const verdict = target ? (median < target ? `  (target < ${target} ms: met)` : `  (target < ${target} ms: MISSED)`) : '';
   console.log(
-    `${name.padEnd(40)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${count} runs)${verdict}`,
+    `${name.padEnd(40)} median ${median.toFixed(0).padStart(4)} ms  min ${samples[0].toFixed(0)}  max ${samples.at(-1).toFixed(0)}  (${samples.length} runs)${verdict}`,
+  );
+  return median;
+}
+
+function report(name, args, cwd, target, status = 0, count = runs) {
+  time(frontier(args), cwd, status); // warm the OS file cache
+  summary(
+    name,
+    Array.from({ length: count }, () => time(frontier(args), cwd, status)),
+    target,
   );
 }
 
 console.log(`node ${process.version}, fixtures: ${fixtures}`);
-report('frontier --version (start-up)', ['--version'], repo);
-report(
-  'matrix full-sweep (both masters)',
-  ['matrix', 'full-sweep', '--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml'],
-  fixtures,
-  300,
-);
+report('frontier --version (start-up)', ['--version'], repo, 150);
+{
+  const sweep = ['full-sweep', '--config-files', 'configs/nvidia-master.yaml', 'configs/amd-master.yaml'];
+  const checkout = process.env.FRONTIER_REFERENCE_INFERENCEX;
+  const commands = [frontier(['matrix', ...sweep])];
+  if (checkout) commands.push(['python3', `${checkout}/utils/matrix_logic/generate_sweep_configs.py`, ...sweep]);
+  for (const command of commands) time(command, fixtures); // warm the OS file cache
+  const samples = commands.map(() => []);
+  for (let i = 0; i < runs; i++) commands.forEach((command, c) => samples[c].push(time(command, fixtures)));
+  const ours = summary('matrix full-sweep (both masters)', samples[0], 300);
+  if (checkout) {
+    const reference = summary('  the reference generator (Python)', samples[1]);
+    const ratio = ours / reference;
+    console.log(
+      `${'  matrix full-sweep / the reference'.padEnd(40)} ${ratio.toFixed(2).padStart(11)}×       (target ≤ 0.2×: ${ratio <= 0.2 ? 'met' : 'MISSED'})`,
+    );
+  } else {
+    console.log('  (no reference: FRONTIER_REFERENCE_INFERENCEX names an InferenceX checkout to time it beside)');
+  }
+}
 report('validate (InferenceX checkout)', ['validate'], fixtures);
 
 /**
