@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { ExitCode } from '../util/exit-codes.js';
 import { UserError } from '../util/user-error.js';
 import { enterCatalog, pathArgument } from './paths.js';
 import { formatOption } from './options.js';
@@ -102,7 +103,7 @@ function validateCommand(): Command {
       }
       const report = await validateFiles(targets);
       process.stdout.write(opts.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-      process.exitCode = report.ok ? 0 : 1;
+      process.exitCode = report.ok ? ExitCode.OK : ExitCode.FAILED;
     });
 }
 
