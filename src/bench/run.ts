@@ -20,6 +20,7 @@ import {
 import type { AcceptanceCheck, SpecDecodeStats } from './spec-decode.js';
 import type { ClientLoad, SharedCores } from './saturation.js';
 import { loadTokenizer } from './tokenizer.js';
+import { limiter } from '../util/limiter.js';
 import { virtualEpochMs } from '../util/virtual-clock.js';
 import type { Tokenizer } from './tokenizer.js';
 
@@ -167,7 +168,8 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     const expected = o.expectedAcceptanceLength;
     const acceptance = expected !== undefined && specDecode ? checkAcceptance(specDecode, expected) : undefined;
     // A few at a time: a server tokenizer is an HTTP call per request without usage.
-    const outcomes = await mapLimited(results, 8, (r, i) => settleOutcome(r, requests[i]!, tokenizer));
+    const settle = limiter(8);
+    const outcomes = await Promise.all(results.map((r, i) => settle(() => settleOutcome(r, requests[i]!, tokenizer))));
     const usageCheck = await checkUsage(outcomes, tokenizer);
     const metrics = computeMetrics(outcomes, durationMs, o);
     const problems = validity(metrics, outcomes, requests.length, o.maxFailureRate, clientLoad, usageCheck, acceptance);
@@ -200,20 +202,6 @@ function scaleTimes(r: RequestResult, k: number): void {
     r.sentAt = r.scheduledAt + (r.sentAt - r.scheduledAt) * k;
     r.endAt = r.scheduledAt + (r.endAt - r.scheduledAt) * k;
   }
-}
-
-/** `f` over `items`, at most `limit` calls at a time; results in order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, f: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await f(items[i]!, i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /**

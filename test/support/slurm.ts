@@ -28,6 +28,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { processAlive } from '../../src/util/process-alive.js';
 import { WaitTimeout, waitFor } from './wait.js';
 
 const execFileAsync = promisify(execFile);
@@ -109,17 +110,6 @@ async function freePorts(count: number): Promise<number[]> {
 
 function range(prefix: string, count: number): string {
   return count === 1 ? `${prefix}0` : `${prefix}[0-${count - 1}]`;
-}
-
-/** Is `pid` a live (not zombie) process? */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
 }
 
 /** Processes other than this one whose environment holds `marker` (a `SLURM_CONF=<this cluster's conf>` entry). */
@@ -299,11 +289,11 @@ async function startOnce(nodes: number, cpusPerNode: number, gpusPerNode: number
     await end(daemons.filter((daemon) => daemon.name !== 'munged'));
     await end(daemons.filter((daemon) => daemon.name === 'munged'));
     // slurmstepd and job processes are not the daemons' children (slurmstepd double-forks): end any left behind.
-    let strays = processesWith(marker).filter(alive);
+    let strays = processesWith(marker).filter(processAlive);
     if (strays.length > 0) {
       for (const pid of strays) kill(pid, 'SIGKILL');
       // Best effort: what SIGKILL has not ended by then is past helping (the dir goes either way).
-      await waitFor(() => (strays = strays.filter(alive)).length === 0, {
+      await waitFor(() => (strays = strays.filter(processAlive)).length === 0, {
         timeoutMs: STOP_GRACE_MS,
         intervalMs: 50,
         what: 'the processes left behind to end',

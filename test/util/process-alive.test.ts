@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { processAlive } from '../../src/util/process-alive.js';
+
+describe('processAlive', () => {
+  it('is true for this process and false for one that has exited', async () => {
+    expect(processAlive(process.pid)).toBe(true);
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(processAlive(child.pid!)).toBe(false);
+  });
+
+  it.runIf(existsSync('/proc/self/stat'))('counts a zombie (exited, not reaped) as gone', async () => {
+    // `true` exits in the background of a shell that then becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
+      await sleep(200);
+      expect(() => process.kill(pid, 0)).not.toThrow();
+      expect(processAlive(pid)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});
