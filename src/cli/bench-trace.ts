@@ -6,7 +6,7 @@ import { readTraceFile } from '../traces/index.js';
 import { UserError } from '../util/user-error.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
-import { firstServedModel } from './served-model.js';
+import { firstServedModel } from '../bench/server-probe.js';
 import { clockAnchorFromEnv } from '../util/virtual-clock.js';
 
 /**

@@ -5,10 +5,14 @@ import { UsageError, formatHelp, parseArgs } from './argparse.js';
 import type { ArgSpec, ParserSpec } from './argparse.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { commaList } from './options.js';
-import { firstServedModel } from './served-model.js';
+import { canTokenize, firstServedModel } from '../bench/server-probe.js';
 import { isTraceBench, runTraceBenchCommand } from './bench-trace.js';
 import { clockAnchorFromEnv } from '../util/virtual-clock.js';
-import { profilerHooks, watchServer } from './bench-reference.js';
+import { profilerHooks } from '../bench/profiler.js';
+import { watchProcess } from '../bench/server-watch.js';
+import { ExitCode } from '../util/exit-codes.js';
+import { processAlive } from '../util/process-alive.js';
+import { UserError } from '../util/user-error.js';
 import { userPath } from './paths.js';
 
 /**
@@ -479,7 +483,7 @@ export async function benchOptions(argv: string[]): Promise<
     timeScale: a.time_scale as number,
     clockAnchorMs: clockAnchorFromEnv(),
   };
-  if (a.profile) Object.assign(options, profilerHooks(options));
+  if (a.profile) Object.assign(options, profilerHooks(options, PROFILER_LOG));
   const resultFile = a.result_file as string | undefined;
   const save = Boolean(a.save_result) || resultFile !== undefined;
   const name =
@@ -495,20 +499,6 @@ export async function benchOptions(argv: string[]): Promise<
     progress: !a.disable_tqdm,
     serverPid,
   };
-}
-
-async function canTokenize(baseUrl: string, model: string, apiKey: string | undefined): Promise<boolean> {
-  try {
-    const res = await fetch(`${baseUrl}/tokenize`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-      body: JSON.stringify({ model, prompt: 'hello', content: 'hello' }),
-    });
-    const body = (await res.json()) as { tokens?: unknown };
-    return res.ok && Array.isArray(body.tokens);
-  } catch {
-    return false;
-  }
 }
 
 const line = (label: string, value: string | number): string =>
@@ -607,6 +597,28 @@ function specDecodeLines(r: Record<string, unknown>): string[] {
     );
   }
   return out;
+}
+
+const PROFILER_LOG = {
+  info: (line: string) => process.stdout.write(`${line}\n`),
+  warn: (line: string) => process.stderr.write(`frontier bench: warning: ${line}\n`),
+};
+
+/**
+ * `--server-pid`: stop the run at once with an error when the server's process exits (no result:
+ * its numbers would describe a dying server). Returns the function that stops watching.
+ */
+function watchServer(pid: number): () => void {
+  if (!processAlive(pid))
+    throw new UserError(
+      `--server-pid ${pid}: no such process; give the server's process id (in a script, $! after starting it in the background)`,
+    );
+  return watchProcess(pid, () => {
+    process.stderr.write(
+      `\nfrontier bench: error: server process ${pid} (--server-pid) died during the benchmark; stopped without a result (see the server's log for why)\n`,
+    );
+    process.exit(ExitCode.FAILED);
+  });
 }
 
 export async function runBenchCommand(argv: string[]): Promise<BenchReport | undefined> {

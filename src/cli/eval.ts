@@ -19,7 +19,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import type { MultiNodeRow, SingleNodeRow } from '../matrix/index.js';
 import { POSITIVE_INT, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
-import { firstServedModel } from './served-model.js';
+import { firstServedModel } from '../bench/server-probe.js';
 import { evalCheckCommand, evalCollectCommand } from './eval-report.js';
 import { pathOption } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';

@@ -1,14 +1,15 @@
-import { DEFAULT_REQUEST_DEADLINE_MS } from '../bench/index.js';
-import type { BenchOptions, BenchRequest } from '../bench/index.js';
-import { UserError } from '../util/user-error.js';
-import { processAlive } from '../util/process-alive.js';
-import { ExitCode } from '../util/exit-codes.js';
+import { DEFAULT_REQUEST_DEADLINE_MS } from './client.js';
+import type { BenchRequest } from './dataset.js';
+import type { BenchOptions } from './run.js';
 
 /**
- * What InferenceX's harness does around a run besides sending it: the server's profiler
- * (`benchmark_serving.py --profile`) and watching the server's process (`run_benchmark_serving
- * --server-pid`).
+ * The server's profiler around the measured requests, as `benchmark_serving.py --profile` drives
+ * it. `ProfilerLog` takes its progress lines (as the reference prints them) and its warnings.
  */
+export interface ProfilerLog {
+  info(line: string): void;
+  warn(line: string): void;
+}
 
 /** The reference's `extra_body` of its /start_profile request (SGLang reads these; vLLM ignores the body). */
 const START_PROFILE_EXTRA = { num_steps: 1, merge_profiles: true, profile_by_stage: true } as const;
@@ -38,8 +39,9 @@ async function profileCall(
   o: BenchOptions,
   first: BenchRequest | undefined,
   start: boolean,
+  log: ProfilerLog,
 ): Promise<{ problem: string; hint?: string } | undefined> {
-  process.stdout.write(start ? 'Starting profiler...\n' : 'Stopping profiler...\n');
+  log.info(start ? 'Starting profiler...' : 'Stopping profiler...');
   try {
     const res = await fetch(`${o.baseUrl}${start ? '/start_profile' : '/stop_profile'}`, {
       method: 'POST',
@@ -50,7 +52,7 @@ async function profileCall(
     });
     const text = (await res.text()).trim();
     if (res.ok) {
-      process.stdout.write(start ? 'Profiler started\n' : 'Profiler stopped\n');
+      log.info(start ? 'Profiler started' : 'Profiler stopped');
       return undefined;
     }
     if (res.status === 404 || res.status === 405)
@@ -70,14 +72,12 @@ async function profileCall(
  * A failure is a warning and the run goes on, as the reference's does; the stop is sent even when
  * the start failed, as there.
  */
-export function profilerHooks(o: BenchOptions): Pick<BenchOptions, 'beforeMeasure' | 'afterMeasure'> {
-  const warn = (path: string, what: string): void => {
-    process.stderr.write(`frontier bench: warning: --profile: POST ${o.baseUrl}${path} failed: ${what}\n`);
-  };
+export function profilerHooks(o: BenchOptions, log: ProfilerLog): Pick<BenchOptions, 'beforeMeasure' | 'afterMeasure'> {
+  const warn = (path: string, what: string): void => log.warn(`--profile: POST ${o.baseUrl}${path} failed: ${what}`);
   let startFailed = false;
   return {
     beforeMeasure: async (first) => {
-      const failed = await profileCall(o, first, true);
+      const failed = await profileCall(o, first, true, log);
       startFailed = failed !== undefined;
       if (failed)
         warn(
@@ -86,7 +86,7 @@ export function profilerHooks(o: BenchOptions): Pick<BenchOptions, 'beforeMeasur
         );
     },
     afterMeasure: async (first) => {
-      const failed = await profileCall(o, first, false);
+      const failed = await profileCall(o, first, false, log);
       // Why has been said at the start.
       if (failed)
         warn(
@@ -95,26 +95,4 @@ export function profilerHooks(o: BenchOptions): Pick<BenchOptions, 'beforeMeasur
         );
     },
   };
-}
-
-/**
- * `--server-pid`: as `run_benchmark_serving` does, check every 2 s that the server's process
- * still runs, and when it has gone, stop the run at once with an error (no result: its numbers
- * would describe a dying server). Returns the function that stops watching.
- */
-export function watchServer(pid: number): () => void {
-  if (!processAlive(pid))
-    throw new UserError(
-      `--server-pid ${pid}: no such process; give the server's process id (in a script, $! after starting it in the background)`,
-    );
-  const timer = setInterval(() => {
-    if (processAlive(pid)) return;
-    clearInterval(timer);
-    process.stderr.write(
-      `\nfrontier bench: error: server process ${pid} (--server-pid) died during the benchmark; stopped without a result (see the server's log for why)\n`,
-    );
-    process.exit(ExitCode.FAILED);
-  }, 2000);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -1,5 +1,7 @@
 import { UserError } from '../util/user-error.js';
 
+/** What a bench asks an OpenAI-compatible server about itself before it starts. */
+
 /** The first model a server lists (GET /v1/models), and its context length when it says. */
 export async function firstServedModel(
   baseUrl: string,
@@ -16,4 +18,19 @@ export async function firstServedModel(
   }
   if (!first?.id) throw new UserError(`${url} lists no model; ${instead}`);
   return { id: first.id, ...(typeof first.max_model_len === 'number' ? { maxModelLen: first.max_model_len } : {}) };
+}
+
+/** Whether the server tokenizes (POST /tokenize answers a token list). */
+export async function canTokenize(baseUrl: string, model: string, apiKey: string | undefined): Promise<boolean> {
+  try {
+    const res = await fetch(`${baseUrl}/tokenize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify({ model, prompt: 'hello', content: 'hello' }),
+    });
+    const body = (await res.json()) as { tokens?: unknown };
+    return res.ok && Array.isArray(body.tokens);
+  } catch {
+    return false;
+  }
 }
