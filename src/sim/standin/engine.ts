@@ -1,0 +1,141 @@
+import { join } from 'node:path';
+import { flagValue } from '../../util/argv.js';
+import { UserError } from '../../util/user-error.js';
+import { syntheticSpecFlags, syntheticSpecOf } from '../../engines/index.js';
+import type { Registered } from '../../launch/inferencex/registry.js';
+import { freePort } from './ports.js';
+
+/**
+ * What an engine entry point becomes under the stand-ins (src/launch/inferencex/standins.ts):
+ * `frontier sim serve` for the row the script was given (its environment contract names model,
+ * GPUs and parallelism), on the port and under the name the script asked for, with the synthetic
+ * acceptance the engine was told (engines/synthetic-knobs.ts).
+ *
+ * Under an srt-slurm recipe ($FRONTIER_STANDIN_REGISTRY set), a Dynamo worker (`python3 -m
+ * dynamo.sglang|vllm|trtllm`, or a plain `sglang.launch_server`/`vllm serve`) serves in its role
+ * (from its `--disaggregation-mode`/`--is-prefill-worker`, else $FRONTIER_RECIPE_ROLE) and is
+ * registered, since real workers are found through etcd/NATS rather than named on the frontend's
+ * command line; a process that joins another's endpoint (a multi-node worker's other ranks,
+ * $FRONTIER_RECIPE_LEADER=0) idles.
+ */
+
+type Env = NodeJS.ProcessEnv;
+export type WorkerRole = Registered['role'];
+
+export type EngineStandIn =
+  | { kind: 'idle'; why: string }
+  | {
+      kind: 'serve';
+      role: WorkerRole;
+      host: string;
+      port: string;
+      /** The model the command line names (the served name when it gives none). */
+      model?: string;
+      /** TileRT's decode server: a control port to accept connections on as well. */
+      controlPort?: number;
+      /** The registry file to write once serving (a recipe worker). */
+      registerAs?: string;
+    };
+
+const DEFAULT_PORTS: Record<string, number> = { vllm: 8000, 'trtllm-serve': 8000, sglang: 30000 };
+
+export function need(env: Env, name: string): string {
+  const v = env[name];
+  if (v === undefined || v === '') throw new UserError(`stand-in: ${name} is not set (the InferenceX workflow sets it)`);
+  return v;
+}
+
+/** What the engine command `tool args…` stands in as. */
+export async function engineStandIn(tool: string, args: readonly string[], env: Env): Promise<EngineStandIn> {
+  const what = `${tool} ${args.slice(0, 2).join(' ')}`;
+  const registry = env.FRONTIER_STANDIN_REGISTRY;
+  if (registry && env.FRONTIER_RECIPE_LEADER === '0')
+    return { kind: 'idle', why: `${what} joins its endpoint's first process, which serves it` };
+  if (registry) {
+    // A recipe worker: the sim in its role, on its port (a free one when it names none), registered.
+    const host = env.FRONTIER_RECIPE_HOST || '127.0.0.1';
+    const role = recipeRole(args, env);
+    const port = flagValue(args, '--port') ?? String(await freePort(host));
+    const registerAs = join(registry, `${env.FRONTIER_RECIPE_NAME ?? role}-${process.pid}.json`);
+    return { kind: 'serve', role, host, port, registerAs };
+  }
+  // A rank of a server spanning nodes other than its first joins the first, which serves.
+  const rank = flagValue(args, '--node-rank');
+  if (rank !== undefined && rank !== '0')
+    return { kind: 'idle', why: `${what} is rank ${rank} of a server whose rank 0 serves it` };
+  const ctrl = flagValue(args, '--ctrl-port');
+  return {
+    kind: 'serve',
+    role: recipeRole(args, env),
+    // Nodes sharing this host each have a loopback address of their own (frontier-node-addr).
+    host: env.FRONTIER_NODE_ADDR || '127.0.0.1',
+    port: flagValue(args, '--port', '--server-port', '--http-port') ?? String(defaultPort(tool, args)),
+    model: modelArg(tool, args) ?? need(env, 'MODEL'),
+    ...(ctrl ? { controlPort: Number(ctrl) } : {}),
+  };
+}
+
+function defaultPort(tool: string, args: readonly string[]): number {
+  if (tool === 'python3' || tool === 'python') return args[1]?.startsWith('sglang') ? 30000 : 8000;
+  return DEFAULT_PORTS[tool] ?? 8000;
+}
+
+/** The model argument of an engine command line: a flag, else the first positional argument. */
+function modelArg(tool: string, args: readonly string[]): string | undefined {
+  const flagged = flagValue(args, '--model-path', '--model', '--model_path');
+  if (flagged) return flagged;
+  const rest = tool === 'python3' || tool === 'python' ? args.slice(2) : args[0] === 'serve' ? args.slice(1) : args;
+  return rest[0] !== undefined && !rest[0].startsWith('-') ? rest[0] : undefined;
+}
+
+/** A worker's role: its disaggregation flags or KV-transfer role, else what the executor says. */
+export function recipeRole(args: readonly string[], env: Env): WorkerRole {
+  const mode = flagValue(args, '--disaggregation-mode');
+  if (mode === 'prefill' || mode === 'decode') return mode;
+  if (args.includes('--is-prefill-worker')) return 'prefill';
+  if (args.includes('--is-decode-worker')) return 'decode';
+  const kv = /"kv_role"\s*:\s*"kv_(producer|consumer)"/.exec(flagValue(args, '--kv-transfer-config') ?? '');
+  if (kv) return kv[1] === 'producer' ? 'prefill' : 'decode';
+  if (args[1] === 'tilert.pd_vllm.decode_server') return 'decode';
+  const role = env.FRONTIER_RECIPE_ROLE;
+  return role === 'prefill' || role === 'decode' ? role : 'both';
+}
+
+/**
+ * `frontier sim serve`'s arguments for an engine command line: the row's model and shape (the
+ * workflow's variables), in `role`. `note` hears of the synthetic acceptance it was told.
+ */
+export function simServeArgs(
+  args: readonly string[],
+  serve: { role: WorkerRole; host: string; port: string; model?: string },
+  env: Env,
+  note: (line: string) => void,
+): string[] {
+  const { role } = serve;
+  const served = flagValue(args, '--served-model-name', '--served_model_name') ?? serve.model ?? need(env, 'MODEL');
+  // The shape: the workflow's variables, else (a multi-node script's server) the engine's own
+  // flags, else its role's.
+  const roleTp = role === 'prefill' ? env.PREFILL_TP : role === 'decode' ? env.DECODE_TP : undefined;
+  const tp = env.TP || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || roleTp || need(env, 'TP');
+  const ep = env.EP_SIZE || flagValue(args, '--ep-size', '--ep', '--expert-parallel-size') || '1';
+  const dpAttn = env.DP_ATTENTION ? env.DP_ATTENTION === 'true' : args.includes('--enable-dp-attention');
+  const spec = syntheticSpecOf(args, env);
+  if (spec)
+    note(
+      `stand-in: speculative decoding, ${spec.draftTokens} draft tokens, acceptance length ${spec.acceptanceLength} (${spec.source})`,
+    );
+  return [
+    'serve',
+    ...['--model', env.FRONTIER_SIM_MODEL || need(env, 'MODEL')],
+    ...['--hardware', need(env, 'FRONTIER_SIM_GPU'), '--precision', need(env, 'PRECISION')],
+    ...['--tp', tp, '--ep', ep, '--pp', env.PP_SIZE || '1'],
+    ...(dpAttn ? ['--dp-attn'] : []),
+    ...['--served-model-name', served],
+    ...(role === 'both' ? [] : ['--role', role]),
+    ...(env.MAX_MODEL_LEN ? ['--max-model-len', env.MAX_MODEL_LEN] : []),
+    ...syntheticSpecFlags(spec),
+    ...(env.FRONTIER_SIM_ARGS ?? '').split(/\s+/).filter(Boolean),
+    // Tests and local runs listen on loopback only; `http://0.0.0.0:PORT` reaches it.
+    ...['--host', serve.host, '--port', serve.port],
+  ];
+}
