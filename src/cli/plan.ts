@@ -1,8 +1,8 @@
-import { basename, dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadMasterConfigs } from '../catalog/index.js';
 import type { MasterConfigEntry } from '../catalog/index.js';
-import { DEFAULT_LADDER, emitMasterConfig, formatPlan, parseSla, plan } from '../planner/index.js';
+import { DEFAULT_LADDER, emitMasterConfig, emittedFiles, formatPlan, parseSla, plan } from '../planner/index.js';
+import type { EmitResult, Plan } from '../planner/index.js';
 import { PRECISIONS } from '../sim/index.js';
 import type { Precision } from '../sim/index.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
@@ -28,18 +28,6 @@ interface PlanFlags {
   out?: string;
   recipesDir?: string;
   catalog?: string[];
-}
-
-/** Where InferenceX keeps srt-slurm recipes in its tree (CONFIG_FILE=recipes/… resolves there). */
-const TREE_RECIPES_DIR = join('benchmarks', 'multi_node', 'srt-slurm-recipes');
-
-/**
- * The recipes folder for a master config written to `out`: the tree's srt-slurm recipes folder,
- * the tree being the folder above `out`'s when that is `configs/` (as in InferenceX), else `out`'s.
- */
-export function defaultRecipesDir(out: string): string {
-  const folder = dirname(out);
-  return join(basename(folder) === 'configs' ? dirname(folder) : folder, TREE_RECIPES_DIR);
 }
 
 /** Catalog entries to take images from: --catalog, else configs/*-master.yaml here; none when there are none. */
@@ -90,57 +78,57 @@ export function planCommand(): Command {
         'catalog',
       ),
     )
-    .action(async (flags: PlanFlags) => {
-      if (flags.out && !flags.emit) throw new UserError('--out names where --emit writes: add --emit master-config');
-      if (flags.recipesDir && !flags.emit)
-        throw new UserError('--recipes-dir names where --emit writes recipes: add --emit master-config');
-      const sla = flags.sla === undefined ? undefined : parseSla(flags.sla);
-      const ladder = flags.conc ?? [...DEFAULT_LADDER];
-      const result = plan({
-        model: flags.model,
-        hardware: flags.hardware,
-        precision: flags.precision,
-        engine: flags.engine,
-        isl: flags.isl,
-        osl: flags.osl,
-        gpus: flags.gpus,
-        maxWorkers: flags.maxWorkers,
-        sla,
-        concurrencies: ladder,
-        requestsPerConc: flags.requestsPerConc,
-      });
-      const emitted =
-        flags.emit && result.deployments.length > 0
-          ? emitMasterConfig(result, ladder, await catalogEntries(flags.catalog))
-          : undefined;
-      if (flags.emit && !emitted) throw new UserError('no deployment fits, so there is no frontier to emit a master config for');
-      if (flags.format === 'json') {
-        const { deployments, ...rest } = result;
-        const data = {
-          ...rest,
-          deployments: deployments.map(({ candidate: _c, ...d }) => d),
-          ...(emitted && !flags.out ? { masterConfig: emitted.yaml } : {}),
-          ...(emitted && !flags.out && !flags.recipesDir ? { recipes: emitted.recipes } : {}),
-        };
-        process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
-      } else {
-        process.stdout.write(formatPlan(result));
-        if (emitted && !flags.out) process.stdout.write(`\n${emitted.yaml}`);
-      }
-      if (emitted) {
-        const recipesDir = flags.recipesDir ?? (flags.out ? defaultRecipesDir(flags.out) : undefined);
-        const files: [string, string][] = [
-          ...(flags.out ? [[flags.out, emitted.yaml] as [string, string]] : []),
-          ...(recipesDir ? emitted.recipes.map((r): [string, string] => [join(recipesDir, r.path), r.yaml]) : []),
-        ];
-        // The config and the recipes it names: all written, or none.
-        writeFilesAtomic(files, { mkdir: true });
-        for (const [path] of files) process.stderr.write(`frontier plan: wrote ${path}\n`);
-        if (!recipesDir && emitted.recipes.length > 0)
-          emitted.warnings.push(
-            `the config names ${emitted.recipes.length} srt-slurm recipe(s) it did not write: pass --out or --recipes-dir to write them`,
-          );
-      }
-      for (const w of emitted?.warnings ?? []) process.stderr.write(`frontier plan: warning: ${w}\n`);
-    });
+    .action(planAction);
+}
+
+async function planAction(flags: PlanFlags): Promise<void> {
+  if (flags.out && !flags.emit) throw new UserError('--out names where --emit writes: add --emit master-config');
+  if (flags.recipesDir && !flags.emit)
+    throw new UserError('--recipes-dir names where --emit writes recipes: add --emit master-config');
+  const sla = flags.sla === undefined ? undefined : parseSla(flags.sla);
+  const ladder = flags.conc ?? [...DEFAULT_LADDER];
+  const result = plan({
+    model: flags.model,
+    hardware: flags.hardware,
+    precision: flags.precision,
+    engine: flags.engine,
+    isl: flags.isl,
+    osl: flags.osl,
+    gpus: flags.gpus,
+    maxWorkers: flags.maxWorkers,
+    sla,
+    concurrencies: ladder,
+    requestsPerConc: flags.requestsPerConc,
+  });
+  const emitted =
+    flags.emit && result.deployments.length > 0
+      ? emitMasterConfig(result, ladder, await catalogEntries(flags.catalog))
+      : undefined;
+  if (flags.emit && !emitted) throw new UserError('no deployment fits, so there is no frontier to emit a master config for');
+  printPlan(flags, result, emitted);
+  if (emitted) {
+    const { files, warning } = emittedFiles(emitted, flags);
+    // The config and the recipes it names: all written, or none.
+    writeFilesAtomic(files, { mkdir: true });
+    for (const [path] of files) process.stderr.write(`frontier plan: wrote ${path}\n`);
+    if (warning) emitted.warnings.push(warning);
+  }
+  for (const w of emitted?.warnings ?? []) process.stderr.write(`frontier plan: warning: ${w}\n`);
+}
+
+/** The plan, and the emitted config when it is not written to a file. */
+function printPlan(flags: PlanFlags, result: Plan, emitted: EmitResult | undefined): void {
+  if (flags.format === 'json') {
+    const { deployments, ...rest } = result;
+    const data = {
+      ...rest,
+      deployments: deployments.map(({ candidate: _c, ...d }) => d),
+      ...(emitted && !flags.out ? { masterConfig: emitted.yaml } : {}),
+      ...(emitted && !flags.out && !flags.recipesDir ? { recipes: emitted.recipes } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(data, null, 2)}\n`);
+  } else {
+    process.stdout.write(formatPlan(result));
+    if (emitted && !flags.out) process.stdout.write(`\n${emitted.yaml}`);
+  }
 }

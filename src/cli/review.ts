@@ -1,15 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { formatProblem } from '../catalog/index.js';
-import type { Problem } from '../catalog/index.js';
 import { DEFAULT_CHANGELOG, dirSnapshot, gitSnapshot } from '../changelog/index.js';
 import { changeOptOut } from './opt-out.js';
 import { requireDirectory } from './error.js';
 import { POSITIVE_INT, parseNumber, formatOption } from './options.js';
 import { UserError } from '../util/user-error.js';
 import type { Snapshot } from '../changelog/index.js';
-import { VariantError, formatPlan, loadRecipe, locateInRecipe, planRecipe, selectVariant } from '../recipes/index.js';
-import type { Plan, Variant } from '../recipes/index.js';
+import { formatPlan, planRecipeFiles } from '../recipes/index.js';
 import {
   RULES,
   firstParentCommits,
@@ -63,59 +60,6 @@ function side(name: string, ref: string | undefined, dir: string | undefined, fa
   throw new UserError(`the ${name} revision is missing: give --${name} <ref> (e.g. origin/main) or --${name}-dir <dir>`);
 }
 
-interface PlannedVariant {
-  file: string;
-  selector: string | undefined;
-  plan?: Plan;
-  problems: Problem[];
-}
-
-/** Plan every variant of each `FILE[:selector]` argument; schema and topology problems located in the file. */
-async function planFiles(args: string[]): Promise<PlannedVariant[]> {
-  const out: PlannedVariant[] = [];
-  for (const arg of args) {
-    const colon = arg.lastIndexOf(':');
-    const [path, selector] = colon > 0 ? [arg.slice(0, colon), arg.slice(colon + 1)] : [arg, undefined];
-    const text = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-      throw new UserError(e.code === 'ENOENT' ? `${path}: no such recipe file` : `${path}: ${e.message}`);
-    });
-    const file = await loadRecipe(path, text);
-    const problems = file.problems;
-    if (file.variants.length === 0) {
-      out.push({ file: path, selector, problems });
-      continue;
-    }
-    let variants: Variant[] = file.variants;
-    if (selector !== undefined) {
-      try {
-        variants = [selectVariant(file.doc.value, selector)];
-      } catch (e) {
-        if (e instanceof VariantError) throw new UserError(`${path}: ${e.message}`);
-        throw e;
-      }
-    }
-    for (const variant of variants) {
-      const plan = planRecipe(variant.recipe);
-      const located = plan.findings.map((f): Problem => {
-        const pos = locateInRecipe(file, f.path, variant);
-        return {
-          severity: f.severity,
-          rule: f.rule,
-          file: path,
-          line: pos.line,
-          col: pos.col,
-          key: variant.selector,
-          path: f.path,
-          message: f.message,
-          hint: f.hint,
-        };
-      });
-      out.push({ file: path, selector: variant.selector, plan, problems: [...problems, ...located] });
-    }
-  }
-  return out;
-}
-
 export function recipeCommand(): Command {
   const recipe = new Command('recipe').description('srt-slurm recipes: the dry-run plan srtctl would submit');
   recipe
@@ -126,7 +70,7 @@ export function recipeCommand(): Command {
     )
     .addOption(formatOption())
     .action(async (files: string[], opts: { format: 'text' | 'json' }) => {
-      const planned = await planFiles(files);
+      const planned = await planRecipeFiles(files);
       const failed = planned.some((p) => !p.plan || p.problems.some((q) => q.severity === 'error'));
       if (opts.format === 'json') {
         process.stdout.write(`${JSON.stringify(planned, null, 2)}\n`);

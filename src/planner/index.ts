@@ -4,6 +4,7 @@ export { fit, simulatePoint, usefulConcurrencies } from './evaluate.js';
 export type { Fitted, PredictedPoint, Workload } from './evaluate.js';
 export { disaggregatedFramework, emitMasterConfig, sweepConcurrencies } from './emit.js';
 export type { EmitResult } from './emit.js';
+export { defaultRecipesDir, emittedFiles } from './emit-files.js';
 export { plannedRecipe, recipeBackend } from './recipe.js';
 export type { PlannedRecipe, RecipeIdentity } from './recipe.js';
 export { formatPlan } from './format.js';

@@ -6,6 +6,8 @@ export { loadRecipe, locateInRecipe } from './load.js';
 export type { RecipeFile } from './load.js';
 export { formatPlan, planRecipe } from './plan.js';
 export type { Plan, PlanFinding, RolePlan } from './plan.js';
+export { planRecipeFiles } from './plan-files.js';
+export type { PlannedVariant } from './plan-files.js';
 export { RECIPE_KEYS, RECIPE_ROLES, Recipe } from './schema.js';
 export { AllocationError, allocateEndpoints, colocates, resourceMath, workerNodes } from './topology.js';
 export type { Endpoint, PackingOptions, ResourceMath, Resources, WorkerMode } from './topology.js';
