@@ -147,6 +147,7 @@ export function changelogCommand(): Command {
     .option('--evals-only', 'suppress throughput for every entry')
     .option('--base-label <label>', 'base_ref written into changelog_metadata (default: the ref or directory)')
     .option('--head-label <label>', 'head_ref written into changelog_metadata')
+    .addOption(formatOption(['json'], 'the matrix as JSON (the reference prints only that)'))
     .action(
       async (
         opts: SideOptions & {

@@ -67,3 +67,11 @@ export function numberListArg(spec: NumberSpec): (value: string, previous?: numb
  */
 export const formatOption = (choices: readonly string[] = ['text', 'json'], description = 'output format'): Option =>
   new Option('--format <format>', description).choices(choices).default(choices[0]);
+
+/**
+ * `--json`: what `--format json` was spelled before every command took `--format`, kept as its
+ * alias on the commands that took it (ingest, compare) so older scripts work. Add it after
+ * `formatOption`.
+ */
+export const jsonAlias = (): Option =>
+  new Option('--json', 'the same as --format json (older spelling)').implies({ format: 'json' });

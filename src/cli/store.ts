@@ -9,13 +9,10 @@ import { Command, Option } from 'commander';
 import { DEFAULT_MAX_UPLOAD_MB } from '../api/uploads.js';
 import type { RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
-import { POSITIVE_INT, formatOption, parseNumber } from './options.js';
+import { POSITIVE_INT, formatOption, jsonAlias, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption, pathArgument, userPath } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
-
-/** `--json`: what `--format json` was spelled before every command took `--format`; kept so older scripts work. */
-const jsonAlias = (): Option => new Option('--json', 'the same as --format json (older spelling)').implies({ format: 'json' });
 
 const dbOption = () =>
   pathOption('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { DEFAULT_DCGM_URL, DEFAULT_HWMON_ROOT, DEFAULT_INTERVAL_MS, SAMPLER_SOURCES, startSampler } from '../telemetry/index.js';
 import type { DcgmEndpoint, SamplerSource } from '../telemetry/index.js';
 import { clockFromEnv } from '../util/virtual-clock.js';
-import { numberArg } from './options.js';
+import { formatOption, numberArg } from './options.js';
 import { pathOption } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
 
@@ -54,6 +54,7 @@ export function telemetryCommand(): Command {
       numberArg({ min: Number.MIN_VALUE }),
       1,
     )
+    .addOption(formatOption(['json'], 'the summary printed at exit'))
     .action(async (flags: SampleFlags) => {
       const log = (line: string): void => {
         process.stderr.write(`${line}\n`);
