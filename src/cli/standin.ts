@@ -4,16 +4,17 @@ import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
 import { simCommand } from './sim.js';
 import { flagValue } from '../util/argv.js';
-import { engineStandIn, simServeArgs } from '../sim/standin/engine.js';
-import { frontendFor, registerWorker } from '../sim/standin/frontend.js';
-import { listenAndClose } from '../sim/standin/ports.js';
-import { startProxy } from '../sim/standin/proxy.js';
+import { engineStandIn, simServeArgs } from '../engines/standin/engine.js';
+import { frontendFor, registerWorker } from '../engines/standin/frontend.js';
+import { registered } from '../launch/inferencex/registry.js';
+import { listenAndClose } from '../engines/standin/ports.js';
+import { startProxy } from '../engines/standin/proxy.js';
 
 /**
  * The node half of the stand-ins InferenceX scripts and srt-slurm recipes run under
  * (src/launch/inferencex/standins.ts): an engine entry point becomes `frontier sim serve`
- * (src/sim/standin/engine.ts), a frontend `frontier sim router` or a plain proxy over the workers
- * (src/sim/standin/frontend.ts), and InferenceX's benchmark client `frontier bench` with the same
+ * (src/engines/standin/engine.ts), a frontend `frontier sim router` or a plain proxy over the workers
+ * (src/engines/standin/frontend.ts), and InferenceX's benchmark client `frontier bench` with the same
  * command line. Hidden: only the stand-ins call it.
  */
 
@@ -36,7 +37,7 @@ async function engine(tool: string, args: string[]): Promise<void> {
 }
 
 async function frontend(tool: string, args: string[]): Promise<void> {
-  const f = await frontendFor(tool, args, process.env);
+  const f = await frontendFor(tool, args, process.env, registered);
   if (f.kind === 'router') {
     const workers = [...f.prefill.flatMap((u) => ['--prefill', u]), ...f.decode.flatMap((u) => ['--decode', u])];
     await simCommand().parseAsync(['router', ...workers, '--host', f.host, '--port', f.port], { from: 'user' });

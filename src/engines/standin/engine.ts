@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { flagValue } from '../../util/argv.js';
 import { UserError } from '../../util/user-error.js';
-import { syntheticSpecFlags, syntheticSpecOf } from '../../engines/index.js';
-import type { Registered } from '../../launch/inferencex/registry.js';
+import type { SimRole } from '../../sim/index.js';
+import { syntheticSpecFlags, syntheticSpecOf } from '../synthetic-knobs.js';
 import { freePort } from './ports.js';
 
 /**
@@ -20,7 +20,7 @@ import { freePort } from './ports.js';
  */
 
 type Env = NodeJS.ProcessEnv;
-export type WorkerRole = Registered['role'];
+export type WorkerRole = SimRole;
 
 export type EngineStandIn =
   | { kind: 'idle'; why: string }

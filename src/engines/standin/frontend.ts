@@ -4,8 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { flagValue, flagValues } from '../../util/argv.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { UserError } from '../../util/user-error.js';
-import { registered } from '../../launch/inferencex/registry.js';
-import type { Registered } from '../../launch/inferencex/registry.js';
+import type { SimRole } from '../../sim/index.js';
 
 /**
  * What a frontend (`dynamo.frontend`, the SGLang router, nginx) becomes under the stand-ins: a
@@ -14,21 +13,40 @@ import type { Registered } from '../../launch/inferencex/registry.js';
  * `frontier sim router` over prefill and decode workers, a plain proxy over aggregated ones.
  */
 
+/** A worker's entry in the registry (what launch/inferencex/registry.ts reads back). */
+export interface RegisteredWorker {
+  role: SimRole;
+  url: string;
+}
+
+/** The workers registered so far in a registry folder, in a stable order. */
+export type RegistryReader = (registry: string) => RegisteredWorker[];
+
 type Fronted = { kind: 'router'; prefill: string[]; decode: string[] } | { kind: 'proxy'; workers: string[] };
 /** Where the frontend listens (the port its command line names; $FRONTIER_RECIPE_PORT for nginx, whose port is in its config), and what it fronts. */
 export type Frontend = { host: string; port: string } & Fronted;
 
 /** The workers the frontend command `tool args…` fronts, once they are all up. */
-export async function frontendFor(tool: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Frontend> {
+export async function frontendFor(
+  tool: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  registered: RegistryReader,
+): Promise<Frontend> {
   const host = env.FRONTIER_NODE_ADDR || env.FRONTIER_RECIPE_HOST || '127.0.0.1';
   const port = flagValue(args, '--http-port', '--port') ?? env.FRONTIER_RECIPE_PORT ?? '8000';
-  return { host, port, ...(await fronted(tool, args, env)) };
+  return { host, port, ...(await fronted(tool, args, env, registered)) };
 }
 
-async function fronted(tool: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Fronted> {
+async function fronted(
+  tool: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  registered: RegistryReader,
+): Promise<Fronted> {
   const registry = env.FRONTIER_STANDIN_REGISTRY;
   if (!registry) return commandLineRouter(tool, args);
-  const workers = await awaitWorkers(registry, expectedWorkers(env.FRONTIER_RECIPE_EXPECT ?? ''));
+  const workers = await awaitWorkers(() => registered(registry), expectedWorkers(env.FRONTIER_RECIPE_EXPECT ?? ''));
   const urls = (role: string): string[] => workers.filter((w) => w.role === role).map((w) => w.url);
   if (urls('prefill').length > 0 && urls('decode').length > 0)
     return { kind: 'router', prefill: urls('prefill'), decode: urls('decode') };
@@ -61,18 +79,18 @@ export function expectedWorkers(spec: string): Map<string, number> {
 }
 
 /** The registered workers, once there are as many of each role as `want` says. */
-async function awaitWorkers(registry: string, want: Map<string, number>): Promise<Registered[]> {
-  let workers = registered(registry);
+async function awaitWorkers(read: () => RegisteredWorker[], want: Map<string, number>): Promise<RegisteredWorker[]> {
+  let workers = read();
   const count = (role: string): number => workers.filter((w) => w.role === role).length;
   while ([...want].some(([role, n]) => count(role) < n)) {
     await sleep(100);
-    workers = registered(registry);
+    workers = read();
   }
   return workers;
 }
 
 /** Enter a worker that serves now into the registry (`file`, in the registry's folder). */
-export function registerWorker(file: string, worker: Registered): void {
+export function registerWorker(file: string, worker: RegisteredWorker): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileAtomic(file, JSON.stringify(worker));
 }
