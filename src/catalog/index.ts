@@ -1,6 +1,9 @@
 export { concRange, concValues } from './conc.js';
 export { loadMasterConfigs, loadRunners, readYamlFile } from './load.js';
 export { checkDramBudgets, checkRunnerLabels } from './runner-checks.js';
+export { loadSweepInputs } from './sweep-inputs.js';
+export { defaultCatalogFiles, defaultMasterConfigs, validateFiles } from './validate-files.js';
+export type { ValidateReport } from './validate-files.js';
 export type { Catalog, LoadOptions, Loaded } from './load.js';
 export { closest, problemAt, schemaProblems } from './issues.js';
 export type { Subject } from './issues.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { closest, formatProblem, loadMasterConfigs } from '../catalog/index.js';
+import { closest, defaultMasterConfigs, formatProblem, loadMasterConfigs } from '../catalog/index.js';
 import {
   ChangelogEntry,
   ChangelogError,
@@ -23,7 +23,6 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
 import { POSITIVE_INT, numberArg, formatOption } from './options.js';
-import { defaultCatalogFiles } from './validate.js';
 import { pathOption } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
 
@@ -207,7 +206,7 @@ export function changelogCommand(): Command {
         if (entry['append-only'] && (entry['evals-only'] || entry['all-evals'] || entry['eval-min-prefill-ep'])) {
           throw new ChangelogError('--append-only cannot be combined with eval options');
         }
-        const files = opts.configFiles ?? defaultCatalogFiles().filter((f) => !/runners\.ya?ml$/.test(f));
+        const files = opts.configFiles ?? defaultMasterConfigs();
         const catalog = await loadMasterConfigs(files);
         const keys = [...catalog.value.origin.keys()];
         for (const key of opts.key) {

@@ -1,5 +1,5 @@
-import { ProblemsError, checkDramBudgets, hasErrors, loadMasterConfigs, loadRunners } from '../catalog/index.js';
-import type { Catalog, LoadOptions, RunnerConfig } from '../catalog/index.js';
+import { loadSweepInputs } from '../catalog/index.js';
+import type { Catalog, RunnerConfig } from '../catalog/index.js';
 import {
   SCENARIO_TYPES,
   SEQ_LEN_NAMES,
@@ -140,7 +140,7 @@ export async function runMatrix(command: MatrixCommand, argv: readonly string[],
   const args = parseArgs(spec, argv);
   if (args.help) return formatHelp(spec);
   checkArgCombinations(spec, command, args);
-  const { catalog, runners } = await loadInputs(args.config_files as string[], args.runner_config as string, { baseDir });
+  const { catalog, runners } = await loadSweepInputs(args.config_files as string[], args.runner_config as string, { baseDir });
   const rows = generate(command, catalog, runners, args);
   return args.summary ? `${formatSummary(summarizeMatrix(rows))}\n` : `${dumpsPlain(rows)}\n`;
 }
@@ -155,22 +155,6 @@ function checkArgCombinations(spec: ParserSpec, command: MatrixCommand, args: Pa
     throw new UsageError(spec, '--min-conc must be less than or equal to --max-conc');
   }
   if (args.no_evals && args.all_evals) throw new UsageError(spec, '--all-evals cannot be combined with --no-evals');
-}
-
-async function loadInputs(
-  configFiles: string[],
-  runnerFile: string,
-  options: LoadOptions,
-): Promise<{ catalog: Catalog; runners: RunnerConfig }> {
-  const loaded = await loadMasterConfigs(configFiles, options);
-  const problems = [...loaded.problems];
-  const runners = hasErrors(problems) ? undefined : await loadRunners(runnerFile, options);
-  if (runners) problems.push(...runners.problems);
-  if (runners?.value && !hasErrors(problems)) {
-    problems.push(...checkDramBudgets(loaded.value, runners.value));
-  }
-  if (hasErrors(problems) || !runners?.value) throw new ProblemsError(problems);
-  return { catalog: loaded.value, runners: runners.value };
 }
 
 function generate(command: MatrixCommand, catalog: Catalog, runners: RunnerConfig, args: ParsedArgs): MatrixRow[] {

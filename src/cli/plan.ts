@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadMasterConfigs } from '../catalog/index.js';
+import { defaultMasterConfigs, loadMasterConfigs } from '../catalog/index.js';
 import type { MasterConfigEntry } from '../catalog/index.js';
 import { DEFAULT_LADDER, emitMasterConfig, emittedFiles, formatPlan, parseSla, plan } from '../planner/index.js';
 import type { EmitResult, Plan } from '../planner/index.js';
@@ -8,7 +8,6 @@ import type { Precision } from '../sim/index.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { numberArg, numberListArg, formatOption } from './options.js';
-import { defaultCatalogFiles } from './validate.js';
 import { pathOption } from './paths.js';
 
 interface PlanFlags {
@@ -32,7 +31,7 @@ interface PlanFlags {
 
 /** Catalog entries to take images from: --catalog, else configs/*-master.yaml here; none when there are none. */
 async function catalogEntries(files: string[] | undefined): Promise<Map<string, MasterConfigEntry>> {
-  const paths = files ?? defaultCatalogFiles().filter((f) => !/runners\.ya?ml$/.test(f));
+  const paths = files ?? defaultMasterConfigs();
   if (paths.length === 0) return new Map();
   return (await loadMasterConfigs(paths)).value.entries;
 }
