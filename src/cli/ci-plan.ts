@@ -2,8 +2,6 @@
  * `frontier ci plan`: for the event Actions is running, whether a sweep runs, how, and which
  * rows; the sweep files it writes are what `frontier run --matrix` takes.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import {
   changelogMatrix,
@@ -16,14 +14,15 @@ import {
 } from '../changelog/index.js';
 import type { ChangelogMatrix, Snapshot } from '../changelog/index.js';
 import { planSweep, splitCanary } from '../ci/plan.js';
-import { annotateMatrix } from '../ci/priority.js';
-import { DEFAULT_PRIORITY_POLICY, loadPriorityPolicy } from '../ci/priority-policy.js';
-import { queueOrder } from '../ci/priority-queue.js';
+import { sweepPlanOutputs } from '../ci/plan-outputs.js';
+import { DEFAULT_PRIORITY_POLICY } from '../ci/priority-policy.js';
+import { queueJobs } from '../ci/queue-jobs.js';
+import { rowsOf, sweepFiles, sweepJson } from '../ci/sweep-files.js';
+import type { Sweep } from '../ci/sweep-files.js';
 import type { SweepPlan } from '../ci/plan.js';
 import type { GithubEvent } from '../ci/event.js';
 import { formatSummary, isAgenticRow, summarizeMatrix } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
-import { dumpsPlain } from '../pycompat/json.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
@@ -51,11 +50,6 @@ interface PlanOptions {
   priorityPolicy: string;
   out?: string;
 }
-
-/** The sweep's rows: the changelog's sweep for a pull request or push, `frontier matrix` for a dispatch. */
-type Sweep = { kind: 'changelog'; matrix: ChangelogMatrix } | { kind: 'rows'; rows: MatrixRow[] };
-
-const rowsOf = (sweep: Sweep): MatrixRow[] => (sweep.kind === 'changelog' ? changelogRows(sweep.matrix) : sweep.rows);
 
 function sides(o: PlanOptions, event: GithubEvent): { base?: Snapshot; head: Snapshot; headRef?: string } {
   const pr = event.pullRequest;
@@ -100,22 +94,6 @@ async function sweepOf(plan: SweepPlan, event: GithubEvent, base: Snapshot | und
   });
   // As the reference's jobs see it: its JSON, every row with its defaults filled in (eval-only: false, …).
   return { kind: 'changelog', matrix: JSON.parse(changelogMatrixJson(matrix)) as ChangelogMatrix };
-}
-
-/**
- * The jobs in queue order, each with its priority, queue token and skip-queue request, as
- * `ci priority` gives them; as they are when the catalog has no priority policy.
- */
-async function queued(jobs: MatrixRow[], event: GithubEvent, policyFile: string): Promise<MatrixRow[]> {
-  if (jobs.length === 0 || !existsSync(policyFile)) return jobs;
-  const runId = process.env.GITHUB_RUN_ID;
-  const { annotated, jobs: scored } = annotateMatrix(jobs, await loadPriorityPolicy(policyFile), {
-    eventName: event.name,
-    labels: new Set(event.pullRequest?.labels ?? []),
-    queueNamespace: runId ? `${runId}:${process.env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local',
-    prNumber: event.pullRequest?.number ?? 0,
-  });
-  return queueOrder(scored).map((s) => (annotated as MatrixRow[])[Number(s.path[0])]!);
 }
 
 function describe(plan: SweepPlan, sweep: Sweep | undefined, canary: MatrixRow | undefined): string {
@@ -174,83 +152,60 @@ export function ciPlanCommand(): Command {
       ).default(DEFAULT_PRIORITY_POLICY),
     )
     .addOption(pathOption('--out <dir>', 'write sweep.json, canary.json and rest.json here (inputs of frontier run --matrix)'))
-    .action(async (o: PlanOptions) => {
-      const event = eventOf(o);
-      const { base, head, headRef } = sides(o, event);
-      const input = {
-        event,
-        headMessage: await headMessageOf(o, event, headRef),
-        reuseAuthorized: o.reuseAuthorized === 'true',
-        reuseSourceRun: o.reuseSourceRun || undefined,
-      };
-      let plan = planSweep({ ...input, changelog: o.changelogCheck ?? 'success' });
-      let checkProblems: string[] = [];
-      if (plan.check === 'success' && !o.changelogCheck && base) {
-        // Entries link to this repository's pull requests (InferenceX's when the event names none).
-        const report = await checkChangelog(base, head, {
-          pr: event.pullRequest?.number,
-          repository: event.repository || undefined,
-        });
-        checkProblems = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}: ${p.message}`);
-        plan = planSweep({ ...input, changelog: report.ok ? 'success' : 'failure' });
-      }
-      // A reused run's sweep is still this change's: the results job checks the reused artifacts against it.
-      const sweep = plan.run || plan.reuseSourceRun ? await sweepOf(plan, event, base, head) : undefined;
-      const split = sweep?.kind === 'changelog' && plan.run && plan.mode.canary ? splitCanary(sweep.matrix) : undefined;
-      const rows = sweep ? rowsOf(sweep) : [];
-      if (plan.agentxFast && sweep && !rows.some(isAgenticRow))
-        plan.notes.push('`agentx-fast` changes nothing: the sweep has no agentic rows');
-      if (rows.length === 0 && plan.run) plan.notes.push('the change appends no changelog entry that sweeps anything');
+    .action(ciPlan);
+}
 
-      const jobs = plan.run ? await queued(split ? changelogRows(split.remaining) : rows, event, o.priorityPolicy) : [];
-      if (jobs.length > MAX_MATRIX_JOBS)
-        throw new UserError(`the sweep has ${jobs.length} jobs: a GitHub job matrix holds at most ${MAX_MATRIX_JOBS}`, {
-          hint: 'split the change into pull requests of fewer configs, or trim it (sweep-enabled)',
-        });
-      const sweepJson = sweep ? (sweep.kind === 'changelog' ? changelogMatrixJson(sweep.matrix) : dumpsPlain(sweep.rows)) : '';
-      const canaryJson = JSON.stringify(split?.canary ? [split.canary] : []);
-      const restJson = split ? changelogMatrixJson(split.remaining) : sweepJson;
-      if (o.out && sweep) {
-        writeFilesAtomic(
-          [
-            [join(o.out, 'sweep.json'), `${sweepJson}\n`],
-            [join(o.out, 'canary.json'), `${canaryJson}\n`],
-            [join(o.out, 'rest.json'), `${restJson}\n`],
-            ...(sweep.kind === 'changelog'
-              ? [[join(o.out, 'changelog_metadata.json'), `${JSON.stringify(sweep.matrix.changelog_metadata)}\n`] as const]
-              : []),
-          ],
-          { mkdir: true },
-        );
-      }
-      const text = describe(plan, sweep, split?.canary) + checkProblems.map((p) => `  changelog: ${p}\n`).join('');
-      const decision: CiDecision = {
-        text,
-        json: { ...plan, changelogProblems: checkProblems, rows: rows.length, canary: split?.canary ?? null },
-        outputs: {
-          run: plan.run,
-          official: plan.official,
-          'reuse-source-run': plan.reuseSourceRun ?? '',
-          'ingest-args': [
-            plan.official ? '--official' : '--unofficial',
-            ...(plan.reuseSourceRun ? ['--source-run', plan.reuseSourceRun] : []),
-          ].join(' '),
-          reason: plan.reasons[0] ?? '',
-          check: plan.check,
-          'reuse-gate': plan.reuseGate,
-          'trim-conc': plan.mode.trimConc,
-          canary: plan.mode.canary && split?.canary !== undefined,
-          'fail-fast': plan.mode.failFast,
-          evals: plan.evals,
-          'agentx-fast': plan.agentxFast,
-          'skip-queue': plan.skipQueue,
-          jobs: JSON.stringify(jobs),
-          'search-space-config': sweepJson,
-          'canary-config': canaryJson,
-          'remaining-search-space-config': restJson,
-        },
-        exitCode: plan.check === 'failure' ? ExitCode.FAILED : ExitCode.OK,
-      };
-      emit(decision, o.format);
+async function ciPlan(o: PlanOptions): Promise<void> {
+  const event = eventOf(o);
+  const { base, head, headRef } = sides(o, event);
+  const { plan, checkProblems } = await decide(o, event, base, head, headRef);
+  // A reused run's sweep is still this change's: the results job checks the reused artifacts against it.
+  const sweep = plan.run || plan.reuseSourceRun ? await sweepOf(plan, event, base, head) : undefined;
+  const split = sweep?.kind === 'changelog' && plan.run && plan.mode.canary ? splitCanary(sweep.matrix) : undefined;
+  const rows = sweep ? rowsOf(sweep) : [];
+  if (plan.agentxFast && sweep && !rows.some(isAgenticRow))
+    plan.notes.push('`agentx-fast` changes nothing: the sweep has no agentic rows');
+  if (rows.length === 0 && plan.run) plan.notes.push('the change appends no changelog entry that sweeps anything');
+
+  const toQueue = split ? changelogRows(split.remaining) : rows;
+  const jobs = plan.run ? await queueJobs(toQueue, event, o.priorityPolicy, process.env) : [];
+  if (jobs.length > MAX_MATRIX_JOBS)
+    throw new UserError(`the sweep has ${jobs.length} jobs: a GitHub job matrix holds at most ${MAX_MATRIX_JOBS}`, {
+      hint: 'split the change into pull requests of fewer configs, or trim it (sweep-enabled)',
     });
+  const json = sweepJson(sweep, split);
+  if (o.out && sweep) writeFilesAtomic(sweepFiles(o.out, sweep, json), { mkdir: true });
+  const text = describe(plan, sweep, split?.canary) + checkProblems.map((p) => `  changelog: ${p}\n`).join('');
+  const decision: CiDecision = {
+    text,
+    json: { ...plan, changelogProblems: checkProblems, rows: rows.length, canary: split?.canary ?? null },
+    outputs: sweepPlanOutputs(plan, split, jobs, json),
+    exitCode: plan.check === 'failure' ? ExitCode.FAILED : ExitCode.OK,
+  };
+  emit(decision, o.format);
+}
+
+/** The plan, after the changelog check when no step before ran it (and there is a base to check against). */
+async function decide(
+  o: PlanOptions,
+  event: GithubEvent,
+  base: Snapshot | undefined,
+  head: Snapshot,
+  headRef: string | undefined,
+): Promise<{ plan: SweepPlan; checkProblems: string[] }> {
+  const input = {
+    event,
+    headMessage: await headMessageOf(o, event, headRef),
+    reuseAuthorized: o.reuseAuthorized === 'true',
+    reuseSourceRun: o.reuseSourceRun || undefined,
+  };
+  const plan = planSweep({ ...input, changelog: o.changelogCheck ?? 'success' });
+  if (plan.check !== 'success' || o.changelogCheck || !base) return { plan, checkProblems: [] };
+  // Entries link to this repository's pull requests (InferenceX's when the event names none).
+  const report = await checkChangelog(base, head, {
+    pr: event.pullRequest?.number,
+    repository: event.repository || undefined,
+  });
+  const checkProblems = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}: ${p.message}`);
+  return { plan: planSweep({ ...input, changelog: report.ok ? 'success' : 'failure' }), checkProblems };
 }
