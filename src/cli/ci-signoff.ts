@@ -19,6 +19,7 @@ import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiFormat } from './ci-step.js';
 import { pathOption, userPath } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { isPostgres } from '../store/location-kind.js';
 
 type Json = Record<string, unknown>;
 
@@ -71,7 +72,7 @@ function teamsOf(file: string): Record<string, string[]> {
 async function storeRuns(db: string | undefined, commits: string[]): Promise<RunEvidence[] | undefined> {
   const { openStore, storeLocation } = await import('../store/index.js');
   const location = userPath(storeLocation(db));
-  if (!/^postgres(ql)?:\/\//i.test(location) && !existsSync(location)) return undefined;
+  if (!isPostgres(location) && !existsSync(location)) return undefined;
   let store;
   try {
     store = await openStore(location);

@@ -1,13 +1,14 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { AccuracyReport, Metric } from '../sim/calibration/accuracy.js';
-import { METRICS, REQUESTS_PER_CONC, accuracy, worstSlice } from '../sim/calibration/accuracy.js';
-import { DEFAULT_LEVELS, DIMENSIONS, crossValidate, fitProfile, unfitted } from '../sim/calibration/fit.js';
+import { METRICS, REQUESTS_PER_CONC, accuracy } from '../sim/calibration/accuracy.js';
+import { calibrate } from '../sim/calibration/calibrate.js';
+import { DEFAULT_LEVELS, DIMENSIONS, crossValidate, unfitted } from '../sim/calibration/fit.js';
+import { targetVerdicts } from '../sim/calibration/targets.js';
+import { isStoreLocation } from '../store/location-kind.js';
 import type { Dimension } from '../sim/calibration/fit.js';
 import type { MeasuredPoint } from '../sim/calibration/points.js';
 import { calibrationSet, expressible, pointsFromRows, readPoints } from '../sim/calibration/points.js';
 import { readProfile, shippedProfile } from '../sim/profile.js';
-import type { EfficiencyProfile } from '../sim/profile.js';
 import { UserError } from '../util/user-error.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { numberArg, formatOption } from './options.js';
@@ -15,29 +16,11 @@ import { pathOption } from './paths.js';
 
 /** `frontier sim calibrate` and `frontier sim accuracy`: fitting the performance model to measurements, and its error. */
 
-/** Targets of the shipped profile on its calibration set (docs/simulator.md). */
-export const TARGETS = { tputPerGpu: 0.1, ttft: 0.2, slice: 0.25, crossValidation: 0.15 };
-
-const isStore = (from: string): boolean => {
-  if (/^postgres(ql)?:\/\//i.test(from)) return true;
-  if (!existsSync(from)) return false;
-  const fd = openSync(from, 'r');
-  try {
-    const head = Buffer.alloc(16);
-    readSync(fd, head, 0, 16, 0);
-    return head.toString('latin1').startsWith('SQLite format 3');
-  } catch {
-    return false;
-  } finally {
-    closeSync(fd);
-  }
-};
-
 /** Measured points from a store (SQLite file or PostgreSQL URL), a points JSON, or a folder of InferenceX results; none: the shipped calibration set. */
 async function loadPoints(from: string | undefined): Promise<MeasuredPoint[]> {
   let points: MeasuredPoint[];
   if (from === undefined) points = [...calibrationSet()];
-  else if (isStore(from)) {
+  else if (isStoreLocation(from)) {
     const { openStore, benchmarks } = await import('../store/index.js');
     const store = await openStore(from);
     try {
@@ -92,6 +75,11 @@ function pointLines(report: AccuracyReport): string[] {
 }
 
 export function addCalibrationCommands(sim: Command): void {
+  addCalibrateCommand(sim);
+  addAccuracyCommand(sim);
+}
+
+function addCalibrateCommand(sim: Command): void {
   sim
     .command('calibrate')
     .description('fit the performance model to measured points; print the fit and held-out error per slice; write the profile')
@@ -126,17 +114,14 @@ export function addCalibrationCommands(sim: Command): void {
       }) => {
         const points = await loadPoints(flags.from);
         const base = unfitted(flags.base ? readProfile(flags.base) : shippedProfile());
-        const levels = flags.fit ?? DEFAULT_LEVELS;
         const progress = flags.format === 'text' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
-        const heldOut =
-          flags.holdout > 0 ? crossValidate(points, base, levels, Math.round(1 / flags.holdout), progress) : undefined;
-        const profile = fitProfile(points, base, { levels, progress });
-        const fitted: EfficiencyProfile = {
-          ...profile,
-          description: `Efficiency profile fitted by \`frontier sim calibrate\` from ${points.length} measured points (${flags.from ?? 'the shipped calibration set'})`,
-          fitted: { from: flags.from ?? 'published-points', levels: levels.map((l) => l.join(',')), points: points.length },
-        };
-        const fit = accuracy(points, fitted);
+        const calibrated = calibrate(points, base, {
+          levels: flags.fit ?? DEFAULT_LEVELS,
+          holdout: flags.holdout,
+          from: flags.from,
+          progress,
+        });
+        const { profile: fitted, fit, heldOut } = calibrated;
         if (flags.out) writeFileAtomic(flags.out, `${JSON.stringify(fitted, null, 2)}\n`);
         if (flags.format === 'json') {
           process.stdout.write(
@@ -160,7 +145,9 @@ export function addCalibrationCommands(sim: Command): void {
         process.stdout.write(`${lines.join('\n')}\n`);
       },
     );
+}
 
+function addAccuracyCommand(sim: Command): void {
   sim
     .command('accuracy')
     .description('the performance model against measured points: error per point and per slice, and the targets')
@@ -173,32 +160,10 @@ export function addCalibrationCommands(sim: Command): void {
       const profile = flags.profile ? readProfile(flags.profile) : shippedProfile();
       const report = accuracy(points, profile);
       const cv = flags.crossValidate ? crossValidate(points, unfitted(profile), DEFAULT_LEVELS, 2) : undefined;
-      const worst = worstSlice(report)!;
-      const verdicts = [
-        [
-          `median error on throughput per GPU ≤ ${TARGETS.tputPerGpu * 100}%`,
-          report.overall.tputPerGpu <= TARGETS.tputPerGpu,
-          report.overall.tputPerGpu,
-        ],
-        [`median error on TTFT ≤ ${TARGETS.ttft * 100}%`, report.overall.ttft <= TARGETS.ttft, report.overall.ttft],
-        [
-          `no slice worse than ${TARGETS.slice * 100}% (worst: ${worst.slice})`,
-          worst.median.tputPerGpu <= TARGETS.slice,
-          worst.median.tputPerGpu,
-        ],
-        ...(cv
-          ? [
-              [
-                `cross-validated median error on throughput per GPU ≤ ${TARGETS.crossValidation * 100}%`,
-                cv.overall.tputPerGpu <= TARGETS.crossValidation,
-                cv.overall.tputPerGpu,
-              ] as const,
-            ]
-          : []),
-      ] as const;
+      const verdicts = targetVerdicts(report, cv);
       if (flags.format === 'json') {
         process.stdout.write(
-          `${JSON.stringify({ report: brief(report), crossValidation: cv && brief(cv), targets: verdicts.map(([target, met, value]) => ({ target, met, value })) }, null, 2)}\n`,
+          `${JSON.stringify({ report: brief(report), crossValidation: cv && brief(cv), targets: verdicts }, null, 2)}\n`,
         );
         return;
       }
@@ -214,7 +179,7 @@ export function addCalibrationCommands(sim: Command): void {
       lines.push(
         '',
         'targets:',
-        ...verdicts.map(([target, met, value]) => `  ${met ? 'met ' : 'MISS'}  ${target}: ${pct(value).trim()}`),
+        ...verdicts.map(({ target, met, value }) => `  ${met ? 'met ' : 'MISS'}  ${target}: ${pct(value).trim()}`),
       );
       process.stdout.write(`${lines.join('\n')}\n`);
     });

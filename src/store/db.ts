@@ -9,6 +9,7 @@ import type { DatabaseConnection, Driver, SqliteDialectConfig, Transaction } fro
 import type BetterSqlite3 from 'better-sqlite3';
 import type Pg from 'pg';
 import type { Database, Dialect } from './schema.js';
+import { isPostgres } from './location-kind.js';
 import { migrate } from './migrations.js';
 
 export interface Store {
@@ -26,8 +27,6 @@ export function storeLocation(flag?: string): string {
 
 /** Drivers come from node_modules at run time (require, so that the bundled CLI can load them too). */
 const load = <T>(name: string): T => createRequire(import.meta.url)(name) as T;
-
-const isPostgres = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
 
 /** How long a SQLite writer waits for another process's write to end. */
 const BUSY_TIMEOUT_MS = 60_000;
