@@ -16,5 +16,6 @@ export type { CheckOptions, CheckReport } from './check.js';
 export { checkHistory, normaliseAppended } from './history.js';
 export type { HistoryResult } from './history.js';
 export { appendEntry, formatEntry, mergeChangelog } from './write.js';
+export { addEntry } from './add-entry.js';
 export { sweepOptOut } from './opt-out.js';
 export type { NoSweep } from './opt-out.js';

@@ -1,22 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { closest, defaultMasterConfigs, formatProblem, loadMasterConfigs } from '../catalog/index.js';
+import { defaultMasterConfigs, formatProblem } from '../catalog/index.js';
 import {
-  ChangelogEntry,
   ChangelogError,
   DEFAULT_CHANGELOG,
-  appendEntry,
+  addEntry,
   changelogMatrix,
   changelogMatrixJson,
   checkChangelog,
   dirSnapshot,
-  formatEntry,
   gitSnapshot,
   mergeChangelog,
   DEFAULT_REPOSITORY,
   prLink,
-  resolveEntryKeys,
 } from '../changelog/index.js';
 import type { CheckReport, Snapshot } from '../changelog/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -187,7 +184,7 @@ export function changelogCommand(): Command {
     )
     .action(
       async (opts: Record<string, unknown> & { key: string[]; description: string[]; file: string; configFiles?: string[] }) => {
-        const entry: Record<string, unknown> = {
+        const entry = {
           'config-keys': opts.key,
           description: opts.description,
           'pr-link': opts.pr === undefined ? 'XXX' : prLink(opts.pr as number, opts.repository as string),
@@ -197,32 +194,7 @@ export function changelogCommand(): Command {
           'eval-min-prefill-ep': opts.evalMinPrefillEp,
           'scenario-type': opts.scenarioType,
         };
-        for (const k of Object.keys(entry)) if (entry[k] === undefined) delete entry[k];
-        const valid = ChangelogEntry.safeParse(entry);
-        if (!valid.success)
-          throw new ChangelogError(
-            `invalid entry: ${valid.error.issues[0]!.path.join('.')}: expected ${valid.error.issues[0]!.message}`,
-          );
-        if (entry['append-only'] && (entry['evals-only'] || entry['all-evals'] || entry['eval-min-prefill-ep'])) {
-          throw new ChangelogError('--append-only cannot be combined with eval options');
-        }
-        const files = opts.configFiles ?? defaultMasterConfigs();
-        const catalog = await loadMasterConfigs(files);
-        const keys = [...catalog.value.origin.keys()];
-        for (const key of opts.key) {
-          try {
-            resolveEntryKeys([key], keys);
-          } catch (e) {
-            const near = key.includes('*') ? undefined : closest(key, keys);
-            throw new ChangelogError(`${(e as Error).message}${near ? ` Did you mean '${near}'?` : ''}`);
-          }
-        }
-        const raw = await readFile(opts.file).catch((e: NodeJS.ErrnoException) => {
-          if (e.code === 'ENOENT') return Buffer.alloc(0);
-          throw e;
-        });
-        const block = formatEntry(valid.data);
-        writeFileAtomic(opts.file, appendEntry(raw, block));
+        const block = await addEntry(entry, opts.file, opts.configFiles ?? defaultMasterConfigs());
         process.stdout.write(`appended to ${opts.file}:\n\n${block}`);
       },
     );

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { DEFAULT_MAX_UPLOAD_MB } from '../api/uploads.js';
-import type { RowCounts } from '../store/index.js';
+import type { IngestSummary, RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, formatOption, jsonAlias, parseNumber } from './options.js';
 import { UserError } from '../util/user-error.js';
@@ -54,6 +54,33 @@ function shown(v: string | boolean | string[]): string {
   return text === '' ? '(none)' : text;
 }
 
+/** What ingest did (or would do, dry): the rows by kind, and what changed in the run. */
+function ingestSummary(s: IngestSummary, location: string): string {
+  const verb = s.dry_run ? 'would ingest' : 'ingested';
+  const counts = (c: RowCounts) =>
+    `${c.total} (${c.new} new${c.changed ? `, ${c.changed} changed` : ''}${c.removed ? `, ${c.removed} removed` : ''})`;
+  const lines = [
+    `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${location}`,
+    `  points: ${counts(s.benchmarks)}`,
+    ...(s.agentic.total + s.agentic.removed > 0 ? [`  agentic points: ${counts(s.agentic)}`] : []),
+    ...(s.power.valid + s.power.invalid > 0
+      ? [
+          `  power: ${s.power.valid} valid${s.power.modelled > 0 ? ` (${s.power.modelled} modelled by the simulated engine)` : ''}, ` +
+            `${s.power.invalid} not valid${s.power.none > 0 ? `, ${s.power.none} without a verdict` : ''}`,
+        ]
+      : []),
+    `  evals: ${counts(s.evals)}`,
+    `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
+  ];
+  if (s.replaced_attempt !== undefined) lines.push(`  replaced attempt ${s.replaced_attempt}`);
+  if (s.run_changes.length > 0)
+    lines.push(`  run changed: ${s.run_changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ')}`);
+  const rows = [s.benchmarks, s.agentic, s.evals].reduce((n, c) => n + c.new + c.changed + c.removed, 0);
+  if (!s.dry_run && rows === 0 && s.replaced_attempt === undefined && s.run_changes.length === 0)
+    lines.push('  (already stored: nothing changed)');
+  return `${lines.join('\n')}\n`;
+}
+
 function ingestCommand(): Command {
   return new Command('ingest')
     .description('load a run directory (frontier run) or an InferenceX artifact set into the store; all or nothing, idempotent')
@@ -94,29 +121,7 @@ function ingestCommand(): Command {
           process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
           return;
         }
-        const verb = s.dry_run ? 'would ingest' : 'ingested';
-        const counts = (c: RowCounts) =>
-          `${c.total} (${c.new} new${c.changed ? `, ${c.changed} changed` : ''}${c.removed ? `, ${c.removed} removed` : ''})`;
-        const lines = [
-          `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${store.location}`,
-          `  points: ${counts(s.benchmarks)}`,
-          ...(s.agentic.total + s.agentic.removed > 0 ? [`  agentic points: ${counts(s.agentic)}`] : []),
-          ...(s.power.valid + s.power.invalid > 0
-            ? [
-                `  power: ${s.power.valid} valid${s.power.modelled > 0 ? ` (${s.power.modelled} modelled by the simulated engine)` : ''}, ` +
-                  `${s.power.invalid} not valid${s.power.none > 0 ? `, ${s.power.none} without a verdict` : ''}`,
-              ]
-            : []),
-          `  evals: ${counts(s.evals)}`,
-          `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
-        ];
-        if (s.replaced_attempt !== undefined) lines.push(`  replaced attempt ${s.replaced_attempt}`);
-        if (s.run_changes.length > 0)
-          lines.push(`  run changed: ${s.run_changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ')}`);
-        const rows = [s.benchmarks, s.agentic, s.evals].reduce((n, c) => n + c.new + c.changed + c.removed, 0);
-        if (!s.dry_run && rows === 0 && s.replaced_attempt === undefined && s.run_changes.length === 0)
-          lines.push('  (already stored: nothing changed)');
-        process.stdout.write(`${lines.join('\n')}\n`);
+        process.stdout.write(ingestSummary(s, store.location));
       } finally {
         await store.close();
       }
