@@ -5,13 +5,12 @@ import {
   answerKeys,
   builtinTasks,
   concValid,
-  dataDirFor,
   evalInDir,
-  loadTask,
+  loadTasks,
+  readTaskFile,
   MAX_NUM_FEWSHOT,
   maxTokensFor,
   metaEnvOf,
-  readTaskFile,
 } from '../evals/index.js';
 import type { EvalConcResult, LoadedTask } from '../evals/index.js';
 import { rowEvalTasks } from '../launch/index.js';
@@ -144,17 +143,9 @@ function addRunOptions(cmd: Command, o: { taskFlag: boolean }): Command {
     .option('--runner <type>', 'the hardware for meta_env.json (default: the row’s runner)');
 }
 
-/** The tasks asked for, read and loaded with their data. */
-async function loadTasks(names: readonly string[], data: string | undefined): Promise<LoadedTask[]> {
-  const specs = names.map((n) => readTaskFile(n));
-  const seen = new Set<string>();
-  for (const s of specs) {
-    if (seen.has(s.task)) throw new UserError(`task ${s.task} is asked twice`);
-    seen.add(s.task);
-  }
-  const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  return Promise.all(specs.map(async (s) => loadTask(s, await dataDirFor(s, data, log))));
-}
+/** The tasks asked for, read and loaded with their data (where it comes from said on stderr). */
+const loadTasksLogged = (names: readonly string[], data: string | undefined): Promise<LoadedTask[]> =>
+  loadTasks(names, data, (line) => void process.stderr.write(`${line}\n`));
 
 async function runEvals(f: RunFlags, taskNames: readonly string[]): Promise<void> {
   const apiKey = f.apiKey ?? process.env.OPENAI_API_KEY;
@@ -164,7 +155,7 @@ async function runEvals(f: RunFlags, taskNames: readonly string[]): Promise<void
     .filter(Boolean)
     .map((c) => positiveInt('--concurrency', c));
   const row = f.row ? readRow(f.row) : undefined;
-  const tasks = await loadTasks(taskNames, f.data);
+  const tasks = await loadTasksLogged(taskNames, f.data);
   let model = f.model;
   let maxLength = f.maxModelLen ? positiveInt('--max-model-len', f.maxModelLen) : undefined;
   if (!model || (!f.maxTokens && maxLength === undefined)) {
@@ -269,7 +260,7 @@ function answerKeysCommand(): Command {
     .addOption(pathOption('--out <file>', 'where to write them (default: stdout)'))
     .action(async (f: { task?: string[]; data?: string; out?: string }) => {
       if (!f.task || f.task.length === 0) throw new UserError('pass --task NAME|FILE', { exitCode: ExitCode.USAGE });
-      const lines = (await loadTasks(f.task, f.data)).flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
+      const lines = (await loadTasksLogged(f.task, f.data)).flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
       const text = `${lines.join('\n')}\n`;
       if (f.out) writeFileAtomic(f.out, text, { mkdir: true });
       else process.stdout.write(text);

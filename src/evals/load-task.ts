@@ -3,9 +3,10 @@ import { availableSplits, docSource, readSplit } from './datasets.js';
 import type { Doc } from './datasets.js';
 import { DatasetError } from './datasets.js';
 import { ensureGsm8k } from './gsm8k-download.js';
-import { TaskFileError } from './task-file.js';
+import { TaskFileError, readTaskFile } from './task-file.js';
 import type { TaskSpec } from './task-file.js';
 import { TemplateError } from './template.js';
+import { UserError } from '../util/user-error.js';
 import type { DocTemplate } from './template.js';
 
 /**
@@ -19,6 +20,21 @@ export interface LoadedTask {
   fewshot: Doc[];
   /** The few-shot pool is the eval split (a doc is then never its own shot). */
   fewshotIsEval: boolean;
+}
+
+/** The tasks named (built-in names or task files), each once, loaded with their data (`data`, else each one's default). */
+export async function loadTasks(
+  names: readonly string[],
+  data: string | undefined,
+  log: (line: string) => void,
+): Promise<LoadedTask[]> {
+  const specs = names.map((n) => readTaskFile(n));
+  const seen = new Set<string>();
+  for (const s of specs) {
+    if (seen.has(s.task)) throw new UserError(`task ${s.task} is asked twice`);
+    seen.add(s.task);
+  }
+  return Promise.all(specs.map(async (s) => loadTask(s, await dataDirFor(s, data, log))));
 }
 
 export async function loadTask(spec: TaskSpec, dataDir: string): Promise<LoadedTask> {
