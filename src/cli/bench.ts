@@ -2,7 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import { DEFAULT_REQUEST_DEADLINE_MS, DSV4_WITHOUT_CHAT_TEMPLATE, METRICS, runBench } from '../bench/index.js';
 import type { BenchOptions, BenchReport, Metric } from '../bench/index.js';
 import { UsageError, formatHelp, parseArgs } from './argparse.js';
-import type { ArgSpec, ParserSpec } from './argparse.js';
+import type { ArgSpec, ParsedArgs, ParserSpec } from './argparse.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { commaList } from './options.js';
 import { canTokenize, firstServedModel } from '../bench/server-probe.js';
@@ -326,18 +326,18 @@ function parseList<T>(value: string, item: (s: string) => T, what: string): T[] 
   });
 }
 
+/** What `frontier bench`'s command line asks for. */
+export interface BenchArgs {
+  options: BenchOptions;
+  out: string | undefined;
+  metadata: Record<string, string>;
+  /** Show the progress line on a terminal (not with --disable-tqdm). */
+  progress: boolean;
+  serverPid: number | undefined;
+}
+
 /** Parse argv into run options; flag problems are usage errors (exit 2), as argparse does. */
-export async function benchOptions(argv: string[]): Promise<
-  | {
-      options: BenchOptions;
-      out: string | undefined;
-      metadata: Record<string, string>;
-      /** Show the progress line on a terminal (not with --disable-tqdm). */
-      progress: boolean;
-      serverPid: number | undefined;
-    }
-  | undefined
-> {
+export async function benchOptions(argv: string[]): Promise<BenchArgs | undefined> {
   const a = parseArgs(SPEC, argv);
   if (a.help) {
     process.stdout.write(formatHelp(SPEC));
@@ -348,11 +348,33 @@ export async function benchOptions(argv: string[]): Promise<
   const endpoint = a.endpoint as string;
   const path = endpoint === 'completions' ? '/v1/completions' : endpoint === 'chat' ? '/v1/chat/completions' : endpoint;
   const chat = a.backend === 'openai-chat' || path.includes('chat');
-  const bestOf = a.best_of as number | undefined;
-  const logprobs = a.logprobs as number | undefined;
+  checkCompletionsOnly(a, chat);
+  checkTokenizerMode(a);
+  const serverPid = a.server_pid as number | undefined;
+  if (serverPid !== undefined && serverPid <= 0)
+    throw new UsageError(SPEC, `argument --server-pid: must be a process id (> 0), got ${serverPid}`);
+  const apiKey = (a.api_key as string | undefined) ?? process.env.OPENAI_API_KEY;
+  const model =
+    (a.served_model_name as string | undefined) ??
+    (a.model as string | undefined) ??
+    (await firstServedModel(baseUrl, apiKey)).id;
+  const measured = measuredOptions(a);
+  const metadata = parseMetadata(a);
+  if ((a.dataset_name as string) === 'jsonl' && !a.dataset_path)
+    throw new UsageError(SPEC, 'argument --dataset-path: required with --dataset-name jsonl');
+  let tokenizer = a.tokenizer as string | undefined;
+  if (tokenizer !== undefined && tokenizer !== 'gpt2' && tokenizer !== 'server') tokenizer = userPath(tokenizer);
+  if (!tokenizer) tokenizer = (await canTokenize(baseUrl, model, apiKey)) ? 'server' : 'gpt2';
+  const options = runOptions(a, { baseUrl, path, chat, model, apiKey, tokenizer, ...measured });
+  if (a.profile) Object.assign(options, profilerHooks(options, PROFILER_LOG));
+  return { options, out: resultFile(a, options), metadata, progress: !a.disable_tqdm, serverPid };
+}
+
+/** --best-of and --logprobs: in range, and only with the completions API (as the reference sends them). */
+function checkCompletionsOnly(a: ParsedArgs, chat: boolean): void {
   for (const [flag, value, min] of [
-    ['--best-of', bestOf, 1],
-    ['--logprobs', logprobs, 0],
+    ['--best-of', a.best_of as number | undefined, 1],
+    ['--logprobs', a.logprobs as number | undefined, 0],
   ] as const) {
     if (value === undefined) continue;
     if (value < min) throw new UsageError(SPEC, `argument ${flag}: must be an integer >= ${min}, got ${value}`);
@@ -362,6 +384,10 @@ export async function benchOptions(argv: string[]): Promise<
         `argument ${flag}: the reference client sends it only to the completions API (with chat it drops it); drop ${flag}, or bench /v1/completions (--endpoint completions, without --backend openai-chat)`,
       );
   }
+}
+
+/** --tokenizer-mode: the modes only Python has are refused; deepseek_v4's template is --dsv4's. */
+function checkTokenizerMode(a: ParsedArgs): void {
   const tokenizerMode = a.tokenizer_mode as string;
   const pythonOnly: Record<string, string> = {
     slow: "transformers' slow tokenizer",
@@ -373,21 +399,20 @@ export async function benchOptions(argv: string[]): Promise<
       SPEC,
       `argument --tokenizer-mode: ${tokenizerMode} loads ${pythonOnly[tokenizerMode]}, which only Python has; Frontier tokenizes with a tokenizer.json, gpt2 or the server's /tokenize. Drop --tokenizer-mode, and pass --tokenizer server to count with the server's own tokenizer`,
     );
-  const dsv4 = Boolean(a.dsv4);
-  if (tokenizerMode === 'deepseek_v4' && a.use_chat_template && !dsv4)
+  if (tokenizerMode === 'deepseek_v4' && a.use_chat_template && !a.dsv4)
     throw new UsageError(
       SPEC,
       'argument --tokenizer-mode: deepseek_v4 with --use-chat-template renders prompts with the DeepSeek-V4 template; add --dsv4, which renders that template here',
     );
-  const serverPid = a.server_pid as number | undefined;
-  if (serverPid !== undefined && serverPid <= 0)
-    throw new UsageError(SPEC, `argument --server-pid: must be a process id (> 0), got ${serverPid}`);
-  const apiKey = (a.api_key as string | undefined) ?? process.env.OPENAI_API_KEY;
-  const model =
-    (a.served_model_name as string | undefined) ??
-    (a.model as string | undefined) ??
-    (await firstServedModel(baseUrl, apiKey)).id;
-  const concurrency = a.max_concurrency as number | undefined;
+}
+
+/** What is measured and how it is judged: the metrics and percentiles, goodput SLOs, time scale, expected AL, timeouts. */
+function measuredOptions(a: ParsedArgs): {
+  metrics: Metric[];
+  percentiles: number[];
+  goodput: Record<string, number>;
+  expectedAl: number | undefined;
+} {
   const metrics = parseList(
     (a.percentile_metrics as string).toLowerCase(),
     (m) => {
@@ -423,28 +448,35 @@ export async function benchOptions(argv: string[]): Promise<
   ] as const)
     if (!((a[dest] as number) > 0))
       throw new UsageError(SPEC, `argument ${flag}: must be a number of seconds > 0, got ${String(a[dest])}`);
+  return { metrics, percentiles, goodput, expectedAl };
+}
+
+/** --metadata KEY=VALUE pairs, added to the result. */
+function parseMetadata(a: ParsedArgs): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const pair of (a.metadata as string[] | undefined) ?? []) {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(SPEC, `argument --metadata: expected KEY=VALUE, got '${pair}'`);
     metadata[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
+  return metadata;
+}
+
+function runOptions(
+  a: ParsedArgs,
+  o: Pick<BenchOptions, 'baseUrl' | 'path' | 'chat' | 'model' | 'apiKey' | 'tokenizer'> & ReturnType<typeof measuredOptions>,
+): BenchOptions {
+  const concurrency = a.max_concurrency as number | undefined;
   const numPrompts = (a.num_prompts as number | undefined) ?? (concurrency ? 10 * concurrency : 1000);
-  const datasetName = a.dataset_name as string;
-  if (datasetName === 'jsonl' && !a.dataset_path)
-    throw new UsageError(SPEC, 'argument --dataset-path: required with --dataset-name jsonl');
-  let tokenizer = a.tokenizer as string | undefined;
-  if (tokenizer !== undefined && tokenizer !== 'gpt2' && tokenizer !== 'server') tokenizer = userPath(tokenizer);
-  if (!tokenizer) tokenizer = (await canTokenize(baseUrl, model, apiKey)) ? 'server' : 'gpt2';
-  const options: BenchOptions = {
-    baseUrl,
-    path,
-    chat,
-    model,
-    apiKey,
+  return {
+    baseUrl: o.baseUrl,
+    path: o.path,
+    chat: o.chat,
+    model: o.model,
+    apiKey: o.apiKey,
     ignoreEos: a.ignore_eos as boolean,
-    bestOf,
-    logprobs,
+    bestOf: a.best_of as number | undefined,
+    logprobs: a.logprobs as number | undefined,
     temperature: a.temperature as number,
     timeoutMs: (a.timeout as number) * 1000,
     requestDeadlineMs: (a.request_deadline as number) * 1000,
@@ -452,13 +484,13 @@ export async function benchOptions(argv: string[]): Promise<
     requestRate: a.request_rate as number,
     burstiness: a.burstiness as number,
     seed: a.seed as number,
-    percentileMetrics: metrics,
-    percentiles,
-    goodput: Object.keys(goodput).length > 0 ? goodput : undefined,
+    percentileMetrics: o.metrics,
+    percentiles: o.percentiles,
+    goodput: Object.keys(o.goodput).length > 0 ? o.goodput : undefined,
     backend: a.backend as string,
-    tokenizer,
+    tokenizer: o.tokenizer,
     dataset:
-      datasetName === 'jsonl'
+      (a.dataset_name as string) === 'jsonl'
         ? {
             kind: 'file',
             path: a.dataset_path as string,
@@ -477,28 +509,24 @@ export async function benchOptions(argv: string[]): Promise<
     dsv4: a.dsv4 as boolean,
     warmups: (a.num_warmups as number | undefined) ?? (concurrency ? 2 * concurrency : 0),
     maxFailureRate: a.max_failure_rate as number,
-    expectedAcceptanceLength: expectedAl,
+    expectedAcceptanceLength: o.expectedAl,
     specDecodeMetricsUrls: a.spec_decode_metrics_url as string[] | undefined,
     saveDetailed: a.save_detailed as boolean,
     timeScale: a.time_scale as number,
     clockAnchorMs: clockAnchorFromEnv(),
   };
-  if (a.profile) Object.assign(options, profilerHooks(options, PROFILER_LOG));
+}
+
+/** Where the result goes: --result-file, else --result-dir/--result-filename (the reference's default name); none without --save-result. */
+function resultFile(a: ParsedArgs, options: BenchOptions): string | undefined {
   const resultFile = a.result_file as string | undefined;
   const save = Boolean(a.save_result) || resultFile !== undefined;
   const name =
     (a.result_filename as string | undefined) ??
-    `${options.backend}-${Number.isFinite(options.requestRate) ? options.requestRate : 'inf'}qps-concurrency${concurrency ?? 'none'}-${model.split('/').pop()}.json`;
+    `${options.backend}-${Number.isFinite(options.requestRate) ? options.requestRate : 'inf'}qps-concurrency${options.concurrency ?? 'none'}-${options.model.split('/').pop()}.json`;
   // As Python's os.path.join (the reference client's): an absolute file name ignores --result-dir.
   const dir = (a.result_dir as string | undefined) ?? '.';
-  const out = save ? (resultFile ?? (isAbsolute(name) ? name : join(dir, name))) : undefined;
-  return {
-    options,
-    out,
-    metadata,
-    progress: !a.disable_tqdm,
-    serverPid,
-  };
+  return save ? (resultFile ?? (isAbsolute(name) ? name : join(dir, name))) : undefined;
 }
 
 const line = (label: string, value: string | number): string =>
