@@ -96,7 +96,14 @@ export function changelogCommand(): Command {
   const changelog = new Command('changelog').description(
     'the perf-changelog.yaml gate: check a change, build its sweep, write entries right',
   );
+  addCheckCommand(changelog);
+  addMatrixCommand(changelog);
+  addAddCommand(changelog);
+  addMergeCommand(changelog);
+  return changelog;
+}
 
+function addCheckCommand(changelog: Command): void {
   withSides(changelog.command('check'))
     .description('check a change of perf-changelog.yaml (file, history, sweep and pairing rules); exit 1 with findings')
     .option('--pr <number>', 'the pull request number (without it, the change is judged as on main)', prNumber)
@@ -135,7 +142,9 @@ export function changelogCommand(): Command {
         process.exitCode = report.ok ? ExitCode.OK : ExitCode.FAILED;
       },
     );
+}
 
+function addMatrixCommand(changelog: Command): void {
   withSides(changelog.command('matrix'))
     .description('the sweep the appended entries trigger (the reference process_changelog.py output)')
     .option('--trim-conc', 'one concurrency per recipe (single-node: the lowest; multinode: [min])')
@@ -159,7 +168,9 @@ export function changelogCommand(): Command {
         process.stdout.write(`${changelogMatrixJson(matrix)}\n`);
       },
     );
+}
 
+function addAddCommand(changelog: Command): void {
   changelog
     .command('add')
     .description('append a correctly formatted entry (refuses config keys that do not exist)')
@@ -198,7 +209,9 @@ export function changelogCommand(): Command {
         process.stdout.write(`appended to ${opts.file}:\n\n${block}`);
       },
     );
+}
 
+function addMergeCommand(changelog: Command): void {
   changelog
     .command('merge')
     .description("resolve a perf-changelog.yaml merge conflict: main's bytes, then the PR's new entries")
@@ -216,6 +229,4 @@ export function changelogCommand(): Command {
       if (opts.output) writeFileAtomic(opts.output, merged);
       else process.stdout.write(merged);
     });
-
-  return changelog;
 }
