@@ -675,6 +675,6 @@ export async function runBenchCommand(argv: string[]): Promise<BenchReport | und
   if (out) writeFileAtomic(out, JSON.stringify(report.result), { mkdir: true });
   process.stdout.write(formatReport(report));
   if (out) process.stderr.write(`result written to ${out}\n`);
-  process.exitCode = report.valid ? 0 : 1;
+  process.exitCode = report.valid ? ExitCode.OK : ExitCode.FAILED;
   return report;
 }

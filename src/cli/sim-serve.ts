@@ -12,6 +12,7 @@ import type { FaultOptions, SimRole, SimServer, Topology } from '../sim/index.js
 import { GPU_REGISTRY_ENV } from '../sim/gpu-registry.js';
 import { readUnpacked } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { numberArg, numberListArg } from './options.js';
 import { pathOption } from './paths.js';
 import { deploymentOf, withDeployment } from './sim-deployment.js';
@@ -152,7 +153,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     gpuRegistry: process.env[GPU_REGISTRY_ENV],
     onCrash: () => {
       process.stderr.write('frontier sim: crashed (--fault-crash-after)\n');
-      process.exit(1);
+      process.exit(ExitCode.FAILED);
     },
   }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === 'EADDRINUSE')
@@ -161,7 +162,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   });
   process.stdout.write(banner(flags, topology, server));
   const stop = (): void => {
-    void server.close().then(() => process.exit(0));
+    void server.close().then(() => process.exit(ExitCode.OK));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -10,6 +10,7 @@ import {
 import { startSimRouter } from '../sim/index.js';
 import type { Topology } from '../sim/index.js';
 import { UserError } from '../util/user-error.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { numberArg, numberListArg, formatOption } from './options.js';
 import { addCalibrationCommands } from './sim-calibrate.js';
 import { deploymentOf, withDeployment } from './sim-deployment.js';
@@ -87,7 +88,7 @@ async function router(flags: RouterFlags): Promise<void> {
     ].join('\n'),
   );
   const stop = (): void => {
-    void router.close().then(() => process.exit(0));
+    void router.close().then(() => process.exit(ExitCode.OK));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

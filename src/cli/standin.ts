@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
 import { simCommand } from './sim.js';
 import { flagValue } from '../util/argv.js';
+import { ExitCode } from '../util/exit-codes.js';
 import { engineStandIn, simServeArgs } from '../engines/standin/engine.js';
 import { frontendFor, registerWorker } from '../engines/standin/frontend.js';
 import { registered } from '../launch/inferencex/registry.js';
@@ -22,7 +23,7 @@ import { startProxy } from '../engines/standin/proxy.js';
 function idle(what: string): void {
   process.stdout.write(`frontier standin: ${what}\n`);
   setInterval(() => undefined, 1 << 30);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(ExitCode.OK));
 }
 
 async function engine(tool: string, args: string[]): Promise<void> {
@@ -47,7 +48,7 @@ async function frontend(tool: string, args: string[]): Promise<void> {
   process.stdout.write(
     `frontier standin proxy listening on http://${f.host}:${f.port}\n${f.workers.map((w) => `  worker: ${w}`).join('\n')}\n`,
   );
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(0)));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(ExitCode.OK)));
 }
 
 async function client(args: string[]): Promise<void> {
