@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { processAlive } from '../../src/util/process-alive.js';
+import { waitFor } from '../support/wait.js';
 
 describe('processAlive', () => {
   it('is true for this process and false for one that has exited', async () => {
@@ -17,7 +17,8 @@ describe('processAlive', () => {
     const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
-      await sleep(200);
+      const state = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]!;
+      await waitFor(() => state() === 'Z', { what: `process ${pid} to become a zombie` });
       expect(() => process.kill(pid, 0)).not.toThrow();
       expect(processAlive(pid)).toBe(false);
     } finally {
