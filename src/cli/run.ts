@@ -22,6 +22,7 @@ import { filterRows, planLaunch, planRun, readMatrix } from '../plan/index.js';
 import { requirePowerFromEnv } from '../results/index.js';
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { processAlive } from '../util/process-alive.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
 import { POSITIVE_INT, formatOption, parseNumber } from './options.js';
@@ -233,14 +234,6 @@ export function probeCommand(): Command {
     .addOption(new Option('--interval <s>', 'seconds between checks').default('5'))
     .option('--watch-pid <pid>', 'fail at once when this process has exited (repeatable)', collect, [])
     .action(async (urls: string[], o: { attempts: string; interval: string; watchPid: string[] }) => {
-      const alive = (pid: string): boolean => {
-        try {
-          process.kill(Number(pid), 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
       await waitReady(
         urls.map((u) => {
           const at = u.indexOf('@', u.indexOf('//') + 2);
@@ -250,7 +243,7 @@ export function probeCommand(): Command {
           attempts: Number(o.attempts),
           intervalMs: Number(o.interval) * 1000,
           failed: () => {
-            const gone = o.watchPid.filter((p) => !alive(p));
+            const gone = o.watchPid.filter((p) => !processAlive(Number(p)));
             return gone.length > 0 ? `process ${gone.join(', ')} exited before the engine was ready` : undefined;
           },
         },
