@@ -106,13 +106,7 @@ function planScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: Plan
       `cluster ${cluster.name}: inferencex-client frontier swaps the client on the host's PATH, which a ${cluster.container.runtime} container does not see; use container runtime none, or inferencex-client inferencex`,
     ]);
   // The script's GPU is its launcher's; no synthetic acceptance: the script injects its own.
-  const deployment = deploymentOf(launch, {
-    framework: row.framework,
-    modelPath: row.model,
-    gpu: script.rule.gpu,
-    options: {},
-    frontierCommand: ctx.frontierCommand,
-  });
+  const deployment = deploymentFor(launch, { ...ctx, golden: undefined }, { gpu: script.rule.gpu });
   const gpus = layoutGpus(deployment.layout);
   if (gpus > cluster.gpusPerNode)
     return cannotRun(launch, [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`]);
