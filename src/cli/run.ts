@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { clusterForRunners, findCluster, loadClusterProfiles } from '../clusters/index.js';
-import { isInferencexTree, loadRecipeBook, openTree } from '../launch/inferencex/index.js';
-import type { InferencexTree } from '../launch/inferencex/index.js';
+import { filterRows, isInferencexTree, loadRecipeBook, openTree, planLaunch, planRun, readMatrix } from '../plan/index.js';
+import type { InferencexTree } from '../plan/index.js';
 import {
   consoleReporter,
   dryRun,
@@ -18,7 +18,6 @@ import {
 } from '../launch/index.js';
 import type { EvalSettings } from '../launch/index.js';
 import type { MatrixRow } from '../matrix/index.js';
-import { filterRows, planLaunch, planRun, readMatrix } from '../plan/index.js';
 import { requirePowerFromEnv } from '../results/index.js';
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
 import { ExitCode } from '../util/exit-codes.js';

@@ -6,3 +6,4 @@ export type { PlanContext } from './plan-launch.js';
 export { unhandledKind } from './launch-plan.js';
 export type * from './launch-plan.js';
 export { filterRows, readMatrix } from './matrix-file.js';
+export * from './inferencex/index.js';

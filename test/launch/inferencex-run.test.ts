@@ -5,7 +5,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTree, planScript, recordPoint } from '../../src/launch/inferencex/index.js';
+import { openTree, planScript } from '../../src/plan/index.js';
+import { recordPoint } from '../../src/launch/inferencex/index.js';
 import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
 import type { LaunchExecutor } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';

@@ -7,9 +7,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMasterConfigs, loadRunners } from '../../src/catalog/index.js';
-import { loadRecipeBook, openTree } from '../../src/launch/inferencex/index.js';
+import { loadRecipeBook, openTree, recipeOf } from '../../src/plan/index.js';
 import { run, slurmExecutor } from '../../src/launch/index.js';
-import { recipeOf } from '../../src/plan/index.js';
 import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
 import type { MultiNodeRow } from '../../src/matrix/index.js';
 import { CLI, INFERENCEX, inferencexTree, readFixture, runCliAsync, tempFiles } from '../helpers.js';

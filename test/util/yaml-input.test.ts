@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { changedEntries } from '../../src/ci/signoff/index.js';
 import { syntheticSpecOf } from '../../src/engines/synthetic-knobs.js';
 import { parseThresholds } from '../../src/evals/index.js';
-import { openTree } from '../../src/launch/inferencex/index.js';
+import { openTree } from '../../src/plan/index.js';
 import { UserError } from '../../src/util/user-error.js';
 import { MAX_YAML_EXPANDED_NODES, parseYamlInput } from '../../src/util/yaml-input.js';
 import { tempFiles } from '../helpers.js';
