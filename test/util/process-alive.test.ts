@@ -13,8 +13,9 @@ describe('processAlive', () => {
   });
 
   it.runIf(existsSync('/proc/self/stat'))('counts a zombie (exited, not reaped) as gone', async () => {
-    // `true` exits in the background of a shell that then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A child that exits in the background after its shell has become `sleep`, which never reaps
+    // it (a child that exits before the exec may be reaped by the shell itself).
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(String(d)))));
       const state = (): string => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]!;
