@@ -310,17 +310,8 @@ function recipeProcesses(plan: RecipePlan, cluster: ClusterProfile, logDir: stri
 /** An adapter's launch as a run starts it: locally on 127.0.0.1 from the base port, or its Slurm job. */
 function adapterDetails(plan: AdapterPlan, o: DryRunOptions): Partial<DryRunLaunch> {
   const slurm = o.cluster.scheduler === 'slurm';
-  let port = o.basePort;
-  const address = slurm ? (n: number): string => `\${NODES[${n}]}` : (): string => '127.0.0.1';
-  const launch = plan.adapter.launch(plan.deployment, onHosts(plan.placement, address), { next: () => port++ });
   const points = plan.launch.points;
-  const launchScript = slurm
-    ? jobFor(plan, points, new RunDir(o.out), o.cluster, {
-        frontier: o.frontierCommand,
-        basePort: o.basePort,
-        agentic: o.agentic,
-      }).script
-    : renderLaunchScript(launch, plan.launch.label);
+  const { launch, launchScript } = slurm ? slurmJob(plan, o) : localLaunch(plan, o.basePort);
   const agentic = o.agentic;
   return {
     placement: plan.placement,
@@ -342,6 +333,27 @@ function adapterDetails(plan: AdapterPlan, o: DryRunOptions): Partial<DryRunLaun
         }
       : {}),
   };
+}
+
+/** The launch on this machine, every node 127.0.0.1, its ports from the base port, and the script that starts it. */
+function localLaunch(plan: AdapterPlan, basePort: number): { launch: Launch; launchScript: string } {
+  let port = basePort;
+  const launch = plan.adapter.launch(
+    plan.deployment,
+    onHosts(plan.placement, () => '127.0.0.1'),
+    { next: () => port++ },
+  );
+  return { launch, launchScript: renderLaunchScript(launch, plan.launch.label) };
+}
+
+/** The launch as its Slurm job places it (node N is `${NODES[N]}`), and the job's script. */
+function slurmJob(plan: AdapterPlan, o: DryRunOptions): { launch: Launch; launchScript: string } {
+  const job = jobFor(plan, plan.launch.points, new RunDir(o.out), o.cluster, {
+    frontier: o.frontierCommand,
+    basePort: o.basePort,
+    agentic: o.agentic,
+  });
+  return { launch: job.launch, launchScript: job.script };
 }
 
 /** An agentic point's replay, as a local run starts it (in process). */

@@ -88,13 +88,14 @@ export class RunRecords {
     return record;
   }
 
-  /** A launch's record, and those of its evals (the previous run's when they finished). */
+  /** A launch's record, pending. */
   addLaunch(launch: PlannedLaunch): LaunchRecord {
     const record: LaunchRecord = { id: launch.id, label: launch.label, engine: launch.rows[0]!.framework, status: 'pending' };
     this.manifest.launches.push(record);
     return record;
   }
 
+  /** The records of a launch's evals: the previous run's when they passed or failed, else new ones. */
   addEvals(launch: PlannedLaunch): void {
     for (const e of launch.evals) {
       const old = this.previous?.evals?.find((x) => x.dir === e.dir);

@@ -8,6 +8,8 @@ import { isAgenticRow, isMultiNodeRow } from '../matrix/index.js';
 import { replayPoint } from './replay-point.js';
 import { monitorSettleMs, noLaunchPower, simulatedGpus, startLaunchPower } from './power.js';
 import { FRONTIER_POWER_PRODUCER, startPackagePower } from './power-package.js';
+import type { PackagePower } from './power-package.js';
+import type { LaunchPower } from './power.js';
 import type { PlannedPoint } from '../plan/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
@@ -62,8 +64,8 @@ type Measured = { status: 'ok' | 'invalid'; raw: string; problems: string[] };
 /** A launch's GPU monitor: one per launch, or (a simulated multi-node launch) a DCGM power package. */
 interface LaunchMonitor {
   clock: VirtualClock;
-  power: Awaited<ReturnType<typeof startLaunchPower>>;
-  pkg: Awaited<ReturnType<typeof startPackagePower>> | undefined;
+  power: LaunchPower;
+  pkg: PackagePower | undefined;
 }
 
 async function startMonitor(ctx: LaunchContext, launch: Launch, logDir: string, o: ServeOptions): Promise<LaunchMonitor> {

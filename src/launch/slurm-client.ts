@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type { Reporter } from './run.js';
+import type { LaunchContext, Reporter } from './run.js';
 
 /**
  * The Slurm commands a run needs: submit (`sbatch`), a job's state (`squeue`, then `scontrol show
@@ -22,6 +22,24 @@ export interface JobWatch {
   signal: AbortSignal;
   submitted(id: string): void;
 }
+
+/** What every Slurm job of a run needs: the client, how to run frontier on the nodes, the first port, the poll interval. */
+export interface SlurmRunSettings {
+  slurm: SlurmClient;
+  frontierCommand: string[];
+  basePort: number;
+  pollMs: number;
+}
+
+/** A launch's job watch: its id kept in the launch's record, saved at once (so --resume can cancel it). */
+export const jobWatchOf = (ctx: LaunchContext): JobWatch => ({
+  reporter: ctx.reporter,
+  signal: ctx.signal,
+  submitted: (id) => {
+    ctx.record.job = id;
+    ctx.save();
+  },
+});
 
 export const isActive = (state: string | undefined): boolean =>
   state !== undefined && ['PENDING', 'CONFIGURING', 'RUNNING', 'COMPLETING', 'SUSPENDED'].includes(state);

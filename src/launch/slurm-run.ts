@@ -4,12 +4,12 @@ import { isAgenticRow } from '../matrix/index.js';
 import type { PlannedPoint } from '../plan/launches.js';
 import { unhandledKind } from '../plan/launch-plan.js';
 import type { AdapterPlan, RecipeLaunchPlan } from '../plan/launch-plan.js';
-import { runJobScript, runScriptJob, runSrtctlJob, watchOf } from './inferencex/slurm-run.js';
-import type { InferencexJobOptions } from './inferencex/slurm-run.js';
+import { runJobScript, runScriptJob, runSrtctlJob } from './inferencex/slurm-run.js';
 import { tail } from './local.js';
 import { writeFakeGpuTools } from './power.js';
 import type { LaunchContext, LaunchExecutor } from './run.js';
-import { SlurmClient, isActive } from './slurm-client.js';
+import { SlurmClient, isActive, jobWatchOf } from './slurm-client.js';
+import type { SlurmRunSettings } from './slurm-client.js';
 import { readExits } from './slurm-exits.js';
 import { jobFor } from './slurm-job.js';
 import type { SlurmJob } from './slurm-job.js';
@@ -37,7 +37,7 @@ const LOG_TAIL = 2000;
 export function slurmExecutor(options: SlurmExecutorOptions): LaunchExecutor {
   const pollMs = options.pollMs ?? 2000;
   const slurm = new SlurmClient(options.env ?? process.env, pollMs);
-  const o: InferencexJobOptions = { slurm, frontierCommand: options.frontierCommand, basePort: options.basePort ?? 8000, pollMs };
+  const o: SlurmRunSettings = { slurm, frontierCommand: options.frontierCommand, basePort: options.basePort ?? 8000, pollMs };
   const executor: LaunchExecutor = async (ctx) => {
     const { plan } = ctx;
     switch (plan.kind) {
@@ -71,7 +71,7 @@ export function slurmExecutor(options: SlurmExecutorOptions): LaunchExecutor {
 }
 
 /** A launch whose processes Frontier starts: its sbatch job, followed, then each point from what the job left. */
-async function runLaunchJob(ctx: LaunchContext, plan: AdapterPlan | RecipeLaunchPlan, o: InferencexJobOptions): Promise<void> {
+async function runLaunchJob(ctx: LaunchContext, plan: AdapterPlan | RecipeLaunchPlan, o: SlurmRunSettings): Promise<void> {
   const { points, dir } = ctx;
   const evals = ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined;
   const job = jobFor(plan, points, dir, ctx.cluster, {
@@ -90,7 +90,7 @@ async function runLaunchJob(ctx: LaunchContext, plan: AdapterPlan | RecipeLaunch
   if (plan.kind === 'adapter' && plan.simulated) writeFakeGpuTools(join(job.logDir, 'gpu-tools'), o.frontierCommand);
   const scriptFile = join(job.logDir, 'job.sbatch');
   writeFileSync(scriptFile, job.script, { mode: 0o755 });
-  const followed = await o.slurm.follow(watchOf(ctx), scriptFile);
+  const followed = await o.slurm.follow(jobWatchOf(ctx), scriptFile);
   if (job.work) rmSync(job.work, { recursive: true, force: true });
   if (!followed) return;
   const outcomes = new JobOutcomes(job, followed.id, followed.state);

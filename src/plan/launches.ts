@@ -8,7 +8,7 @@ import type { MatrixRow, MultiNodeAgenticRow, MultiNodeRow, RowWorker, SingleNod
 import { resultFilenameOf } from '../results/index.js';
 
 /**
- * A run's plan: the matrix rows grouped into engine launches ("groups"), each benched at one or
+ * A run's launches: the matrix rows grouped into engine launches, each benched at one or
  * more concurrencies ("points"). Single-node rows that differ only in `conc` share one launch:
  * the engine starts once and is benched at each concurrency in turn. Rows whose `engine-tuning`
  * differs (tuning by conc) are different launches. A multinode row is one

@@ -7,7 +7,8 @@ import { logsKeyOf } from '../../plan/launches.js';
 import type { JobScriptLaunchPlan, ScriptLaunchPlan, SrtctlLaunchPlan } from '../../plan/launch-plan.js';
 import { tail } from '../local.js';
 import type { LaunchContext } from '../run.js';
-import type { FollowedJob, SlurmClient } from '../slurm-client.js';
+import { jobWatchOf } from '../slurm-client.js';
+import type { FollowedJob, SlurmRunSettings } from '../slurm-client.js';
 import { readExits } from '../slurm-exits.js';
 import { jobScriptResults, keepJobScriptLogs, printedJobId, setUpJobScript, validityOf } from './job-script.js';
 import { collectPoint, preparePoint } from './point.js';
@@ -23,25 +24,8 @@ const exec = promisify(execFile);
 
 const LOG_TAIL = 2000;
 
-export interface InferencexJobOptions {
-  slurm: SlurmClient;
-  frontierCommand: string[];
-  basePort: number;
-  pollMs: number;
-}
-
-/** How a followed job's id is kept: in the launch's record, saved at once (so --resume can cancel it). */
-export const watchOf = (ctx: LaunchContext): Parameters<SlurmClient['follow']>[0] => ({
-  reporter: ctx.reporter,
-  signal: ctx.signal,
-  submitted: (id) => {
-    ctx.record.job = id;
-    ctx.save();
-  },
-});
-
 /** An InferenceX row: one job running its benchmark script once per point. */
-export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o: InferencexJobOptions): Promise<void> {
+export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o: SlurmRunSettings): Promise<void> {
   const { points, dir, cluster } = ctx;
   const script = plan.script;
   // On a simulating cluster the nodes are shared (one host): a free port each; a real node is the job's own.
@@ -61,7 +45,7 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
     points: scripts,
   });
   writeFileSync(scriptFile, text, { mode: 0o755 });
-  const job = await o.slurm.follow(watchOf(ctx), scriptFile);
+  const job = await o.slurm.follow(jobWatchOf(ctx), scriptFile);
   if (!job) return;
   const exits = readExits(logDir);
   for (const s of scripts) {
@@ -73,7 +57,7 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
 }
 
 /** A recipe row on a cluster that runs recipes with srtctl: `srtctl apply`, then its job and its outputs. */
-export async function runSrtctlJob(ctx: LaunchContext, plan: SrtctlLaunchPlan, o: InferencexJobOptions): Promise<void> {
+export async function runSrtctlJob(ctx: LaunchContext, plan: SrtctlLaunchPlan, o: SlurmRunSettings): Promise<void> {
   const { points, dir } = ctx;
   const row = plan.launch.rows[0] as MultiNodeRow;
   const logDir = dir.serverLogs(logsKeyOf(plan.launch, points));
@@ -81,7 +65,7 @@ export async function runSrtctlJob(ctx: LaunchContext, plan: SrtctlLaunchPlan, o
   const { root, submit: argv } = plan;
   if (plan.recipe) placeRecipe(plan.recipe, root);
   injectIntoRecipe(root, plan.configFile, row, plan.deployment.syntheticAcceptance);
-  const job = await o.slurm.follow(watchOf(ctx), async () => {
+  const job = await o.slurm.follow(jobWatchOf(ctx), async () => {
     let output: string;
     try {
       output = (
@@ -119,7 +103,7 @@ export async function runSrtctlJob(ctx: LaunchContext, plan: SrtctlLaunchPlan, o
  * submits the job and prints its id, which is then followed, or runs its allocation's steps
  * itself until done (its allocation, which outlives it, is then cancelled); then the results.
  */
-export async function runJobScript(ctx: LaunchContext, plan: JobScriptLaunchPlan, o: InferencexJobOptions): Promise<void> {
+export async function runJobScript(ctx: LaunchContext, plan: JobScriptLaunchPlan, o: SlurmRunSettings): Promise<void> {
   const { points, dir, cluster } = ctx;
   const { jobScript } = plan;
   const row = plan.launch.rows[0] as MultiNodeRow;
@@ -166,12 +150,12 @@ async function followJobScript(
   plan: JobScriptLaunchPlan,
   setUp: JobScriptSetUp,
   logDir: string,
-  o: InferencexJobOptions,
+  o: SlurmRunSettings,
 ): Promise<FollowedJob | undefined> {
   const { jobScript } = plan;
   const runScript = (): Promise<string> => runJobScriptOnce(ctx, plan, setUp, logDir, o);
   if (jobScript.rule.job === 'printed')
-    return o.slurm.follow(watchOf(ctx), async () => {
+    return o.slurm.follow(jobWatchOf(ctx), async () => {
       const stdout = await runScript();
       const id = printedJobId(stdout);
       if (!id) throw new Error(`${jobScript.script} printed no job id; the end of its output:\n${stdout.slice(-LOG_TAIL)}`);
@@ -207,7 +191,7 @@ async function runJobScriptOnce(
   plan: JobScriptLaunchPlan,
   setUp: JobScriptSetUp,
   logDir: string,
-  o: InferencexJobOptions,
+  o: SlurmRunSettings,
 ): Promise<string> {
   const { jobScript } = plan;
   try {
