@@ -53,6 +53,12 @@ export default tseslint.config(
     },
   },
   {
+    // The bin's launcher is CommonJS (scripts/launcher.cjs says why).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**/*.{ts,js,mjs}'],
     plugins: { frontier: { rules: { 'no-fixed-sleep': fixedSleep } } },
     rules: { 'frontier/no-fixed-sleep': 'error' },

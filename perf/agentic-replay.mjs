@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { canPin, startSim } from './bench-client.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = `${repo}dist/frontier.mjs`;
+const cli = `${repo}dist/frontier.cjs`;
 const lanes = Number(process.argv[2] ?? 256);
 const seconds = Number(process.argv[3] ?? 20);
 // Sim and client on CPUs of their own where the machine allows (as bench-client.mjs does).

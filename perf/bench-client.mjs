@@ -12,7 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = `${repo}dist/frontier.mjs`;
+const cli = `${repo}dist/frontier.cjs`;
 
 /**
  * Pinning puts the sim and the client on CPUs of their own (taskset), as a server and its client

@@ -13,7 +13,7 @@ import { startServe } from './serve.mjs';
 import { gzipSync } from 'node:zlib';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = `${repo}dist/frontier.mjs`;
+const cli = `${repo}dist/frontier.cjs`;
 
 const HARDWARE = ['h100', 'h200', 'b200', 'b300', 'gb200', 'gb300', 'mi300x', 'mi325x', 'mi355x', 'h20'];
 const FRAMEWORKS = ['vllm', 'sglang', 'trt', 'dynamo-vllm', 'dynamo-sglang'];

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(repo, 'dist/frontier.mjs');
+const cli = join(repo, 'dist/frontier.cjs');
 const data = join(repo, 'test/fixtures/gsm8k');
 const speed = process.argv[2] ?? '2';
 const conc = 64;

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 // The reference fixtures: $FRONTIER_REFERENCE_FIXTURES when set (as the tests read them), else the bundled copy.
 const fixtures = process.env.FRONTIER_REFERENCE_FIXTURES || `${repo}test/fixtures/inferencex`;
-const cli = `${repo}dist/frontier.mjs`;
+const cli = `${repo}dist/frontier.cjs`;
 const runs = Number(process.env.PERF_RUNS ?? 11);
 
 /** Wall time of one run of `command` (argv); `status` is the exit status it is expected to end with. */

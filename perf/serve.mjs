@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../dist/frontier.mjs', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/frontier.cjs', import.meta.url));
 
 export async function startServe(db) {
   const server = spawn(process.execPath, [cli, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });

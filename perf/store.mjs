@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { startServe } from './serve.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
-const cli = `${repo}dist/frontier.mjs`;
+const cli = `${repo}dist/frontier.cjs`;
 
 const MODELS = 10;
 const HARDWARE = ['h100', 'h200', 'b200', 'mi300x', 'mi355x'];

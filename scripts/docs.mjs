@@ -10,7 +10,7 @@ import { endpointsTable } from './openapi-table.mjs';
 
 const docs = new URL('../docs/', import.meta.url);
 const frontier = (...args) =>
-  execFileSync(process.execPath, [new URL('../dist/frontier.mjs', import.meta.url).pathname, ...args], { encoding: 'utf8' });
+  execFileSync(process.execPath, [new URL('../dist/frontier.cjs', import.meta.url).pathname, ...args], { encoding: 'utf8' });
 
 function replaceBetween(name, marker, generated) {
   const file = new URL(name, docs);

@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 import { ensureLlamaServerAndModel, isBuilt, REPO } from './llama-server.mjs';
 
-const FRONTIER = join(REPO, 'dist', 'frontier.mjs');
+const FRONTIER = join(REPO, 'dist', 'frontier.cjs');
 const LLAMA_SERVER_SCRIPT = join(REPO, 'scripts', 'llama-server.mjs');
 const LLAMA_ROWS = 'framework=llama.cpp';
 const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');

@@ -30,7 +30,7 @@ export function yamlCorpus(): Record<string, string> {
   return JSON.parse(gunzipSync(readFileSync(join(BUNDLED, 'yaml-corpus.json.gz'))).toString('utf8')) as Record<string, string>;
 }
 
-export const CLI = join(REPO, 'dist/frontier.mjs');
+export const CLI = join(REPO, 'dist/frontier.cjs');
 
 export interface CliResult {
   status: number;

@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { problemAt, schemaProblems } from './issues.js';
+import { problemAt } from './issues.js';
 import type { Subject } from './issues.js';
 import type { Problem } from './problems.js';
 import { ENTRY_RULES } from './rules.js';
-import { MultiNodeEntry, RunnersFile, SAFE_NAME, SingleNodeEntry } from './schema.js';
+import { SAFE_NAME } from './names.js';
+import { schemaProblemsOf } from './schema-check.js';
 import type { MasterConfigEntry, RunnerConfig } from './schema.js';
 import { isPlainMapping, parseYaml } from './yaml/index.js';
 import type { YamlDocument } from './yaml/index.js';
@@ -39,7 +40,8 @@ export async function readYamlFile(
 ): Promise<ReadResult> {
   let content: Buffer | string | undefined;
   try {
-    content = options.readFile ? await options.readFile(path) : await readFile(resolve(options.baseDir ?? '.', path));
+    // Read at once: a catalog file is small, and the thread pool's start costs more than the read.
+    content = options.readFile ? await options.readFile(path) : readFileSync(resolve(options.baseDir ?? '.', path));
     if (content === undefined) throw Object.assign(new Error(missingMessage), { code: 'ENOENT' });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -113,7 +115,7 @@ export async function loadMasterConfigs(paths: readonly string[], options: LoadO
         continue;
       }
       catalog.origin.set(key, doc);
-      const validated = validateEntry(subject, entry, problems);
+      const validated = await validateEntry(subject, entry, problems);
       if (validated) catalog.entries.set(key, validated);
     }
     if (duplicates.length > 0) {
@@ -131,11 +133,11 @@ export async function loadMasterConfigs(paths: readonly string[], options: LoadO
   return { value: catalog, problems };
 }
 
-function validateEntry(subject: Subject, entry: unknown, problems: Problem[]): MasterConfigEntry | undefined {
-  const schema = isPlainMapping(entry) && entry.multinode === true ? MultiNodeEntry : SingleNodeEntry;
-  const result = schema.safeParse(entry);
-  if (!result.success) {
-    problems.push(...schemaProblems(subject, schema, entry, result.error.issues));
+async function validateEntry(subject: Subject, entry: unknown, problems: Problem[]): Promise<MasterConfigEntry | undefined> {
+  const multinode = isPlainMapping(entry) && entry.multinode === true;
+  const schemaProblems = await schemaProblemsOf(multinode ? 'multiNodeEntry' : 'singleNodeEntry', subject, entry);
+  if (schemaProblems.length > 0) {
+    problems.push(...schemaProblems);
     return undefined;
   }
   // The schema has no defaults or transforms, so the raw value is the validated entry; keeping it
@@ -174,9 +176,6 @@ export async function loadRunners(path: string, options: LoadOptions = {}): Prom
     );
     return { value: undefined, problems: [problem] };
   }
-  const result = RunnersFile.safeParse(doc.value);
-  if (!result.success) {
-    return { value: undefined, problems: schemaProblems(subject, RunnersFile, doc.value, result.error.issues) };
-  }
-  return { value: doc.value as RunnerConfig, problems: [] };
+  const problems = await schemaProblemsOf('runners', subject, doc.value);
+  return problems.length > 0 ? { value: undefined, problems } : { value: doc.value as RunnerConfig, problems };
 }

@@ -37,8 +37,19 @@ interface LocatedEntry<T> {
   path: PathSegment[];
 }
 
-/** Every search-space entry with its path, fixed-seq-len first, then agentic-coding. */
-export function searchSpaceEntries(config: MasterConfigEntry): LocatedEntry<SearchSpaceEntry>[] {
+const located = new WeakMap<MasterConfigEntry, readonly LocatedEntry<SearchSpaceEntry>[]>();
+
+/**
+ * Every search-space entry with its path, fixed-seq-len first, then agentic-coding. Listed once
+ * per entry object: the rules each walk them, and a validated entry does not change.
+ */
+export function searchSpaceEntries(config: MasterConfigEntry): readonly LocatedEntry<SearchSpaceEntry>[] {
+  let entries = located.get(config);
+  if (!entries) located.set(config, (entries = listSearchSpaceEntries(config)));
+  return entries;
+}
+
+function listSearchSpaceEntries(config: MasterConfigEntry): LocatedEntry<SearchSpaceEntry>[] {
   const out: LocatedEntry<SearchSpaceEntry>[] = [];
   const { scenarios } = config;
   scenarios['fixed-seq-len']?.forEach((seq, i) =>

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SAFE_NAME, SAFE_NAME_TEXT } from './names.js';
 
 // zod compiles a fast path per object schema with new Function, which V8's code cache cannot keep.
 z.config({ jitless: true });
@@ -23,13 +24,6 @@ const bool = (description: string) => z.boolean(expect('true or false')).meta({ 
 const name = (description: string) =>
   z.string(expect('a non-empty string')).min(1, expect('a non-empty string')).meta({ description });
 
-/**
- * Values that become part of file and directory names (RESULT_FILENAME, the run directory's
- * bmk_*, eval_* and server_logs_*): no "/", no leading "." (so no "..") and nothing a shell or a
- * file system treats specially. Every value in the InferenceX configs fits.
- */
-export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-export const SAFE_NAME_TEXT = 'letters, digits, ".", "_" and "-", starting with a letter or digit';
 const safeName = (description: string) =>
   name(description)
     .regex(SAFE_NAME, expect(`${SAFE_NAME_TEXT} (it becomes part of file names)`))
@@ -40,8 +34,8 @@ const specDecoding = z
   .enum(SPEC_DECODING, expect(`one of ${SPEC_DECODING.map((s) => `"${s}"`).join(', ')}`))
   .meta({ description: 'Speculative decoding method; "none" when absent.' });
 
-const componentVersion = name('Version of the component itself: a release, package version or source commit.').refine(
-  (v) => !v.startsWith('image:'),
+const componentVersion = name('Version of the component itself: a release, package version or source commit.').regex(
+  /^(?!image:)/,
   expect('the component\'s own version (a release, package version or source commit), not an "image:" reference'),
 );
 

@@ -1,6 +1,7 @@
 import { ChangelogEntry as ChangelogEntrySchema, EVAL_SELECTION_FIELDS } from './entry.js';
 import type { ChangelogEntry } from './entry.js';
-import { isPlainMapping, parseYaml, problemAt, schemaProblems } from '../catalog/index.js';
+import { isPlainMapping, parseYaml, problemAt } from '../catalog/index.js';
+import { schemaProblems } from '../catalog/schema-problems.js';
 import { firstInvalidUtf8, positionOf } from '../catalog/yaml/index.js';
 import type { Problem, Subject, YamlDocument } from '../catalog/index.js';
 

@@ -5,7 +5,8 @@
  * error at its file:line naming the key and the fix.
  */
 import * as z from 'zod';
-import { ProblemsError, hasErrors, isPlainMapping, problemAt, readYamlFile, schemaProblems } from '../catalog/index.js';
+import { ProblemsError, hasErrors, isPlainMapping, problemAt, readYamlFile } from '../catalog/index.js';
+import { schemaProblems } from '../catalog/schema-problems.js';
 import type { Subject } from '../catalog/index.js';
 import { DECIMAL_TEXT } from '../pycompat/decimal.js';
 

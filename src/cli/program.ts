@@ -108,7 +108,8 @@ function validateCommand(): Command {
 }
 
 async function schemaCommand(): Promise<Command> {
-  const { SCHEMA_KINDS, jsonSchema } = await import('../catalog/index.js');
+  const { SCHEMA_KINDS } = await import('../catalog/index.js');
+  const { jsonSchema } = await import('../catalog/json-schema.js');
   return new Command('schema')
     .description('print the JSON Schema of a file kind, for editors (YAML language server)')
     .addArgument(

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { isPlainMapping, parseYaml, problemAt, readYamlFile, schemaProblems } from '../catalog/index.js';
+import { isPlainMapping, parseYaml, problemAt, readYamlFile } from '../catalog/index.js';
+import { schemaProblems } from '../catalog/schema-problems.js';
 import type { LoadOptions, Problem, Subject, YamlDocument } from '../catalog/index.js';
 import { crossFieldProblems } from './checks.js';
 import { ClusterProfileError, LOCAL_PROFILE, parseMount } from './profile.js';

@@ -45,13 +45,15 @@ const PARALLELISM_IGNORED = new Set(['conc', 'run-eval', 'eval-only', 'eval-conc
  * row is written with its keys, nested ones included, in sorted order.
  */
 function parallelismKey(row: MatrixRow): string {
-  const keys = new Set<string>();
-  for (const [k, v] of Object.entries(row)) {
+  // JSON.stringify keeps the first of a repeated name in its property list.
+  const keys: string[] = [];
+  for (const k in row) {
     if (PARALLELISM_IGNORED.has(k)) continue;
-    keys.add(k);
-    if (v && typeof v === 'object' && !Array.isArray(v)) for (const nested of Object.keys(v)) keys.add(nested);
+    keys.push(k);
+    const v = (row as unknown as Record<string, unknown>)[k];
+    if (v && typeof v === 'object' && !Array.isArray(v)) for (const nested in v) keys.push(nested);
   }
-  return JSON.stringify(row, [...keys].sort());
+  return JSON.stringify(row, keys.sort());
 }
 
 /** Append to a group list, creating it: groups keep first-seen order. */

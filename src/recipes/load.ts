@@ -1,4 +1,5 @@
-import { parseYaml, problemAt, schemaProblems } from '../catalog/index.js';
+import { parseYaml, problemAt } from '../catalog/index.js';
+import { schemaProblems } from '../catalog/schema-problems.js';
 import type { PathSegment, Problem, YamlDocument } from '../catalog/index.js';
 import { Recipe } from './schema.js';
 import { VariantError, fileVariants, isOverrideFile } from './variants.js';

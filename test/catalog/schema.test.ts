@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { jsonSchema, parseYaml } from '../../src/catalog/index.js';
+import { parseYaml } from '../../src/catalog/index.js';
+import { jsonSchema } from '../../src/catalog/json-schema.js';
 import { BUNDLED_INFERENCEX, REPO } from '../helpers.js';
 
 const fixture = async (name: string): Promise<unknown> =>

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ValidateReport } from '../../src/cli/validate.js';
-import { INFERENCEX, runCli, tempFiles } from '../helpers.js';
+import { INFERENCEX, REPO, runCli, tempFiles } from '../helpers.js';
 
 const entry = (key: string, searchSpace: string): string => `${key}:
   image: i
@@ -166,11 +168,28 @@ describe('frontier', () => {
     // The command files are named after their modules (src/cli/run.ts: run-<hash>.cjs); shared code is chunk-<hash>.cjs.
     const commands = ['matrix', 'run', 'review', 'ci', 'eval', 'sim', 'store', 'changelog', 'bench'];
     const version = loaded(['--version']);
-    expect(version[0]).toBe('frontier');
+    expect(version[0]).toBe('main');
     expect(version.filter((name) => commands.includes(name))).toEqual([]);
     expect(loaded(['matrix', 'full-sweep', '--help']).filter((name) => commands.includes(name))).toEqual(['matrix']);
     // The root's help lists every command, so it builds each tree.
     expect(loaded(['--help'])).toEqual(expect.arrayContaining(['run', 'review', 'ci', 'eval', 'sim', 'store', 'changelog']));
+  });
+
+  it('reads a valid catalog without loading zod or constructing the schemas; an invalid one loads them to explain', () => {
+    // Which sources each file the command loaded was built from (their source maps).
+    const sources = (args: string[]): string[] => {
+      const result = runCli(args, { env: { FRONTIER_CODE_CACHE: 'report' } });
+      const files = [...result.stderr.matchAll(/^code cache: \w+ \(([\w-]+\.cjs)\)$/gm)].map((m) => m[1]!);
+      expect(files.length).toBeGreaterThan(3);
+      return files.flatMap(
+        (file) => (JSON.parse(readFileSync(join(REPO, 'dist/lib', `${file}.map`), 'utf8')) as { sources: string[] }).sources,
+      );
+    };
+    const zodBound = (list: string[]): string[] => list.filter((s) => /node_modules\/zod\/|src\/catalog\/schema\.ts$/.test(s));
+    const sweep = ['-C', INFERENCEX, 'matrix', 'full-sweep', '--config-files', 'configs/nvidia-master.yaml', '--max-conc', '4'];
+    expect(zodBound(sources(sweep))).toEqual([]);
+    const dir = tempFiles({ 'bad-master.yaml': 'k:\n  image: i\n  model: m\n' });
+    expect(zodBound(sources(['validate', join(dir, 'bad-master.yaml')]))).not.toEqual([]);
   });
 
   it('has a version and lists its commands', () => {

@@ -117,7 +117,7 @@ describe('frontier run', () => {
     expect(local.stdout).toContain('# prefill-0 (prefill; host 127.0.0.1, GPUs 0,1,2,3,4,5,6,7)');
     expect(local.stdout).toContain('--role prefill');
     expect(local.stdout).toContain('--role decode');
-    expect(local.stdout).toMatch(/\| .*frontier\.mjs sim router/);
+    expect(local.stdout).toMatch(/\| .*frontier\.cjs sim router/);
     expect(existsSync(out)).toBe(false);
     const slurm = runCli([
       '-C',

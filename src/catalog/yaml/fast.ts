@@ -54,6 +54,12 @@ export function parseFast(text: string, options: { positions?: boolean } = {}): 
   }
 }
 
+/** A mapping entry's key, and the index just after its colon. */
+interface KeySplit {
+  key: string;
+  after: number;
+}
+
 interface Inline {
   value: unknown;
   end: number;
@@ -144,17 +150,19 @@ class FastParser {
   /** The node whose content starts at (line, col); consumes through its last line. */
   private parseBlockNode(line: number, col: number, depth: number): unknown {
     if (this.isSeqItem(line, col)) return this.parseSequence(line, col, depth);
-    if (this.splitKey(line, col)) return this.parseMapping(line, col, depth);
+    const split = this.splitKey(line, col);
+    if (split) return this.parseMapping(line, col, depth, split);
     return this.parseInlineRest(line, col, depth).value;
   }
 
-  private parseMapping(startLine: number, col: number, depth: number): Record<string, unknown> {
+  /** A block mapping whose first entry, at (startLine, col), splits as `first`. */
+  private parseMapping(startLine: number, col: number, depth: number, first: KeySplit): Record<string, unknown> {
     if (depth > MAX_NESTING) bail();
     const obj: Record<string, unknown> = {};
     const info = this.track(obj, startLine, col, true);
     let line = startLine;
+    let split = first;
     for (;;) {
-      const split = this.splitKey(line, col) ?? bail();
       const { key, after } = split;
       if (key === '__proto__') bail();
       // A duplicate is reported; its value replaces the first one (PyYAML's), the positions stay the first's.
@@ -187,6 +195,7 @@ class FastParser {
       if (indent < col) return obj;
       if (indent > col || this.isSeqItem(following, col)) bail();
       line = following;
+      split = this.splitKey(line, col) ?? bail();
     }
   }
 
@@ -212,11 +221,8 @@ class FastParser {
       } else {
         if (this.isSeqItem(line, start)) bail();
         info?.valuePos.set(arr.length, this.pos(line, start));
-        arr.push(
-          this.splitKey(line, start)
-            ? this.parseMapping(line, start, depth + 1)
-            : this.parseInlineRest(line, start, depth + 1).value,
-        );
+        const split = this.splitKey(line, start);
+        arr.push(split ? this.parseMapping(line, start, depth + 1, split) : this.parseInlineRest(line, start, depth + 1).value);
       }
       const following = this.nextContent(this.next);
       if (following === -1) return arr;
@@ -232,7 +238,7 @@ class FastParser {
    * If a mapping entry `key: …` starts at (line, col), its key and the index just after the
    * colon. Non-string keys (`yes:`, `1:`) and merge keys are left to the full parser.
    */
-  private splitKey(line: number, col: number): { key: string; after: number } | undefined {
+  private splitKey(line: number, col: number): KeySplit | undefined {
     const text = this.lines[line]!;
     const c = text[col];
     if (c === undefined) return undefined;
