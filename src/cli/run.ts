@@ -155,10 +155,7 @@ export function runCommand(): Command {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-      const evals =
-        flags.evals && rows.some((r) => r['run-eval'])
-          ? await evalSettings(flags, rows, out, cluster.simulate === true)
-          : undefined;
+      const evals = flags.evals && rows.some((r) => r['run-eval']) ? await evalSettings(flags, rows, out) : undefined;
       process.stderr.write(`run directory: ${shownPath(out)}\ncluster: ${cluster.name}\n`);
       const agentic = await agenticSettings(flags, rows, out, true, note);
       try {
@@ -200,12 +197,11 @@ export function runCommand(): Command {
     });
 }
 
-async function evalSettings(flags: RunFlags, rows: readonly MatrixRow[], out: string, simulate: boolean): Promise<EvalSettings> {
+async function evalSettings(flags: RunFlags, rows: readonly MatrixRow[], out: string): Promise<EvalSettings> {
   try {
     return await evalSettingsFor(rows, {
       dataDir: flags.evalData ?? flags.evalDataset,
       answersFile: join(out, 'eval-answer-keys.jsonl'),
-      simulate,
       limit: flags.evalLimit === undefined ? undefined : parseNumber('--eval-limit', flags.evalLimit, POSITIVE_INT),
       thresholdsFile: flags.evalThresholds === undefined ? undefined : resolve(flags.evalThresholds),
       log: (line) => process.stderr.write(`${line}\n`),

@@ -18,6 +18,7 @@ import type {
   SrtctlLaunchPlan,
 } from '../plan/launch-plan.js';
 import { onHosts } from '../plan/placement.js';
+import { clusterSummary } from '../plan/plan-launch.js';
 import { limiter } from '../util/limiter.js';
 import { agenticPointOf, replayArgsOf } from './agentic.js';
 import type { AgenticSettings } from './agentic.js';
@@ -84,6 +85,8 @@ export interface DryRunLaunch {
   nodes?: number;
   engine?: string;
   simulated?: boolean;
+  /** The GPU its engines run on (the simulated one on a simulating cluster). */
+  hardware?: string;
   deployment?: Deployment;
   /** An adapter's launch: its workers on the plan's nodes (`node0`…). */
   placement?: Placement;
@@ -142,13 +145,8 @@ export async function dryRun(plans: readonly LaunchPlan[], o: DryRunOptions): Pr
   try {
     const launches: DryRunLaunch[] = [];
     for (const plan of plans) launches.push(await launchOf(plan, o, recordings));
-    return {
-      version: DRY_RUN_VERSION,
-      cluster: o.cluster.name,
-      scheduler: o.cluster.scheduler,
-      simulate: o.cluster.simulate === true,
-      launches,
-    };
+    const { name, scheduler, simulate } = clusterSummary(o.cluster);
+    return { version: DRY_RUN_VERSION, cluster: name, scheduler, simulate, launches };
   } finally {
     await recordings.settled();
     rmSync(work, { recursive: true, force: true });
@@ -222,6 +220,7 @@ async function launchOf(plan: LaunchPlan, o: DryRunOptions, recordings: Recordin
     nodes: plan.nodes,
     engine: plan.engine,
     simulated: plan.simulated,
+    hardware: plan.hardware,
     deployment: plan.deployment,
   };
   switch (plan.kind) {

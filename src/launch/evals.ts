@@ -44,14 +44,13 @@ export interface EvalSettings {
 
 /**
  * The settings for the evals of `rows` (those with run-eval): every task they ask for, loaded
- * with its data, and (for simulated engines) the tasks' answer keys written to `answersFile`.
+ * with its data; `answersFile` is where their answer keys go if a simulated engine serves them.
  */
 export async function evalSettingsFor(
   rows: readonly { 'run-eval'?: boolean; 'eval-tasks'?: string[] }[],
   o: {
     dataDir?: string | undefined;
     answersFile: string;
-    simulate: boolean;
     limit?: number | undefined;
     thresholdsFile?: string | undefined;
     log?: (line: string) => void;
@@ -66,11 +65,13 @@ export async function evalSettingsFor(
     if (spec.dataset.path === 'openai/gsm8k') gsm8kDir = dir;
     tasks.set(name, await loadTask(spec, dir));
   }
-  if (o.simulate) {
-    const keys = [...tasks.values()].flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
-    writeFileAtomic(o.answersFile, `${keys.join('\n')}\n`, { mkdir: true });
-  }
   return { tasks, dataDir: o.dataDir ?? gsm8kDir, answersFile: o.answersFile, limit: o.limit, thresholdsFile: o.thresholdsFile };
+}
+
+/** Writes the tasks' answer keys to `answersFile`, where the simulated engine reads them (its evals double). */
+export function writeAnswerKeys(settings: EvalSettings): void {
+  const keys = [...settings.tasks.values()].flatMap((t) => answerKeys(t).map((k) => JSON.stringify(k)));
+  writeFileAtomic(settings.answersFile, `${keys.join('\n')}\n`, { mkdir: true });
 }
 
 /** The tasks a row asks for: its config's `eval-tasks` (Frontier catalogs), else GSM8K as InferenceX. */

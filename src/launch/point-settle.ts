@@ -1,11 +1,11 @@
-import type { ClusterProfile } from '../clusters/index.js';
 import { isAgenticRow } from '../matrix/index.js';
 import type { PlannedPoint } from '../plan/launches.js';
 import { loads } from '../pycompat/index.js';
 import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
 import { finishAgenticPoint } from './agentic.js';
 import type { PointOutcome } from './point-outcome.js';
-import { agenticPower, pointNode, powerSettingsOf, settlePower } from './power.js';
+import { agenticPower, powerSettingsOf, settlePower } from './power.js';
+import type { NodeBounds } from '../results/index.js';
 import type { PointRecord, RunDir } from './run-dir.js';
 
 /**
@@ -13,7 +13,7 @@ import type { PointRecord, RunDir } from './run-dir.js';
  * process_result.py makes them), or an agentic replay's summary; a failed or invalid one with why.
  */
 export function settlePoint(
-  run: { dir: RunDir; cluster: ClusterProfile; requirePower: boolean },
+  run: { dir: RunDir; node: NodeBounds; requirePower: boolean },
   p: PlannedPoint,
   record: PointRecord,
   outcome: PointOutcome,
@@ -26,7 +26,7 @@ export function settlePoint(
   } else if ('agentic' in outcome) {
     const { problems, summary } = finishAgenticPoint(dir, p, outcome.logDir, outcome.problems);
     Object.assign(record, summary);
-    if (problems.length === 0) settlePower(record, agenticPower(dir, p, requirePower, pointNode(run.cluster, p)), requirePower);
+    if (problems.length === 0) settlePower(record, agenticPower(dir, p, requirePower, run.node), requirePower);
     else Object.assign(record, { status: 'invalid', error: problems.join('; ') });
   } else if (isAgenticRow(p.row)) {
     record.status = 'failed';
@@ -40,7 +40,7 @@ export function settlePoint(
         loads(outcome.raw),
         identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
         {
-          settings: powerSettingsOf(outcome.telemetry, requirePower, pointNode(run.cluster, p)),
+          settings: powerSettingsOf(outcome.telemetry, requirePower, run.node),
           files: fsTelemetry(dir.root),
         },
       );

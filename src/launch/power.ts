@@ -1,8 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import type { Launch } from '../engines/index.js';
-import type { PlannedPoint } from '../plan/index.js';
-import { gpuFor } from '../clusters/index.js';
+import type { PlannedPoint, RunnablePlan } from '../plan/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
 import { findHardware, powerBoundsOf } from '../sim/index.js';
 import { rowEnv, runAgenticPowerFs } from '../results/index.js';
@@ -146,9 +145,9 @@ export async function startLaunchPower(o: LaunchPowerOptions): Promise<LaunchPow
 /** No telemetry file: a path nothing writes, so the power step records `telemetry_file_missing`. */
 export const NO_CSV = 'no-gpu-telemetry/gpu_metrics.csv';
 
-/** The bounds of a point's node: its GPU (the simulated one on a simulating cluster) and the cluster's GPUs per node. */
-export const pointNode = (cluster: ClusterProfile, p: PlannedPoint): NodeBounds =>
-  powerBoundsOf(gpuFor(cluster, p.row.runner), cluster.gpusPerNode);
+/** The bounds of a launch's nodes: its hardware (the simulated GPU on a simulating cluster) and the cluster's GPUs per node. */
+export const launchNode = (plan: RunnablePlan, cluster: ClusterProfile): NodeBounds =>
+  powerBoundsOf(plan.hardware, cluster.gpusPerNode);
 
 /** The power step's settings for a point's telemetry (paths relative to the run directory), sampled on `node`. */
 export function powerSettingsOf(telemetry: PointTelemetry | undefined, requirePower: boolean, node: NodeBounds): PowerSettings {

@@ -11,16 +11,17 @@ import type { GoldenFile } from '../specdec/golden.js';
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
 import { logsKeyOf, planRun } from '../plan/launches.js';
 import type { PlannedEval, PlannedLaunch, PlannedPoint } from '../plan/launches.js';
-import { planLaunch } from '../plan/plan-launch.js';
+import { clusterSummary, planLaunch } from '../plan/plan-launch.js';
 import type { RunnablePlan } from '../plan/launch-plan.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { AgenticSettings } from './agentic.js';
+import { writeAnswerKeys } from './evals.js';
 import type { EvalSettings } from './evals.js';
 import { evalLine, runLaunchEvals, settleEval } from './launch-evals.js';
 import { stopLeftovers } from './leftovers.js';
 import type { PointOutcome } from './point-outcome.js';
 import { settlePoint } from './point-settle.js';
-import { POWER_INTERVAL_MS } from './power.js';
+import { POWER_INTERVAL_MS, launchNode } from './power.js';
 import { RunDir, RunError, sha256 } from './run-dir.js';
 import type { LaunchRecord, PointRecord, RunManifest } from './run-dir.js';
 import { RunRecords } from './run-records.js';
@@ -141,7 +142,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     {
       frontier: o.frontierVersion,
       matrix: { ...o.matrix, rows: o.rows },
-      cluster: { name: o.cluster.name, scheduler: o.cluster.scheduler, simulate: o.cluster.simulate },
+      cluster: clusterSummary(o.cluster),
       commit: o.commit,
     },
     previous,
@@ -149,6 +150,8 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     launches,
   );
   const items = launches.map((launch) => itemOf(launch, records, o, golden));
+  if (o.evals && items.some(({ plan }) => plan?.kind === 'adapter' && plan.deployment.evalAnswers !== undefined))
+    writeAnswerKeys(o.evals);
   records.save();
   const runner = new LaunchRunner(o, dir, records);
   const stopped = await runAll(items, runner, o);
@@ -295,7 +298,12 @@ class LaunchRunner {
       signal,
       record,
       finishPoint: (p, outcome) => {
-        settlePoint({ dir, cluster: o.cluster, requirePower: o.requirePower ?? false }, p, records.point(p), outcome);
+        settlePoint(
+          { dir, node: launchNode(plan, o.cluster), requirePower: o.requirePower ?? false },
+          p,
+          records.point(p),
+          outcome,
+        );
         records.save();
         reporter.pointDone?.(plan.launch, p, records.point(p));
       },

@@ -23,6 +23,8 @@ export type LaunchKind = LaunchPlan['kind'];
 interface Runnable {
   launch: PlannedLaunch;
   deployment: Deployment;
+  /** The GPU its engines run on (the simulated engine's on a simulating cluster): the power step's bounds, the sim's hardware. */
+  hardware: string;
   gpus: number;
   nodes: number;
   /** Engines are the simulated engine (or stand-ins that drive it), not the real ones. */

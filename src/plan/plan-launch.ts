@@ -73,10 +73,10 @@ function routeOf(launch: PlannedLaunch, ctx: PlanContext): LaunchPlan {
   );
 }
 
-/**
- * A launch's deployment, built one way for every kind. Its GPU: the one the simulated engine
- * models (the row's runner) on a simulating cluster, else the cluster's; a script's is its launcher's.
- */
+/** The GPU a launch's engines run on: the one the simulated engine models (the row's runner's) on a simulating cluster, else the cluster's. */
+const hardwareOf = (launch: PlannedLaunch, cluster: ClusterProfile): string => gpuFor(cluster, launch.rows[0]!.runner);
+
+/** A launch's deployment, built one way for every kind. Its GPU: the launch's hardware; a script's is its launcher's. */
 function deploymentFor(
   launch: PlannedLaunch,
   ctx: PlanContext,
@@ -87,11 +87,18 @@ function deploymentFor(
     golden: ctx.golden,
     framework: settings.framework ?? row.framework,
     modelPath: settings.modelPath ?? row.model,
-    gpu: settings.gpu ?? gpuFor(ctx.cluster, row.runner),
+    gpu: settings.gpu ?? hardwareOf(launch, ctx.cluster),
     options: settings.options ?? {},
     frontierCommand: ctx.frontierCommand,
   });
 }
+
+/** What a run records of its cluster (run.json, the dry-run report): its name, scheduler, and whether its engines are simulated. */
+export const clusterSummary = (cluster: ClusterProfile): { name: string; scheduler: string; simulate: boolean } => ({
+  name: cluster.name,
+  scheduler: cluster.scheduler,
+  simulate: cluster.simulate === true,
+});
 
 const simulatedNote = (cluster: ClusterProfile): string => (cluster.simulate ? ' (stand-ins: sim)' : '');
 
@@ -112,11 +119,21 @@ function planScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: Plan
     return cannotRun(launch, [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`]);
   // On a simulating cluster the script's engine becomes the sim, which must know the model and GPU.
   if (cluster.simulate) {
-    const problems = sim.check({ ...deployment, gpu: gpuFor(cluster, row.runner), options: cluster.engines.sim ?? {} });
+    const problems = sim.check({ ...deployment, gpu: script.hardware, options: cluster.engines.sim ?? {} });
     if (problems.length > 0) return cannotRun(launch, problems);
   }
   const engine = `${script.script}${simulatedNote(cluster)}`;
-  return { kind: 'script', launch, deployment, gpus, nodes: 1, simulated: cluster.simulate === true, engine, script };
+  return {
+    kind: 'script',
+    launch,
+    deployment,
+    hardware: script.hardware,
+    gpus,
+    nodes: 1,
+    simulated: cluster.simulate === true,
+    engine,
+    script,
+  };
 }
 
 /** A multi-node row whose framework InferenceX runs with a job script: the checkout's script, on a Slurm cluster. */
@@ -132,6 +149,7 @@ function planJobScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: P
     kind: 'job-script',
     launch,
     deployment,
+    hardware: jobScript.hardware,
     gpus: layoutGpus(deployment.layout),
     nodes: jobScript.nodes,
     simulated: cluster.simulate === true,
@@ -156,6 +174,7 @@ function planSrtctl(launch: PlannedLaunch, configFile: string, recipe: RecipePla
     kind: 'srtctl',
     launch,
     deployment,
+    hardware: hardwareOf(launch, cluster),
     gpus: recipe ? recipeGpus(recipe.rendered) : layoutGpus(deployment.layout),
     nodes: recipe ? recipe.rendered.nodes : nodesNeeded(deployment.layout, cluster.gpusPerNode),
     simulated: false,
@@ -187,6 +206,7 @@ function planRecipe(launch: PlannedLaunch, book: RecipePlan | { problem: string 
     kind: 'recipe',
     launch,
     deployment,
+    hardware: hardwareOf(launch, cluster),
     gpus: recipeGpus(recipe.rendered),
     nodes: recipe.rendered.nodes,
     simulated: cluster.simulate === true,
@@ -235,7 +255,8 @@ function planAdapter(launch: PlannedLaunch, ctx: PlanContext): AdapterPlan | Can
     modelPath: modelPath(cluster, row['model-prefix'], row.precision) ?? row.model,
     options: cluster.engines[framework] ?? {},
   });
-  if (launch.evals.length > 0 && ctx.evalAnswers) deployment.evalAnswers = ctx.evalAnswers;
+  // The simulated engine answers evals from the tasks' answer keys (run() writes them when a plan needs them).
+  if (framework === 'sim' && launch.evals.length > 0 && ctx.evalAnswers) deployment.evalAnswers = ctx.evalAnswers;
   // A local cluster's nodes are all this machine, where the load generator runs too.
   if (cluster.scheduler === 'local') deployment.hostCores = availableParallelism();
   const problems = adapterProblems(adapter, deployment, framework);
@@ -259,6 +280,7 @@ function planAdapter(launch: PlannedLaunch, ctx: PlanContext): AdapterPlan | Can
     kind: 'adapter',
     launch,
     deployment,
+    hardware: hardwareOf(launch, cluster),
     gpus: layoutGpus(deployment.layout),
     nodes,
     simulated,

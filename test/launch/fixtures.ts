@@ -136,7 +136,7 @@ export async function evalSettings(
   dataDir = GSM8K_DATA,
 ): Promise<EvalSettings> {
   const answersFile = join(tempFiles({}), 'eval-answer-keys.jsonl');
-  return { ...(await evalSettingsFor(rows, { dataDir, answersFile, simulate: true, limit })), backoffMs: 10 };
+  return { ...(await evalSettingsFor(rows, { dataDir, answersFile, limit })), backoffMs: 10 };
 }
 
 /** The fixture InferenceX checkout: its launch material and the fixtures' catalog. */

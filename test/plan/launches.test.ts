@@ -150,10 +150,20 @@ describe('planLaunch', () => {
     expect(plan.simulated).toBe(true);
     expect(plan.engine).toBe('sim (for dynamo-sglang)');
     expect(plan.deployment.gpu).toBe('b200');
+    expect(plan.hardware).toBe('b200');
     expect(plan.gpus).toBe(16);
     expect(plan.nodes).toBe(2);
     // Its workers on the plan's nodes, by name: prefill on node0, decode from a fresh node.
     expect(plan.placement.workers.map((w) => `${w.role}@${w.hosts.join('+')}`)).toEqual(['prefill@node0', 'decode@node1']);
+  });
+
+  it("decides the launch's hardware once: the row's GPU on a simulating cluster, the cluster's on a real one", () => {
+    const [g] = planRun([singleRow({ runner: 'mi355x' })], 'lab');
+    const simulated = planLaunch(g!, { cluster: simCluster(), frontierCommand: ['frontier'] });
+    const real = planLaunch(g!, { cluster: { ...LOCAL_PROFILE, simulate: false, gpu: 'b200' }, frontierCommand: ['frontier'] });
+    if (simulated.kind === 'cannot-run' || real.kind === 'cannot-run') throw new Error('planned as cannot-run');
+    expect([simulated.hardware, simulated.deployment.gpu]).toEqual(['mi355x', 'mi355x']);
+    expect([real.hardware, real.deployment.gpu]).toEqual(['b200', 'b200']);
   });
 
   it('says why a launch cannot run: too few nodes, an engine that cannot model it, an unknown framework', () => {

@@ -86,7 +86,7 @@ export function setUpJobScript(
     // A runner's shell has USER, which the scripts use (squeue -u "$USER").
     USER: process.env.USER ?? userInfo().username,
     ...contract,
-    ...(plan.simulated ? simulationVariables(cluster, row) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware) : {}),
     ...variables,
     // Login shells (the job's `bash -lc`) reset PATH: the stand-ins' home puts them back.
     ...(stand ? { HOME: variables.FRONTIER_STANDIN_HOME! } : {}),

@@ -4,7 +4,6 @@ import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { tail } from '../local.js';
 import type { PlannedPoint } from '../../plan/launches.js';
-import { gpuFor } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { PointOutcome } from '../point-outcome.js';
@@ -32,8 +31,8 @@ export interface ScriptPoint {
   logDir: string;
 }
 
-/** What a simulating cluster's stand-ins need: the sim's GPU and options, the client's additions. */
-export function simulationVariables(cluster: ClusterProfile, row: { runner: string; model: string }): Record<string, string> {
+/** What a simulating cluster's stand-ins need: the sim's GPU (the plan's hardware) and options, the client's additions. */
+export function simulationVariables(cluster: ClusterProfile, row: { model: string }, hardware: string): Record<string, string> {
   const o = cluster.engines.sim ?? {};
   const speed = o.speed === undefined ? 1 : Number(o.speed);
   const simArgs = [
@@ -43,7 +42,7 @@ export function simulationVariables(cluster: ClusterProfile, row: { runner: stri
   ];
   return {
     FRONTIER_SIM_MODEL: simulatedModel(row.model, o),
-    FRONTIER_SIM_GPU: gpuFor(cluster, row.runner),
+    FRONTIER_SIM_GPU: hardware,
     FRONTIER_SIM_ARGS: simArgs.join(' '),
     FRONTIER_BENCH_ARGS: ['--tokenizer', 'gpt2', ...(speed !== 1 ? ['--time-scale', String(speed)] : [])].join(' '),
     FRONTIER_TIME_SCALE: String(speed),
@@ -70,7 +69,7 @@ export function preparePoint(
   const contract = { ...contractOf(plan, row, rf, port), RUN_EVAL: 'false', EVAL_ONLY: 'false' };
   const env = {
     ...contract,
-    ...(plan.simulated ? simulationVariables(cluster, row) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware) : {}),
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
     ...(plan.simulated
       ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier })

@@ -87,7 +87,7 @@ export function recipeLaunch(
     const count = (role: string): number => rendered.roles.filter((x, i) => lead[i] && x.role === role).length;
     shared = {
       ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier: o.frontier }),
-      ...simulationVariables(cluster, row),
+      ...simulationVariables(cluster, row, launchPlan.hardware),
       FRONTIER_STANDIN_REGISTRY: registry,
       FRONTIER_RECIPE_EXPECT: ['prefill', 'decode', 'aggregated']
         .filter((r) => count(r) > 0)

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MultiNodeRow } from '../../matrix/index.js';
-import { JOB_SCRIPT_FRAMEWORKS_OF, launcherOf, modelPath } from '../../clusters/index.js';
+import { JOB_SCRIPT_FRAMEWORKS_OF, gpuFor, launcherOf, modelPath } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import { JOB_SCRIPT_LAUNCHERS, runnerFor } from './launchers.js';
 import type { JobScriptRule } from './launchers.js';
@@ -19,6 +19,8 @@ export interface JobScriptPlan {
   nodes: number;
   /** The cluster simulates: the job's engines and tools are stand-ins that drive the sim. */
   simulated: boolean;
+  /** The GPU the engines run on (the one the sim models, on a simulating cluster). */
+  hardware: string;
 }
 
 const setting = (row: MultiNodeRow, name: string): string | undefined =>
@@ -56,7 +58,16 @@ export function planJobScript(
     return {
       problem: `${row.framework}: the row sets no PREFILL_NODES and DECODE_NODES (additional-settings), which ${script} needs`,
     };
-  return { tree, script, runnerName, launcher, rule, nodes, simulated: cluster.simulate === true };
+  return {
+    tree,
+    script,
+    runnerName,
+    launcher,
+    rule,
+    nodes,
+    simulated: cluster.simulate === true,
+    hardware: gpuFor(cluster, row.runner),
+  };
 }
 
 /** Problems of a cluster for a job script: a Slurm cluster with the nodes, its partition, the model's folder. */

@@ -1,4 +1,5 @@
 import type { SingleNodeRow } from '../../matrix/index.js';
+import { gpuFor } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import { runnerFor, scriptFor } from './launchers.js';
 import type { LauncherRule } from './launchers.js';
@@ -15,6 +16,8 @@ export interface ScriptPlan {
   rule: LauncherRule;
   /** The cluster simulates: the script's engines and GPU tools are stand-ins that drive the sim. */
   simulated: boolean;
+  /** The GPU the engines run on (the one the sim models, on a simulating cluster). */
+  hardware: string;
   /** The benchmark client the script calls: frontier bench (a stand-in on its PATH) or InferenceX's own. */
   client: 'frontier' | 'inferencex';
 }
@@ -29,5 +32,6 @@ export function planScript(tree: InferencexTree, row: SingleNodeRow, cluster: Cl
   if ('problem' in choice) return choice;
   const simulated = cluster.simulate === true;
   const client = cluster.inferencexClient ?? (simulated ? 'frontier' : 'inferencex');
-  return { tree, script: choice.script, runnerName, launcher: choice.launcher, rule: choice.rule, simulated, client };
+  const hardware = gpuFor(cluster, row.runner);
+  return { tree, script: choice.script, runnerName, launcher: choice.launcher, rule: choice.rule, simulated, hardware, client };
 }

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultsCli } from '../results-cli.js';
 import { LOCAL_PROFILE } from '../../../src/clusters/index.js';
-import { pointNode } from '../../../src/launch/power.js';
-import type { PlannedPoint } from '../../../src/plan/index.js';
+import { launchNode } from '../../../src/launch/power.js';
+import type { RunnablePlan } from '../../../src/plan/index.js';
 import { loads } from '../../../src/pycompat/index.js';
 import type { PyJson } from '../../../src/pycompat/index.js';
 import { maxPlausiblePowerW, memoryTelemetry, runAggregatePowerFs, runSingleNode } from '../../../src/results/index.js';
@@ -169,17 +169,14 @@ describe('the bounds', () => {
     expect(r.validation.has('plausibility')).toBe(false);
   });
 
-  it("frontier run's node: the row's GPU on a simulating cluster, the cluster's GPUs per node", () => {
-    const point = { row: { runner: 'mi355x' } } as unknown as PlannedPoint;
-    expect(pointNode({ ...LOCAL_PROFILE, simulate: true, gpusPerNode: 4 }, point)).toEqual({
+  it("frontier run's node: the launch plan's hardware, the cluster's GPUs per node", () => {
+    const plan = (hardware: string): RunnablePlan => ({ hardware }) as unknown as RunnablePlan;
+    expect(launchNode(plan('mi355x'), { ...LOCAL_PROFILE, gpusPerNode: 4 })).toEqual({
       gpu: 'mi355x',
       boardPowerW: 1400,
       gpusPerNode: 4,
     });
-    expect(pointNode({ ...LOCAL_PROFILE, simulate: false, gpu: 'b200' }, point)).toMatchObject({
-      gpu: 'b200',
-      boardPowerW: 1000,
-    });
+    expect(launchNode(plan('b200'), LOCAL_PROFILE)).toMatchObject({ gpu: 'b200', boardPowerW: 1000 });
   });
 });
 
