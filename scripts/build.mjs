@@ -10,7 +10,7 @@
 //   golden-al/          InferenceX's golden acceptance-length curves;
 //   web/                the dashboard, built by Vite.
 // Start-up is most of a short command's run time: `frontier --version` loads ~140 KB of the ~4 MB
-// and takes ~55 ms (Node's own start: ~45 ms; ~100 ms as one file), `matrix full-sweep` ~1 MB.
+// and takes ~55 ms (Node's own start: ~45 ms; ~100 ms as one file), `matrix full-sweep` ~390 KB.
 import { build } from 'esbuild';
 import { build as buildDashboard } from 'vite';
 import { spawnSync } from 'node:child_process';
