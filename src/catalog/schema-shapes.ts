@@ -1,5 +1,5 @@
 import { MultiNodeEntry, RunnersFile, SingleNodeEntry } from './schema.js';
-import { shapeOf } from './shape.js';
+import { shapeOf } from './shape-of.js';
 import type { Shape } from './shape.js';
 
 /** The catalog schemas a file's values are checked against (schema.ts defines them). */

@@ -58,20 +58,28 @@ const reduce = (n: bigint, d: bigint): Fraction => {
   return { n: n / g, d: d / g };
 };
 
+/**
+ * A running exact sum of fractions whose denominators are powers of two (floats' exact ratios):
+ * the larger denominator is always the common one.
+ */
+class ExactSum {
+  n = 0n;
+  d = 1n;
+
+  add(vn: bigint, vd: bigint): void {
+    if (vd > this.d) {
+      this.n *= vd / this.d;
+      this.d = vd;
+    }
+    this.n += vn * (this.d / vd);
+  }
+}
+
 /** The exact sum of the values as a fraction. */
 function exactSum(values: readonly number[]): Fraction {
-  let n = 0n;
-  let d = 1n;
-  for (const v of values) {
-    const [vn, vd] = exactRatio(v);
-    // Every denominator is a power of two: the larger one is the common denominator.
-    if (vd > d) {
-      n *= vd / d;
-      d = vd;
-    }
-    n += vn * (d / vd);
-  }
-  return reduce(n, d);
+  const sum = new ExactSum();
+  for (const v of values) sum.add(...exactRatio(v));
+  return reduce(sum.n, sum.d);
 }
 
 /** A Python mean: its value, and whether Python would hold it as an int (all inputs ints, exact quotient). */
@@ -119,27 +127,16 @@ function sqrtOfFraction(n: bigint, m: bigint): number {
 export function pyPstdev(values: readonly number[]): number {
   if (values.some((v) => !Number.isFinite(v))) return NaN;
   const count = BigInt(values.length);
-  let sxN = 0n;
-  let sxD = 1n;
-  let sxxN = 0n;
-  let sxxD = 1n;
+  const sx = new ExactSum();
+  const sxx = new ExactSum();
   for (const v of values) {
     const [vn, vd] = exactRatio(v);
-    if (vd > sxD) {
-      sxN *= vd / sxD;
-      sxD = vd;
-    }
-    sxN += vn * (sxD / vd);
-    const d2 = vd * vd;
-    if (d2 > sxxD) {
-      sxxN *= d2 / sxxD;
-      sxxD = d2;
-    }
-    sxxN += vn * vn * (sxxD / d2);
+    sx.add(vn, vd);
+    sxx.add(vn * vn, vd * vd);
   }
   // ssd = (count·sxx − sx²) / count; variance = ssd / count.
-  const num = count * sxxN * sxD * sxD - sxN * sxN * sxxD;
-  const den = sxxD * sxD * sxD * count * count;
+  const num = count * sxx.n * sx.d * sx.d - sx.n * sx.n * sxx.d;
+  const den = sxx.d * sx.d * sx.d * count * count;
   const { n, d } = reduce(num, den);
   return sqrtOfFraction(n, d);
 }

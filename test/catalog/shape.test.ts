@@ -4,7 +4,8 @@ import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { parseYaml } from '../../src/catalog/index.js';
 import { MultiNodeEntry, RunnersFile, SingleNodeEntry } from '../../src/catalog/schema.js';
-import { acceptor, shapeOf } from '../../src/catalog/shape.js';
+import { shapeOf } from '../../src/catalog/shape-of.js';
+import { acceptor } from '../../src/catalog/shape.js';
 import { Rng } from '../../src/util/rng.js';
 import { BUNDLED_INFERENCEX, REPO } from '../helpers.js';
 
