@@ -4,7 +4,7 @@ import { isPlainMapping, parseYaml, problemAt, readYamlFile } from '../catalog/i
 import { schemaProblems } from '../catalog/schema-problems.js';
 import type { LoadOptions, Problem, Subject, YamlDocument } from '../catalog/index.js';
 import { crossFieldProblems } from './checks.js';
-import { ClusterProfileError, LOCAL_PROFILE, parseMount } from './profile.js';
+import { ClusterProfileError, LOCAL_PROFILE, defaultRetries, parseMount } from './profile.js';
 import type { ClusterProfile } from './profile.js';
 import { ClusterProfileSchema, DEFAULT_HEALTH_CHECK, DEFAULT_TIME_LIMIT_MINUTES } from './schema.js';
 import type { ProfileFile } from './schema.js';
@@ -107,6 +107,10 @@ function toProfile(name: string, file: string, doc: YamlDocument, v: ProfileFile
       squashDir: v.container?.['squash-dir'],
     },
     simulate: v.simulate ?? false,
+    sim: { runVariation: v.sim?.['run-variation'] ?? 0, seed: v.sim?.seed ?? 0 },
+    repeats: { count: v.repeats ?? 1, scope: v['repeat-scope'] ?? 'launch' },
+    retries: v.retries ?? defaultRetries(v.scheduler),
+    excludeNodes: v['exclude-nodes'] ?? [],
     inferencexRunner: v['inferencex-runner'],
     inferencexClient: v['inferencex-client'],
     srtctl: v.srtctl && { root: v.srtctl.root, command: v.srtctl.command ?? ['srtctl'] },

@@ -2,7 +2,7 @@ import { ProblemsError, gpuOfRunner } from '../catalog/index.js';
 import type { PathSegment, Problem } from '../catalog/index.js';
 import type { RoutingRule } from './route.js';
 import { DEFAULT_HEALTH_CHECK, DEFAULT_TIME_LIMIT_MINUTES } from './schema.js';
-import type { CONTAINER_RUNTIMES } from './schema.js';
+import type { CONTAINER_RUNTIMES, REPEAT_SCOPES } from './schema.js';
 
 // The profile as the rest of Frontier uses it (schema.ts is the file's shape, load.ts reads it).
 
@@ -46,6 +46,23 @@ export interface SrtctlSettings {
   command: string[];
 }
 
+/** `runVariation`: coefficient of variation of the per-launch performance factor (0: exact); `seed` of its draws. */
+export interface SimVariation {
+  runVariation: number;
+  seed: number;
+}
+
+/** `launch`: each repeat is a fresh engine launch (launch-to-launch variation); `point`: repeats share one launch. */
+export type RepeatScope = (typeof REPEAT_SCOPES)[number];
+
+export interface RepeatSettings {
+  count: number;
+  scope: RepeatScope;
+}
+
+/** A cluster's default retries: one on Slurm (a bad node is common), none locally. */
+export const defaultRetries = (scheduler: 'local' | 'slurm'): number => (scheduler === 'slurm' ? 1 : 0);
+
 export interface ClusterProfile {
   /** The file's stem: what `--cluster` names. */
   name: string;
@@ -70,6 +87,14 @@ export interface ClusterProfile {
   container: { runtime: (typeof CONTAINER_RUNTIMES)[number]; mounts: Mount[]; squashDir: string | undefined };
   /** Run every GPU engine row on Frontier's simulated engine (a dry-run cluster). */
   simulate: boolean;
+  /** The simulated engine's launch-to-launch spread: each launch draws a seeded performance factor (per node). */
+  sim: SimVariation;
+  /** How each point is measured more than once (`repeats` 1: once). */
+  repeats: RepeatSettings;
+  /** Retries of a launch that failed for infrastructure reasons (never of an invalid measurement). */
+  retries: number;
+  /** Nodes no launch may use (InferenceX's node_excludes.yaml). */
+  excludeNodes: string[];
   /**
    * The InferenceX runner this cluster stands for (`h200-dgxc-slurm_0`): its launcher picks the
    * benchmark scripts of InferenceX rows. Default: the first runner of the row's label.
@@ -127,6 +152,10 @@ export const LOCAL_PROFILE: ClusterProfile = Object.freeze<ClusterProfile>({
   healthCheck: { attempts: DEFAULT_HEALTH_CHECK.attempts, intervalSeconds: DEFAULT_HEALTH_CHECK.interval },
   container: { runtime: 'none', mounts: [], squashDir: undefined },
   simulate: false,
+  sim: { runVariation: 0, seed: 0 },
+  repeats: { count: 1, scope: 'launch' },
+  retries: 0,
+  excludeNodes: [],
   inferencexRunner: undefined,
   inferencexClient: undefined,
   srtctl: undefined,

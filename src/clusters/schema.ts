@@ -15,6 +15,7 @@ const nonEmpty = z.string(expect('a non-empty string')).min(1, expect('a non-emp
 const bool = z.boolean(expect('true or false'));
 
 export const SCHEDULERS = ['local', 'slurm'] as const;
+export const REPEAT_SCOPES = ['launch', 'point'] as const;
 export const CONTAINER_RUNTIMES = ['none', 'enroot', 'apptainer', 'docker'] as const;
 /** Keys that only mean something to Slurm (errors on a `local` cluster). */
 export const SLURM_ONLY_KEYS = ['partition', 'account', 'qos', 'reservation', 'sbatch-directives', 'srtctl'] as const;
@@ -101,6 +102,34 @@ export const ClusterProfileSchema = z.strictObject(
     'health-check': HealthCheckSchema.optional(),
     container: ContainerSchema.optional(),
     simulate: bool.optional(),
+    sim: z
+      .strictObject(
+        {
+          'run-variation': z
+            .number(expect('a coefficient of variation, e.g. 0.03'))
+            .min(0, expect('a coefficient of variation between 0 and 0.5'))
+            .max(0.5, expect('a coefficient of variation between 0 and 0.5'))
+            .optional()
+            .meta({ description: 'Launch-to-launch spread of the simulated engine (coefficient of variation; default 0: exact).' }),
+          seed: z.int(expect('an integer')).optional().meta({ description: 'Seed of the per-launch draws (default 0).' }),
+        },
+        expect('a mapping (sim: run-variation, seed)'),
+      )
+      .optional(),
+    repeats: posInt.optional().meta({ description: 'Measure every point this many times (default 1).' }),
+    'repeat-scope': z
+      .enum(REPEAT_SCOPES, expect(quoted(REPEAT_SCOPES)))
+      .optional()
+      .meta({ description: 'launch: each repeat is a fresh engine launch (default); point: repeats share one launch.' }),
+    retries: z
+      .int(expect('a non-negative integer'))
+      .min(0, expect('a non-negative integer'))
+      .optional()
+      .meta({ description: 'Retries of a launch that failed for infrastructure reasons (default 1 on Slurm, 0 locally).' }),
+    'exclude-nodes': z
+      .array(nonEmpty, expect('a list of node names'))
+      .optional()
+      .meta({ description: 'Nodes no launch may use (InferenceX node_excludes.yaml).' }),
     'inferencex-runner': nonEmpty.optional(),
     srtctl: z
       .strictObject(
