@@ -52,7 +52,15 @@ export interface CommentSummary {
   ran: { source: string; rows: RanRow[] } | null;
   canary: { jobs: WorkflowJob[]; passed: boolean } | null;
   success_rate: { source: string; n_success: number; total: number; pct: number | null; by_hardware: RunStats } | null;
-  comparison: { points: number; compared: number; unmatched: number; regressions: number; threshold_pct: number };
+  /** The comparison with the official results: points per verdict, and how the verdicts were reached. */
+  comparison: {
+    points: number;
+    compared: number;
+    unmatched: number;
+    regressions: number;
+    verdicts: Comparison['verdicts'];
+    method: Comparison['method'];
+  };
   evals: EvalVerdict[];
   links: DashboardLink[];
 }
@@ -112,7 +120,8 @@ export function commentSummary(input: CommentInput): CommentSummary {
       compared: c.points.length - c.unmatched,
       unmatched: c.unmatched,
       regressions: c.regressions,
-      threshold_pct: c.threshold_pct,
+      verdicts: c.verdicts,
+      method: c.method,
     },
     evals: evalVerdicts(input.evals),
     links: input.dashboardUrl ? dashboardLinks(input.dashboardUrl, input.runId, c) : [],

@@ -27,7 +27,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
 import type { CiFormat } from './ci-step.js';
-import { parseNumber } from './options.js';
+import { verdictOptions, verdictSettingsOf } from './options.js';
 import { pathOption, userPath } from './paths.js';
 
 function readText(path: string, what: string): string {
@@ -146,7 +146,9 @@ interface CommentOptions {
   runnerLabels?: boolean;
   db?: string;
   dashboardUrl?: string;
-  threshold: string;
+  minEffect: number;
+  alpha: number;
+  threshold?: number;
   commentFile: string;
   format: CiFormat;
 }
@@ -165,7 +167,7 @@ function ranOf(o: CommentOptions) {
 }
 
 function commentCommand(): Command {
-  return withFormat(
+  const command = withFormat(
     withEvent(
       new Command('comment')
         .description(
@@ -184,11 +186,11 @@ function commentCommand(): Command {
           ),
         )
         .option('--dashboard-url <url>', 'the dashboard, for links to this run (default $FRONTIER_DASHBOARD_URL)')
-        .option('--threshold <pct>', 'flag changes for the worse beyond this many percent', '5')
         .addOption(pathOption('--comment-file <file>', 'where to write the comment markdown').default('sweep-summary.md')),
     ),
-  ).action(async (o: CommentOptions) => {
-    const threshold = parseNumber('--threshold', o.threshold, { min: 0, expected: 'a percentage ≥ 0' });
+  );
+  for (const option of verdictOptions()) command.addOption(option);
+  return command.action(async (o: CommentOptions) => {
     const pullRequest = pullRequestOf(o);
     const ran = ranOf(o);
     const jobs = o.jobs ? readJobs(o.jobs) : undefined;
@@ -202,7 +204,7 @@ function commentCommand(): Command {
       throw new UserError((e as Error).message);
     }
     try {
-      const comparison = await compareRun(store, o.runId, threshold);
+      const comparison = await compareRun(store, o.runId, verdictSettingsOf(o));
       if (!comparison)
         throw new UserError(`no run ${o.runId} in ${store.location}`, {
           hint: `ingest it first: frontier ingest DIR --run-id ${o.runId}`,

@@ -75,3 +75,32 @@ export const formatOption = (choices: readonly string[] = ['text', 'json'], desc
  */
 export const jsonAlias = (): Option =>
   new Option('--json', 'the same as --format json (older spelling)').implies({ format: 'json' });
+
+/** What `compare` and `ci comment` decide a verdict with (store/verdict.ts; docs/verdicts.md). */
+export interface VerdictFlags {
+  minEffect: number;
+  alpha: number;
+}
+
+/**
+ * `--min-effect` and `--alpha`, the verdicts' settings, on every command that compares a run;
+ * `--threshold`, the fixed cut-off these replaced, is kept as `--min-effect`'s alias.
+ */
+export const verdictOptions = (): Option[] => [
+  new Option('--min-effect <pct>', 'the smallest change called a regression or improvement, %')
+    .argParser(numberArg({ min: 0, max: 100, expected: 'a percentage from 0 to 100' }))
+    .default(2),
+  new Option('--alpha <rate>', 'the false discovery rate across every metric of every point')
+    .argParser(numberArg({ min: 0.0001, max: 0.5, expected: 'a rate in [0.0001, 0.5]' }))
+    .default(0.05),
+  new Option('--threshold <pct>', 'the same as --min-effect (older spelling)')
+    .argParser(numberArg({ min: 0, max: 100, expected: 'a percentage from 0 to 100' }))
+    .hideHelp(),
+];
+
+export const verdictSettingsOf = (
+  o: VerdictFlags & { threshold?: number | undefined },
+): { alpha: number; minEffectPct: number } => ({
+  alpha: o.alpha,
+  minEffectPct: o.threshold ?? o.minEffect,
+});

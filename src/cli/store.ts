@@ -9,7 +9,8 @@ import { Command, Option } from 'commander';
 import { DEFAULT_MAX_UPLOAD_MB } from '../api/uploads.js';
 import type { IngestSummary, RowCounts } from '../store/index.js';
 import { isIsoDate } from '../util/date.js';
-import { POSITIVE_INT, formatOption, jsonAlias, parseNumber } from './options.js';
+import { POSITIVE_INT, formatOption, jsonAlias, parseNumber, verdictOptions, verdictSettingsOf } from './options.js';
+import type { VerdictFlags } from './options.js';
 import { UserError } from '../util/user-error.js';
 import { pathOption, pathArgument, userPath } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
@@ -217,20 +218,22 @@ function tokenCommand(): Command {
 }
 
 function compareCommand(): Command {
-  return new Command('compare')
-    .description('a run against the latest official results, as markdown; exits 1 on a regression beyond the threshold')
+  const command = new Command('compare');
+  for (const option of verdictOptions()) command.addOption(option);
+  return command
+    .description(
+      'a run against the latest official results, as markdown: each change with its 95% interval and verdict; exits 1 on a significant regression',
+    )
     .argument('<run>', 'the run id')
     .addOption(new Option('--against <what>', 'what to compare with').choices(['official']).default('official'))
-    .option('--threshold <pct>', 'flag changes for the worse beyond this many percent', '5')
     .addOption(formatOption(['markdown', 'json'], 'the comparison as markdown or JSON'))
     .addOption(jsonAlias())
     .addOption(dbOption())
-    .action(async (runId: string, o: { threshold: string; format: string; db?: string }) => {
-      const threshold = parseNumber('--threshold', o.threshold, { min: 0, expected: 'a percentage ≥ 0' });
+    .action(async (runId: string, o: VerdictFlags & { threshold?: number; format: string; db?: string }) => {
       const { compareRun, comparisonMarkdown } = await import('../store/index.js');
       const store = await open(o.db);
       try {
-        const c = await compareRun(store, runId, threshold);
+        const c = await compareRun(store, runId, verdictSettingsOf(o));
         if (!c) throw new UserError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
         process.stdout.write(o.format === 'json' ? `${JSON.stringify(c, null, 2)}\n` : comparisonMarkdown(c));
         if (c.regressions > 0) process.exitCode = ExitCode.FAILED;

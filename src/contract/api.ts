@@ -59,8 +59,50 @@ export interface PointRow extends ConfigRow {
   power_reasons: string[];
   /** Where the power figures came from: GPU telemetry (`measured`) or the simulated engine's power model (`modelled`); null without a verdict. */
   power_source: PowerSource | null;
-  /** Metric key → value (see the metric catalog); only the asked-for ones when the query names some. */
+  /** Metric key → value (see the metric catalog); only the asked-for ones when the query names some. With repeats, the mean. */
   metrics: Record<string, number>;
+  /** How many times the point was measured (its repeats); 1: a single sample, with no interval. */
+  n: number;
+  /** `launch`: each repeat was a fresh engine launch; `point`: the repeats shared one launch; null when n = 1. */
+  repeat_scope: RepeatScope | null;
+  /** Metric key → its spread over the repeats; empty when n = 1. */
+  stats: Record<string, MetricStats>;
+}
+
+export type RepeatScope = 'launch' | 'point';
+
+/**
+ * A metric over a point's repeated measurements: the number of samples, their mean (the metric's
+ * value), the sample standard deviation and the 95% confidence interval of the mean (Student's t
+ * with n − 1 degrees of freedom). `std` and `ci95` are null when n = 1.
+ */
+export interface MetricStats {
+  n: number;
+  mean: number;
+  std: number | null;
+  ci95: [number, number] | null;
+  /** Each repeat's value, in the order they ran. */
+  values: number[];
+}
+
+/**
+ * How much a metric varies from run to run (`/api/v1/variation`): the coefficient of variation
+ * (standard deviation of the log of the value, ≈ relative standard deviation) estimated from
+ * official history, for one config or pooled over a hardware and framework, with what it rests on.
+ */
+export interface VariationRow {
+  /** The config the estimate is for; null for a pooled estimate. */
+  config_id: number | null;
+  hardware: string;
+  framework: string;
+  metric: string;
+  cv: number;
+  /** Samples behind it, the groups they form (a point's measurements) and its degrees of freedom (samples − groups). */
+  samples: number;
+  groups: number;
+  df: number;
+  /** `config`: from this config's own history; `pooled`: from every config of its hardware and framework. */
+  scope: 'config' | 'pooled';
 }
 
 /** Where a point's power figures came from: GPU telemetry, or the simulated engine's model of it. */
@@ -151,15 +193,30 @@ export interface AvailabilityRow {
 }
 
 /** One metric of a run's point against the latest official point of the same config, isl, osl and conc. */
+/** What a comparison concludes about a change (docs/verdicts.md). */
+export type VerdictName = 'regression' | 'improvement' | 'no significant change' | 'inconclusive';
+
 export interface MetricDelta {
+  /** The run's value (the mean of its repeats) and the baseline's. */
   run: number | null;
   baseline: number | null;
+  /** Samples on each side (0: none). */
+  n_run: number;
+  n_baseline: number;
   /** run − baseline. */
   delta: number | null;
-  /** (run − baseline) / baseline × 100. */
+  /** The change, % (of the geometric means: the ratio of the two values when each side has one sample). */
   delta_pct: number | null;
-  /** Worse than the baseline by more than the threshold (lower throughput, higher latency). */
-  regression: boolean;
+  /** The change's 95% confidence interval, %; null when it could not be tested. */
+  ci95_pct: [number, number] | null;
+  /** The test used (`welch`, `moderated-t`), its degrees of freedom, p-value and Benjamini–Hochberg q-value. */
+  test: string | null;
+  df: number | null;
+  p: number | null;
+  q: number | null;
+  verdict: VerdictName;
+  /** Why it is inconclusive, and what would settle it. */
+  note?: string | undefined;
 }
 
 export interface ComparedPoint {
@@ -176,7 +233,8 @@ export interface ComparedPoint {
    * compared only when both are valid; otherwise their deltas are null and never a regression.
    */
   power: { run: PowerSide | null; baseline: PowerSide | null };
-  regression: boolean;
+  /** The point's verdict: a regression or improvement in any metric, else what its throughput and interactivity say. */
+  verdict: VerdictName;
 }
 
 /** One side's power verdict in a comparison. */
@@ -188,11 +246,25 @@ export interface PowerSide {
 /** A run against the official record (`/api/v1/compare`). */
 export interface Comparison {
   run_id: string;
-  threshold_pct: number;
+  /** How the verdicts were reached: the tests, the false discovery rate α and the minimum effect. */
+  method: ComparisonMethod;
   points: ComparedPoint[];
   /** Points with no official point to compare with. */
   unmatched: number;
+  /** Points per verdict (unmatched points are not counted). */
+  verdicts: Record<VerdictName, number>;
   regressions: number;
+}
+
+export interface ComparisonMethod {
+  /** The tests the metrics were put to; `moderated-t`: the point's spread shrunk toward its pool's and official history's. */
+  tests: string;
+  /** Benjamini–Hochberg across every metric of every point. */
+  fdr: 'benjamini-hochberg';
+  alpha: number;
+  min_effect_pct: number;
+  /** A point whose interval reaches beyond ± this is inconclusive, not unchanged. */
+  resolution_pct: number;
 }
 
 /** The Pareto frontier of each series (`/api/v1/pareto`). */

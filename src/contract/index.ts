@@ -9,18 +9,23 @@ export type {
   AvailabilityRow,
   ComparedPoint,
   Comparison,
+  ComparisonMethod,
   ConfigRow,
   EvalRow,
   MetricDelta,
+  MetricStats,
   ParetoAnswer,
   PointRow,
   PowerSide,
   PowerSource,
+  RepeatScope,
   PredictedFrontierAnswer,
   RunDetail,
   RunLog,
   RunRow,
   TtftBucket,
+  VerdictName,
+  VariationRow,
 } from './api.js';
 export { configLabel, configTopology } from './labels.js';
 export {

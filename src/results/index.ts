@@ -7,3 +7,5 @@ export type { PowerContext, ProcessedPoint } from './process.js';
 export { identityFromRow, parseRow, resultFilenameOf, roleGpus, rowEnv } from './row.js';
 export type { MatrixRowLike, MultiNodeRowLike, RowExtra, RowWorkerLike, SingleNodeRowLike } from './row.js';
 export * from './agentic/index.js';
+export { combineRepeats, isMeasurementKey, repeatedMetric } from './repeats.js';
+export type { RepeatScope, RepeatedMetric, RepeatsBlock } from './repeats.js';

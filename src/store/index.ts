@@ -25,3 +25,8 @@ export type { ResultFilter } from './queries.js';
 export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
 export { createToken, listTokens, revokeToken, verifyToken } from './tokens.js';
 export { TABLES } from './migrations.js';
+export { VERDICT_MARK } from './compare.js';
+export { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer } from './verdict.js';
+export type { Answer, LogVariance, Question, SampleSide, VerdictSettings } from './verdict.js';
+export { MIN_CONFIG_DF, officialHistory, variationOf } from './variation.js';
+export type { VariationIndex } from './variation.js';

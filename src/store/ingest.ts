@@ -226,6 +226,9 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         power_schema_version: b.power.schema_version,
         power_reasons: JSON.stringify(b.power.reasons),
         power_source: b.power.source,
+        n: b.repeats?.n ?? 1,
+        repeat_scope: b.repeats?.scope ?? null,
+        stats: JSON.stringify(b.repeats?.metrics ?? {}),
       })),
       async (stale) => orphaned.add(await forgetLatest(trx, { resultIds: stale })),
     );

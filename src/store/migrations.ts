@@ -230,6 +230,25 @@ function runDeferred(): Migration {
   };
 }
 
+/**
+ * Repeated measurements of a point (issue 42): how many, whether each was a fresh launch, and each
+ * metric's values with their mean, deviation and interval. Points stored before were measured once.
+ */
+function pointRepeats(): Migration {
+  return {
+    async up(db) {
+      const table = () => db.schema.alterTable('benchmark_results');
+      await table()
+        .addColumn('n', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await table().addColumn('repeat_scope', 'text').execute();
+      await table()
+        .addColumn('stats', 'text', (c) => c.notNull().defaultTo('{}'))
+        .execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
   const migrations: Record<string, Migration> = {
@@ -238,6 +257,7 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
     '003_agentic_points': agenticPoints(dialect),
     '004_point_power': pointPower(),
     '005_run_deferred': runDeferred(),
+    '006_point_repeats': pointRepeats(),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();

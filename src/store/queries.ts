@@ -109,6 +109,9 @@ const POINT_SOURCES: Sources<PointRow, 'x' | 'r' | 'c'> = {
   power_reasons: 'x',
   power_source: 'x',
   metrics: 'x',
+  n: 'x',
+  repeat_scope: 'x',
+  stats: 'x',
 };
 
 const EVAL_SOURCES: Sources<EvalRow, 'x' | 'r' | 'c'> = {
@@ -201,10 +204,14 @@ const BOOLEAN_COLUMNS = ['disagg', 'is_multinode', 'prefill_dp_attention', 'deco
 
 /** A benchmark row from the database: its metrics parsed, only `keep` of them when given. */
 function pointRow(raw: Record<string, unknown>, keep: string[] | undefined): PointRow {
-  const row = toRow<PointRow>(raw, ['metrics', 'power_reasons']);
+  const row = toRow<PointRow>(raw, ['metrics', 'power_reasons', 'stats']);
+  row.n = Number(row.n);
   // Null stays null: a point stored without a verdict is neither valid nor invalid.
   row.power_valid = raw.power_valid === null || raw.power_valid === undefined ? null : Number(raw.power_valid) === 1;
-  if (keep) row.metrics = Object.fromEntries(keep.filter((k) => k in row.metrics).map((k) => [k, row.metrics[k]!]));
+  if (keep) {
+    row.metrics = Object.fromEntries(keep.filter((k) => k in row.metrics).map((k) => [k, row.metrics[k]!]));
+    row.stats = Object.fromEntries(keep.filter((k) => k in row.stats).map((k) => [k, row.stats[k]!]));
+  }
   return row;
 }
 

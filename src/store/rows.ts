@@ -3,6 +3,8 @@
  * write (`agg_bmk.json`, `agg_eval_all.json`). Pure: each reader returns the row, or records every
  * problem it finds (file, index, field, why) so that one pass reports them all.
  */
+import { isMeasurementKey, repeatedMetric } from '../results/index.js';
+import type { RepeatScope, RepeatsBlock } from '../results/index.js';
 import { keepMeasuredIfValid, powerVerdict } from './power.js';
 import type { PowerVerdict } from './power.js';
 
@@ -44,6 +46,8 @@ export interface BenchmarkInput {
   power: PowerVerdict;
   /** The aggregate's own power flags, as written. */
   power_flags: { power_valid?: unknown; power_metric_schema_version?: unknown };
+  /** A repeated point's measurements (its `repeats` key), their statistics recomputed from the values; undefined for one sample. */
+  repeats: RepeatsBlock | undefined;
 }
 
 export interface EvalInput {
@@ -128,24 +132,6 @@ const FRAMEWORK_ALIASES: Record<string, string> = {
 const frameworkOf = (f: string): string => FRAMEWORK_ALIASES[f.toLowerCase()] ?? f.toLowerCase();
 const precisionOf = (p: string): string => (/^(nv|mx)fp4$/i.test(p) ? 'fp4' : p.toLowerCase());
 
-/** Keys that describe a point rather than measure it: never metrics. */
-const IDENTITY_KEYS = new Set([
-  'conc',
-  'isl',
-  'osl',
-  'tp',
-  'pp',
-  'ep',
-  'dcp_size',
-  'pcp_size',
-  'num_prefill_gpu',
-  'num_decode_gpu',
-  'power_metric_schema_version',
-  'power_valid',
-  'n_eff',
-]);
-const isTopologyKey = (k: string): boolean => /^(prefill|decode)_/.test(k);
-
 /** Reads typed fields of one row, recording problems instead of throwing. */
 export class Fields {
   constructor(
@@ -202,7 +188,7 @@ export class Fields {
   metrics(): Record<string, number> {
     const out: Record<string, number> = {};
     for (const [k, v] of Object.entries(this.row)) {
-      if (typeof v === 'number' && Number.isFinite(v) && !IDENTITY_KEYS.has(k) && !isTopologyKey(k)) out[k] = v;
+      if (typeof v === 'number' && Number.isFinite(v) && isMeasurementKey(k)) out[k] = v;
     }
     return out;
   }
@@ -288,11 +274,39 @@ export function readBenchmarkRow(
     metrics: f.metrics(),
     power: powerVerdict(obj, undefined, false),
     power_flags: { power_valid: obj.power_valid, power_metric_schema_version: obj.power_metric_schema_version },
+    repeats: readRepeats(obj.repeats, (message) => void problems.push({ file, index, field: 'repeats', message })),
   };
   keepMeasuredIfValid(out.metrics, out.power);
+  if (out.repeats) for (const key of Object.keys(out.repeats.metrics)) if (!(key in out.metrics)) delete out.repeats.metrics[key];
   for (const k of ['tput_per_gpu', 'output_tput_per_gpu', 'input_tput_per_gpu']) f.number(k);
   for (const k of ['median_ttft', 'median_tpot', 'median_e2el']) f.number(k);
   return problems.length === before ? out : undefined;
+}
+
+const REPEAT_SCOPES: readonly RepeatScope[] = ['launch', 'point'];
+
+/** An aggregate's `repeats` key (results/repeats.ts); absent is one sample. Statistics are recomputed from the values. */
+function readRepeats(raw: unknown, problem: (message: string) => undefined): RepeatsBlock | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const r = raw as Partial<Record<keyof RepeatsBlock, unknown>>;
+  if (typeof raw !== 'object' || Array.isArray(raw) || typeof r.metrics !== 'object' || r.metrics === null) {
+    problem('expected { n, scope, metrics } (frontier run --repeats writes it)');
+    return undefined;
+  }
+  const n = r.n;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1)
+    return problem(`expected n, an integer ≥ 1, got ${JSON.stringify(n)}`);
+  if (!REPEAT_SCOPES.includes(r.scope as RepeatScope))
+    return problem(`expected scope "launch" or "point", got ${JSON.stringify(r.scope)}`);
+  const metrics: RepeatsBlock['metrics'] = {};
+  for (const [key, m] of Object.entries(r.metrics as Record<string, { values?: unknown }>)) {
+    const values = m?.values;
+    if (!isMeasurementKey(key)) continue;
+    if (!Array.isArray(values) || values.length !== n || !values.every((v) => typeof v === 'number' && Number.isFinite(v)))
+      return problem(`metrics.${key}.values: expected ${n} finite numbers`);
+    metrics[key] = repeatedMetric(values as number[]);
+  }
+  return { n, scope: r.scope as RepeatScope, metrics };
 }
 
 /** One row of `agg_eval_all.json`; undefined when it has problems. */

@@ -57,6 +57,10 @@ export interface BenchmarkResultsTable {
   power_schema_version: number | null;
   power_reasons: string;
   power_source: 'measured' | 'modelled' | null;
+  /** How many times the point was measured (1: once), whether its repeats were fresh launches, and each metric's statistics (JSON object, `{}` when n = 1). */
+  n: number;
+  repeat_scope: 'launch' | 'point' | null;
+  stats: string;
 }
 
 /**

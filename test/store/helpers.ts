@@ -1,7 +1,8 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { isMeasurementKey } from '../../src/results/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
@@ -71,4 +72,23 @@ export function frontierRunDir(): Promise<string> {
     return dir.root;
   })();
   return frontierRun;
+}
+
+/**
+ * Scale every measurement of every aggregate in a result directory (the collected array and the
+ * per-point files) by `factor`: another run of the same points, `factor` faster or slower.
+ */
+export function scaleMeasurements(dir: string, factor: number | ((key: string) => number)): void {
+  const scale = (row: Record<string, unknown>): void => {
+    for (const [k, v] of Object.entries(row))
+      if (typeof v === 'number' && isMeasurementKey(k)) row[k] = v * (typeof factor === 'number' ? factor : factor(k));
+  };
+  const files = [join(dir, 'results_bmk/agg_bmk.json')];
+  for (const d of readdirSync(dir))
+    if (d.startsWith('bmk_')) for (const f of readdirSync(join(dir, d))) if (f.startsWith('agg_')) files.push(join(dir, d, f));
+  for (const f of files.filter((f) => existsSync(f)))
+    editJson(f, (v) => {
+      for (const row of Array.isArray(v) ? v : [v]) scale(row as Record<string, unknown>);
+      return v;
+    });
 }

@@ -11,7 +11,7 @@ import { benchmarks, compareRun, comparisonMarkdown, ingestBatch, readArtifacts 
 import type { Store } from '../../src/store/index.js';
 import { powerVerdict, readSidecar } from '../../src/store/power.js';
 import { REPO } from '../helpers.js';
-import { DIALECTS, copyDir, editJson, storeFactory } from './helpers.js';
+import { DIALECTS, copyDir, editJson, scaleMeasurements, storeFactory } from './helpers.js';
 
 type Row = Record<string, unknown>;
 
@@ -163,7 +163,13 @@ describe.each(DIALECTS)('measured power in the store on %s', (dialect) => {
 
   it('compares measured energy only where both points have valid power, and flags an energy regression', async () => {
     const store = await fresh();
-    await ingest(store, POWER_ARTIFACTS, { runId: 'base', official: true });
+    // Earlier official runs ±1% apart: the spread a change is judged against.
+    for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005, 1.0].entries()) {
+      const earlier = copyDir(POWER_ARTIFACTS);
+      scaleMeasurements(earlier, factor);
+      await ingest(store, earlier, { runId: `h${i}`, official: true, date: `2026-01-0${i + 1}` });
+    }
+    await ingest(store, POWER_ARTIFACTS, { runId: 'base', official: true, date: '2026-02-01' });
     const pr = copyDir(POWER_ARTIFACTS);
     // 10% more energy per token at the same throughput: a regression; the b200 point has no valid power.
     editPoint(pr, H200, (r) => {
@@ -171,26 +177,26 @@ describe.each(DIALECTS)('measured power in the store on %s', (dialect) => {
         r[k] = (r[k] as number) * 1.1;
     });
     editPoint(pr, B200, (r) => (r.joules_per_total_token = 99));
-    await ingest(store, pr, { runId: 'pr' });
-    const c = (await compareRun(store, 'pr', 5))!;
+    await ingest(store, pr, { runId: 'pr', date: '2026-02-02' });
+    const c = (await compareRun(store, 'pr'))!;
     expect(c.regressions).toBe(1);
     const h200 = c.points.find((p) => p.config.hardware === 'h200')!;
-    expect(h200.regression).toBe(true);
+    expect(h200.verdict).toBe('regression');
     expect(h200.power).toEqual({ run: { valid: true, source: 'measured' }, baseline: { valid: true, source: 'measured' } });
-    expect(h200.metrics.joules_per_total_token).toMatchObject({ baseline: 0.165365, regression: true });
+    expect(h200.metrics.joules_per_total_token).toMatchObject({ baseline: 0.165365, verdict: 'regression' });
     expect(h200.metrics.joules_per_total_token!.delta_pct).toBeCloseTo(10, 6);
-    expect(h200.metrics.tput_per_gpu!.regression).toBe(false);
+    expect(h200.metrics.tput_per_gpu!.verdict).toBe('no significant change');
     const b200 = c.points.find((p) => p.config.hardware === 'b200')!;
     expect(b200.metrics.joules_per_total_token).toBeUndefined();
     expect(b200.power.run).toEqual({ valid: false, source: 'measured' });
-    expect(b200.regression).toBe(false);
+    expect(b200.verdict).not.toBe('regression');
 
     const md = comparisonMarkdown(c);
     expect(md).toContain('Energy is compared only where both points have valid measured power.');
     expect(md).toContain('| J/token (measured) |');
-    expect(md).toMatch(/\| ⚠ dsr1 h200 sglang fp8 TP8 \|.*\| 0\.1819 \(\+10\.0% ⚠\) \| base/);
+    expect(md).toMatch(/\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \|.*\| 0\.1819 \+10\.0% \[\+\d+\.\d, \+\d+\.\d\] ▼ \| base/);
     expect(md).toContain('Energy regressions:');
-    expect(md).toMatch(/- ⚠ dsr1 h200 sglang fp8 TP8 8192\/1024 conc 64: J\/token 0\.1654 → 0\.1819 \(\+10\.0% ⚠\)/);
+    expect(md).toMatch(/- ▼ dsr1 h200 sglang fp8 TP8 8192\/1024 conc 64: J\/token 0\.1654 → 0\.1819 \+10\.0% \[/);
 
     // A baseline without valid power: nothing to compare energy with, no energy column.
     const store2 = await fresh();
@@ -198,10 +204,10 @@ describe.each(DIALECTS)('measured power in the store on %s', (dialect) => {
     editPoint(base, H200, (r) => (r.power_valid = 0));
     await ingest(store2, base, { runId: 'base', official: true });
     await ingest(store2, pr, { runId: 'pr' });
-    const c2 = (await compareRun(store2, 'pr', 5))!;
+    const c2 = (await compareRun(store2, 'pr'))!;
     const h2 = c2.points.find((p) => p.config.hardware === 'h200')!;
-    expect(h2.metrics.joules_per_total_token).toMatchObject({ baseline: null, delta: null, regression: false });
-    expect(h2.regression).toBe(false);
+    expect(h2.metrics.joules_per_total_token).toMatchObject({ baseline: null, delta: null, verdict: 'inconclusive' });
+    expect(h2.verdict).not.toBe('regression');
     expect(comparisonMarkdown(c2)).not.toContain('J/token');
   });
 });

@@ -22,7 +22,7 @@ import {
   verifyToken,
 } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
-import { ARTIFACTS, DIALECTS, copyDir, editJson, frontierRunDir, storeFactory } from './helpers.js';
+import { ARTIFACTS, DIALECTS, copyDir, editJson, frontierRunDir, scaleMeasurements, storeFactory } from './helpers.js';
 
 type Row = Record<string, unknown>;
 
@@ -351,31 +351,76 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect((await benchmarks(store, {})).length).toBe(6);
   });
 
-  it('compares a run with the latest official points: deltas, regressions beyond the threshold, points with no baseline', async () => {
+  it('compares a run with the latest official points: without any spread to judge by, every change is inconclusive', async () => {
     const store = await fresh();
     await ingest(store, ARTIFACTS, { runId: 'base', official: true });
     const pr = copyDir(ARTIFACTS);
     editJson(join(pr, 'results_bmk/agg_bmk.json'), (rows) => {
       const list = rows as Row[];
-      list[0]!.tput_per_gpu = (list[0]!.tput_per_gpu as number) * 0.9; // −10%: a regression
-      list[1]!.median_ttft = (list[1]!.median_ttft as number) * 1.03; // +3%: within 5%
+      list[0]!.tput_per_gpu = (list[0]!.tput_per_gpu as number) * 0.9; // −10%, but one sample a side
       list[2]!.conc = 4096; // a point the official run never measured
       return list;
     });
     await ingest(store, pr, { runId: 'pr', official: false });
-    const c = (await compareRun(store, 'pr', 5))!;
-    expect(c).toMatchObject({ regressions: 1, unmatched: 1 });
+    const c = (await compareRun(store, 'pr'))!;
+    expect(c).toMatchObject({ regressions: 0, unmatched: 1 });
+    expect(c.verdicts.inconclusive).toBe(c.points.length - 1);
     const h200 = c.points.find((p) => p.config.hardware === 'h200')!;
-    expect(h200.regression).toBe(true);
+    expect(h200.verdict).toBe('inconclusive');
+    expect(h200.metrics.tput_per_gpu).toMatchObject({
+      n_run: 1,
+      n_baseline: 1,
+      test: null,
+      ci95_pct: null,
+      baseline: 2048.3374588120364,
+    });
     expect(h200.metrics.tput_per_gpu!.delta_pct).toBeCloseTo(-10, 9);
-    expect(h200.metrics.tput_per_gpu!.baseline).toBe(2048.3374588120364);
-    const b200 = c.points.find((p) => p.config.hardware === 'b200')!;
-    expect(b200.metrics.median_ttft!.delta_pct).toBeCloseTo(3, 9);
-    expect(b200.regression).toBe(false);
+    expect(h200.metrics.tput_per_gpu!.note).toMatch(/no history of its spread.*--repeats 3/);
     const md = comparisonMarkdown(c);
-    expect(md).toContain('1 regression beyond 5% (⚠)');
-    expect(md).toMatch(/\| ⚠ dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \| 1,843\.5 \(-10\.0% ⚠\)/);
+    expect(md).toContain('**0 regressions**');
+    expect(md).toMatch(/\| \? inconclusive \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \| 1\/1 \| 1,843\.5 −10\.0% \?/);
     expect(await compareRun(store, 'nope')).toBeUndefined();
+  });
+
+  it('with official history to judge the spread by, a 10% slowdown is a regression and a 1.5% drift is not', async () => {
+    const store = await fresh();
+    // Six earlier official runs of the same points, ±1% apart: the run-to-run spread history shows.
+    for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005, 1.0].entries()) {
+      const earlier = copyDir(ARTIFACTS);
+      scaleMeasurements(earlier, factor);
+      await ingest(store, earlier, { runId: `h${i}`, official: true, date: `2026-01-0${i + 1}` });
+    }
+    await ingest(store, ARTIFACTS, { runId: 'base', official: true, date: '2026-02-01' });
+    const pr = copyDir(ARTIFACTS);
+    editJson(join(pr, 'results_bmk/agg_bmk.json'), (rows) => {
+      const list = rows as Row[];
+      list[0]!.tput_per_gpu = (list[0]!.tput_per_gpu as number) * 0.9;
+      list[1]!.median_ttft = (list[1]!.median_ttft as number) * 1.015;
+      return list;
+    });
+    await ingest(store, pr, { runId: 'pr', official: false, date: '2026-02-02' });
+    const c = (await compareRun(store, 'pr'))!;
+    const h200 = c.points.find((p) => p.config.hardware === 'h200')!;
+    expect(h200.verdict).toBe('regression');
+    const t = h200.metrics.tput_per_gpu!;
+    expect(t).toMatchObject({ verdict: 'regression', test: 'moderated-t' });
+    expect(t.ci95_pct![0]).toBeLessThan(-10);
+    expect(t.ci95_pct![1]).toBeGreaterThan(-10);
+    expect(t.ci95_pct![1]).toBeLessThan(-2);
+    expect(t.q!).toBeLessThanOrEqual(0.05);
+    const b200 = c.points.find((p) => p.config.hardware === 'b200')!;
+    expect(b200.metrics.median_ttft!.delta_pct).toBeCloseTo(1.5, 6);
+    expect(b200.metrics.median_ttft!.verdict).not.toBe('regression');
+    expect(b200.verdict).not.toBe('regression');
+    expect(c.regressions).toBe(1);
+    expect(c.method).toMatchObject({ alpha: 0.05, min_effect_pct: 2, fdr: 'benjamini-hochberg' });
+    const md = comparisonMarkdown(c);
+    expect(md).toContain('**1 regression**');
+    expect(md).toMatch(
+      /\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \| 1\/1 \| 1,843\.5 −10\.0% \[−1\d\.\d, −\d\.\d\] ▼/,
+    );
+    // A higher minimum effect than the change: nothing is a regression.
+    expect((await compareRun(store, 'pr', { alpha: 0.05, minEffectPct: 12 }))!.regressions).toBe(0);
   });
 
   it('tokens are stored as hashes; verify, list and revoke', async () => {

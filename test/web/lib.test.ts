@@ -24,6 +24,9 @@ function point(o: Partial<PointRow> & { x?: number; y?: number } = {}): PointRow
     power_schema_version: null,
     power_reasons: [],
     power_source: null,
+    n: 1,
+    repeat_scope: null,
+    stats: {},
     metrics: { median_intvty: x, tput_per_gpu: y, output_tput_per_gpu: y / 2, input_tput_per_gpu: y / 2, median_ttft: 1 / x },
     ...rest,
   };

@@ -22,6 +22,9 @@ function point(o: Partial<PointRow> = {}): PointRow {
     power_schema_version: 2,
     power_reasons: [],
     power_source: 'measured',
+    n: 1,
+    repeat_scope: null,
+    stats: {},
     metrics: {
       median_intvty: 50,
       tput_per_gpu: 10_000,

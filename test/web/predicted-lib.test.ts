@@ -36,6 +36,9 @@ function point(o: Partial<PointRow> = {}): PointRow {
     power_schema_version: null,
     power_reasons: [],
     power_source: null,
+    n: 1,
+    repeat_scope: null,
+    stats: {},
     metrics: { median_intvty: 20, tput_per_gpu: 1000 },
     ...o,
   };

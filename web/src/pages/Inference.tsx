@@ -170,8 +170,12 @@ const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
   { header: 'image', value: (p) => p.row.image },
 ];
 
+const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
+/** A change with its 95% interval, as the comparison gives it: `−3.1% [−5.0, −1.2]`. */
 const pct = (d: MetricDelta | undefined) =>
-  d?.delta_pct === null || d === undefined ? '–' : `${d.delta_pct >= 0 ? '+' : ''}${d.delta_pct.toFixed(1)}%`;
+  d?.delta_pct === null || d === undefined
+    ? '–'
+    : `${signed(d.delta_pct)}%${d.ci95_pct ? ` [${signed(d.ci95_pct[0])}, ${signed(d.ci95_pct[1])}]` : ''}`;
 
 export function Inference({ view, update }: { view: ViewState; update: Update }) {
   const availability = useApi<AvailabilityRow[]>('/api/v1/availability');
@@ -372,13 +376,14 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
       {view.run && comparison.data && (
         <div className="table-wrap">
           <h2>
-            Run {view.run} against the official results: {comparison.data.regressions} regression
-            {comparison.data.regressions === 1 ? '' : 's'} beyond 5%, {comparison.data.unmatched} point
-            {comparison.data.unmatched === 1 ? '' : 's'} without an official one
+            Run {view.run} against the official results: {comparison.data.regressions} significant regression
+            {comparison.data.regressions === 1 ? '' : 's'}, {comparison.data.verdicts.inconclusive} inconclusive,{' '}
+            {comparison.data.unmatched} point{comparison.data.unmatched === 1 ? '' : 's'} without an official one
           </h2>
           <table data-testid="deltas">
             <thead>
               <tr>
+                <th>verdict</th>
                 <th>config</th>
                 <th>conc</th>
                 <th>tok/s/GPU</th>
@@ -392,7 +397,8 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
             </thead>
             <tbody>
               {comparison.data.points.map((p, i) => (
-                <tr key={i} className={p.regression ? 'regression' : ''}>
+                <tr key={i} className={p.verdict === 'regression' ? 'regression' : ''}>
+                  <td>{p.baseline_run_id ? p.verdict : '–'}</td>
                   <td>{p.label}</td>
                   <td>{p.conc}</td>
                   <td>{p.metrics.tput_per_gpu?.run?.toFixed(1)}</td>
