@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { clusterForRunners, findCluster, loadClusterProfiles } from '../clusters/index.js';
+import type { ClusterProfile, RepeatScope, RepeatSettings } from '../clusters/index.js';
 import { filterRows, isInferencexTree, loadRecipeBook, openTree, planLaunch, planRun, readMatrix } from '../plan/index.js';
 import type { InferencexTree } from '../plan/index.js';
 import {
@@ -24,7 +25,7 @@ import { ExitCode } from '../util/exit-codes.js';
 import { processAlive } from '../util/process-alive.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
-import { POSITIVE_INT, formatOption, parseNumber } from './options.js';
+import { POSITIVE_INT, formatOption, numberArg, parseNumber } from './options.js';
 import { pathOption, shownPath, userPath } from './paths.js';
 import { agenticSettings, withAgenticOptions } from './run-agentic.js';
 import type { AgenticFlags } from './run-agentic.js';
@@ -53,7 +54,15 @@ interface RunFlags extends AgenticFlags {
   evalThresholds?: string;
   inferencex?: string | false;
   format: 'text' | 'json';
+  repeats?: number;
+  repeatScope?: RepeatScope;
 }
+
+/** How many times each point is measured: the flags, else the cluster profile's `repeats` and `repeat-scope`. */
+const repeatsOf = (flags: RunFlags, cluster: ClusterProfile): RepeatSettings => ({
+  count: flags.repeats ?? cluster.repeats.count,
+  scope: flags.repeatScope ?? cluster.repeats.scope,
+});
 
 function gitCommit(): string | null {
   const r = spawnSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' });
@@ -89,6 +98,18 @@ export function runCommand(): Command {
     )
     .option('--power-interval <ms>', 'how often the GPU monitor samples board power (InferenceX: once a second)', '1000')
     .option('--canary', 'run the lowest concurrency of the matrix first; stop if it fails')
+    .addOption(
+      new Option(
+        '--repeats <n>',
+        'measure every point n times, each raw result kept (default: the cluster profile’s, else 1)',
+      ).argParser(numberArg(POSITIVE_INT)),
+    )
+    .addOption(
+      new Option('--repeat-scope <scope>', 'launch: each repeat a fresh engine launch; point: repeats share one launch').choices([
+        'launch',
+        'point',
+      ]),
+    )
     .option('--resume', 'continue the run in --out: skip the points it finished')
     .option('--dry-run', 'print the plan and each launch (or job) script; start nothing')
     .option('--base-port <n>', 'first port of a Slurm job’s engine processes', '8000')
@@ -138,7 +159,7 @@ export function runCommand(): Command {
       const note = (line: string): boolean => process.stderr.write(`${line}\n`);
       if (flags.dryRun) {
         const agentic = await agenticSettings(flags, rows, out, false, note);
-        const plans = planRun(rows, cluster.name).map((launch) =>
+        const plans = planRun(rows, cluster.name, repeatsOf(flags, cluster)).map((launch) =>
           planLaunch(launch, { cluster, frontierCommand: selfCommand(), tree, recipes, golden }),
         );
         const report = await dryRun(plans, { cluster, out, basePort, frontierCommand: selfCommand(), agentic });
@@ -176,6 +197,7 @@ export function runCommand(): Command {
           powerIntervalMs: parseNumber('--power-interval', flags.powerInterval, { min: 1, expected: 'milliseconds (≥ 1)' }),
           canary: flags.canary,
           resume: flags.resume,
+          repeats: repeatsOf(flags, cluster),
           reporter: consoleReporter((s) => process.stderr.write(s), process.stderr.isTTY === true),
           signal: controller.signal,
           evals,

@@ -15,7 +15,17 @@ export {
 export type { ClusterProfileRead } from './load.js';
 export { modelPath } from './model-path.js';
 export { ClusterProfileError, LOCAL_PROFILE, defaultRetries, gpuFor, parseMount } from './profile.js';
-export type { ClusterProfile, ModelLocation, Mount, Pos, ProfileSource, RepeatScope, RepeatSettings, SimVariation, SrtctlSettings } from './profile.js';
+export type {
+  ClusterProfile,
+  ModelLocation,
+  Mount,
+  Pos,
+  ProfileSource,
+  RepeatScope,
+  RepeatSettings,
+  SimVariation,
+  SrtctlSettings,
+} from './profile.js';
 export {
   CONTAINER_RUNTIMES,
   ClusterProfileSchema,

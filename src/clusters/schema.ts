@@ -110,7 +110,9 @@ export const ClusterProfileSchema = z.strictObject(
             .min(0, expect('a coefficient of variation between 0 and 0.5'))
             .max(0.5, expect('a coefficient of variation between 0 and 0.5'))
             .optional()
-            .meta({ description: 'Launch-to-launch spread of the simulated engine (coefficient of variation; default 0: exact).' }),
+            .meta({
+              description: 'Launch-to-launch spread of the simulated engine (coefficient of variation; default 0: exact).',
+            }),
           seed: z.int(expect('an integer')).optional().meta({ description: 'Seed of the per-launch draws (default 0).' }),
         },
         expect('a mapping (sim: run-variation, seed)'),

@@ -32,7 +32,8 @@ export function settlePoint(
     record.status = 'failed';
     record.error = 'the executor measured an agentic-coding point as a fixed-length one';
   } else {
-    dir.writeRaw(p.resultFilename, outcome.raw);
+    const repeat = p.repeat?.index;
+    dir.writeRaw(p.resultFilename, outcome.raw, repeat);
     if (outcome.status !== 'ok') Object.assign(record, { status: 'invalid', error: outcome.problems.join('; ') });
     else {
       // The power step reads the telemetry from the run directory, as process_result.py from its workspace.
@@ -44,7 +45,13 @@ export function settlePoint(
           files: fsTelemetry(dir.root),
         },
       );
-      dir.writeAggWithPower(p.resultFilename, processed.aggJson, processed.powerValidationFile, processed.powerValidationJson);
+      dir.writeAggWithPower(
+        p.resultFilename,
+        processed.aggJson,
+        processed.powerValidationFile,
+        processed.powerValidationJson,
+        repeat,
+      );
       record.outputTputPerGpu = Number(processed.agg.output_tput_per_gpu);
       record.interactivity = Number(processed.agg.median_intvty);
       record.medianTtftMs = Number(processed.agg.median_ttft) * 1000;

@@ -40,7 +40,7 @@ export function consoleReporter(write: (s: string) => void, tty: boolean): Repor
     pointStart(g, p) {
       pointIndex = g.points.indexOf(p) + 1;
       pointStarted = Date.now();
-      if (!tty) write(`  conc ${p.conc}: running\n`);
+      if (!tty) write(`  ${concOf(p.conc, p.repeat?.index)}: running\n`);
     },
     pointProgress(g, p, done, total, tokens, elapsedMs) {
       if (!tty) return;
@@ -51,13 +51,13 @@ export function consoleReporter(write: (s: string) => void, tty: boolean): Repor
       const eta = pointEta + (Number.isFinite(perPoint) ? rest * perPoint : 0);
       clear();
       write(
-        `  conc ${p.conc} [${pointIndex}/${g.points.length}] ${done}/${total} requests · ${Math.round(rate).toLocaleString('en-US')} tok/s · ETA ${Number.isFinite(eta) ? seconds(eta) : '…'}`,
+        `  ${concOf(p.conc, p.repeat?.index)} [${pointIndex}/${g.points.length}] ${done}/${total} requests · ${Math.round(rate).toLocaleString('en-US')} tok/s · ETA ${Number.isFinite(eta) ? seconds(eta) : '…'}`,
       );
       live = true;
     },
     pointDone(g, p, r) {
       if (r.status === 'ok' || r.status === 'invalid') durations.push(Date.now() - pointStarted);
-      line(`  conc ${p.conc}: ${describePoint(r)}`);
+      line(`  ${concOf(p.conc, p.repeat?.index)}: ${describePoint(r)}`);
     },
     launchDone(g, r) {
       if (r.status === 'failed' || r.status === 'deferred') line(`  ${r.status}: ${firstLine(r.reason ?? r.error ?? '')}`);
@@ -69,6 +69,9 @@ export function consoleReporter(write: (s: string) => void, tty: boolean): Repor
 }
 
 const firstLine = (s: string): string => s.split('\n')[0]!;
+
+/** A point as progress names it: its concurrency, and which repeat when it is measured more than once. */
+const concOf = (conc: number, repeat: number | undefined): string => `conc ${conc}${repeat === undefined ? '' : ` #${repeat}`}`;
 
 function describePoint(r: PointRecord): string {
   if (r.status === 'ok')
@@ -91,7 +94,7 @@ export function summaryTable(m: RunManifest): string {
     for (const p of points)
       rows.push([
         g.label,
-        String(p.conc),
+        p.repeat === undefined ? String(p.conc) : `${p.conc} #${p.repeat}`,
         p.status,
         p.status === 'ok' ? fmt(p.outputTputPerGpu, 1) : '',
         p.status === 'ok' ? fmt(p.interactivity, 1) : '',

@@ -8,7 +8,8 @@ import { UserError } from '../util/user-error.js';
  * A run directory, laid out as InferenceX's collectors and dashboard ingest it:
  *
  *   bmk_<RF>/<RF>.json          the load generator's raw result
- *   bmk_<RF>/agg_<RF>.json      the point's aggregate (process_result)
+ *   bmk_<RF>/agg_<RF>.json      the point's aggregate (process_result); a repeated point's combines its repeats (results/repeats.ts)
+ *   repeats_<RF>/<k>/           a repeated point's k-th measurement: <RF>.json, agg_<RF>.json, power_validation_<RF>.json
  *   bmk_<RF>/power_validation_<RF>.json  its power verdict, reasons and per-GPU energy (docs/power.md)
  *   server_logs_<RF>/gpu_metrics.csv     the launch's GPU telemetry (…_sampler.json: the sampler's status)
  *   bmk_agentic_<RF>/<RF>.json  an agentic point's aggregate (process_agentic_result)
@@ -39,6 +40,8 @@ export interface PointRecord {
   runner: string;
   /** The index of its matrix row: a reference job, which run_stats counts. */
   row: number;
+  /** Which measurement of a repeated point this record is (from 1); absent when the point is measured once. */
+  repeat?: number | undefined;
   status: PointStatus;
   /** An agentic-coding point: its aggregate is `bmk_agentic_<RF>/<RF>.json`, which agg_bmk.json leaves out as InferenceX's collector does. */
   agentic?: true | undefined;
@@ -153,9 +156,13 @@ function fileNamePart(name: string): string {
 export class RunDir {
   constructor(readonly root: string) {}
 
-  bmkDir = (rf: string): string => join(this.root, `bmk_${fileNamePart(rf)}`);
-  rawFile = (rf: string): string => join(this.bmkDir(rf), `${rf}.json`);
-  aggFile = (rf: string): string => join(this.bmkDir(rf), `agg_${rf}.json`);
+  /** A point's folder, or with `repeat` the folder of that measurement of a repeated point. */
+  bmkDir = (rf: string, repeat?: number): string =>
+    repeat === undefined
+      ? join(this.root, `bmk_${fileNamePart(rf)}`)
+      : join(this.root, `repeats_${fileNamePart(rf)}`, String(repeat));
+  rawFile = (rf: string, repeat?: number): string => join(this.bmkDir(rf, repeat), `${rf}.json`);
+  aggFile = (rf: string, repeat?: number): string => join(this.bmkDir(rf, repeat), `agg_${rf}.json`);
   agenticAggFile = (rf: string): string => join(this.root, `bmk_agentic_${fileNamePart(rf)}`, `${rf}.json`);
   agenticDir = (rf: string): string => join(this.root, `agentic_${fileNamePart(rf)}`);
   agenticArtifacts = (rf: string): string => join(this.agenticDir(rf), 'aiperf_artifacts');
@@ -169,16 +176,16 @@ export class RunDir {
     return join(this.root, 'engines.json');
   }
 
-  writeRaw(rf: string, text: string): void {
-    writeFileAtomic(this.rawFile(rf), text, { mkdir: true });
+  writeRaw(rf: string, text: string, repeat?: number): void {
+    writeFileAtomic(this.rawFile(rf, repeat), text, { mkdir: true });
   }
 
   /** The aggregate and its power sidecar, together: both or neither. */
-  writeAggWithPower(rf: string, agg: string, sidecarName: string, sidecar: string): void {
+  writeAggWithPower(rf: string, agg: string, sidecarName: string, sidecar: string, repeat?: number): void {
     writeFilesAtomic(
       [
-        [this.aggFile(rf), agg],
-        [join(this.bmkDir(rf), sidecarName), sidecar],
+        [this.aggFile(rf, repeat), agg],
+        [join(this.bmkDir(rf, repeat), sidecarName), sidecar],
       ],
       { mkdir: true },
     );
@@ -218,9 +225,9 @@ export class RunDir {
 
   /** `results_bmk/agg_bmk.json` and `run_stats.json` from the manifest's points. */
   writeRunResults(m: RunManifest): void {
-    const aggs = m.points
-      .filter((p) => p.status === 'ok' && !p.agentic)
-      .map((p) => JSON.parse(readFileSync(this.aggFile(p.resultFilename), 'utf8')) as unknown);
+    // A repeated point is one aggregate, its repeats combined; it has one when some repeat is ok.
+    const measured = new Set(m.points.filter((p) => p.status === 'ok' && !p.agentic).map((p) => p.resultFilename));
+    const aggs = [...measured].map((rf) => JSON.parse(readFileSync(this.aggFile(rf), 'utf8')) as unknown);
     writeFileAtomic(join(this.root, 'results_bmk', 'agg_bmk.json'), JSON.stringify(aggs, null, 2), { mkdir: true });
     // As calc_success_rate.py: per hardware bucket (the cluster that ran the jobs), a job (a
     // matrix row, with all its concurrencies) succeeds when every point of it does. A deferred job is not counted yet.

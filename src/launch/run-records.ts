@@ -1,5 +1,6 @@
 import { isAgenticRow } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
+import { sampleKey, sampleKeyOf } from '../plan/launches.js';
 import type { PlannedEval, PlannedLaunch, PlannedPoint } from '../plan/launches.js';
 import { rowEvalTasks } from './evals.js';
 import { RunError, sha256 } from './run-dir.js';
@@ -51,14 +52,14 @@ export class RunRecords {
       points: [],
       evals: [],
     };
-    this.previousPoints = new Map(previous?.points.map((p) => [p.resultFilename, p]));
+    this.previousPoints = new Map(previous?.points.map((p) => [sampleKey(p.resultFilename, p.repeat), p]));
     const rowIndex = new Map(head.matrix.rows.map((r, i) => [r, i]));
     const duplicates = new Set<string>();
     for (const launch of launches)
       for (const p of launch.points) {
-        if (this.points.has(p.resultFilename)) duplicates.add(p.resultFilename);
+        if (this.points.has(sampleKeyOf(p))) duplicates.add(p.resultFilename);
         const record = this.pointRecord(launch, p, rowIndex.get(p.row)!, defer);
-        this.points.set(p.resultFilename, record);
+        this.points.set(sampleKeyOf(p), record);
         this.manifest.points.push(record);
       }
     if (duplicates.size > 0)
@@ -69,7 +70,7 @@ export class RunRecords {
 
   /** A point's record: the previous run's when it finished ok, else a new one. */
   private pointRecord(launch: PlannedLaunch, p: PlannedPoint, row: number, defer: Deferral | undefined): PointRecord {
-    const old = this.previousPoints.get(p.resultFilename);
+    const old = this.previousPoints.get(sampleKeyOf(p));
     const deferred = defer?.rows.has(p.row) === true;
     const record: PointRecord =
       old?.status === 'ok'
@@ -80,6 +81,7 @@ export class RunRecords {
             conc: p.conc,
             runner: p.row.runner,
             row,
+            ...(p.repeat ? { repeat: p.repeat.index } : {}),
             status: deferred ? 'deferred' : 'pending',
             ...(deferred ? { reason: defer!.reason } : {}),
             ...(isAgenticRow(p.row) ? { agentic: true as const } : {}),
@@ -109,7 +111,13 @@ export class RunRecords {
     }
   }
 
-  point = (p: PlannedPoint): PointRecord => this.points.get(p.resultFilename)!;
+  point = (p: PlannedPoint): PointRecord => this.points.get(sampleKeyOf(p))!;
+
+  /** The records of every measurement of a repeated point, in repeat order. */
+  repeatsOf = (p: PlannedPoint): PointRecord[] =>
+    this.manifest.points
+      .filter((r) => r.resultFilename === p.resultFilename && r.repeat !== undefined)
+      .sort((a, b) => a.repeat! - b.repeat!);
   eval = (e: PlannedEval): EvalRecord => this.evals.get(e.dir)!;
 
   /** Every point of the launch that has not run fails with `error`. */

@@ -11,6 +11,7 @@ import type { GoldenFile } from '../specdec/golden.js';
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
 import { logsKeyOf, planRun } from '../plan/launches.js';
 import type { PlannedEval, PlannedLaunch, PlannedPoint } from '../plan/launches.js';
+import type { RepeatSettings } from '../clusters/index.js';
 import { clusterSummary, planLaunch } from '../plan/plan-launch.js';
 import type { RunnablePlan } from '../plan/launch-plan.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -20,6 +21,7 @@ import type { EvalSettings } from './evals.js';
 import { evalLine, runLaunchEvals, settleEval } from './launch-evals.js';
 import { stopLeftovers } from './leftovers.js';
 import type { PointOutcome } from './point-outcome.js';
+import { combineSettledRepeats } from './point-repeats.js';
 import { settlePoint } from './point-settle.js';
 import { POWER_INTERVAL_MS, launchNode } from './power.js';
 import { RunDir, RunError, sha256 } from './run-dir.js';
@@ -108,6 +110,8 @@ export interface RunOptions {
   powerIntervalMs?: number;
   /** Rows not to run this time, and why (`--defer`): their points are recorded as deferred, and `resume` runs them. */
   defer?: Deferral;
+  /** How many times each point is measured, and whether each time is a fresh launch (default: once). */
+  repeats?: RepeatSettings;
 }
 
 export { RunError };
@@ -135,7 +139,7 @@ type StopReason = 'failed' | 'interrupted' | undefined;
 export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: RunDir }> {
   const dir = new RunDir(o.out);
   const previous = await previousRun(o, dir);
-  const launches = planRun(o.rows, o.cluster.name);
+  const launches = planRun(o.rows, o.cluster.name, o.repeats);
   const golden = o.rows.some(asksForSyntheticAcceptance) ? await goldenFor(o.inferencex) : undefined;
   const records = new RunRecords(
     dir,
@@ -304,6 +308,7 @@ class LaunchRunner {
           records.point(p),
           outcome,
         );
+        combineSettledRepeats(dir, p, records.repeatsOf(p));
         records.save();
         reporter.pointDone?.(plan.launch, p, records.point(p));
       },

@@ -1,7 +1,9 @@
 import { asksForSyntheticAcceptance, syntheticAcceptanceOf } from '../specdec/synthetic.js';
 import type { SyntheticAcceptance } from '../engines/index.js';
 import type { GoldenFile } from '../specdec/golden.js';
+import type { RepeatSettings } from '../clusters/index.js';
 import { topologyLabel } from '../contract/index.js';
+import type { RepeatScope } from '../contract/index.js';
 import type { Deployment, Layout, WorkerShape } from '../engines/index.js';
 import { isAgenticRow, isMultiNodeRow, rowTopology } from '../matrix/index.js';
 import type { MatrixRow, MultiNodeAgenticRow, MultiNodeRow, RowWorker, SingleNodeRow } from '../matrix/index.js';
@@ -23,7 +25,27 @@ export interface PlannedPoint {
   row: MatrixRow;
   /** Multinode only: the raw result's name suffix `_conc<c>_gpus_<g>_ctx_<p>_gen_<d>` (or `…_gpus_<g>`). */
   multinodeSuffix?: string;
+  /** Which measurement of a repeated point this is (`frontier run --repeats`); absent when the point is measured once. */
+  repeat?: PointRepeat;
 }
+
+/** `index` of `of` (from 1); `launch`: each repeat is a launch of its own, `point`: the repeats share one launch. */
+export interface PointRepeat {
+  index: number;
+  of: number;
+  scope: RepeatScope;
+}
+
+export const ONCE: RepeatSettings = { count: 1, scope: 'launch' };
+
+/**
+ * What names one measurement of a point in the run directory and the manifest: its
+ * RESULT_FILENAME, with `_r<k>` for the second and later repeats.
+ */
+export const sampleKey = (resultFilename: string, repeat?: number): string =>
+  repeat !== undefined && repeat > 1 ? `${resultFilename}_r${repeat}` : resultFilename;
+
+export const sampleKeyOf = (p: PlannedPoint): string => sampleKey(p.resultFilename, p.repeat?.index);
 
 export interface PlannedLaunch {
   /** Stable and unique within the run: `g<index>`. */
@@ -44,8 +66,10 @@ export interface PlannedEval {
 }
 
 /** The RESULT_FILENAME a launch's server logs are named after: its first point's, else its first eval's. */
-export const logsKeyOf = (g: PlannedLaunch, points: readonly PlannedPoint[] = g.points): string =>
-  points[0]?.resultFilename ?? g.points[0]?.resultFilename ?? g.evals[0]!.dir.replace(/^eval_/, '');
+export const logsKeyOf = (g: PlannedLaunch, points: readonly PlannedPoint[] = g.points): string => {
+  const first = points[0] ?? g.points[0];
+  return first ? sampleKeyOf(first) : g.evals[0]!.dir.replace(/^eval_/, '');
+};
 
 /**
  * The context an agentic launch serves: the Weka corpora's 256k variant (requests of at most
@@ -116,8 +140,43 @@ function multinodeSuffix(row: MultiNodeRow | MultiNodeAgenticRow, conc: number):
   return `${config}_conc${conc}_gpus_${total}${split}`;
 }
 
-/** Group rows into launches; `runner` stands for the machine name in RESULT_FILENAME. */
-export function planRun(rows: readonly MatrixRow[], runner: string): PlannedLaunch[] {
+/**
+ * Group rows into launches; `runner` stands for the machine name in RESULT_FILENAME. With
+ * `repeats`, each fixed-length point is measured `count` times: in `count` rounds of launches
+ * (`launch` scope; the later rounds without evals), or `count` times in a row within its launch
+ * (`point`). Agentic points are replayed once: a replay measures the cache it builds.
+ */
+export function planRun(rows: readonly MatrixRow[], runner: string, repeats: RepeatSettings = ONCE): PlannedLaunch[] {
+  const launches = groupRows(rows, runner);
+  return repeats.count === 1 ? launches : withRepeats(launches, repeats);
+}
+
+function withRepeats(launches: readonly PlannedLaunch[], { count, scope }: RepeatSettings): PlannedLaunch[] {
+  const repeated = (g: PlannedLaunch): boolean => g.points.length > 0 && !isAgenticRow(g.rows[0]!);
+  const tag = (p: PlannedPoint, index: number): PlannedPoint => ({ ...p, repeat: { index, of: count, scope } });
+  const rounds = Array.from({ length: count }, (_, i) => i + 1);
+  if (scope === 'point')
+    return launches.map((g) => (repeated(g) ? { ...g, points: g.points.flatMap((p) => rounds.map((k) => tag(p, k))) } : g));
+  return rounds.flatMap((k) =>
+    launches
+      .filter((g) => k === 1 || repeated(g))
+      .map((g) =>
+        !repeated(g)
+          ? g
+          : k === 1
+            ? { ...g, points: g.points.map((p) => tag(p, 1)) }
+            : {
+                ...g,
+                id: `${g.id}r${k}`,
+                label: `${g.label} (repeat ${k}/${count})`,
+                evals: [],
+                points: g.points.map((p) => tag(p, k)),
+              },
+      ),
+  );
+}
+
+function groupRows(rows: readonly MatrixRow[], runner: string): PlannedLaunch[] {
   const groups: PlannedLaunch[] = [];
   const single = new Map<string, PlannedLaunch>();
   for (const row of rows) {

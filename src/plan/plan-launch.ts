@@ -40,9 +40,16 @@ export interface PlanContext {
 
 const cannotRun = (launch: PlannedLaunch, reasons: string[]): CannotRun => ({ kind: 'cannot-run', launch, reasons });
 
+const repeatsWithin = (launch: PlannedLaunch): boolean => launch.points.some((p) => p.repeat?.scope === 'point');
+
 export function planLaunch(launch: PlannedLaunch, ctx: PlanContext): LaunchPlan {
   try {
-    return routeOf(launch, ctx);
+    const plan = routeOf(launch, ctx);
+    return plan.kind === 'cannot-run' || !repeatsWithin(launch) || (plan.kind === 'adapter' && !isMultiNodeRow(launch.rows[0]!))
+      ? plan
+      : cannotRun(launch, [
+          `--repeat-scope point repeats a point within one launch, which only Frontier's own bench loop on a single-node launch does (this launch runs as ${plan.kind === 'adapter' ? 'a multi-node deployment' : `a ${plan.kind}`}): use --repeat-scope launch`,
+        ]);
   } catch (e) {
     if (e instanceof SyntheticAcceptanceError) return cannotRun(launch, [e.message]);
     throw e;

@@ -8,4 +8,4 @@ export { identityFromRow, parseRow, resultFilenameOf, roleGpus, rowEnv } from '.
 export type { MatrixRowLike, MultiNodeRowLike, RowExtra, RowWorkerLike, SingleNodeRowLike } from './row.js';
 export * from './agentic/index.js';
 export { combineRepeats, isMeasurementKey, repeatedMetric } from './repeats.js';
-export type { RepeatScope, RepeatedMetric, RepeatsBlock } from './repeats.js';
+export type { RepeatedMetric, RepeatsBlock } from './repeats.js';

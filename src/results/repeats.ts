@@ -4,6 +4,7 @@
  * mean of the repeats' values, and one key is added, `repeats`, with each measurement's n, mean,
  * sample standard deviation, 95% confidence interval of the mean (Student's t) and its values.
  */
+import type { RepeatScope } from '../contract/index.js';
 import { PyFloat, dumps, loads } from '../pycompat/index.js';
 import { mean, meanInterval, sampleStd } from '../util/stats.js';
 
@@ -26,8 +27,6 @@ const DESCRIBING_KEYS = new Set([
 
 /** Whether an aggregate's numeric key is a measurement (not the point's identity or topology). */
 export const isMeasurementKey = (key: string): boolean => !DESCRIBING_KEYS.has(key) && !/^(prefill|decode)_/.test(key);
-
-export type RepeatScope = 'launch' | 'point';
 
 /** One measurement over the repeats, as the `repeats` key holds it. */
 export interface RepeatedMetric {

@@ -4,7 +4,8 @@
  * problem it finds (file, index, field, why) so that one pass reports them all.
  */
 import { isMeasurementKey, repeatedMetric } from '../results/index.js';
-import type { RepeatScope, RepeatsBlock } from '../results/index.js';
+import type { RepeatScope } from '../contract/index.js';
+import type { RepeatsBlock } from '../results/index.js';
 import { keepMeasuredIfValid, powerVerdict } from './power.js';
 import type { PowerVerdict } from './power.js';
 
