@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { diffLines, gitSnapshot, parseUnifiedDiff } from '../changelog/index.js';
 import type { Snapshot } from '../changelog/index.js';
-import { evaluations, runs } from '../store/index.js';
+import { compareRun, evaluations, runs } from '../store/index.js';
+import type { Comparison } from '../contract/index.js';
 import type { Store } from '../store/index.js';
 import { UserError } from '../util/user-error.js';
 import { CHECKLIST_FILE, CODEOWNERS_FILE, MASTER_CONFIG, allEntries, changedEntries, waiverFile } from './signoff/index.js';
@@ -149,7 +150,21 @@ export async function runsOfCommits(store: Store, commits: readonly string[]): P
       points: row.points,
       successRate: row.success_rate,
       evals: evals.map((e) => ({ task: e.task, model: e.model_prefix, hardware: e.hardware, passed: e.passed })),
+      regressions: regressionsOf(await compareRun(store, id)),
     });
   }
   return out;
+}
+
+/** A run's significant regressions against the official results, one line each: the point, the metric, the change and its interval. */
+function regressionsOf(c: Comparison | undefined): string[] {
+  const pct = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
+  return (c?.points ?? []).flatMap((p) =>
+    Object.entries(p.metrics)
+      .filter(([, d]) => d.verdict === 'regression')
+      .map(
+        ([m, d]) =>
+          `${p.label} ${p.isl}/${p.osl} conc ${p.conc}: ${m} ${pct(d.delta_pct!)}%${d.ci95_pct ? ` [${pct(d.ci95_pct[0])}, ${pct(d.ci95_pct[1])}]` : ''}`,
+      ),
+  );
 }

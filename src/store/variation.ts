@@ -30,8 +30,12 @@ export function launchValues(p: PointRow, metric: string): number[] {
   return v === undefined ? [] : [v];
 }
 
+/**
+ * One group's measurements into the spread. A value met twice is one measurement stored twice (a
+ * reused sweep's results ingested under another run id), not two launches that agreed exactly.
+ */
 function add(to: Spread, values: readonly number[]): void {
-  const logs = values.filter((v) => v > 0 && Number.isFinite(v)).map(Math.log);
+  const logs = [...new Set(values)].filter((v) => v > 0 && Number.isFinite(v)).map(Math.log);
   if (logs.length < 2) return;
   const m = logs.reduce((a, b) => a + b, 0) / logs.length;
   to.ss += logs.reduce((a, x) => a + (x - m) ** 2, 0);

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
 import { createToken, ingestBatch, readArtifacts, revokeToken } from '../../src/store/index.js';
+import type { Comparison } from '../../src/contract/index.js';
 import type { Store } from '../../src/store/index.js';
 import { ARTIFACTS, DIALECTS, copyDir, editJson, storeFactory } from '../store/helpers.js';
 
@@ -259,10 +260,16 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     expect(log.body).toBe('engine up\nserving\n');
     expect((await get('/api/v1/runs/new/log?name=../../etc/passwd')).status).toBe(404);
 
-    const c = await get('/api/v1/compare?run=pr-1&threshold=10');
-    const comparison = c.body as { regressions: number; points: { metrics: { tput_per_gpu: { delta_pct: number } } }[] };
-    expect(comparison.regressions).toBe(6);
-    expect(comparison.points[0]!.metrics.tput_per_gpu.delta_pct).toBeCloseTo(-20, 9);
+    const c = await get('/api/v1/compare?run=pr-1&min-effect=10&alpha=0.01');
+    const comparison = c.body as Comparison;
+    expect(comparison.method).toMatchObject({ min_effect_pct: 10, alpha: 0.01, fdr: 'benjamini-hochberg' });
+    expect(comparison.regressions).toBe(comparison.verdicts.regression);
+    expect(Object.values(comparison.verdicts).reduce((a, b) => a + b, 0)).toBe(comparison.points.length - comparison.unmatched);
+    const t = comparison.points[0]!.metrics.tput_per_gpu!;
+    expect(t.delta_pct).toBeCloseTo(-20, 9);
+    expect(t).toMatchObject({ n_run: 1, n_baseline: 1 });
+    expect(['regression', 'inconclusive']).toContain(t.verdict);
+    expect((await get('/api/v1/compare?run=pr-1&alpha=0.9')).status).toBe(400);
     expect((await get('/api/v1/compare?run=nope')).status).toBe(404);
   });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli, runCliAsync } from '../helpers.js';
-import { ARTIFACTS, copyDir, editJson } from '../store/helpers.js';
+import { ARTIFACTS, copyDir, editJson, historyRuns } from '../store/helpers.js';
 import { startPostgres } from '../support/postgres.js';
 import type { LocalPostgres } from '../support/postgres.js';
 
@@ -47,16 +47,27 @@ describe('frontier ingest, compare and token on the command line', () => {
     );
   });
 
-  it('compare prints the markdown report and exits 1 on a regression', () => {
+  it('compare prints the markdown report and exits 1 on a significant regression, 0 on an inconclusive one', () => {
     runCli(['ingest', slowerRun(), '--run-id', 'pr-7', '--db', db]);
+    // One official sample and no history of the spread: a 20% drop is inconclusive, and says what would settle it.
+    const unsure = runCli(['compare', 'pr-7', '--db', db]);
+    expect(unsure.status).toBe(0);
+    expect(unsure.stdout).toContain('**0 regressions**');
+    expect(unsure.stdout).toContain('Inconclusive, and what would settle it');
+    for (const [i, dir] of historyRuns(ARTIFACTS).entries())
+      expect(runCli(['ingest', dir, '--run-id', `h${i}`, '--official', '--date', `2026-08-0${i + 1}`, '--db', db]).status).toBe(0);
     const c = runCli(['compare', 'pr-7', '--db', db]);
     expect(c.status).toBe(1);
     expect(c.stdout).toContain('## Run pr-7 against the official results');
-    expect(c.stdout).toContain('6 regressions beyond 5% (⚠)');
-    expect(c.stdout).toContain('(-20.0% ⚠)');
+    expect(c.stdout).toContain('**6 regressions**');
+    expect(c.stdout).toMatch(/ −20\.0% \[−2\d\.\d, −1\d\.\d\] ▼/);
     const loose = runCli(['compare', 'pr-7', '--threshold', '25', '--json', '--db', db]);
     expect(loose.status).toBe(0);
-    expect(JSON.parse(loose.stdout)).toMatchObject({ run_id: 'pr-7', threshold_pct: 25, regressions: 0 });
+    expect(JSON.parse(loose.stdout)).toMatchObject({ run_id: 'pr-7', method: { min_effect_pct: 25 }, regressions: 0 });
+    expect(runCli(['compare', 'pr-7', '--min-effect', '25', '--json', '--db', db]).stdout).toBe(loose.stdout);
+    expect(runCli(['compare', 'pr-7', '--alpha', '0.9', '--db', db]).stderr).toContain(
+      "option '--alpha <rate>' argument '0.9' is invalid. expected a rate in [0.0001, 0.5]",
+    );
     // --format json is the spelling every command takes; --json stays its alias.
     expect(runCli(['compare', 'pr-7', '--threshold', '25', '--format', 'json', '--db', db]).stdout).toBe(loose.stdout);
     const ingested = runCli(['ingest', slowerRun(), '--run-id', 'pr-8', '--dry-run', '--format', 'json', '--db', db]);
@@ -126,6 +137,8 @@ describe('the command line on PostgreSQL ($FRONTIER_DB)', () => {
     const first = await runCliAsync(['ingest', ARTIFACTS, '--run-id', '1', '--official'], { env });
     expect(first.stdout).toContain('points: 6 (6 new)');
     expect(first.stdout).toContain(`into ${pg.url}`);
+    for (const [i, dir] of historyRuns(ARTIFACTS).entries())
+      await runCliAsync(['ingest', dir, '--run-id', `h${i}`, '--official', '--date', `2025-01-0${i + 1}`], { env });
     await runCliAsync(['ingest', slowerRun(), '--run-id', '2'], { env });
     const c = await runCliAsync(['compare', '2', '--json'], { env });
     expect(JSON.parse(c.stdout)).toMatchObject({ regressions: 6, unmatched: 0 });

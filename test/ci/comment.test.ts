@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMENT_MARKER } from '../../src/ci/comment.js';
 import { REPO, runCli, tempFiles } from '../helpers.js';
-import { ARTIFACTS, copyDir, editJson } from '../store/helpers.js';
+import { ARTIFACTS, copyDir, editJson, scaleMeasurements } from '../store/helpers.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/ci/comment');
 const RUNNERS = join(REPO, 'test/fixtures/inferencex/configs/runners.yaml');
@@ -14,6 +14,12 @@ let db: string;
 
 beforeAll(() => {
   db = join(tempFiles({}), 'frontier.db');
+  // Earlier official runs ±1% apart: the run-to-run spread the comparison judges the PR's change by.
+  for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005].entries()) {
+    const earlier = copyDir(ARTIFACTS);
+    scaleMeasurements(earlier, factor);
+    expect(runCli(['ingest', earlier, '--run-id', `9${i}`, '--official', '--date', `2025-12-0${i + 1}`, '--db', db]).status).toBe(0);
+  }
   expect(runCli(['ingest', ARTIFACTS, '--run-id', '100', '--official', '--date', '2026-01-01', '--db', db]).status).toBe(0);
   const pr = copyDir(ARTIFACTS);
   editJson(join(pr, 'results_bmk/agg_bmk.json'), (rows) =>
@@ -70,8 +76,11 @@ describe('frontier ci comment', () => {
     expect(md).not.toContain('| b300-cw |');
     // The comparison: every point 20% under the official run's throughput.
     expect(md).toContain('### Run 200 against the official results');
-    expect(md).toContain('6 points; 6 with an official point to compare with; 6 regressions beyond 5% (⚠).');
-    expect(md).toContain('| ⚠ dsr1 h200 sglang fp8 TP8 | 8192/1024 | 64 | 1,638.7 (-20.0% ⚠) |');
+    expect(md).toContain(
+      '6 points; 6 with an official point to compare with: **6 regressions**, 0 improvements, 0 with no significant change, 0 inconclusive.',
+    );
+    expect(md).toContain('a false discovery rate of 5% (Benjamini–Hochberg over every metric) and at least 2%');
+    expect(md).toMatch(/\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \| 1\/1 \| 1,638\.7 −20\.0% \[−2\d\.\d, −1\d\.\d\] ▼ \|/);
     // Eval verdicts.
     expect(md).toContain('2 of 3 passed; **1 failed**.');
     expect(md).toMatch(/\| ❌ fail \| [^|]+ \| gsm8k \| \d+ \| 0\.5000 \(em_strict\) \| 0\.91 \|/);
@@ -87,7 +96,7 @@ describe('frontier ci comment', () => {
     expect(r.status).toBe(0);
     const s = JSON.parse(r.stdout) as Record<string, unknown> & {
       success_rate: { n_success: number; total: number; by_hardware: unknown };
-      comparison: { regressions: number };
+      comparison: { regressions: number; verdicts: Record<string, number>; method: { alpha: number } };
       evals: { verdict: string }[];
       links: { url: string }[];
     };
@@ -95,6 +104,8 @@ describe('frontier ci comment', () => {
     expect(s.canary).toBeNull();
     expect(s.success_rate).toMatchObject({ n_success: 3, total: 4, by_hardware: { 'h200-cw': { n_success: 3, total: 4 } } });
     expect(s.comparison.regressions).toBe(6);
+    expect(s.comparison.verdicts).toEqual({ regression: 6, improvement: 0, 'no significant change': 0, inconclusive: 0 });
+    expect(s.comparison.method.alpha).toBe(0.05);
     expect(s.evals.map((e) => e.verdict).sort()).toEqual(['fail', 'pass', 'pass']);
     expect(s.links[0]!.url).toBe('https://d.example/runs/200');
     expect(r.output).toContain('success-rate=75.00\n');

@@ -47,6 +47,7 @@ const greenRun = (over: Partial<RunEvidence> = {}): RunEvidence => ({
   points: 6,
   successRate: 1,
   evals: [{ task: 'gsm8k', model: 'dsr1', hardware: 'mi355x', passed: true }],
+  regressions: [],
   ...over,
 });
 
@@ -169,6 +170,12 @@ describe('sign-off rules', () => {
       const r = outcome('signoff/green-sweep', { runs: [greenRun({ successRate: 0.8 })] });
       expect(r.status).toBe('fail');
       expect(r.findings[1]!.message).toContain('80% of its jobs succeeded');
+    });
+    it('a run with a significant regression against the official results is not green, and names it', () => {
+      const regression = 'dsr1 h200 sglang fp8 TP8 8192/1024 conc 64: tput_per_gpu −10.0% [−13.1, −6.8]';
+      const r = outcome('signoff/green-sweep', { runs: [greenRun({ regressions: [regression] })] });
+      expect(r.status).toBe('fail');
+      expect(r.findings[1]!.message).toBe(`run 101 on ${SHA.slice(0, 12)} is not green: 1 significant regression against the official results: ${regression}`);
     });
     it('evals fail when one is below its threshold, has none, or there are no evals', () => {
       const below = greenRun({ evals: [{ task: 'gsm8k', model: 'dsr1', hardware: 'mi355x', passed: false }] });

@@ -92,3 +92,14 @@ export function scaleMeasurements(dir: string, factor: number | ((key: string) =
       return v;
     });
 }
+
+/** The run-to-run factors of the official history the comparison tests give a fixture: ±1%. */
+export const HISTORY_FACTORS = [0.99, 1.01, 1.0, 0.995, 1.005] as const;
+
+/** Copies of a result directory as earlier official runs would have measured it, one per factor. */
+export const historyRuns = (dir: string): string[] =>
+  HISTORY_FACTORS.map((factor) => {
+    const earlier = copyDir(dir);
+    scaleMeasurements(earlier, factor);
+    return earlier;
+  });

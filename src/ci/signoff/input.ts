@@ -12,6 +12,11 @@ export interface RunEvidence {
   /** Jobs that succeeded over all jobs; null when the run recorded no job stats. */
   successRate: number | null;
   evals: { task: string; model: string; hardware: string; passed: boolean | null }[];
+  /**
+   * Its points whose change against the official results is a significant regression (the
+   * comparison's verdicts, docs/verdicts.md), each as `label isl/osl conc N: metric −x% [lo, hi]`.
+   */
+  regressions: string[];
 }
 
 /** A pull-request conversation comment, as `gh api repos/O/R/issues/N/comments` lists it. */

@@ -8,9 +8,15 @@ const sameCommit = (a: string, b: string): boolean =>
 
 const inPr = (context: SignoffContext, run: RunEvidence): boolean => context.pr.commits.some((c) => sameCommit(c, run.commit));
 
-/** A run that executed and succeeded: completed, with points, and every job green (or no job stats recorded). */
+/**
+ * A run that executed and succeeded: completed, with points, every job green (or no job stats
+ * recorded), and no point significantly worse than the official results (an inconclusive change is not a regression).
+ */
 export const isGreen = (run: RunEvidence): boolean =>
-  run.status === 'completed' && run.points > 0 && (run.successRate === null || run.successRate === 1);
+  run.status === 'completed' &&
+  run.points > 0 &&
+  (run.successRate === null || run.successRate === 1) &&
+  run.regressions.length === 0;
 
 const evalsPass = (run: RunEvidence): boolean => run.evals.length > 0 && run.evals.every((e) => e.passed === true);
 
@@ -19,7 +25,9 @@ const describe = (run: RunEvidence): string => `run ${run.runId} on ${run.commit
 function why(run: RunEvidence): string {
   if (run.status !== 'completed') return `status ${run.status}`;
   if (run.points === 0) return 'no benchmark points';
-  return `${Math.round((run.successRate ?? 0) * 100)}% of its jobs succeeded`;
+  if (run.successRate !== null && run.successRate !== 1) return `${Math.round(run.successRate * 100)}% of its jobs succeeded`;
+  const more = run.regressions.length > 3 ? ` and ${run.regressions.length - 3} more` : '';
+  return `${run.regressions.length} significant regression${run.regressions.length === 1 ? '' : 's'} against the official results: ${run.regressions.slice(0, 3).join('; ')}${more}`;
 }
 
 function greenRuns(context: SignoffContext): RunEvidence[] | string {
@@ -33,9 +41,10 @@ export const greenSweepRule: SignoffRule = {
   checkNumber: 1,
   name: 'green sweep',
   severity: 'error',
-  description: 'a run in the store measured a commit currently in the PR and succeeded on every job',
+  description:
+    'a run in the store measured a commit currently in the PR, succeeded on every job, and regressed no point significantly',
   explanation:
-    "The merge reuses a sweep only when its commit is still part of the pull request, so a sweep on a commit rebased away does not count. A run counts when its commit is one of the PR's commits, it completed, stored points, and every job of its run stats succeeded. Fix: run a full sweep on a commit of the PR (or re-anchor one with /reuse-sweep-run) and ingest it.",
+    "The merge reuses a sweep only when its commit is still part of the pull request, so a sweep on a commit rebased away does not count. A run counts when its commit is one of the PR's commits, it completed, stored points, every job of its run stats succeeded, and no point is a significant regression against the official results (frontier compare's verdicts: noise and inconclusive changes do not count). Fix: run a full sweep on a commit of the PR (or re-anchor one with /reuse-sweep-run) and ingest it.",
   check(context) {
     const green = greenRuns(context);
     if (typeof green === 'string')
