@@ -69,7 +69,8 @@ async function runRows(rows: MatrixRow[], c: ClusterProfile, o: { inferencex?: I
 
 describe('frontier run with sim: run-variation', () => {
   it('the sim adapter: its server draws the factor of the launch’s node0', async () => {
-    const { manifest, logs } = await runRows([singleRow({ conc: 2 })], cluster());
+    // Llama-3.1-8B steps fast: at the speed of the DeepSeek rows below its tokens would come out together.
+    const { manifest, logs } = await runRows([singleRow({ conc: 2 })], cluster({ engines: { sim: { speed: 4 } } }));
     const log = readFileSync(join(logs, 'server.log'), 'utf8');
     expect(log).toContain(bannerLine(manifest.launches[0]!.id, 'node0'));
   }, 120_000);
@@ -81,7 +82,13 @@ describe('frontier run with sim: run-variation', () => {
           !('prefill' in r) && r.runner === 'h200' && r.framework === 'sglang' && r.model === 'deepseek-ai/DeepSeek-R1-0528',
       )
       .sort((a, b) => a.conc - b.conc)[0]!;
-    const { manifest, logs } = await runRows([{ ...row, 'run-eval': false }], cluster({ nodes: 1 }), { inferencex: tree });
+    const { manifest, logs } = await runRows(
+      [{ ...row, 'run-eval': false }],
+      cluster({ nodes: 1, engines: { sim: { speed: 20 } } }),
+      {
+        inferencex: tree,
+      },
+    );
     expect(manifest.launches[0]!.engine).toContain('(stand-ins: sim)');
     expect(readFileSync(join(logs, 'server.log'), 'utf8')).toContain(bannerLine(manifest.launches[0]!.id, 'node0'));
   }, 120_000);
