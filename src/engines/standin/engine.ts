@@ -159,7 +159,10 @@ export const standInNode = (env: Env): string =>
 export function runVariationFlags(env: Env): string[] {
   const cv = env[RUN_VARIATION_ENV];
   if (cv === undefined || cv === '' || Number(cv) === 0) return [];
-  const seed = need(env, RUN_SEED_ENV);
-  if (!/^-?\d+$/.test(seed)) throw new UserError(`stand-in: ${RUN_SEED_ENV} ${seed}: expected an integer (the launch's seed)`);
+  const seed = env[RUN_SEED_ENV] ?? '';
+  if (!/^-?\d+$/.test(seed))
+    throw new UserError(
+      `stand-in: ${RUN_SEED_ENV} ${seed || '(unset)'}: expected an integer (the launch's seed, set by frontier run with ${RUN_VARIATION_ENV})`,
+    );
   return ['--run-variation', cv, '--run-seed', String(nodeSeed(Number(seed), standInNode(env)))];
 }
