@@ -1,5 +1,14 @@
 import { Command, Option } from 'commander';
-import { AnswerBook, DEFAULT_SERVER_OPTIONS, MAX_ANSWERS_FILE_BYTES, NO_FAULTS, SIM_ROLES } from '../sim/index.js';
+import {
+  AnswerBook,
+  DEFAULT_SERVER_OPTIONS,
+  MAX_ANSWERS_FILE_BYTES,
+  NO_FAULTS,
+  RECOMMENDED_RUN_VARIATION,
+  RUN_VARIATION_LIMIT,
+  SIM_ROLES,
+  runFactor,
+} from '../sim/index.js';
 import {
   describeKvCache,
   describeMemory,
@@ -43,6 +52,8 @@ interface ServeFlags extends DeploymentFlags {
   faultCrashAfter?: number;
   faultSlowStart: number;
   enablePromptTokensDetails?: boolean;
+  runVariation: number;
+  runSeed: number;
 }
 
 /** `frontier sim serve`. */
@@ -82,7 +93,18 @@ export function addServeCommand(sim: Command): void {
           'evals test double: answer keys ({question, right, wrong} lines, as frontier eval answer-keys writes them)',
         ),
       )
-      .option('--accuracy <p>', 'with --answers: probability that the reply is right', number(0, 1), 1),
+      .option('--accuracy <p>', 'with --answers: probability that the reply is right', number(0, 1), 1)
+      .option(
+        '--run-variation <cv>',
+        `run-to-run variation: draw one performance factor for this launch, lognormal with median 1 and sd(ln) = cv, scaling the compute and memory efficiency (0: exact; recommended ${RECOMMENDED_RUN_VARIATION}, docs/simulator.md)`,
+        numberArg({
+          min: 0,
+          max: RUN_VARIATION_LIMIT,
+          expected: `a coefficient of variation in [0, ${RUN_VARIATION_LIMIT}], e.g. ${RECOMMENDED_RUN_VARIATION} for ${RECOMMENDED_RUN_VARIATION * 100}%`,
+        }),
+        0,
+      )
+      .option('--run-seed <n>', 'seed of the --run-variation draw (frontier run derives one per launch and node)', integer(0), 0),
   )
     .option('--enable-prompt-tokens-details', "usage carries prompt_tokens_details.cached_tokens (vLLM's flag)")
     .action(serve);
@@ -131,7 +153,9 @@ async function serve(flags: ServeFlags): Promise<void> {
       `--role ${flags.role} serves one pool of a disaggregated deployment: size it with --workers, not --prefill-workers/--decode-workers`,
     );
   }
-  const topology = buildTopology(deploymentOf(flags));
+  // One draw per launch, before anything else: the factor is this process's for its life.
+  const factor = flags.runVariation > 0 ? runFactor(flags.runVariation, flags.runSeed) : undefined;
+  const topology = buildTopology({ ...deploymentOf(flags), performanceFactor: factor });
   const faults = faultsOf(flags);
   const answers = answersOf(flags);
   const server = await serveDeployment({
@@ -160,7 +184,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       throw new UserError(`port ${flags.port} on ${flags.host} is in use; pick another with --port (0 for any)`);
     throw e;
   });
-  process.stdout.write(banner(flags, topology, server));
+  process.stdout.write(banner(flags, topology, server, factor));
   const stop = (): void => {
     void server.close().then(() => process.exit(ExitCode.OK));
   };
@@ -168,12 +192,15 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-function banner(flags: ServeFlags, topology: Topology, server: SimServer): string {
+function banner(flags: ServeFlags, topology: Topology, server: SimServer, factor: number | undefined): string {
   const engine = servingEngine(topology);
   return [
     `frontier sim: ${describeTopology(topology)}${flags.role === 'both' ? '' : `, ${flags.role} role`}`,
     ...describeMemory(topology),
     ...describeKvCache(server.cluster),
+    ...(factor !== undefined
+      ? [`  run variation: CV ${+(flags.runVariation * 100).toFixed(2)}%, this launch's factor ${factor.toFixed(3)}`]
+      : []),
     `  serving ${flags.servedModelName ?? engine.model.hfRepo} (max model len ${Math.min(flags.maxModelLen ?? engine.model.maxContext, server.cluster.maxSequenceTokens)}) on ${server.url}, speed ${flags.speed}×`,
     ...(process.env.VLLM_TORCH_PROFILER_DIR
       ? [`  profiler: POST /start_profile, /stop_profile; traces to ${process.env.VLLM_TORCH_PROFILER_DIR}`]

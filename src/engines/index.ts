@@ -41,6 +41,9 @@ export type {
   WorkerShape,
 } from './types.js';
 export { dynamoSglang, dynamoTrt, dynamoVllm, llamaCpp, sglang, sim, simulatedModel, trt, vllm };
+/** Run-to-run variation of the simulated engine, for the plan that decides it (src/sim/run-variation.ts). */
+export { launchSeed } from '../sim/index.js';
+export type { RunVariation } from '../sim/index.js';
 
 /** Every adapter; the registry maps a catalog `framework` to its adapter. */
 export const ADAPTERS: readonly EngineAdapter[] = [vllm, sglang, trt, dynamoVllm, dynamoSglang, dynamoTrt, llamaCpp, sim];

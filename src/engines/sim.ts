@@ -1,6 +1,17 @@
 import { expectedAcceptanceLength, mtpTokens, syntheticAl } from './common.js';
-import { CatalogError, PRECISIONS, findHardware, findModel } from '../sim/index.js';
-import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool, Ports, Probe, WorkerShape } from './types.js';
+import { CatalogError, PRECISIONS, findHardware, findModel, nodeSeed } from '../sim/index.js';
+import type {
+  Deployment,
+  EngineAdapter,
+  EngineProcess,
+  Launch,
+  Placement,
+  Pool,
+  Ports,
+  Probe,
+  WorkerPlacement,
+  WorkerShape,
+} from './types.js';
 
 /**
  * Frontier's simulated engine (`frontier sim serve`): the deployment's model, GPU and parallelism
@@ -14,6 +25,11 @@ import type { Deployment, EngineAdapter, EngineProcess, Launch, Placement, Pool,
  * probability when the launch runs evals; default 0.95), `extra-args` (appended to every server,
  * split on spaces: e.g. the sim's fault flags), `stand-in-model` (a model of the sim's catalog
  * that stands in for a model it does not know, to check a pipeline on rows of a new model).
+ *
+ * A deployment with run-to-run variation (`runVariation`, the plan's) gives each server
+ * `--run-variation CV --run-seed S`, S derived from the launch's seed and the worker's node
+ * (`node<i>`): workers on different nodes draw different factors, a launch re-planned draws the
+ * same. The router has none.
  */
 
 /** The model the sim serves for `model`: itself when the catalog knows it, else the stand-in-model option. */
@@ -56,6 +72,16 @@ function optionFlags(d: Deployment): string[] {
   }
   if (o['extra-args'] !== undefined) flags.push(...String(o['extra-args']).split(/\s+/).filter(Boolean));
   return flags;
+}
+
+/** The plan's name of the node a worker leads from: `node<i>`, bound to an address or not. */
+const nodeOf = (w: WorkerPlacement): string => (w.nodes?.[0] !== undefined ? `node${w.nodes[0]}` : w.hosts[0]!);
+
+/** A server's run-variation flags: the deployment's CV, the seed of its worker's node. */
+function variationFlags(d: Deployment, w: WorkerPlacement): string[] {
+  const v = d.runVariation;
+  if (!v || v.cv === 0) return [];
+  return ['--run-variation', String(v.cv), '--run-seed', String(nodeSeed(v.seed, nodeOf(w)))];
 }
 
 const speedOf = (d: Deployment): number => (d.options.speed === undefined ? 1 : Number(d.options.speed));
@@ -102,18 +128,31 @@ export const sim: EngineAdapter = {
     const server = (
       name: string,
       role: EngineProcess['role'],
-      host: string,
-      gpus: number[],
+      w: WorkerPlacement,
       shape: WorkerShape,
       extra: string[],
     ): EngineProcess => {
+      const host = w.hosts[0]!;
+      const gpus = w.gpus[0] ?? [];
       const port = ports.next(host);
       return {
         name,
         role,
         host,
         gpus,
-        command: [...frontier, 'sim', 'serve', ...common, ...shapeFlags(shape), ...extra, '--host', host, '--port', String(port)],
+        command: [
+          ...frontier,
+          'sim',
+          'serve',
+          ...common,
+          ...shapeFlags(shape),
+          ...extra,
+          ...variationFlags(d, w),
+          '--host',
+          host,
+          '--port',
+          String(port),
+        ],
         env: {},
         port,
         ready: READY,
@@ -132,7 +171,7 @@ export const sim: EngineAdapter = {
     if (layout.kind === 'aggregated') {
       const w = placement.workers[0]!;
       const dram = d.cpuOffloadGb ? ['--kv-offload-dram-gb', String(d.cpuOffloadGb)] : [];
-      const p = server('server', 'server', w.hosts[0]!, w.gpus[0] ?? [], layout.worker, dram);
+      const p = server('server', 'server', w, layout.worker, dram);
       return {
         processes: [p],
         endpoint: { host: p.host, port: p.port! },
@@ -148,7 +187,7 @@ export const sim: EngineAdapter = {
     const byRole = (role: 'prefill' | 'decode', pool: Pool): EngineProcess[] =>
       placement.workers
         .filter((w) => w.role === role)
-        .map((w) => server(`${role}-${w.index}`, role, w.hosts[0]!, w.gpus[0] ?? [], pool, ['--role', role, ...dram(role)]));
+        .map((w) => server(`${role}-${w.index}`, role, w, pool, ['--role', role, ...dram(role)]));
     const prefill = byRole('prefill', layout.prefill);
     const decode = byRole('decode', layout.decode);
     processes.push(...prefill, ...decode);

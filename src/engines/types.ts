@@ -1,3 +1,5 @@
+import type { RunVariation } from '../sim/index.js';
+
 /**
  * The engine adapter contract. An adapter turns a deployment (what to serve, how it is
  * parallelised) and its placement (which hosts and GPUs each worker gets) into the processes to
@@ -87,6 +89,11 @@ export interface Deployment {
   /** The launch runs evals: their answer keys (JSONL, frontier eval answer-keys), for the sim's evals double. */
   evalAnswers?: string;
   /**
+   * The simulated engine's run-to-run variation (the cluster's `sim: run-variation`): its CV and
+   * this launch's seed, from which each node's sims draw their performance factor. Absent: exact.
+   */
+  runVariation?: RunVariation;
+  /**
    * The cores of the machine the engine shares with the load generator (a local run), when it
    * does: a CPU engine leaves the client one.
    */
@@ -104,6 +111,11 @@ export interface WorkerPlacement {
   hosts: string[];
   /** GPU ids it uses on each of `hosts`. */
   gpus: number[][];
+  /**
+   * The plan's index of each node of `hosts` (`node<i>`), where an executor has bound the nodes to
+   * addresses (`onHosts`), which need not tell nodes apart (a local run's are all 127.0.0.1).
+   */
+  nodes?: number[];
 }
 
 export interface Placement {

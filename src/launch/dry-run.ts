@@ -183,7 +183,9 @@ class Recordings {
         const row = plan.launch.rows[0] as MultiNodeRow;
         this.jobs.set(
           id,
-          this.pool(() => recordJobScript(plan.jobScript, row, cluster, join(this.work, id), frontierCommand)),
+          this.pool(() =>
+            recordJobScript(plan.jobScript, row, cluster, join(this.work, id), frontierCommand, plan.deployment.runVariation),
+          ),
         );
         return;
       }

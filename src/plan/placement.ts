@@ -60,15 +60,17 @@ export const nodeName = (index: number): string => `node${index}`;
 
 const NODE_NAME = /^node(\d+)$/;
 
-/** A plan's placement on an executor's addresses: node `i` (`node<i>`) becomes `address(i)`. */
+/** A plan's placement on an executor's addresses: node `i` (`node<i>`) becomes `address(i)`; each worker keeps its `nodes`. */
 export function onHosts(placement: Placement, address: (node: number) => string): Placement {
-  const bind = (host: string): string => {
+  const index = (host: string): number => {
     const m = NODE_NAME.exec(host);
     if (!m) throw new Error(`placement host ${host} is not a node name of the plan (node<i>)`);
-    return address(Number(m[1]));
+    return Number(m[1]);
   };
+  const bind = (host: string): string => address(index(host));
+  // The node indices stay with the workers: addresses need not tell nodes apart (a local run's are one).
   return {
     head: bind(placement.head),
-    workers: placement.workers.map((w) => ({ ...w, hosts: w.hosts.map(bind) })),
+    workers: placement.workers.map((w) => ({ ...w, hosts: w.hosts.map(bind), nodes: w.hosts.map(index) })),
   };
 }

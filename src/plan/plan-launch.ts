@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { JOB_SCRIPT_FRAMEWORKS, gpuFor, modelPath, routeRecipe, rowRouteRequest, runsJobScript } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
-import { SyntheticAcceptanceError, adapterFor, sim } from '../engines/index.js';
-import type { Deployment } from '../engines/index.js';
+import { SyntheticAcceptanceError, adapterFor, launchSeed, sim } from '../engines/index.js';
+import type { Deployment, RunVariation } from '../engines/index.js';
 import { jobScriptProblems, planJobScript } from './inferencex/job-script-plan.js';
 import { RECIPES_DIR, recipeGpus, syntheticKey, workerRoles } from './inferencex/recipe-plan.js';
 import type { RecipeBook, RecipePlan } from './inferencex/recipe-plan.js';
@@ -83,14 +83,19 @@ function routeOf(launch: PlannedLaunch, ctx: PlanContext): LaunchPlan {
 /** The GPU a launch's engines run on: the one the simulated engine models (the row's runner's) on a simulating cluster, else the cluster's. */
 const hardwareOf = (launch: PlannedLaunch, cluster: ClusterProfile): string => gpuFor(cluster, launch.rows[0]!.runner);
 
-/** A launch's deployment, built one way for every kind. Its GPU: the launch's hardware; a script's is its launcher's. */
+/**
+ * A launch's deployment, built one way for every kind. Its GPU: the launch's hardware; a script's
+ * is its launcher's. `simulated`: its engines are the sim (or stand-ins that run it), which then
+ * carry the cluster's run-to-run variation.
+ */
 function deploymentFor(
   launch: PlannedLaunch,
   ctx: PlanContext,
+  simulated: boolean,
   settings: Partial<Pick<DeploymentSettings, 'framework' | 'modelPath' | 'gpu' | 'options'>> = {},
 ): Deployment {
   const row = launch.rows[0]!;
-  return deploymentOf(launch, {
+  const deployment = deploymentOf(launch, {
     golden: ctx.golden,
     framework: settings.framework ?? row.framework,
     modelPath: settings.modelPath ?? row.model,
@@ -98,6 +103,20 @@ function deploymentFor(
     options: settings.options ?? {},
     frontierCommand: ctx.frontierCommand,
   });
+  const variation = simulated ? runVariationOf(launch, ctx.cluster) : undefined;
+  return variation ? { ...deployment, runVariation: variation } : deployment;
+}
+
+/**
+ * The run-to-run variation a launch's simulated engines draw from (docs/simulator.md): the
+ * cluster's CV (`sim: run-variation`) and the launch's seed, a stable hash of the cluster's seed
+ * and the launch's id (so launches with distinct ids, repeats among them, draw apart, and a run
+ * planned again draws the same). None when the cluster sets no variation.
+ */
+export function runVariationOf(launch: PlannedLaunch, cluster: ClusterProfile): RunVariation | undefined {
+  const cv = cluster.sim.runVariation;
+  if (!(cv > 0)) return undefined;
+  return { cv, seed: launchSeed(cluster.sim.seed, launch.id) };
 }
 
 /** What a run records of its cluster (run.json, the dry-run report): its name, scheduler, and whether its engines are simulated. */
@@ -120,7 +139,7 @@ function planScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: Plan
       `cluster ${cluster.name}: inferencex-client frontier swaps the client on the host's PATH, which a ${cluster.container.runtime} container does not see; use container runtime none, or inferencex-client inferencex`,
     ]);
   // The script's GPU is its launcher's; no synthetic acceptance: the script injects its own.
-  const deployment = deploymentFor(launch, { ...ctx, golden: undefined }, { gpu: script.rule.gpu });
+  const deployment = deploymentFor(launch, { ...ctx, golden: undefined }, cluster.simulate === true, { gpu: script.rule.gpu });
   const gpus = layoutGpus(deployment.layout);
   if (gpus > cluster.gpusPerNode)
     return cannotRun(launch, [`needs ${gpus} GPUs on one node; cluster ${cluster.name} has ${cluster.gpusPerNode} per node`]);
@@ -149,7 +168,7 @@ function planJobScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: P
   const row = launch.rows[0] as MultiNodeRow;
   const jobScript = planJobScript(tree, row, cluster);
   if ('problem' in jobScript) return cannotRun(launch, [jobScript.problem]);
-  const deployment = deploymentFor(launch, ctx);
+  const deployment = deploymentFor(launch, ctx, cluster.simulate === true);
   const problems = [...jobScriptProblems(jobScript, row, cluster), ...simProblems(deployment, cluster)];
   if (problems.length > 0) return cannotRun(launch, problems);
   return {
@@ -176,7 +195,7 @@ function planSrtctl(launch: PlannedLaunch, configFile: string, recipe: RecipePla
   } catch (e) {
     return cannotRun(launch, [(e as Error).message]);
   }
-  const deployment = deploymentFor(launch, ctx, { gpu: cluster.gpu });
+  const deployment = deploymentFor(launch, ctx, false, { gpu: cluster.gpu });
   return {
     kind: 'srtctl',
     launch,
@@ -198,7 +217,7 @@ function planRecipe(launch: PlannedLaunch, book: RecipePlan | { problem: string 
   const { cluster } = ctx;
   const row = launch.rows[0]!;
   if ('problem' in book) return cannotRun(launch, [`${row.framework}: ${book.problem}`]);
-  const deployment = deploymentFor(launch, ctx);
+  const deployment = deploymentFor(launch, ctx, cluster.simulate === true);
   // Its throughput launch runs the recipe with synthetic acceptance injected, as InferenceX's launcher does.
   const s = optsIntoSyntheticAcceptance(row) ? deployment.syntheticAcceptance : undefined;
   const recipe = s ? book.synthetic?.get(syntheticKey(s)) : book;
@@ -257,7 +276,7 @@ function planAdapter(launch: PlannedLaunch, ctx: PlanContext): AdapterPlan | Can
   const framework = simulated ? 'sim' : row.framework;
   const adapter = framework === 'sim' ? sim : adapterFor(framework);
   if (!adapter) return cannotRun(launch, [noAdapter(row.framework)]);
-  const deployment = deploymentFor(launch, ctx, {
+  const deployment = deploymentFor(launch, ctx, simulated, {
     framework,
     modelPath: modelPath(cluster, row['model-prefix'], row.precision) ?? row.model,
     options: cluster.engines[framework] ?? {},

@@ -41,3 +41,16 @@ export { serveDeployment, servingEngine } from './serve.js';
 export type { ServeOptions } from './serve.js';
 export type { DeploymentOptions, PoolOptions } from './topology.js';
 export type { SpeculativeConfig } from './speculative.js';
+export {
+  RECOMMENDED_RUN_VARIATION,
+  RUN_NODE_ENV,
+  RUN_SEED_ENV,
+  RUN_VARIATION_ENV,
+  RUN_VARIATION_LIMIT,
+  checkRunVariation,
+  launchSeed,
+  nodeSeed,
+  runFactor,
+  scaledEfficiency,
+} from './run-variation.js';
+export type { RunVariation } from './run-variation.js';

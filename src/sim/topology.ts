@@ -8,6 +8,7 @@ import type { CacheOptions, SchedulerLimits } from './instance.js';
 import { SimConfigError, engineSpec } from './perf.js';
 import type { EngineSpec, Efficiency } from './perf.js';
 import { shippedProfile, resolveEfficiency, schedulingPolicy } from './profile.js';
+import { scaledEfficiency } from './run-variation.js';
 import type { EfficiencyProfile } from './profile.js';
 
 /** Parallelism of one pool; unset fields fall back to the deployment-wide ones. */
@@ -52,6 +53,11 @@ export interface DeploymentOptions extends PoolOptions {
   kvOffloadDramGB?: number | undefined;
   /** GPU ↔ host bandwidth per GPU, GB/s one direction, as reached (default: the hardware's link × network efficiency). */
   hostLinkGBps?: number | undefined;
+  /**
+   * This launch's performance factor (run-variation.ts): the compute and memory efficiencies are
+   * scaled by it, after any override. Default 1: the model as calibrated.
+   */
+  performanceFactor?: number | undefined;
 }
 
 export const DEFAULT_DEPLOYMENT: DeploymentOptions = { model: 'llama-3.1-8b', hardware: 'h100', precision: 'fp8' };
@@ -75,10 +81,16 @@ export function buildTopology(options: DeploymentOptions): Topology {
     dramBytes: dram ? (dramGB * 1e9) / workers : 0,
     hostLinkGBps: options.hostLinkGBps,
   });
-  const efficiency = {
-    ...resolveEfficiency(options.profile ?? shippedProfile(), { hardware, engine: options.engine, model }),
-    ...options.efficiency,
-  };
+  const factor = options.performanceFactor ?? 1;
+  if (!(Number.isFinite(factor) && factor > 0))
+    throw new SimConfigError(`the performance factor must be a positive number, got ${factor}`);
+  const efficiency = scaledEfficiency(
+    {
+      ...resolveEfficiency(options.profile ?? shippedProfile(), { hardware, engine: options.engine, model }),
+      ...options.efficiency,
+    },
+    factor,
+  );
   const policy = schedulingPolicy(options.engine);
   const pool = (workers: number, own: PoolOptions = {}, dram = true): PoolSpec => {
     if (!Number.isInteger(workers) || workers < 1) throw new SimConfigError(`workers must be a positive integer, got ${workers}`);

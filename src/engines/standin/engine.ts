@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { flagValue } from '../../util/argv.js';
 import { UserError } from '../../util/user-error.js';
+import { RUN_NODE_ENV, RUN_SEED_ENV, RUN_VARIATION_ENV, nodeSeed } from '../../sim/index.js';
 import type { SimRole } from '../../sim/index.js';
 import { syntheticSpecFlags, syntheticSpecOf } from '../synthetic-knobs.js';
 import { freePort } from './ports.js';
@@ -134,8 +135,34 @@ export function simServeArgs(
     ...(role === 'both' ? [] : ['--role', role]),
     ...(env.MAX_MODEL_LEN ? ['--max-model-len', env.MAX_MODEL_LEN] : []),
     ...syntheticSpecFlags(spec),
+    ...runVariationFlags(env),
     ...(env.FRONTIER_SIM_ARGS ?? '').split(/\s+/).filter(Boolean),
     // Tests and local runs listen on loopback only; `http://0.0.0.0:PORT` reaches it.
     ...['--host', serve.host, '--port', serve.port],
   ];
+}
+
+/**
+ * The node a stand-in's sim counts as, for its run-variation seed: the one its executor names
+ * ($FRONTIER_SIM_RUN_NODE: a recipe's process, a single-node script), else the node's own address
+ * on a simulating cluster ($FRONTIER_NODE_ADDR, one per node of the job), else its name
+ * ($FRONTIER_NODE_NAME, Slurm's), else `node0`.
+ */
+export const standInNode = (env: Env): string =>
+  env[RUN_NODE_ENV] || env.FRONTIER_NODE_ADDR || env.FRONTIER_NODE_NAME || env.SLURMD_NODENAME || 'node0';
+
+/**
+ * `--run-variation CV --run-seed S` when the executor asks for run-to-run variation
+ * ($FRONTIER_SIM_RUN_VARIATION, $FRONTIER_SIM_RUN_SEED: the launch's seed): S mixes the launch's
+ * seed with this node's name, so the sims of different nodes draw different factors.
+ */
+export function runVariationFlags(env: Env): string[] {
+  const cv = env[RUN_VARIATION_ENV];
+  if (cv === undefined || cv === '' || Number(cv) === 0) return [];
+  const seed = env[RUN_SEED_ENV] ?? '';
+  if (!/^-?\d+$/.test(seed))
+    throw new UserError(
+      `stand-in: ${RUN_SEED_ENV} ${seed || '(unset)'}: expected an integer (the launch's seed, set by frontier run with ${RUN_VARIATION_ENV})`,
+    );
+  return ['--run-variation', cv, '--run-seed', String(nodeSeed(Number(seed), standInNode(env)))];
 }

@@ -10,6 +10,7 @@ import { simulationVariables } from './point.js';
 import { basics } from './script-record.js';
 import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
 import type { JobScriptPlan } from '../../plan/inferencex/job-script-plan.js';
+import type { RunVariation } from '../../sim/index.js';
 
 /**
  * A multi-node row whose launcher runs a script of the checkout that submits its own Slurm job
@@ -38,7 +39,7 @@ export interface JobScriptRun {
 /**
  * Set the launch up in `work`. To run, the checkout is copied, not linked: the job's nodes mount
  * it in their containers, where links into the checkout would lead nowhere; a dry run, which
- * submits nothing, links it.
+ * submits nothing, links it. `variation`: the plan's run-to-run variation, for the stand-ins' sims.
  */
 export function setUpJobScript(
   plan: JobScriptPlan,
@@ -47,6 +48,7 @@ export function setUpJobScript(
   work: string,
   frontier: string[],
   mode: 'run' | 'record' = 'run',
+  variation?: RunVariation,
 ): JobScriptRun {
   if (mode === 'record') makeWorkspace(work, plan.tree);
   else {
@@ -86,7 +88,7 @@ export function setUpJobScript(
     // A runner's shell has USER, which the scripts use (squeue -u "$USER").
     USER: process.env.USER ?? userInfo().username,
     ...contract,
-    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, variation) : {}),
     ...variables,
     // Login shells (the job's `bash -lc`) reset PATH: the stand-ins' home puts them back.
     ...(stand ? { HOME: variables.FRONTIER_STANDIN_HOME! } : {}),
@@ -173,8 +175,9 @@ export async function recordJobScript(
   cluster: ClusterProfile,
   work: string,
   frontier: string[],
+  variation?: RunVariation,
 ): Promise<RecordedJobScript> {
-  const run = setUpJobScript(plan, row, cluster, work, frontier, 'record');
+  const run = setUpJobScript(plan, row, cluster, work, frontier, 'record', variation);
   const env = { ...basics(), ...run.env };
   const { output } = await recordScript(['bash', plan.script], env, 30_000, work);
   const jobs = readCalls(run.standin)

@@ -2,6 +2,8 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { basename, join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
+import { RUN_NODE_ENV, RUN_SEED_ENV, RUN_VARIATION_ENV } from '../../sim/index.js';
+import type { RunVariation } from '../../sim/index.js';
 import { tail } from '../local.js';
 import type { PlannedPoint } from '../../plan/launches.js';
 import type { ClusterProfile } from '../../clusters/index.js';
@@ -31,8 +33,17 @@ export interface ScriptPoint {
   logDir: string;
 }
 
-/** What a simulating cluster's stand-ins need: the sim's GPU (the plan's hardware) and options, the client's additions. */
-export function simulationVariables(cluster: ClusterProfile, row: { model: string }, hardware: string): Record<string, string> {
+/**
+ * What a simulating cluster's stand-ins need: the sim's GPU (the plan's hardware) and options, the
+ * client's additions, and the launch's run-to-run variation when its plan has one (the stand-ins
+ * mix the launch's seed with their node's name).
+ */
+export function simulationVariables(
+  cluster: ClusterProfile,
+  row: { model: string },
+  hardware: string,
+  variation?: RunVariation,
+): Record<string, string> {
   const o = cluster.engines.sim ?? {};
   const speed = o.speed === undefined ? 1 : Number(o.speed);
   const simArgs = [
@@ -46,12 +57,15 @@ export function simulationVariables(cluster: ClusterProfile, row: { model: strin
     FRONTIER_SIM_ARGS: simArgs.join(' '),
     FRONTIER_BENCH_ARGS: ['--tokenizer', 'gpt2', ...(speed !== 1 ? ['--time-scale', String(speed)] : [])].join(' '),
     FRONTIER_TIME_SCALE: String(speed),
+    ...(variation && variation.cv > 0
+      ? { [RUN_VARIATION_ENV]: String(variation.cv), [RUN_SEED_ENV]: String(variation.seed) }
+      : {}),
   };
 }
 
 /**
  * Set a point up: its workspace and environment. `port` replaces the launcher's where the node is
- * shared (a local run). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
+ * shared (a local run); `variation` is the plan's run-to-run variation (its deployment's). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
  */
 export function preparePoint(
   p: PlannedPoint,
@@ -60,6 +74,7 @@ export function preparePoint(
   cluster: ClusterProfile,
   frontier: string[],
   port?: number,
+  variation?: RunVariation,
 ): ScriptPoint {
   const rf = p.resultFilename;
   const row = p.row as SingleNodeRow;
@@ -69,7 +84,9 @@ export function preparePoint(
   const contract = { ...contractOf(plan, row, rf, port), RUN_EVAL: 'false', EVAL_ONLY: 'false' };
   const env = {
     ...contract,
-    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, variation) : {}),
+    // A single-node script's engines are on the launch's first node.
+    ...(plan.simulated && variation && variation.cv > 0 ? { [RUN_NODE_ENV]: 'node0' } : {}),
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
     ...(plan.simulated
       ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier })

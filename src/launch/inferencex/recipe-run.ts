@@ -8,6 +8,7 @@ import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { LaunchContext } from '../run.js';
 import { serveAndBench } from '../serve-and-bench.js';
+import { RUN_NODE_ENV } from '../../sim/index.js';
 import { simulationVariables } from './point.js';
 import {
   PUBLIC_PORT,
@@ -75,6 +76,7 @@ export function recipeLaunch(
   const endpoint = { host: o.host(ep.node), port: portOf(ep.node, ep.port) };
   const servedName = servedNameOf(rendered) ?? row.model;
   const speed = cluster.engines.sim?.speed === undefined ? 1 : Number(cluster.engines.sim.speed);
+  const variation = launchPlan.deployment.runVariation?.cv ? launchPlan.deployment.runVariation : undefined;
 
   let shared: Record<string, string> = {};
   const work = join(dir.root, 'work', logsKeyOf(launchPlan.launch, points));
@@ -87,7 +89,7 @@ export function recipeLaunch(
     const count = (role: string): number => rendered.roles.filter((x, i) => lead[i] && x.role === role).length;
     shared = {
       ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier: o.frontier }),
-      ...simulationVariables(cluster, row, launchPlan.hardware),
+      ...simulationVariables(cluster, row, launchPlan.hardware, variation),
       FRONTIER_STANDIN_REGISTRY: registry,
       FRONTIER_RECIPE_EXPECT: ['prefill', 'decode', 'aggregated']
         .filter((r) => count(r) > 0)
@@ -113,6 +115,8 @@ export function recipeLaunch(
         FRONTIER_RECIPE_ROLE: x.role,
         FRONTIER_RECIPE_LEADER: lead[i] ? '1' : '0',
         FRONTIER_RECIPE_HOST: o.host(node),
+        // Its sim's run-variation seed is its node's (the hosts of a local run are all one address).
+        ...(variation ? { [RUN_NODE_ENV]: `node${node}` } : {}),
         ...(x.role === 'nginx' ? { FRONTIER_RECIPE_PORT: String(portOf(node, PUBLIC_PORT)) } : {}),
         ...(worker
           ? { TP: String(shape.tp), EP_SIZE: String(shape.ep), PP_SIZE: String(shape.pp), DP_ATTENTION: String(shape.dpAttn) }

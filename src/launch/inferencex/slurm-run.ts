@@ -30,7 +30,15 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
   const script = plan.script;
   // On a simulating cluster the nodes are shared (one host): a free port each; a real node is the job's own.
   const scripts = points.map((p, i) =>
-    preparePoint(p, script, dir, cluster, o.frontierCommand, plan.simulated ? o.basePort + i : undefined),
+    preparePoint(
+      p,
+      script,
+      dir,
+      cluster,
+      o.frontierCommand,
+      plan.simulated ? o.basePort + i : undefined,
+      plan.deployment.runVariation,
+    ),
   );
   const logDir = dir.serverLogs(logsKeyOf(plan.launch, points));
   mkdirSync(logDir, { recursive: true });
@@ -109,7 +117,15 @@ export async function runJobScript(ctx: LaunchContext, plan: JobScriptLaunchPlan
   const row = plan.launch.rows[0] as MultiNodeRow;
   const logDir = dir.serverLogs(logsKeyOf(plan.launch, points));
   mkdirSync(logDir, { recursive: true });
-  const setUp = setUpJobScript(jobScript, row, cluster, join(dir.root, 'work', plan.launch.id), o.frontierCommand);
+  const setUp = setUpJobScript(
+    jobScript,
+    row,
+    cluster,
+    join(dir.root, 'work', plan.launch.id),
+    o.frontierCommand,
+    'run',
+    plan.deployment.runVariation,
+  );
   let job: FollowedJob | undefined;
   try {
     job = await followJobScript(ctx, plan, setUp, logDir, o);
