@@ -130,7 +130,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       ['/api/v1/benchmarks?osl=1.5', 'osl: expected an integer from 1 to 10000000, got "1.5"'],
       ['/api/v1/history?config=1e999', 'config: expected an integer from 1 to 10000000, got "1e999"'],
       ['/api/v1/history?model=dsr1&conc=NaN', 'conc: expected an integer from 1 to 10000000, got "NaN"'],
-      ['/api/v1/compare?run=pr-1&threshold=1e999', 'threshold: expected a number from 0 to 1000, got "1e999"'],
+      ['/api/v1/compare?run=pr-1&min-effect=1e999', 'min-effect: expected a number from 0 to 100, got "1e999"'],
       ['/api/v1/benchmarks?date=2026-02-30', 'date: expected a date that exists, YYYY-MM-DD, got "2026-02-30"'],
       ['/api/v1/evaluations?date=2025-02-29', 'date: expected a date that exists, YYYY-MM-DD, got "2025-02-29"'],
       ['/api/v1/benchmarks?date=2026-13-01', 'date: expected a date that exists, YYYY-MM-DD, got "2026-13-01"'],

@@ -55,7 +55,9 @@ describe('frontier ingest, compare and token on the command line', () => {
     expect(unsure.stdout).toContain('**0 regressions**');
     expect(unsure.stdout).toContain('Inconclusive, and what would settle it');
     for (const [i, dir] of historyRuns(ARTIFACTS).entries())
-      expect(runCli(['ingest', dir, '--run-id', `h${i}`, '--official', '--date', `2026-08-0${i + 1}`, '--db', db]).status).toBe(0);
+      expect(runCli(['ingest', dir, '--run-id', `h${i}`, '--official', '--date', `2026-08-0${i + 1}`, '--db', db]).status).toBe(
+        0,
+      );
     const c = runCli(['compare', 'pr-7', '--db', db]);
     expect(c.status).toBe(1);
     expect(c.stdout).toContain('## Run pr-7 against the official results');

@@ -18,7 +18,9 @@ beforeAll(() => {
   for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005].entries()) {
     const earlier = copyDir(ARTIFACTS);
     scaleMeasurements(earlier, factor);
-    expect(runCli(['ingest', earlier, '--run-id', `9${i}`, '--official', '--date', `2025-12-0${i + 1}`, '--db', db]).status).toBe(0);
+    expect(runCli(['ingest', earlier, '--run-id', `9${i}`, '--official', '--date', `2025-12-0${i + 1}`, '--db', db]).status).toBe(
+      0,
+    );
   }
   expect(runCli(['ingest', ARTIFACTS, '--run-id', '100', '--official', '--date', '2026-01-01', '--db', db]).status).toBe(0);
   const pr = copyDir(ARTIFACTS);
@@ -80,7 +82,9 @@ describe('frontier ci comment', () => {
       '6 points; 6 with an official point to compare with: **6 regressions**, 0 improvements, 0 with no significant change, 0 inconclusive.',
     );
     expect(md).toContain('a false discovery rate of 5% (Benjamini–Hochberg over every metric) and at least 2%');
-    expect(md).toMatch(/\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \| 1\/1 \| 1,638\.7 −20\.0% \[−2\d\.\d, −1\d\.\d\] ▼ \|/);
+    expect(md).toMatch(
+      /\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \| 1\/1 \| 1,638\.7 −20\.0% \[−2\d\.\d, −1\d\.\d\] ▼ \|/,
+    );
     // Eval verdicts.
     expect(md).toContain('2 of 3 passed; **1 failed**.');
     expect(md).toMatch(/\| ❌ fail \| [^|]+ \| gsm8k \| \d+ \| 0\.5000 \(em_strict\) \| 0\.91 \|/);

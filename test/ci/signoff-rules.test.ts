@@ -175,7 +175,9 @@ describe('sign-off rules', () => {
       const regression = 'dsr1 h200 sglang fp8 TP8 8192/1024 conc 64: tput_per_gpu −10.0% [−13.1, −6.8]';
       const r = outcome('signoff/green-sweep', { runs: [greenRun({ regressions: [regression] })] });
       expect(r.status).toBe('fail');
-      expect(r.findings[1]!.message).toBe(`run 101 on ${SHA.slice(0, 12)} is not green: 1 significant regression against the official results: ${regression}`);
+      expect(r.findings[1]!.message).toBe(
+        `run 101 on ${SHA.slice(0, 12)} is not green: 1 significant regression against the official results: ${regression}`,
+      );
     });
     it('evals fail when one is below its threshold, has none, or there are no evals', () => {
       const below = greenRun({ evals: [{ task: 'gsm8k', model: 'dsr1', hardware: 'mi355x', passed: false }] });

@@ -19,7 +19,9 @@ describe('frontier compare with measured energy', () => {
     for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005].entries()) {
       const earlier = copyDir(POWER_ARTIFACTS);
       scaleMeasurements(earlier, factor);
-      expect(runCli(['ingest', earlier, '--run-id', `h${i}`, '--official', '--date', `2026-01-0${i + 1}`, '--db', db]).status).toBe(0);
+      expect(
+        runCli(['ingest', earlier, '--run-id', `h${i}`, '--official', '--date', `2026-01-0${i + 1}`, '--db', db]).status,
+      ).toBe(0);
     }
     const base = runCli(['ingest', POWER_ARTIFACTS, '--run-id', 'base', '--official', '--date', '2026-02-01', '--db', db]);
     expect(base.stderr).toBe('');
@@ -35,8 +37,12 @@ describe('frontier compare with measured energy', () => {
     expect(md.status).toBe(1);
     expect(md.stdout).toContain('2 points; 2 with an official point to compare with: **1 regression**');
     // J/token (all tokens) did not change; J per output token did.
-    expect(md.stdout).toMatch(/\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \|.*\| 0\.1654 \+0\.0% \[−\d\.\d, \+\d\.\d\] \| base/);
-    expect(md.stdout).toMatch(/- ▼ dsr1 h200 sglang fp8 TP8 8192\/1024 conc 64: J\/output token 1\.4883 → 1\.6669 \+12\.0% \[\+\d+\.\d, \+\d+\.\d\] ▼/);
+    expect(md.stdout).toMatch(
+      /\| ▼ regression \| dsr1 h200 sglang fp8 TP8 \| 8192\/1024 \| 64 \|.*\| 0\.1654 \+0\.0% \[−\d\.\d, \+\d\.\d\] \| base/,
+    );
+    expect(md.stdout).toMatch(
+      /- ▼ dsr1 h200 sglang fp8 TP8 8192\/1024 conc 64: J\/output token 1\.4883 → 1\.6669 \+12\.0% \[\+\d+\.\d, \+\d+\.\d\] ▼/,
+    );
 
     // A minimum effect above the change (the older --threshold spelling): no regression, exit 0.
     const json = runCli(['compare', 'pr', '--db', db, '--json', '--threshold', '15']);
