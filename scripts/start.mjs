@@ -11,6 +11,11 @@
 // the build is done the same run is resumed for that row and ingested again. Where it cannot be
 // built (no cmake or g++), the row stays deferred and the run and the dashboard say why.
 //
+// Once the dashboard is up, a few simulated rows (llama3.1-8b, 1024/64) are measured again, three
+// times each on fresh launches with the simulated engine's launch-to-launch spread (`--repeats 3
+// --run-variation 0.02`), into runs/<date>-<time>-repeats, and ingested as a later official run:
+// the dashboard then draws those points with their 95% intervals (docs/verdicts.md).
+//
 // Every path here is relative to the repository root, where npm runs scripts; `frontier -C
 // examples` reads the example catalog, and the paths given to it stay the repository's.
 import { spawn, spawnSync } from 'node:child_process';
@@ -82,7 +87,26 @@ async function sweep({ env, resume = false, defer }) {
 }
 
 /** The run (as far as it got) into the demo store: one more official run, or the same one again after a resume. */
-const ingest = () => frontierStatus(['ingest', out, '--official', '--db', db]);
+const ingest = (dir = out) => frontierStatus(['ingest', dir, '--official', '--db', db]);
+
+/** The rows measured again, three times each, so that the dashboard has intervals to draw. */
+const REPEATED_ROWS = ['model-prefix=llama3.1-8b', 'framework=sim', 'isl=1024'];
+const repeatsOut = `${out}-repeats`;
+
+/** The repeated rows into their own run directory and the store; whether it worked. */
+async function repeatSweep() {
+  const args = ['-C', 'examples', 'run', '--matrix', '-', '--cluster', 'local-sim', '--out', repeatsOut];
+  args.push('--repeats', '3', '--run-variation', '0.02', ...REPEATED_ROWS.flatMap((f) => ['--filter', f]));
+  const run = frontier(args, { stdio: ['pipe', 'ignore', 'inherit'] });
+  run.child.stdin.end(matrix.stdout);
+  const status = await run.exited;
+  if (stopping) return false;
+  if (status !== 0) {
+    process.stderr.write(`npm start: the repeated rows did not complete (exit ${status}); see ${repeatsOut}/run.json\n`);
+    return false;
+  }
+  return (await ingest(repeatsOut)) === 0;
+}
 
 /** The environment that puts the built llama-server and its tiny model where the local-sim profile looks. */
 const llamaEnv = ({ binary, model }) => ({
@@ -150,6 +174,9 @@ await must(await ingest(), 'frontier ingest');
 const served = serveDashboard();
 // A dashboard that cannot start (its port is taken) ends npm start now, not after the build.
 void served.then((status) => !stopping && exit(status));
+
+process.stderr.write('\nmeasuring llama3.1-8b 1024/64 three more times (fresh launches) for the dashboard’s error bars\n');
+if (await repeatSweep()) process.stdout.write('\nthe repeated points are in: reload the dashboard for their error bars\n');
 
 if (later) {
   const built = await later.catch((error) => error);

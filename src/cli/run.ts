@@ -25,6 +25,7 @@ import { ExitCode } from '../util/exit-codes.js';
 import { processAlive } from '../util/process-alive.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
+import { RECOMMENDED_RUN_VARIATION, RUN_VARIATION_LIMIT } from '../sim/run-variation.js';
 import { POSITIVE_INT, formatOption, numberArg, parseNumber } from './options.js';
 import { pathOption, shownPath, userPath } from './paths.js';
 import { agenticSettings, withAgenticOptions } from './run-agentic.js';
@@ -56,6 +57,7 @@ interface RunFlags extends AgenticFlags {
   format: 'text' | 'json';
   repeats?: number;
   repeatScope?: RepeatScope;
+  runVariation?: number;
 }
 
 /** How many times each point is measured: the flags, else the cluster profile's `repeats` and `repeat-scope`. */
@@ -105,6 +107,14 @@ export function runCommand(): Command {
       ).argParser(numberArg(POSITIVE_INT)),
     )
     .addOption(
+      new Option(
+        '--run-variation <cv>',
+        `the simulated engine's launch-to-launch spread, a coefficient of variation (e.g. ${RECOMMENDED_RUN_VARIATION}; default: the cluster profile's sim: run-variation, else 0)`,
+      ).argParser(
+        numberArg({ min: 0, max: RUN_VARIATION_LIMIT, expected: `a coefficient of variation from 0 to ${RUN_VARIATION_LIMIT}` }),
+      ),
+    )
+    .addOption(
       new Option('--repeat-scope <scope>', 'launch: each repeat a fresh engine launch; point: repeats share one launch').choices([
         'launch',
         'point',
@@ -144,8 +154,10 @@ export function runCommand(): Command {
         throw new UserError(`--matrix ${flags.matrix}: no rows${flags.filter.length > 0 ? ' match the filters' : ''}`);
       const profiles = await loadClusterProfiles(flags.clusters);
       const runners = [...new Set(rows.map((r) => r.runner))];
-      const cluster =
+      const profile =
         flags.cluster !== undefined ? findCluster(profiles, { name: flags.cluster }) : clusterForRunners(profiles, runners);
+      const cluster =
+        flags.runVariation === undefined ? profile : { ...profile, sim: { ...profile.sim, runVariation: flags.runVariation } };
       const basePort = parseNumber('--base-port', flags.basePort, {
         integer: true,
         min: 1,

@@ -83,6 +83,9 @@ function runDir(dir: string): string {
   return join(dir, 'runs', stamps[0]!);
 }
 
+/** The sweep's run among the stored ones (npm start adds a run of repeated rows later, without agentic points). */
+const sweepRuns = (runs: StoredRun[]): StoredRun[] => runs.filter((r) => r.agentic_points > 0);
+
 const manifestOf = (out: string) => JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as RunManifest;
 
 let clone: FreshClone | undefined;
@@ -153,7 +156,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(existsSync(join(clone.dir, 'runs', 'frontier.db'))).toBe(true);
       expect(stdout).toContain(`points: ${fixed.length} (${fixed.length} new)`);
       expect(stdout).toContain('agentic points: 5 (5 new)');
-      const runs = await json<StoredRun[]>(`${url}/api/v1/runs`);
+      const runs = sweepRuns(await json<StoredRun[]>(`${url}/api/v1/runs`));
       expect(runs).toEqual([
         expect.objectContaining({ official: true, status: 'completed', points: fixed.length, agentic_points: 5 }),
       ]);
@@ -164,11 +167,25 @@ describe('npm start, as the README says, on a fresh clone', () => {
       const page = await fetch(`${url}/inference`);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await page.text()).toContain('<div id="root"></div>');
+
+      // Then a few rows again, three fresh launches each, as a later official run: points with intervals.
+      await start.waitFor(/the repeated points are in: reload the dashboard for their error bars/);
+      const repeated = manifestOf(`${out}-repeats`);
+      expect(repeated.status).toBe('completed');
+      expect(new Set(repeated.points.map((p) => p.repeat))).toEqual(new Set([1, 2, 3]));
+      const latest = await json<{ conc: number; n: number; stats: Record<string, { ci95: number[] | null }> }[]>(
+        `${url}/api/v1/benchmarks?model=llama3.1-8b&isl=1024&osl=64&framework=sim`,
+      );
+      expect(latest.length).toBeGreaterThan(0);
+      for (const p of latest) {
+        expect(p.n).toBe(3);
+        expect(p.stats.tput_per_gpu!.ci95).toHaveLength(2);
+      }
     } finally {
       signalGroup(start.child, 'SIGINT');
     }
     await expectStopped(start);
-  }, 420_000);
+  }, 480_000);
 
   it('on a machine without llama-server yet: the simulated rows first, then the llama.cpp row joins the same run', async () => {
     clone = await freshClone();
@@ -195,7 +212,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(start.output.stdout).toContain('31 of 31 points ok · 3 deferred · run partial');
 
       // The dashboard has the simulated points, and says the run is partial and why.
-      const [partial] = await json<StoredRun[]>(`${url}/api/v1/runs`);
+      const [partial] = sweepRuns(await json<StoredRun[]>(`${url}/api/v1/runs`));
       expect(partial).toMatchObject({ status: 'partial', points: 26, agentic_points: 5, deferred_points: 3 });
       expect(partial!.deferred_reason).toContain('llama-server is building');
       const simulated = await json<{ framework: string }[]>(`${url}/api/v1/benchmarks?run=${partial!.run_id}&limit=1000`);
@@ -212,7 +229,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       expect(done.status).toBe('completed');
       expect(done.points.every((p) => p.status === 'ok')).toBe(true);
       expect(done.started).toBe(first.started);
-      const [run] = await json<StoredRun[]>(`${url}/api/v1/runs`);
+      const [run] = sweepRuns(await json<StoredRun[]>(`${url}/api/v1/runs`));
       expect(run).toMatchObject({
         run_id: partial!.run_id,
         status: 'completed',
@@ -238,7 +255,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
     const start = npmStart(clone.dir, { XDG_CACHE_HOME: cache, PATH: `${bin}:${process.env.PATH ?? ''}` });
     try {
       const url = (await start.waitFor(/dashboard: (http:\/\/127\.0\.0\.1:\d+)\/inference/))[1]!;
-      const runs = () => json<StoredRun[]>(`${url}/api/v1/runs`);
+      const runs = async () => sweepRuns(await json<StoredRun[]>(`${url}/api/v1/runs`));
       await expect.poll(async () => (await runs())[0]!.deferred_reason, { timeout: 60_000 }).toMatch(/could not be built/);
       const [run] = await runs();
       expect(run).toMatchObject({ status: 'partial', points: 26, agentic_points: 5, deferred_points: 3 });
