@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
 import { createToken, ingestBatch, readArtifacts, revokeToken } from '../../src/store/index.js';
+import type { Comparison } from '../../src/contract/index.js';
 import type { Store } from '../../src/store/index.js';
 import { ARTIFACTS, DIALECTS, copyDir, editJson, storeFactory } from '../store/helpers.js';
 
@@ -129,7 +130,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       ['/api/v1/benchmarks?osl=1.5', 'osl: expected an integer from 1 to 10000000, got "1.5"'],
       ['/api/v1/history?config=1e999', 'config: expected an integer from 1 to 10000000, got "1e999"'],
       ['/api/v1/history?model=dsr1&conc=NaN', 'conc: expected an integer from 1 to 10000000, got "NaN"'],
-      ['/api/v1/compare?run=pr-1&threshold=1e999', 'threshold: expected a number from 0 to 1000, got "1e999"'],
+      ['/api/v1/compare?run=pr-1&min-effect=1e999', 'min-effect: expected a number from 0 to 100, got "1e999"'],
       ['/api/v1/benchmarks?date=2026-02-30', 'date: expected a date that exists, YYYY-MM-DD, got "2026-02-30"'],
       ['/api/v1/evaluations?date=2025-02-29', 'date: expected a date that exists, YYYY-MM-DD, got "2025-02-29"'],
       ['/api/v1/benchmarks?date=2026-13-01', 'date: expected a date that exists, YYYY-MM-DD, got "2026-13-01"'],
@@ -259,10 +260,15 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     expect(log.body).toBe('engine up\nserving\n');
     expect((await get('/api/v1/runs/new/log?name=../../etc/passwd')).status).toBe(404);
 
-    const c = await get('/api/v1/compare?run=pr-1&threshold=10');
-    const comparison = c.body as { regressions: number; points: { metrics: { tput_per_gpu: { delta_pct: number } } }[] };
-    expect(comparison.regressions).toBe(6);
-    expect(comparison.points[0]!.metrics.tput_per_gpu.delta_pct).toBeCloseTo(-20, 9);
+    const c = await get('/api/v1/compare?run=pr-1&min-effect=10');
+    const comparison = c.body as Comparison;
+    // Five configs were measured alike by both official runs (history with no spread): −20% is a regression.
+    // h200's conc 64 has no history of its spread, one sample a side: it cannot be told from noise.
+    expect(comparison.regressions).toBe(5);
+    expect(comparison.verdicts.inconclusive).toBe(1);
+    expect(comparison.points.find((p) => p.config.hardware === 'h200')!.verdict).toBe('inconclusive');
+    expect(comparison.method.min_effect_pct).toBe(10);
+    expect(comparison.points[0]!.metrics.tput_per_gpu!.delta_pct).toBeCloseTo(-20, 9);
     expect((await get('/api/v1/compare?run=nope')).status).toBe(404);
   });
 
@@ -310,6 +316,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
         '/api/v1/runs',
         '/api/v1/runs/{id}',
         '/api/v1/runs/{id}/log',
+        '/api/v1/variation',
       ].sort(),
     );
     const names = (path: string, method = 'get') => doc.paths[path]![method]!.parameters.map((p) => p.name);
