@@ -46,31 +46,129 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
       metrics: {
         type: 'object',
         additionalProperties: { type: 'number' },
-        description: 'metric key → value (the metric catalog)',
+        description: 'metric key → value (the metric catalog); with repeats, the mean',
       },
+      n: {
+        type: 'integer',
+        minimum: 1,
+        description: 'how many times the point was measured (frontier run --repeats); 1: one sample',
+      },
+      repeat_scope: {
+        type: ['string', 'null'],
+        enum: ['launch', 'point', null],
+        description: 'launch: each repeat a fresh engine launch; point: the repeats shared one launch; null when n = 1',
+      },
+      stats: {
+        type: 'object',
+        additionalProperties: { $ref: '#/components/schemas/MetricStats' },
+        description: 'metric key → its spread over the repeats; empty when n = 1',
+      },
+    },
+  },
+  MetricStats: {
+    type: 'object',
+    description:
+      'a metric over a point’s repeats: mean, sample standard deviation, 95% interval of the mean (Student’s t) and each value',
+    properties: {
+      n: { type: 'integer' },
+      mean: { type: 'number' },
+      std: { type: ['number', 'null'] },
+      ci95: { type: ['array', 'null'], items: { type: 'number' }, minItems: 2, maxItems: 2 },
+      values: { type: 'array', items: { type: 'number' } },
+    },
+  },
+  VariationRow: {
+    type: 'object',
+    description:
+      'how much a metric varies from run to run in official history: for one config (scope config) or pooled over a hardware and framework (scope pooled)',
+    properties: {
+      config_id: { type: ['integer', 'null'], description: 'the config; null for a pooled estimate' },
+      hardware: { type: 'string' },
+      framework: { type: 'string' },
+      metric: { type: 'string' },
+      cv: { type: 'number', description: 'the standard deviation of ln(value) (≈ the relative standard deviation)' },
+      samples: { type: 'integer', description: 'measurements behind the estimate' },
+      groups: { type: 'integer', description: 'the points (config × isl × osl × conc) they were grouped by' },
+      df: { type: 'integer', description: 'degrees of freedom: samples − groups' },
+      scope: { type: 'string', enum: ['config', 'pooled'] },
     },
   },
   PowerSide: {
     type: ['object', 'null'],
     properties: { valid: POWER_FIELDS.power_valid!, source: POWER_FIELDS.power_source! },
   },
+  Verdict: {
+    type: 'string',
+    enum: ['regression', 'improvement', 'no significant change', 'inconclusive'],
+    description:
+      'what a comparison concludes about a change: significant after Benjamini–Hochberg and at least the minimum effect, or not',
+  },
+  MetricDelta: {
+    type: 'object',
+    description: 'one metric of a run’s point against the official point',
+    properties: {
+      run: { type: ['number', 'null'], description: 'the run’s value (the mean of its repeats)' },
+      baseline: { type: ['number', 'null'] },
+      n_run: { type: 'integer', description: 'samples on the run’s side (0: none)' },
+      n_baseline: { type: 'integer' },
+      delta: { type: ['number', 'null'], description: 'run − baseline' },
+      delta_pct: { type: ['number', 'null'], description: 'the change, % (of the geometric means)' },
+      ci95_pct: {
+        type: ['array', 'null'],
+        items: { type: 'number' },
+        minItems: 2,
+        maxItems: 2,
+        description: 'the change’s 95% confidence interval, %; null when it could not be tested',
+      },
+      test: { type: ['string', 'null'], enum: ['welch', 'moderated-t', null] },
+      df: { type: ['number', 'null'] },
+      p: { type: ['number', 'null'] },
+      q: { type: ['number', 'null'], description: 'the Benjamini–Hochberg q-value across every metric of every point' },
+      verdict: { $ref: '#/components/schemas/Verdict' },
+      note: { type: 'string', description: 'why the verdict is inconclusive, and what would settle it' },
+    },
+  },
   Comparison: {
     type: 'object',
     properties: {
       run_id: { type: 'string' },
-      threshold_pct: { type: 'number' },
+      method: {
+        type: 'object',
+        description: 'how the verdicts were reached',
+        properties: {
+          tests: { type: 'string' },
+          fdr: { type: 'string', enum: ['benjamini-hochberg'] },
+          alpha: { type: 'number', description: 'the false discovery rate' },
+          min_effect_pct: { type: 'number', description: 'the smallest change called a regression or improvement, %' },
+          resolution_pct: {
+            type: 'number',
+            description: 'a change whose interval reaches beyond ± this is inconclusive, not unchanged',
+          },
+        },
+      },
       regressions: { type: 'integer' },
-      unmatched: { type: 'integer' },
+      unmatched: { type: 'integer', description: 'points with no official point to compare with' },
+      verdicts: {
+        type: 'object',
+        additionalProperties: { type: 'integer' },
+        description: 'points per verdict (unmatched points are not counted)',
+      },
       points: {
         type: 'array',
         items: {
           type: 'object',
           properties: {
             label: { type: 'string' },
+            isl: { type: 'integer' },
+            osl: { type: 'integer' },
+            conc: { type: 'integer' },
+            baseline_run_id: { type: ['string', 'null'] },
+            baseline_date: { type: ['string', 'null'] },
             metrics: {
               type: 'object',
+              additionalProperties: { $ref: '#/components/schemas/MetricDelta' },
               description:
-                'metric → {run, baseline, delta, delta_pct, regression}: throughput, interactivity, latencies, and the measured energy per token and per request (compared only when both points’ power is valid)',
+                'metric → its change: throughput, interactivity, latencies, and the measured energy per token and per request (compared only when both points’ power is valid)',
             },
             power: {
               type: 'object',
@@ -79,7 +177,7 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
                 baseline: { $ref: '#/components/schemas/PowerSide' },
               },
             },
-            regression: { type: 'boolean' },
+            verdict: { $ref: '#/components/schemas/Verdict' },
           },
         },
       },
@@ -92,6 +190,7 @@ const RESPONSES: Record<string, Record<string, unknown>> = {
   '/api/v1/benchmarks': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
   '/api/v1/history': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
   '/api/v1/compare': { $ref: '#/components/schemas/Comparison' },
+  '/api/v1/variation': { type: 'array', items: { $ref: '#/components/schemas/VariationRow' } },
 };
 
 export function openApiCollector(app: FastifyInstance): { document(): Record<string, unknown> } {

@@ -23,6 +23,7 @@ import {
   pointRoutes,
   predictedFrontierRoutes,
   runRoutes,
+  variationRoutes,
 } from './routes/index.js';
 import type { RouteContext } from './routes/index.js';
 import { SECURITY_HEADERS } from './security-headers.js';
@@ -107,6 +108,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   agenticRoutes(context);
   runRoutes(context);
   compareRoutes(context);
+  variationRoutes(context);
   ingestRoutes(context, {
     uploadRoot,
     maxUploadBytes,

@@ -28,5 +28,5 @@ export { TABLES } from './migrations.js';
 export { VERDICT_MARK } from './compare.js';
 export { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer } from './verdict.js';
 export type { Answer, LogVariance, Question, SampleSide, VerdictSettings } from './verdict.js';
-export { MIN_CONFIG_DF, officialHistory, variationOf } from './variation.js';
-export type { VariationIndex } from './variation.js';
+export { MIN_CONFIG_DF, officialHistory, variation, variationOf } from './variation.js';
+export type { VariationFilter, VariationIndex } from './variation.js';

@@ -104,6 +104,40 @@ export function variationOf(points: readonly PointRow[], metrics: readonly strin
   };
 }
 
+/** Which official history `variation` reads: every hardware, framework and model unless named. */
+export interface VariationFilter {
+  hardware?: string | undefined;
+  framework?: string | undefined;
+  /** A model prefix or path: only its configs' history (the pooled estimates too). */
+  model?: string | undefined;
+  metrics: readonly string[];
+}
+
+const SCOPE_ORDER = { pooled: 0, config: 1 } as const;
+
+/**
+ * The run-to-run variation official history shows (`/api/v1/variation`): each hardware ×
+ * framework pool's estimate and each config's own where it has enough history (MIN_CONFIG_DF),
+ * for every metric asked for; ordered by hardware, framework, metric, pool first, then config.
+ */
+export async function variation(store: Store, f: VariationFilter): Promise<VariationRow[]> {
+  const points = await history(store, {
+    hardware: f.hardware,
+    framework: f.framework,
+    model: f.model,
+    source: 'official',
+    metrics: [...f.metrics],
+  });
+  return variationOf(points, f.metrics).rows.sort(
+    (a, b) =>
+      a.hardware.localeCompare(b.hardware) ||
+      a.framework.localeCompare(b.framework) ||
+      a.metric.localeCompare(b.metric) ||
+      SCOPE_ORDER[a.scope] - SCOPE_ORDER[b.scope] ||
+      (a.config_id ?? 0) - (b.config_id ?? 0),
+  );
+}
+
 /** The official history of these hardware × framework pools (every run but `excludeRun`), read for `metrics`. */
 export async function officialHistory(
   store: Store,

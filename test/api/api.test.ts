@@ -317,6 +317,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
         '/api/v1/runs',
         '/api/v1/runs/{id}',
         '/api/v1/runs/{id}/log',
+        '/api/v1/variation',
       ].sort(),
     );
     const names = (path: string, method = 'get') => doc.paths[path]![method]!.parameters.map((p) => p.name);

@@ -1,7 +1,7 @@
 // The dashboard in a real browser: Debian's Chromium, driven by playwright-core, against
 // `buildApi` serving the built dashboard (dist/web, made by `npm run build`) over a seeded store.
 // Screenshots of every page land in test-results/screenshots/.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
-import { ARTIFACTS, copyDir, editJson, storeFactory } from '../store/helpers.js';
+import { ARTIFACTS, copyDir, editJson, scaleMeasurements, storeFactory } from '../store/helpers.js';
 import { launchChromium } from '../support/browser.js';
 
 type Row = Record<string, unknown>;
@@ -51,6 +51,15 @@ function prDir(): string {
   return dir;
 }
 
+/** Official history: the fixture's points measured again in earlier runs, each a little off (±1%), so a comparison knows their spread. */
+const HISTORY = [0.99, 1.01, 1.0, 0.995, 1.005, 1.0];
+function historyDir(factor: number): string {
+  const dir = copyDir(ARTIFACTS);
+  for (const d of ['eval_results_all', 'run-stats', 'changelog-metadata']) rmSync(join(dir, d), { recursive: true });
+  scaleMeasurements(dir, factor);
+  return dir;
+}
+
 describe('the dashboard in Chromium', () => {
   const fresh = storeFactory('sqlite');
   let app: FastifyInstance;
@@ -60,6 +69,8 @@ describe('the dashboard in Chromium', () => {
 
   beforeAll(async () => {
     const store = await fresh();
+    for (const [i, factor] of HISTORY.entries())
+      await ingestBatch(store, readArtifacts(historyDir(factor), { runId: `h${i}`, official: true, date: `2026-07-0${i + 1}` }));
     await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: 'old', official: true, date: '2026-08-01' }));
     await ingestBatch(store, readArtifacts(sweepDir(), { runId: 'new', official: true, date: '2026-09-01' }));
     await ingestBatch(store, readArtifacts(prDir(), { runId: 'pr-1', date: '2026-09-02', thresholdOf: () => 0.91 }));
@@ -159,8 +170,17 @@ describe('the dashboard in Chromium', () => {
     const deltas = page.getByTestId('deltas').locator('tbody tr');
     await deltas.first().waitFor();
     expect(await deltas.count()).toBe(6);
+    // −20% against official history ±1%: every point a significant regression, badged in words as well as colour.
     expect(await page.getByTestId('deltas').locator('tbody tr.regression').count()).toBe(6);
-    expect(await deltas.first().textContent()).toContain('-20.0%');
+    await expect(page.getByTestId('deltas').locator('.badge').allTextContents()).resolves.toEqual(Array(6).fill('▼ regression'));
+    expect(await deltas.first().textContent()).toMatch(/−20\.0% \[−2\d\.\d, −1\d\.\d\] ▼/);
+    expect(await deltas.first().locator('td').nth(5).getAttribute('title')).toMatch(
+      /^regression: n 1 run \/ 1 official; moderated-t, df \d+\.\d, p [\d.e-]+, q [\d.e-]+$/,
+    );
+    await expect(page.locator('h2').first().textContent()).resolves.toContain('6 significant regressions');
+    await expect(page.getByTestId('compare-method').textContent()).resolves.toMatch(
+      /false discovery rate α = 0\.05 \(Benjamini–Hochberg, over every metric of every point\) and at least 2%; a change whose interval reaches beyond ±5% is inconclusive\. Tests: welch/,
+    );
     await shot('inference-run-overlay');
   });
 
@@ -209,7 +229,7 @@ describe('the dashboard in Chromium', () => {
     await page.goto(`${base}/runs`);
     const rows = page.getByTestId('runs').locator('tbody tr');
     await rows.first().waitFor();
-    expect(await rows.count()).toBe(3);
+    expect(await rows.count()).toBe(3 + HISTORY.length);
     expect(await rows.first().textContent()).toContain('pr-1');
     expect(await rows.first().textContent()).toContain('86%');
     await shot('runs');

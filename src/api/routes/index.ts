@@ -8,3 +8,4 @@ export { POINTS_PAGE, pointRoutes } from './points.js';
 export { predictedFrontierRoutes } from './predicted-frontier.js';
 export type { RouteContext } from './route.js';
 export { RUNS_PAGE, runRoutes } from './runs.js';
+export { VARIATION_METRICS, variationRoutes } from './variation.js';

@@ -7,8 +7,9 @@
 import { configLabel, configTopology, latestSeries, metricDef, paretoFront, topologyLabel } from '../../../src/contract/index.js';
 import type { PointRow, PowerSource } from '../../../src/contract/index.js';
 import { seriesColor } from './colors.js';
-import { isEnergyAxis, measuredOnly, pointValue } from './metrics.js';
-import type { Tco } from './metrics.js';
+import { isEnergyAxis, measuredOnly, pointInterval, pointValue } from './metrics.js';
+import type { Interval, Tco } from './metrics.js';
+import { tiesWithinNoise } from './noise.js';
 import type { ViewState } from './url-state.js';
 
 export interface PlottedPoint {
@@ -18,6 +19,11 @@ export interface PlottedPoint {
   label: string;
   topology: string;
   onFrontier: boolean;
+  /** The 95% intervals over the point's repeats on each axis; undefined when it was measured once. */
+  xInterval: Interval | undefined;
+  yInterval: Interval | undefined;
+  /** The points that beat it, each only within noise (lib/noise.ts); empty unless it is tied within noise. */
+  tiedWith: PlottedPoint[];
 }
 
 export interface Series {
@@ -86,7 +92,17 @@ export function inferenceView(
         continue;
       }
       if (measured) sources.add(row.power_source);
-      points.push({ row, x, y, label: configLabel(row), topology: topologyLabel(configTopology(row)), onFrontier: false });
+      points.push({
+        row,
+        x,
+        y,
+        label: configLabel(row),
+        topology: topologyLabel(configTopology(row)),
+        onFrontier: false,
+        xInterval: pointInterval(row, s.x, tco, s.energy),
+        yInterval: pointInterval(row, s.y, tco, s.energy),
+        tiedWith: [],
+      });
     }
     if (points.length === 0) continue;
     const front = paretoFront(
@@ -108,5 +124,14 @@ export function inferenceView(
   }
   series.sort((a, b) => a.name.localeCompare(b.name));
   const visible = series.flatMap((x) => (s.optimal ? x.frontier : x.points));
+  // Tied within noise: beaten by any point of any series of this view, each only within noise.
+  const all = series.flatMap((x) => x.points);
+  const index = new Map(all.map((p, i) => [p, i]));
+  for (const [i, by] of tiesWithinNoise(
+    all,
+    visible.map((p) => index.get(p)!),
+    goals,
+  ))
+    all[i]!.tiedWith = by.map((j) => all[j]!);
   return { series, visible, missing: [...missing].map(([hardware, count]) => ({ hardware, count })), unmeasured, sources };
 }

@@ -163,3 +163,38 @@ export function metricValue(
   if (derived.what === 'mw') return (tput * 1000) / t.powerKw;
   return (t.powerKw * 1000) / tput;
 }
+
+/** A closed interval of a metric's values, low end first. */
+export type Interval = readonly [number, number];
+
+/**
+ * A point's 95% confidence interval on an axis, over its repeats (`stats[key].ci95`); undefined
+ * for a point measured once or a metric without repeats. A derived metric (cost per million
+ * tokens, tokens/s per MW, J/token) takes it from what it is derived from: the value computed at
+ * each end of the throughput's interval (or of the measured joules'), which maps the interval
+ * through the same formula (cost and J/token fall as throughput rises, so the ends swap).
+ */
+export function pointInterval(
+  row: PointRow,
+  key: string,
+  tco: Readonly<Record<string, Tco>>,
+  mode: EnergyMode,
+): Interval | undefined {
+  if (row.n <= 1) return undefined;
+  const d = derivedOf(key);
+  const sources = [key, ...(d ? [THROUGHPUT_METRIC[d.kind], MEASURED_JOULES[d.kind]] : [])].filter(
+    (k) => row.stats[k]?.ci95 && k in row.metrics,
+  );
+  if (sources.length === 0) return undefined;
+  const at = (end: 0 | 1) =>
+    pointValue(
+      { ...row, metrics: { ...row.metrics, ...Object.fromEntries(sources.map((k) => [k, row.stats[k]!.ci95![end]])) } },
+      key,
+      tco,
+      mode,
+    );
+  const a = at(0);
+  const b = at(1);
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b)) return undefined;
+  return a <= b ? [a, b] : [b, a];
+}

@@ -2,11 +2,13 @@ import { useMemo, useRef } from 'react';
 import { MEASURED_POWER_KEYS, metricDef } from '../../../src/contract/index.js';
 import type {
   AvailabilityRow,
+  ComparedPoint,
   Comparison,
   MetricDelta,
   PointRow,
   PowerSource,
   PredictedFrontierAnswer,
+  VerdictName,
 } from '../../../src/contract/index.js';
 import { query, useApi, useApiEach } from '../api.js';
 import { Chart, download } from '../Chart.js';
@@ -15,7 +17,7 @@ import { Filters, scopeOf } from '../Filters.js';
 import { toCsv } from '../lib/csv.js';
 import type { CsvColumn } from '../lib/csv.js';
 import { htmlFormatter } from '../lib/html.js';
-import { inferenceView } from '../lib/inference.js';
+import { inferenceView, seriesName } from '../lib/inference.js';
 import { predictedNote, predictedPoints, predictedRequests, predictedTooltip } from '../lib/predicted.js';
 import type { PredictedFailure, PredictedPoint, PredictedRequest } from '../lib/predicted.js';
 import { pointTooltip } from '../lib/tooltip.js';
@@ -68,6 +70,74 @@ function predictedChartSeries(lines: readonly PredictedLine[]): object[] {
   }));
 }
 
+/** A point's error bars: [x, y, x low, x high, y low, y high] (an axis without an interval has its value at both ends). */
+type ErrorBar = [number, number, number, number, number, number];
+const errorBar = (p: PlottedPoint): ErrorBar => [
+  p.x,
+  p.y,
+  p.xInterval?.[0] ?? p.x,
+  p.xInterval?.[1] ?? p.x,
+  p.yInterval?.[0] ?? p.y,
+  p.yInterval?.[1] ?? p.y,
+];
+/** Whether a point gets error bars: it was measured more than once and has an interval on an axis. */
+const hasErrorBars = (p: PlottedPoint): boolean => p.xInterval !== undefined || p.yInterval !== undefined;
+
+/** The whiskers' caps, px. */
+const CAP = 4;
+
+interface RenderApi {
+  value(dim: number): number;
+  coord(point: [number, number]): [number, number];
+}
+
+/** Each point's 95% intervals drawn as whiskers with caps, in its series' colour (a custom series: ECharts has no error bars). */
+function errorBarSeries(id: string, color: string, bars: ErrorBar[]): object {
+  return {
+    id,
+    type: 'custom',
+    data: bars,
+    // The whiskers' ends count in the axes' extents, so a bar is never cut off.
+    encode: { x: [0, 2, 3], y: [1, 4, 5] },
+    silent: true,
+    z: 2,
+    renderItem: (_params: unknown, api: RenderApi) => {
+      const [x, y, xlo, xhi, ylo, yhi] = [0, 1, 2, 3, 4, 5].map((d) => api.value(d)) as ErrorBar;
+      const style = { stroke: color, lineWidth: 1.3 };
+      const line = (a: [number, number], b: [number, number]) => ({
+        type: 'line',
+        shape: { x1: a[0], y1: a[1], x2: b[0], y2: b[1] },
+        style,
+      });
+      const children = [];
+      if (ylo !== yhi) {
+        const lo = api.coord([x, ylo]);
+        const hi = api.coord([x, yhi]);
+        children.push(
+          line(lo, hi),
+          line([lo[0] - CAP, lo[1]], [lo[0] + CAP, lo[1]]),
+          line([hi[0] - CAP, hi[1]], [hi[0] + CAP, hi[1]]),
+        );
+      }
+      if (xlo !== xhi) {
+        const lo = api.coord([xlo, y]);
+        const hi = api.coord([xhi, y]);
+        children.push(
+          line(lo, hi),
+          line([lo[0], lo[1] - CAP], [lo[0], lo[1] + CAP]),
+          line([hi[0], hi[1] - CAP], [hi[0], hi[1] + CAP]),
+        );
+      }
+      return { type: 'group', children };
+    },
+  };
+}
+
+/** The legend's and the dashed rings' name for points tied within noise. */
+const TIED_NAME = 'tied within noise';
+/** A dashed ring: the marker shows through it. */
+const TIED_STYLE = { color: 'rgba(0,0,0,0)', borderColor: '#1b1f24', borderWidth: 1.5, borderType: 'dashed' };
+
 function chartOption(
   series: Series[],
   view: ViewState,
@@ -94,6 +164,8 @@ function chartOption(
       large: all.length > 4000,
       z: s.overlay ? 4 : 3,
     });
+    const bars = pts.filter(hasErrorBars).map(errorBar);
+    if (bars.length > 0) out.push(errorBarSeries(`${s.key}:errors`, s.color, bars));
     out.push({
       id: `${s.key}:frontier`,
       name: s.name,
@@ -108,6 +180,20 @@ function chartOption(
       z: 2,
     });
   }
+  // Points tied within noise: a dashed ring around the marker, one legend entry for all of them.
+  const tied = all.filter((p) => p.tiedWith.length > 0);
+  lookup.set('tied', tied);
+  if (tied.length > 0)
+    out.push({
+      id: 'tied',
+      name: TIED_NAME,
+      type: 'scatter',
+      symbol: 'circle',
+      symbolSize: 20,
+      itemStyle: TIED_STYLE,
+      data: tied.map((p) => [p.x, p.y]),
+      z: 5,
+    });
   out.push(...predictedChartSeries(predicted));
   const predictedById = new Map(predicted.map((l) => [l.request.id, l]));
   return {
@@ -117,7 +203,11 @@ function chartOption(
       type: 'scroll',
       top: 4,
       selectedMode: false,
-      data: [...series.map((s) => s.name), ...predicted.map((l) => l.request.name)],
+      data: [
+        ...series.map((s) => s.name),
+        ...(tied.length > 0 ? [{ name: TIED_NAME, icon: 'circle', itemStyle: TIED_STYLE }] : []),
+        ...predicted.map((l) => l.request.name),
+      ],
     },
     tooltip: {
       trigger: 'item',
@@ -139,6 +229,8 @@ function chartOption(
 
 /** A CSV header: the metric's key and its unit from the catalog, `median_ttft (s)`. */
 const withUnit = (key: string): string => `${key} (${metricDef(key)?.unit ?? ''})`;
+/** The header of one end of an axis's 95% interval: `tput_per_gpu_ci95_low (tok/s/GPU)`. */
+const ciHeader = (key: string, end: 'low' | 'high'): string => `${key}_ci95_${end} (${metricDef(key)?.unit ?? ''})`;
 const measured = (key: string): CsvColumn<PlottedPoint> => ({ header: withUnit(key), value: (p) => p.row.metrics[key] });
 
 const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
@@ -155,6 +247,12 @@ const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
   { header: 'conc', value: (p) => p.row.conc },
   { header: withUnit(view.x), value: (p) => p.x },
   { header: withUnit(view.y), value: (p) => p.y },
+  { header: 'n', value: (p) => p.row.n },
+  { header: ciHeader(view.x, 'low'), value: (p) => p.xInterval?.[0] },
+  { header: ciHeader(view.x, 'high'), value: (p) => p.xInterval?.[1] },
+  { header: ciHeader(view.y, 'low'), value: (p) => p.yInterval?.[0] },
+  { header: ciHeader(view.y, 'high'), value: (p) => p.yInterval?.[1] },
+  { header: 'tied_within_noise', value: (p) => p.tiedWith.length > 0 },
   ...['tput_per_gpu', 'output_tput_per_gpu', 'median_intvty', 'median_ttft', 'p99_ttft', 'median_e2el'].map(measured),
   { header: 'power_valid', value: (p) => p.row.power_valid ?? '' },
   { header: 'power_source', value: (p) => p.row.power_source ?? '' },
@@ -169,6 +267,110 @@ const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
   { header: 'date', value: (p) => p.row.date },
   { header: 'image', value: (p) => p.row.image },
 ];
+
+/** How each verdict is marked: a symbol and the words, never the colour alone. */
+const VERDICT_MARK: Record<VerdictName, string> = {
+  regression: '▼',
+  improvement: '▲',
+  'no significant change': '≈',
+  inconclusive: '?',
+};
+const verdictClass = (v: VerdictName) => `verdict-${v.replace(/ /g, '-')}`;
+
+/** Why a point is inconclusive: its headline metrics' notes first, then any other metric's. */
+function pointNote(p: ComparedPoint): string | undefined {
+  if (p.baseline_run_id === null) return 'no official point of this config and conc to compare with';
+  if (p.verdict !== 'inconclusive') return undefined;
+  const ordered = [p.metrics.tput_per_gpu, p.metrics.median_intvty, ...Object.values(p.metrics)];
+  const notes = [...new Set(ordered.flatMap((d) => (d?.verdict === 'inconclusive' && d.note ? [d.note] : [])))];
+  return notes.length > 0 ? notes.join('; ') : undefined;
+}
+
+/** A cell's test details for its title: the samples, the test, p and q, and a note. */
+function deltaTitle(d: MetricDelta | undefined): string | undefined {
+  if (!d || d.delta_pct === null) return d?.note;
+  const test = d.test
+    ? `${d.test}${d.df !== null ? `, df ${d.df.toFixed(1)}` : ''}, p ${d.p?.toPrecision(2)}, q ${d.q?.toPrecision(2)}`
+    : 'not tested';
+  return `${d.verdict}: n ${d.n_run} run / ${d.n_baseline} official; ${test}${d.note ? `; ${d.note}` : ''}`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** The run's points against the official ones: a verdict badge per point, each change with its interval, how they were judged. */
+function CompareTable({ runId, comparison: c }: { runId: string; comparison: Comparison }) {
+  const v = c.verdicts;
+  const m = c.method;
+  const cell = (d: MetricDelta | undefined) => (
+    <td title={deltaTitle(d)} className={d && d.delta_pct !== null ? verdictClass(d.verdict) : undefined}>
+      {pct(d)}
+      {d && d.delta_pct !== null && d.verdict !== 'no significant change' ? ` ${VERDICT_MARK[d.verdict]}` : ''}
+    </td>
+  );
+  return (
+    <div className="table-wrap">
+      <h2>
+        Run {runId} against the official results: {plural(v.regression, 'significant regression')},{' '}
+        {plural(v.improvement, 'significant improvement')}, {v['no significant change']} with no significant change,{' '}
+        {v.inconclusive} inconclusive, {plural(c.unmatched, 'point')} without an official one
+      </h2>
+      <p className="note" data-testid="compare-method">
+        Each change is the run against the official point with its 95% confidence interval. Significant: at a false discovery rate
+        α = {m.alpha} ({m.fdr === 'benjamini-hochberg' ? 'Benjamini–Hochberg' : m.fdr}, over every metric of every point) and at
+        least {m.min_effect_pct}%; a change whose interval reaches beyond ±{m.resolution_pct}% is inconclusive. Tests: {m.tests}.
+        Hover a verdict or a change for its test, p and q, and what would settle an inconclusive one.
+      </p>
+      <table data-testid="deltas">
+        <thead>
+          <tr>
+            <th>verdict</th>
+            <th>config</th>
+            <th>conc</th>
+            <th title="samples: run / official">n</th>
+            <th>tok/s/GPU</th>
+            <th>Δ [95% CI]</th>
+            <th>tok/s/user</th>
+            <th>Δ [95% CI]</th>
+            <th>TTFT p99 Δ</th>
+            <th>J/token Δ (measured)</th>
+            <th>official run</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.points.map((p, i) => {
+            const note = pointNote(p);
+            const t = p.metrics.tput_per_gpu;
+            return (
+              <tr key={i} className={`${p.verdict === 'regression' ? 'regression ' : ''}${verdictClass(p.verdict)}`}>
+                <td>
+                  {p.baseline_run_id ? (
+                    <span className={`badge ${verdictClass(p.verdict)}`} title={note} data-verdict={p.verdict}>
+                      {VERDICT_MARK[p.verdict]} {p.verdict}
+                    </span>
+                  ) : (
+                    <span className="badge" title={note}>
+                      – no baseline
+                    </span>
+                  )}
+                </td>
+                <td>{p.label}</td>
+                <td>{p.conc}</td>
+                <td>{t ? `${t.n_run}/${t.n_baseline}` : '–'}</td>
+                <td>{t?.run?.toFixed(1)}</td>
+                {cell(t)}
+                <td>{p.metrics.median_intvty?.run?.toFixed(1)}</td>
+                {cell(p.metrics.median_intvty)}
+                {cell(p.metrics.p99_ttft)}
+                {cell(p.metrics.joules_per_total_token)}
+                <td>{p.baseline_run_id ?? 'none'}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
 /** A change with its 95% interval, as the comparison gives it: `−3.1% [−5.0, −1.2]`. */
@@ -215,6 +417,8 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   );
   const note = predictedNote(view, predictedFailures);
   const visible = [...official.visible, ...run.visible];
+  const withBars = visible.filter(hasErrorBars);
+  const tiedPoints = visible.filter((p) => p.tiedWith.length > 0);
   const missing = [...official.missing, ...run.missing];
   const unmeasured = official.unmeasured + run.unmeasured;
   const energyAxis = isEnergyAxis(view.x) || isEnergyAxis(view.y);
@@ -369,51 +573,35 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           series: official.series.length,
           'overlay-points': run.visible.length,
           predicted: predictedLines.length,
+          'error-bars': withBars.length,
+          tied: tiedPoints.length,
           'y-axis': axisLabel(view.y, view, sources),
           loading: settled ? 0 : 1,
         }}
       />
-      {view.run && comparison.data && (
-        <div className="table-wrap">
-          <h2>
-            Run {view.run} against the official results: {comparison.data.regressions} significant regression
-            {comparison.data.regressions === 1 ? '' : 's'}, {comparison.data.verdicts.inconclusive} inconclusive,{' '}
-            {comparison.data.unmatched} point{comparison.data.unmatched === 1 ? '' : 's'} without an official one
-          </h2>
-          <table data-testid="deltas">
-            <thead>
-              <tr>
-                <th>verdict</th>
-                <th>config</th>
-                <th>conc</th>
-                <th>tok/s/GPU</th>
-                <th>Δ</th>
-                <th>tok/s/user</th>
-                <th>Δ</th>
-                <th>TTFT p99 Δ</th>
-                <th>J/token Δ (measured)</th>
-                <th>official run</th>
-              </tr>
-            </thead>
-            <tbody>
-              {comparison.data.points.map((p, i) => (
-                <tr key={i} className={p.verdict === 'regression' ? 'regression' : ''}>
-                  <td>{p.baseline_run_id ? p.verdict : '–'}</td>
-                  <td>{p.label}</td>
-                  <td>{p.conc}</td>
-                  <td>{p.metrics.tput_per_gpu?.run?.toFixed(1)}</td>
-                  <td>{pct(p.metrics.tput_per_gpu)}</td>
-                  <td>{p.metrics.median_intvty?.run?.toFixed(1)}</td>
-                  <td>{pct(p.metrics.median_intvty)}</td>
-                  <td>{pct(p.metrics.p99_ttft)}</td>
-                  <td>{pct(p.metrics.joules_per_total_token)}</td>
-                  <td>{p.baseline_run_id ?? 'none'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      {withBars.length > 0 && (
+        <p className="note" data-testid="error-bars-note">
+          Error bars: the 95% confidence interval of the mean of a point measured more than once ({withBars.length} point
+          {withBars.length === 1 ? '' : 's'} here; n in the tooltip), on both axes; a point measured once has none.
+        </p>
+      )}
+      {tiedPoints.length > 0 && (
+        <div className="note" data-testid="tied-note">
+          <p>
+            ◌ Tied within noise (a dashed ring): beaten, but only by points whose 95% interval on the y axis (
+            {metricDef(view.y)?.label ?? view.y}) overlaps its own, so which is better is not settled.
+          </p>
+          <ul>
+            {tiedPoints.map((p, i) => (
+              <li key={i}>
+                {seriesName(p.row)} {p.topology} conc {p.row.conc}: beaten only within noise by{' '}
+                {p.tiedWith.map((q) => `${seriesName(q.row)} ${q.topology} conc ${q.row.conc}`).join(', ')}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
+      {view.run && comparison.data && <CompareTable runId={view.run} comparison={comparison.data} />}
     </section>
   );
 }
