@@ -180,7 +180,7 @@ describe('trends: a point’s interval and the noise band', () => {
     const band = noiseBand(t!, [pooled, own])!;
     expect(band).toMatchObject({ scope: 'config', cv: 0.01, samples: 24, groups: 4 });
     expect(band.halfWidthPct).toBeCloseTo(100 * (Math.exp(0.0196) - 1), 9);
-    expect(band.label).toBe('±2.0% noise (1.96·cv, cv 1.0%): 24 samples of 4 points, this config’s history');
+    expect(band.label).toBe('±2.0% (1.96·cv, cv 1.0%): 24 samples of 4 points, this config’s history');
     expect(noiseBand(t!, [pooled])).toMatchObject({ scope: 'pooled', cv: 0.02 });
     expect(noiseBand(t!, [pooled])!.label).toContain('40 samples of 10 points, pooled over H200 sglang');
     expect(noiseBand(t!, [row({ metric: 'median_ttft' }), row({ framework: 'vllm' })])).toBeUndefined();

@@ -147,7 +147,7 @@ export function noiseBand(s: TrendSeries, rows: readonly VariationRow[], metric 
   return {
     ...est,
     halfWidthPct,
-    label: `±${halfWidthPct.toFixed(1)}% noise (1.96·cv, cv ${(100 * est.cv).toFixed(1)}%): ${est.samples} samples of ${est.groups} point${est.groups === 1 ? '' : 's'}, ${source}`,
+    label: `±${halfWidthPct.toFixed(1)}% (1.96·cv, cv ${(100 * est.cv).toFixed(1)}%): ${est.samples} samples of ${est.groups} point${est.groups === 1 ? '' : 's'}, ${source}`,
   };
 }
 
