@@ -19,6 +19,10 @@ import { freshClone } from '../support/fresh-clone.js';
 import { loadLlamaServerScript } from '../support/llama-server.js';
 import { groupAlive, signalGroup } from '../support/process-group.js';
 import { waitFor } from '../support/wait.js';
+import { launchChromium } from '../support/browser.js';
+import { REPO } from '../helpers.js';
+
+const SHOTS = join(REPO, 'test-results/screenshots');
 import type { FreshClone } from '../support/fresh-clone.js';
 
 /** `npm start` in `dir`, exactly as the README gives it, with only the dashboard's port chosen. */
@@ -180,6 +184,19 @@ describe('npm start, as the README says, on a fresh clone', () => {
       for (const p of latest) {
         expect(p.n).toBe(3);
         expect(p.stats.tput_per_gpu!.ci95).toHaveLength(2);
+      }
+      // The dashboard draws them with error bars, in Chromium.
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(`${url}/inference?model=llama3.1-8b&seq=1024x64`);
+        const chart = page.locator('[data-testid="inference-chart"][data-ready="true"]');
+        await chart.waitFor();
+        await expect.poll(async () => Number(await chart.getAttribute('data-error-bars'))).toBeGreaterThan(0);
+        mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: join(SHOTS, 'npm-start-error-bars.png'), fullPage: true });
+      } finally {
+        await browser.close();
       }
     } finally {
       signalGroup(start.child, 'SIGINT');
