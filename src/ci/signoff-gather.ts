@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { diffLines, gitSnapshot, parseUnifiedDiff } from '../changelog/index.js';
 import type { Snapshot } from '../changelog/index.js';
 import { compareRun, evaluations, runs } from '../store/index.js';
+import { changeText } from '../contract/index.js';
 import type { Comparison } from '../contract/index.js';
 import type { Store } from '../store/index.js';
 import { UserError } from '../util/user-error.js';
@@ -158,13 +159,9 @@ export async function runsOfCommits(store: Store, commits: readonly string[]): P
 
 /** A run's significant regressions against the official results, one line each: the point, the metric, the change and its interval. */
 function regressionsOf(c: Comparison | undefined): string[] {
-  const pct = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
   return (c?.points ?? []).flatMap((p) =>
     Object.entries(p.metrics)
       .filter(([, d]) => d.verdict === 'regression')
-      .map(
-        ([m, d]) =>
-          `${p.label} ${p.isl}/${p.osl} conc ${p.conc}: ${m} ${pct(d.delta_pct!)}%${d.ci95_pct ? ` [${pct(d.ci95_pct[0])}, ${pct(d.ci95_pct[1])}]` : ''}`,
-      ),
+      .map(([m, d]) => `${p.label} ${p.isl}/${p.osl} conc ${p.conc}: ${m} ${changeText(d)}`),
   );
 }

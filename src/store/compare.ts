@@ -2,13 +2,13 @@
  * A run against the official record, with a verdict per point that tells a regression from noise,
  * and the comparison as the markdown report `frontier compare` prints and the PR comment carries.
  */
-import { MEASURED_ENERGY_METRICS, configLabel, goalOf } from '../contract/index.js';
+import { MEASURED_ENERGY_METRICS, changeText, configLabel, goalOf } from '../contract/index.js';
 import type { ComparedPoint, Comparison, MetricDelta, PointRow, PowerSide, VerdictName } from '../contract/index.js';
 import type { Store } from './db.js';
 import { benchmarks } from './queries.js';
 import { officialHistory, variationOf } from './variation.js';
 import type { VariationIndex } from './variation.js';
-import { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer } from './verdict.js';
+import { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer, untested } from './verdict.js';
 import type { Answer, Question, SampleSide, VerdictSettings } from './verdict.js';
 
 export const COMPARED_METRICS = [
@@ -97,7 +97,7 @@ export async function compareRun(
   };
 }
 
-const answerFields = (a: Answer): Partial<MetricDelta> => ({
+const answerFields = (a: Answer): Omit<MetricDelta, 'run' | 'baseline' | 'n_run' | 'n_baseline' | 'delta'> => ({
   delta_pct: a.change_pct,
   ci95_pct: a.ci95_pct,
   test: a.test,
@@ -131,14 +131,7 @@ function deltasOf(p: PointRow, base: PointRow | undefined, variation: VariationI
       n_run: runSide?.values.length ?? 0,
       n_baseline: baseSide?.values.length ?? 0,
       delta: run !== null && was !== null ? run - was : null,
-      delta_pct: null,
-      ci95_pct: null,
-      test: null,
-      df: null,
-      p: null,
-      q: null,
-      verdict: 'inconclusive',
-      note: base === undefined ? 'no official point to compare with' : 'not measured on both sides',
+      ...answerFields(untested(base === undefined ? 'no official point to compare with' : 'not measured on both sides')),
     };
     metrics[m] = delta;
     if (runSide && baseSide)
@@ -203,7 +196,6 @@ function comparedPoint(p: PointRow, base: PointRow | undefined, metrics: Record<
 
 const fmt = (x: number | null, digits = 1): string =>
   x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
 
 /** How each verdict is marked in the report. */
 export const VERDICT_MARK: Record<VerdictName, string> = {
@@ -219,12 +211,8 @@ const SHORT_MARK: Record<VerdictName, string> = {
   inconclusive: ' ?',
 };
 
-/** A metric's change with its interval (`−3.1% [−5.0, −1.2] ▼`); the bare change when it could not be tested. */
-const change = (d: MetricDelta): string => {
-  if (d.delta_pct === null) return '';
-  const interval = d.ci95_pct ? ` [${signed(d.ci95_pct[0])}, ${signed(d.ci95_pct[1])}]` : '';
-  return ` ${signed(d.delta_pct)}%${interval}${SHORT_MARK[d.verdict]}`;
-};
+/** A metric's change with its interval and mark (`−3.1% [−5.0, −1.2] ▼`). */
+const change = (d: MetricDelta): string => (d.delta_pct === null ? '' : ` ${changeText(d)}${SHORT_MARK[d.verdict]}`);
 
 /** The short names of the compared energy metrics in the report. */
 const ENERGY_NAMES: Record<string, string> = {

@@ -60,6 +60,18 @@ export interface Answer {
   note?: string;
 }
 
+/** The answer to a question that could not be put to a test, and why. */
+export const untested = (note: string): Answer => ({
+  change_pct: null,
+  ci95_pct: null,
+  test: null,
+  df: null,
+  p: null,
+  q: null,
+  verdict: 'inconclusive',
+  note,
+});
+
 const pct = (logRatio: number): number => Math.expm1(logRatio) * 100;
 
 /** The launches a side stands for: repeats within one launch are one launch's worth of evidence. */
@@ -159,16 +171,7 @@ export function answer(questions: readonly Question[], settings: VerdictSettings
   return tested.map((t, i) => {
     if (typeof t === 'string') {
       const d = logRatio(questions[i]!);
-      return {
-        change_pct: d === undefined ? null : pct(d),
-        ci95_pct: null,
-        test: null,
-        df: null,
-        p: null,
-        q: null,
-        verdict: 'inconclusive',
-        note: t,
-      };
+      return { ...untested(t), change_pct: d === undefined ? null : pct(d) };
     }
     return verdictOf(t, qs[k++]!, questions[i]!.goal, settings);
   });

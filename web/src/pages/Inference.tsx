@@ -1,5 +1,5 @@
 import { useMemo, useRef } from 'react';
-import { MEASURED_POWER_KEYS, metricDef } from '../../../src/contract/index.js';
+import { MEASURED_POWER_KEYS, changeText, metricDef } from '../../../src/contract/index.js';
 import type {
   AvailabilityRow,
   ComparedPoint,
@@ -372,12 +372,8 @@ function CompareTable({ runId, comparison: c }: { runId: string; comparison: Com
   );
 }
 
-const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
 /** A change with its 95% interval, as the comparison gives it: `−3.1% [−5.0, −1.2]`. */
-const pct = (d: MetricDelta | undefined) =>
-  d?.delta_pct === null || d === undefined
-    ? '–'
-    : `${signed(d.delta_pct)}%${d.ci95_pct ? ` [${signed(d.ci95_pct[0])}, ${signed(d.ci95_pct[1])}]` : ''}`;
+const pct = (d: MetricDelta | undefined) => (d === undefined || d.delta_pct === null ? '–' : changeText(d));
 
 export function Inference({ view, update }: { view: ViewState; update: Update }) {
   const availability = useApi<AvailabilityRow[]>('/api/v1/availability');
