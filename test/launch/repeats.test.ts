@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { planRun } from '../../src/plan/index.js';
 import { combineRepeats } from '../../src/results/index.js';
 import { ingestBatch, openStore, benchmarks, readArtifacts } from '../../src/store/index.js';
-import { REPO, tempFiles } from '../helpers.js';
+import { REPO, runCli, tempFiles } from '../helpers.js';
 import { runLocally, simCluster, singleRow } from './fixtures.js';
 
 /** InferenceX's own collector (utils/collect_results.py), as its workflow runs it over the downloaded bmk_* artifacts. */
@@ -122,6 +122,11 @@ describe('frontier run --repeats, local executor, simulated engine', () => {
       [1, 2],
       [2, 2],
     ]);
+
+    // Frontier's own collector reads the point's aggregate, not each repeat's.
+    const ours = join(tempFiles({}), 'agg_bmk.json');
+    expect(runCli(['results', 'collect', dir.root, '--out', ours]).status).toBe(0);
+    expect((JSON.parse(readFileSync(ours, 'utf8')) as { repeats: { n: number } }[]).map((r) => r.repeats.n)).toEqual([2, 2]);
 
     // The store keeps the repeats as samples of one point.
     const store = await openStore(join(tempFiles({}), 'frontier.db'));
