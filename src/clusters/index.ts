@@ -14,8 +14,29 @@ export {
 } from './load.js';
 export type { ClusterProfileRead } from './load.js';
 export { modelPath } from './model-path.js';
-export { ClusterProfileError, LOCAL_PROFILE, defaultRetries, gpuFor, parseMount } from './profile.js';
-export type { ClusterProfile, ModelLocation, Mount, Pos, ProfileSource, RepeatScope, RepeatSettings, SimVariation, SrtctlSettings } from './profile.js';
+export {
+  ClusterProfileError,
+  LOCAL_PROFILE,
+  defaultRetries,
+  excludedNodesFor,
+  gpuFor,
+  parseMount,
+  ruleCovers,
+} from './profile.js';
+export type {
+  ClusterProfile,
+  ExcludeNodeRule,
+  ModelLocation,
+  Mount,
+  Pos,
+  ProfileSource,
+  RepeatScope,
+  RepeatSettings,
+  SimVariation,
+  SrtctlSettings,
+} from './profile.js';
+export { NODE_EXCLUDES_OF, nodeExcludesFor, parseNodeExcludes } from './inferencex/node-excludes.js';
+export type { NodeExcludes } from './inferencex/node-excludes.js';
 export {
   CONTAINER_RUNTIMES,
   ClusterProfileSchema,
