@@ -20,6 +20,7 @@ import {
   compareRoutes,
   healthRoutes,
   ingestRoutes,
+  nodeRoutes,
   pointRoutes,
   predictedFrontierRoutes,
   runRoutes,
@@ -106,6 +107,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   pointRoutes(context);
   agenticRoutes(context);
   runRoutes(context);
+  nodeRoutes(context);
   compareRoutes(context);
   ingestRoutes(context, {
     uploadRoot,

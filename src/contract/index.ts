@@ -12,6 +12,7 @@ export type {
   ConfigRow,
   EvalRow,
   MetricDelta,
+  NodeRow,
   ParetoAnswer,
   PointRow,
   PowerSide,
