@@ -312,8 +312,14 @@ class LaunchRunner {
       return true;
     }
     const retries = this.o.retries ?? this.o.cluster.retries;
-    const profileExcludes = excludedNodesFor(this.o.cluster, launch.rows[0]!);
+    // Nodes are Slurm's to exclude; locally every node is this host.
+    const slurm = this.o.cluster.scheduler === 'slurm';
+    const profileExcludes = slurm ? excludedNodesFor(this.o.cluster, launch.rows[0]!) : [];
     const failedNodes: string[] = [];
+    // A resumed launch whose last attempt (the previous run's) failed: its logs make way too.
+    const previous = record.attempts?.at(-1);
+    if (previous && previous.outcome !== 'ok' && !previous.logs)
+      this.setAside(previous, `server_logs_${logsKeyOf(launch, points)}`, points);
     let todo = { points, evals };
     for (let retry = 0; ; retry++) {
       const exclude = [...new Set([...profileExcludes, ...failedNodes])].sort();
@@ -324,8 +330,8 @@ class LaunchRunner {
         break;
       }
       // A Slurm retry goes to other nodes; a local one has only this host.
-      if (this.o.cluster.scheduler === 'slurm') failedNodes.push(...attempt.nodes);
-      this.setAside(attempt, record, unfinished);
+      if (slurm) failedNodes.push(...attempt.nodes);
+      this.setAside(attempt, record.logs, unfinished);
       records.resetPoints(unfinished);
       todo = { points: unfinished, evals: only ? [] : records.pendingEvals(launch.evals) };
       const away = [...new Set([...profileExcludes, ...failedNodes])];
@@ -420,11 +426,12 @@ class LaunchRunner {
   }
 
   /**
-   * Before a retry reuses them, move what a failed attempt left in its log folders (the launch's,
-   * and each retried point's own) into `attempt-<n>/` inside each: every attempt's logs are kept.
+   * Before a retry (or a resumed run) reuses them, move what a failed attempt left in its log
+   * folders (the launch's, `logs`, and each retried point's own) into `attempt-<n>/` inside each:
+   * every attempt's logs are kept.
    */
-  private setAside(attempt: LaunchAttempt, record: LaunchRecord, retried: readonly PlannedPoint[]): void {
-    const folders = new Set([record.logs, ...retried.map((p) => basename(this.dir.serverLogs(p.resultFilename)))]);
+  private setAside(attempt: LaunchAttempt, logs: string | undefined, retried: readonly PlannedPoint[]): void {
+    const folders = new Set([logs, ...retried.map((p) => basename(this.dir.serverLogs(p.resultFilename)))]);
     const into = `attempt-${attempt.attempt}`;
     for (const folder of folders) {
       if (!folder) continue;
@@ -434,7 +441,7 @@ class LaunchRunner {
       if (entries.length === 0) continue;
       mkdirSync(join(from, into), { recursive: true });
       for (const f of entries) renameSync(join(from, f), join(from, into, f));
-      if (folder === record.logs) attempt.logs = `${folder}/${into}`;
+      if (folder === logs) attempt.logs = `${folder}/${into}`;
     }
   }
 

@@ -58,13 +58,25 @@ describe('retries of a launch that failed for infrastructure reasons', () => {
     expect(batch.logs.map((l) => l.name)).toContain(`${first!.logs}/server.log`);
   });
 
-  it('without retries (a local profile’s default) the launch fails after its one attempt, which says why', async () => {
+  it('without retries (a local profile’s default) the launch fails after its one attempt, which says why; --resume goes on counting', async () => {
     const marker = join(tempFiles({}), 'crashed-once');
-    const { manifest } = await runLocally([singleRow({ conc: 1 })], { cluster: crashingOnce(marker) });
+    const { manifest, dir } = await runLocally([singleRow({ conc: 1 })], { cluster: crashingOnce(marker) });
     expect(statuses(manifest)).toEqual(['1:failed']);
     expect(manifest.launches[0]!.status).toBe('failed');
     expect(manifest.launches[0]!.attempts).toMatchObject([{ attempt: 1, outcome: 'infrastructure' }]);
     expect(manifest.launches[0]!.attempts![0]!.logs).toBeUndefined();
+    expect(manifest.launches[0]!.attempts![0]!.excluded).toBeUndefined();
+    // --resume tries it again as attempt 2, the first attempt's logs kept aside.
+    const resumed = await runLocally([singleRow({ conc: 1 })], {
+      cluster: crashingOnce(marker),
+      out: dir.root,
+      resume: true,
+    });
+    expect(statuses(resumed.manifest)).toEqual(['1:ok']);
+    const attempts = resumed.manifest.launches[0]!.attempts!;
+    expect(attempts.map((a) => `${a.attempt}:${a.outcome}`)).toEqual(['1:infrastructure', '2:ok']);
+    expect(attempts[0]!.logs).toBe(`${resumed.manifest.launches[0]!.logs}/attempt-1`);
+    expect(readFileSync(join(dir.root, attempts[0]!.logs!, 'server.log'), 'utf8')).toContain('crashed at start-up');
   });
 
   it('an invalid point (a measurement failure) is never retried, nor is an engine that died while measured', async () => {
