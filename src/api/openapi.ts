@@ -93,6 +93,21 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
       scope: { type: 'string', enum: ['config', 'pooled'] },
     },
   },
+  NodeRow: {
+    type: 'object',
+    description: 'a node whose launch attempts failed for infrastructure reasons, on its cluster',
+    properties: {
+      cluster: { type: 'string' },
+      node: { type: 'string' },
+      failures: { type: 'integer', description: 'attempts on it that failed for infrastructure reasons' },
+      attempts: { type: 'integer', description: 'every attempt that ran on it' },
+      last_failure_reason: { type: 'string' },
+      last_failure_at: { type: 'string', format: 'date-time' },
+      last_failure_run: { type: 'string' },
+      last_failure_launch: { type: 'string' },
+      last_failure_job: { type: 'string', description: 'its Slurm job, "" if none' },
+    },
+  },
   PowerSide: {
     type: ['object', 'null'],
     properties: { valid: POWER_FIELDS.power_valid!, source: POWER_FIELDS.power_source! },
@@ -191,6 +206,7 @@ const RESPONSES: Record<string, Record<string, unknown>> = {
   '/api/v1/history': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
   '/api/v1/compare': { $ref: '#/components/schemas/Comparison' },
   '/api/v1/variation': { type: 'array', items: { $ref: '#/components/schemas/VariationRow' } },
+  '/api/v1/nodes': { type: 'array', items: { $ref: '#/components/schemas/NodeRow' } },
 };
 
 export function openApiCollector(app: FastifyInstance): { document(): Record<string, unknown> } {

@@ -20,6 +20,7 @@ import {
   compareRoutes,
   healthRoutes,
   ingestRoutes,
+  nodeRoutes,
   pointRoutes,
   predictedFrontierRoutes,
   runRoutes,
@@ -107,6 +108,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   pointRoutes(context);
   agenticRoutes(context);
   runRoutes(context);
+  nodeRoutes(context);
   compareRoutes(context);
   variationRoutes(context);
   ingestRoutes(context, {

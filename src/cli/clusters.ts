@@ -15,7 +15,7 @@ export function clustersCommand(): Command {
   clusters
     .command('import')
     .description(
-      "write the srt-slurm routing of an InferenceX checkout's launchers (runners/launch_*.sh) as declarative clusters/<launcher>.yaml profiles",
+      "write the srt-slurm routing of an InferenceX checkout's launchers (runners/launch_*.sh), and their lists of bad nodes (node_excludes.yaml), as declarative clusters/<launcher>.yaml profiles",
     )
     .addArgument(
       pathArgument('[dir]', 'the InferenceX checkout (its runners/ and configs/), or its runners/ folder', 'catalog').default(
@@ -36,7 +36,9 @@ export function clustersCommand(): Command {
       const tree = await loadTree(dirSnapshot(root));
       const profiles = await importClusters(tree, { resolve: opts.resolve, date: new Date().toISOString().slice(0, 10) });
       if (profiles.length === 0)
-        throw new UserError(`no launcher in ${join(root, 'runners')} clones srt-slurm: nothing to import`);
+        throw new UserError(
+          `no launcher in ${join(root, 'runners')} clones srt-slurm or keeps a list of bad nodes: nothing to import`,
+        );
       const out = opts.out ?? join(root, 'clusters');
       if (out !== '-') {
         const existing = profiles.filter((p) => existsSync(join(out, p.file)));
@@ -52,7 +54,10 @@ export function clustersCommand(): Command {
         report.push(
           `${out === '-' ? p.file : join(out, p.file)}: ${p.rules.length} routing rule${p.rules.length === 1 ? '' : 's'} from ${p.launcher.path}` +
             (unpinned > 0 ? `, ${unpinned} not pinned to a commit (--resolve pins them)` : '') +
-            (p.skipped.length > 0 ? `, ${p.skipped.length} branch${p.skipped.length === 1 ? '' : 'es'} left out` : ''),
+            (p.skipped.length > 0 ? `, ${p.skipped.length} branch${p.skipped.length === 1 ? '' : 'es'} left out` : '') +
+            (p.excludes
+              ? `, ${p.excludes.rules.length} node exclusion rule${p.excludes.rules.length === 1 ? '' : 's'} from ${p.excludes.file}`
+              : ''),
         );
         for (const s of p.skipped) report.push(`  left out: ${s}`);
         for (const d of p.disagreements) report.push(`  differs from the launcher: ${d}`);

@@ -42,6 +42,7 @@ interface RunFlags extends AgenticFlags {
   deferReason: string;
   out?: string;
   failFast?: boolean;
+  retries?: string;
   requirePower?: boolean;
   powerInterval: string;
   canary?: boolean;
@@ -94,6 +95,10 @@ export function runCommand(): Command {
     .option('--defer-reason <text>', 'why the --defer rows wait, for the run, the store and the dashboard', 'deferred (--defer)')
     .addOption(pathOption('--out <dir>', 'run directory (default: runs/<date>-<time>)'))
     .option('--fail-fast', 'stop at the first launch or point that fails')
+    .option(
+      '--retries <n>',
+      'try a launch that failed for infrastructure reasons (engine never healthy, node failure) up to n more times, its unfinished points only, on other nodes (default: the cluster profile’s retries: 1 on Slurm, 0 locally); an invalid point is never retried',
+    )
     .option(
       '--require-power',
       'a point whose measured GPU power is not valid is invalid, its results still written (default: $REQUIRE_POWER, as InferenceX)',
@@ -164,6 +169,10 @@ export function runCommand(): Command {
         max: 65000,
         expected: 'a port number (1–65000)',
       });
+      const retries =
+        flags.retries === undefined
+          ? undefined
+          : parseNumber('--retries', flags.retries, { integer: true, min: 0, expected: 'a whole number ≥ 0' });
       const out = resolve(userPath(flags.out ?? `runs/${stamp()}`));
       const tree = inferencexTree(flags.inferencex);
       const golden = rows.some(asksForSyntheticAcceptance) ? await goldenFor(tree) : undefined;
@@ -202,6 +211,7 @@ export function runCommand(): Command {
           frontierCommand: selfCommand(),
           commit: gitCommit(),
           failFast: flags.failFast,
+          ...(retries !== undefined ? { retries } : {}),
           requirePower: flags.requirePower ?? requirePowerFromEnv(process.env),
           ...(flags.defer.length > 0
             ? { defer: { rows: new Set(filterRows(rows, flags.defer)), reason: flags.deferReason } }

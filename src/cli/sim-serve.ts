@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { Command, Option } from 'commander';
 import {
   AnswerBook,
@@ -22,7 +24,7 @@ import { GPU_REGISTRY_ENV } from '../sim/gpu-registry.js';
 import { readUnpacked } from '../util/bounded-read.js';
 import { UserError } from '../util/user-error.js';
 import { ExitCode } from '../util/exit-codes.js';
-import { numberArg, numberListArg } from './options.js';
+import { commaList, numberArg, numberListArg } from './options.js';
 import { pathOption } from './paths.js';
 import { deploymentOf, withDeployment } from './sim-deployment.js';
 import type { DeploymentFlags } from './sim-deployment.js';
@@ -51,6 +53,8 @@ interface ServeFlags extends DeploymentFlags {
   faultMalformedRate: number;
   faultCrashAfter?: number;
   faultSlowStart: number;
+  faultStartCrashOn?: string[];
+  faultStartCrashOnce?: string;
   enablePromptTokensDetails?: boolean;
   runVariation: number;
   runSeed: number;
@@ -120,7 +124,34 @@ function withFaultFlags(command: Command): Command {
     .option('--fault-stall-ms <ms>', 'length of a stall', integer(0), NO_FAULTS.stallMs)
     .option('--fault-malformed-rate <p>', 'share of streams with one malformed SSE event', number(0, 1), 0)
     .option('--fault-crash-after <n>', 'exit (status 1) after n requests, dropping every connection', integer(1))
-    .option('--fault-slow-start <s>', '/health answers 503 for this many seconds after start', number(0), 0);
+    .option('--fault-slow-start <s>', '/health answers 503 for this many seconds after start', number(0), 0)
+    .option(
+      '--fault-start-crash-on <nodes>',
+      'exit (status 1) at start-up, before serving, on these nodes ($SLURMD_NODENAME, else the host name; comma-separated): a bad node',
+      (value: string, previous: string[] = []) => [...previous, ...commaList(value).filter(Boolean)],
+    )
+    .addOption(
+      pathOption(
+        '--fault-start-crash-once <file>',
+        'exit (status 1) at start-up unless FILE exists, creating it: the first start of the engines sharing FILE crashes, later ones serve',
+      ),
+    );
+}
+
+/** The start-up crash faults: why this start crashes, or undefined. */
+function startCrash(flags: ServeFlags): string | undefined {
+  const node = process.env.SLURMD_NODENAME || hostname();
+  if (flags.faultStartCrashOn?.includes(node)) return `--fault-start-crash-on: node ${node}`;
+  if (flags.faultStartCrashOnce !== undefined) {
+    try {
+      // 'wx': only the first start creates it (atomically, should several start at once).
+      writeFileSync(flags.faultStartCrashOnce, `${process.pid}\n`, { flag: 'wx' });
+      return `--fault-start-crash-once: first start (${flags.faultStartCrashOnce})`;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  return undefined;
 }
 
 function faultsOf(flags: ServeFlags): FaultOptions {
@@ -152,6 +183,11 @@ async function serve(flags: ServeFlags): Promise<void> {
     throw new UserError(
       `--role ${flags.role} serves one pool of a disaggregated deployment: size it with --workers, not --prefill-workers/--decode-workers`,
     );
+  }
+  const crash = startCrash(flags);
+  if (crash) {
+    process.stderr.write(`frontier sim: crashed at start-up (${crash})\n`);
+    process.exit(ExitCode.FAILED);
   }
   // One draw per launch, before anything else: the factor is this process's for its life.
   const factor = flags.runVariation > 0 ? runFactor(flags.runVariation, flags.runSeed) : undefined;

@@ -1,6 +1,6 @@
 /**
- * The store's commands: `ingest`, `serve`, `token`, `compare`. The store, its drivers and the
- * HTTP server load only when one of these runs.
+ * The store's commands: `ingest`, `serve`, `token`, `compare`, `nodes`. The store, its drivers and
+ * the HTTP server load only when one of these runs.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -73,6 +73,10 @@ function ingestSummary(s: IngestSummary, location: string): string {
     `  evals: ${counts(s.evals)}`,
     `  configs: ${s.configs.total} (${s.configs.new} new); run stats: ${s.run_stats} hardware; changelog entries: ${s.changelog}`,
   ];
+  if (s.attempts.infrastructure > 0)
+    lines.push(
+      `  launch attempts: ${s.attempts.total} (${s.attempts.infrastructure} failed for infrastructure reasons: frontier nodes lists the nodes that keep failing)`,
+    );
   if (s.replaced_attempt !== undefined) lines.push(`  replaced attempt ${s.replaced_attempt}`);
   if (s.run_changes.length > 0)
     lines.push(`  run changed: ${s.run_changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ')}`);
@@ -243,6 +247,49 @@ function compareCommand(): Command {
     });
 }
 
+function nodesCommand(): Command {
+  return new Command('nodes')
+    .description(
+      'the nodes whose launches failed repeatedly for infrastructure reasons (engine never healthy, node failure), from every stored launch attempt',
+    )
+    .option('--cluster <name>', 'only this cluster’s nodes')
+    .option('--min-failures <n>', 'only nodes with at least this many failures', positiveInt('--min-failures'), 2)
+    .addOption(formatOption(['text', 'json'], 'the report as a table or JSON'))
+    .addOption(jsonAlias())
+    .addOption(dbOption())
+    .action(async (o: { cluster?: string; minFailures: number; format: string; db?: string }) => {
+      const { failingNodes } = await import('../store/index.js');
+      const { textTable } = await import('../util/text-table.js');
+      const store = await open(o.db);
+      try {
+        const nodes = await failingNodes(store, { cluster: o.cluster, minFailures: o.minFailures });
+        if (o.format === 'json') {
+          process.stdout.write(`${JSON.stringify(nodes, null, 2)}\n`);
+          return;
+        }
+        if (nodes.length === 0) {
+          process.stdout.write(
+            `no node${o.cluster ? ` of ${o.cluster}` : ''} has failed ${o.minFailures} time${o.minFailures === 1 ? '' : 's'} or more in ${store.location}\n`,
+          );
+          return;
+        }
+        const rows = nodes.map((n) => [
+          n.cluster,
+          n.node,
+          String(n.failures),
+          String(n.attempts),
+          n.last_failure_at.slice(0, 19).replace('T', ' '),
+          n.last_failure_run,
+          n.last_failure_reason.slice(0, 100),
+        ]);
+        const header = ['cluster', 'node', 'failures', 'attempts', 'last failure', 'run', 'reason'];
+        process.stdout.write(`${textTable([header, ...rows], { align: ['left', 'left', 'right', 'right'] }).join('\n')}\n`);
+      } finally {
+        await store.close();
+      }
+    });
+}
+
 export function storeCommands(): Command[] {
-  return [ingestCommand(), serveCommand(), tokenCommand(), compareCommand()];
+  return [ingestCommand(), serveCommand(), tokenCommand(), compareCommand(), nodesCommand()];
 }

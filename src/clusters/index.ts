@@ -14,9 +14,18 @@ export {
 } from './load.js';
 export type { ClusterProfileRead } from './load.js';
 export { modelPath } from './model-path.js';
-export { ClusterProfileError, LOCAL_PROFILE, defaultRetries, gpuFor, parseMount } from './profile.js';
+export {
+  ClusterProfileError,
+  LOCAL_PROFILE,
+  defaultRetries,
+  excludedNodesFor,
+  gpuFor,
+  parseMount,
+  ruleCovers,
+} from './profile.js';
 export type {
   ClusterProfile,
+  ExcludeNodeRule,
   ModelLocation,
   Mount,
   Pos,
@@ -26,6 +35,8 @@ export type {
   SimVariation,
   SrtctlSettings,
 } from './profile.js';
+export { NODE_EXCLUDES_OF, nodeExcludesFor, parseNodeExcludes } from './inferencex/node-excludes.js';
+export type { NodeExcludes } from './inferencex/node-excludes.js';
 export {
   CONTAINER_RUNTIMES,
   ClusterProfileSchema,

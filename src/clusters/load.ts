@@ -110,7 +110,10 @@ function toProfile(name: string, file: string, doc: YamlDocument, v: ProfileFile
     sim: { runVariation: v.sim?.['run-variation'] ?? 0, seed: v.sim?.seed ?? 0 },
     repeats: { count: v.repeats ?? 1, scope: v['repeat-scope'] ?? 'launch' },
     retries: v.retries ?? defaultRetries(v.scheduler),
-    excludeNodes: v['exclude-nodes'] ?? [],
+    excludeNodes: (v['exclude-nodes'] ?? []).filter((x) => typeof x === 'string'),
+    excludeNodeRules: (v['exclude-nodes'] ?? [])
+      .filter((x) => typeof x !== 'string')
+      .map((x) => ({ nodes: x.nodes, framework: x.framework, models: x.models })),
     inferencexRunner: v['inferencex-runner'],
     inferencexClient: v['inferencex-client'],
     srtctl: v.srtctl && { root: v.srtctl.root, command: v.srtctl.command ?? ['srtctl'] },

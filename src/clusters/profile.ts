@@ -60,6 +60,16 @@ export interface RepeatSettings {
   scope: RepeatScope;
 }
 
+/**
+ * Nodes excluded from some rows only: those of `framework` (if given) whose model is one of
+ * `models` (if given; the Hugging Face name or its last part, InferenceX's MODEL_NAME).
+ */
+export interface ExcludeNodeRule {
+  nodes: string[];
+  framework: string | undefined;
+  models: string[] | undefined;
+}
+
 /** A cluster's default retries: one on Slurm (a bad node is common), none locally. */
 export const defaultRetries = (scheduler: 'local' | 'slurm'): number => (scheduler === 'slurm' ? 1 : 0);
 
@@ -93,8 +103,10 @@ export interface ClusterProfile {
   repeats: RepeatSettings;
   /** Retries of a launch that failed for infrastructure reasons (never of an invalid measurement). */
   retries: number;
-  /** Nodes no launch may use (InferenceX's node_excludes.yaml). */
+  /** Nodes no launch may use (`exclude-nodes`' plain names). */
   excludeNodes: string[];
+  /** Nodes some rows may not use (`exclude-nodes`' mappings: InferenceX's node_excludes.yaml rules). */
+  excludeNodeRules: ExcludeNodeRule[];
   /**
    * The InferenceX runner this cluster stands for (`h200-dgxc-slurm_0`): its launcher picks the
    * benchmark scripts of InferenceX rows. Default: the first runner of the row's label.
@@ -156,6 +168,7 @@ export const LOCAL_PROFILE: ClusterProfile = Object.freeze<ClusterProfile>({
   repeats: { count: 1, scope: 'launch' },
   retries: 0,
   excludeNodes: [],
+  excludeNodeRules: [],
   inferencexRunner: undefined,
   inferencexClient: undefined,
   srtctl: undefined,
@@ -175,4 +188,33 @@ export function parseMount(spec: string): Mount | undefined {
   if (source === '' || !target.startsWith('/')) return undefined;
   if (mode !== undefined && mode !== 'ro' && mode !== 'rw') return undefined;
   return { source, target, readOnly: mode === 'ro' };
+}
+
+/** The last part of a model's name, as InferenceX’s launchers make MODEL_NAME from MODEL. */
+const modelName = (model: string): string => model.slice(model.lastIndexOf('/') + 1);
+
+/** Whether an exclusion rule covers a row of `framework` and `model`. */
+export const ruleCovers = (rule: ExcludeNodeRule, row: { framework: string; model: string }): boolean =>
+  (rule.framework === undefined || rule.framework === row.framework) &&
+  (rule.models === undefined || rule.models.includes(row.model) || rule.models.includes(modelName(row.model)));
+
+/** `--exclude=a,b` (or `-x a,b`) among the profile's sbatch-directives: those nodes are excluded too. */
+const directiveExcludes = (directives: readonly string[]): string[] =>
+  directives.flatMap((d) => {
+    const m = /^(?:--exclude=|--exclude\s+|-x\s*)(\S+)$/.exec(d.trim());
+    return m ? m[1]!.split(',').filter(Boolean) : [];
+  });
+
+/**
+ * The nodes a launch of `row` may not use on this cluster: `exclude-nodes`' names, the rules that
+ * cover the row, and an `--exclude` among the sbatch-directives (which a command line's
+ * `--exclude` would otherwise override). Sorted, each once.
+ */
+export function excludedNodesFor(cluster: ClusterProfile, row: { framework: string; model: string }): string[] {
+  const nodes = [
+    ...cluster.excludeNodes,
+    ...cluster.excludeNodeRules.filter((r) => ruleCovers(r, row)).flatMap((r) => r.nodes),
+    ...directiveExcludes(cluster.sbatchDirectives),
+  ];
+  return [...new Set(nodes)].sort();
 }

@@ -129,9 +129,28 @@ export const ClusterProfileSchema = z.strictObject(
       .optional()
       .meta({ description: 'Retries of a launch that failed for infrastructure reasons (default 1 on Slurm, 0 locally).' }),
     'exclude-nodes': z
-      .array(nonEmpty, expect('a list of node names'))
+      .array(
+        z.union(
+          [
+            nonEmpty,
+            z.strictObject(
+              {
+                nodes: z.array(nonEmpty, expect('a list of node names')).min(1, expect('a list of node names')),
+                framework: nonEmpty.optional(),
+                models: z.array(nonEmpty, expect('a list of model names')).optional(),
+              },
+              expect('a mapping (nodes, framework, models)'),
+            ),
+          ],
+          expect('a node name, or a mapping { nodes, framework, models } that excludes them from those rows only'),
+        ),
+        expect('a list of node names (or { nodes, framework, models } mappings)'),
+      )
       .optional()
-      .meta({ description: 'Nodes no launch may use (InferenceX node_excludes.yaml).' }),
+      .meta({
+        description:
+          'Nodes no launch may use (sbatch --exclude): a name excludes it from every launch; { nodes, framework, models } only from the rows of that framework and model (InferenceX node_excludes.yaml).',
+      }),
     'inferencex-runner': nonEmpty.optional(),
     srtctl: z
       .strictObject(

@@ -178,6 +178,25 @@ export interface RunLog {
   truncated: boolean;
 }
 
+/**
+ * A node whose launches failed for infrastructure reasons (`/api/v1/nodes`, `frontier nodes`): on
+ * a cluster, how many attempts ran on it and how many of them failed so, and the latest failure.
+ */
+export interface NodeRow {
+  cluster: string;
+  node: string;
+  /** Attempts that ran on it and failed for infrastructure reasons (the engine never served, the node failed). */
+  failures: number;
+  /** Every attempt that ran on it. */
+  attempts: number;
+  /** The latest failure: its reason, when it ended, its run, launch label and Slurm job ('' if none). */
+  last_failure_reason: string;
+  last_failure_at: string;
+  last_failure_run: string;
+  last_failure_launch: string;
+  last_failure_job: string;
+}
+
 /** What there is to look at (`/api/v1/availability`): one row per model, sequence, config family and date. */
 export interface AvailabilityRow {
   model_prefix: string;

@@ -14,6 +14,7 @@ export type {
   EvalRow,
   MetricDelta,
   MetricStats,
+  NodeRow,
   ParetoAnswer,
   PointRow,
   PowerSide,

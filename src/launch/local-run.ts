@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { freePort } from './free-port.js';
 import type { SharedCores } from '../bench/saturation.js';
 import { renderLaunchScript } from '../engines/index.js';
@@ -38,6 +38,8 @@ function sharedCoresOf(launch: Launch, framework: string): SharedCores {
 
 export const localExecutor: LaunchExecutor = async (ctx) => {
   const { plan } = ctx;
+  // Every node of the profile is this host (an exclusion means nothing here).
+  ctx.attempt.nodes = [hostname()];
   const frontier = plan.deployment.frontierCommand ?? ['frontier'];
   switch (plan.kind) {
     case 'adapter':

@@ -67,8 +67,36 @@ export interface LaunchRecord {
   /** Why a deferred launch has not run. */
   reason?: string | undefined;
   logs?: string | undefined;
-  /** The Slurm job, when the cluster is one. */
+  /** The Slurm job, when the cluster is one (its last attempt's). */
   job?: string | undefined;
+  /** Every attempt at it, in order: the first, then each retry of an infrastructure failure (`--retries`). */
+  attempts?: LaunchAttempt[] | undefined;
+}
+
+/**
+ * One attempt at a launch. `outcome`: `ok` (every point it ran is ok), `infrastructure` (the engine
+ * never served: a node, a start-up crash, the scheduler; retried, on other nodes), `measurement`
+ * (the benchmark ran and failed its checks, or the launch failed otherwise: never retried), or
+ * `interrupted` (the run was stopped). Written to run.json; the store keeps every one.
+ */
+export interface LaunchAttempt {
+  /** 1, 2, …, counted across `--resume`. */
+  attempt: number;
+  /** The nodes it ran on: Slurm's names (`scontrol show job`'s NodeList), this host's name locally. */
+  nodes: string[];
+  /** Its Slurm job. */
+  job?: string | undefined;
+  started: string;
+  ended: string;
+  outcome: 'ok' | 'infrastructure' | 'measurement' | 'interrupted';
+  /** Why it failed (the first line of the first failure), absent when ok. */
+  reason?: string | undefined;
+  /** The points it ran, by concurrency (a retry runs only those that did not finish). */
+  concs: number[];
+  /** The nodes it was told not to use (the profile's, and those of the failed attempts before it). */
+  excluded?: string[] | undefined;
+  /** Where its logs went when a later attempt needed its log folder: `server_logs_<RF>/attempt-<n>`. */
+  logs?: string | undefined;
 }
 
 export interface RunManifest {

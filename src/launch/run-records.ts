@@ -90,9 +90,11 @@ export class RunRecords {
     return record;
   }
 
-  /** A launch's record, pending. */
+  /** A launch's record, pending (with the attempts a resumed run's previous manifest made at it). */
   addLaunch(launch: PlannedLaunch): LaunchRecord {
     const record: LaunchRecord = { id: launch.id, label: launch.label, engine: launch.rows[0]!.framework, status: 'pending' };
+    const attempts = this.previous?.launches.find((l) => l.id === launch.id)?.attempts;
+    if (attempts && attempts.length > 0) record.attempts = attempts;
     this.manifest.launches.push(record);
     return record;
   }
@@ -125,6 +127,16 @@ export class RunRecords {
     for (const p of points) {
       const r = this.point(p);
       if (r.status === 'pending') Object.assign(r, { status: 'failed', error });
+    }
+  }
+
+  /** Points to run again (a retried launch's unfinished ones): pending, as if they had not run. */
+  resetPoints(points: readonly PlannedPoint[]): void {
+    for (const p of points) {
+      const r = this.point(p);
+      r.status = 'pending';
+      for (const k of ['error', 'started', 'ended', 'power', 'outputTputPerGpu', 'interactivity', 'medianTtftMs'] as const)
+        delete r[k];
     }
   }
 

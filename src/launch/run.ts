@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { collectEvalResults, formatAggJson } from '../evals/index.js';
 import { canaryRow, isAgenticRow } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
+import { excludedNodesFor } from '../clusters/index.js';
 import type { ClusterProfile } from '../clusters/index.js';
 import type { InferencexTree } from '../plan/inferencex/tree.js';
 import type { RecipeBook } from '../plan/inferencex/recipe-plan.js';
@@ -17,6 +18,8 @@ import type { RunnablePlan } from '../plan/launch-plan.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { AgenticSettings } from './agentic.js';
 import { writeAnswerKeys } from './evals.js';
+import { failureKindOf } from './failure.js';
+import type { AttemptOutcome } from './failure.js';
 import type { EvalSettings } from './evals.js';
 import { evalLine, runLaunchEvals, settleEval } from './launch-evals.js';
 import { stopLeftovers } from './leftovers.js';
@@ -25,7 +28,7 @@ import { combineSettledRepeats } from './point-repeats.js';
 import { settlePoint } from './point-settle.js';
 import { POWER_INTERVAL_MS, launchNode } from './power.js';
 import { RunDir, RunError, sha256 } from './run-dir.js';
-import type { LaunchRecord, PointRecord, RunManifest } from './run-dir.js';
+import type { LaunchAttempt, LaunchRecord, PointRecord, RunManifest } from './run-dir.js';
 import { RunRecords } from './run-records.js';
 import type { Deferral } from './run-records.js';
 
@@ -70,6 +73,18 @@ export interface LaunchContext {
   clockAnchorMs: number;
   /** How often the GPU monitor samples power (ms on the run's clock). */
   powerIntervalMs: number;
+  /** This attempt at the launch: the nodes it may not use, and the nodes it ran on (the executor says). */
+  attempt: AttemptContext;
+}
+
+/** What an executor is told of, and tells of, the attempt it runs (failure.ts: which failures are retried). */
+export interface AttemptContext {
+  /** 1 for the first try, then one more for each retry. */
+  number: number;
+  /** Nodes it may not use (sbatch `--exclude`): the profile's `exclude-nodes` and the nodes of the attempts that failed before. */
+  exclude: string[];
+  /** The nodes it ran on, once the executor knows them: a Slurm job's NodeList; locally, this host. */
+  nodes: string[];
 }
 
 /**
@@ -112,6 +127,8 @@ export interface RunOptions {
   defer?: Deferral;
   /** How many times each point is measured, and whether each time is a fresh launch (default: once). */
   repeats?: RepeatSettings;
+  /** How often a launch that failed for infrastructure reasons is tried again (default: the cluster's `retries`). */
+  retries?: number;
 }
 
 export { RunError };
@@ -249,7 +266,31 @@ async function runCanary(
   return 'failed';
 }
 
-/** Runs one planned launch through the executor and settles its records. */
+/** What one attempt did: its record, and the points it left unfinished for infrastructure reasons. */
+interface AttemptResult {
+  attempt: LaunchAttempt;
+  unfinished: PlannedPoint[];
+}
+
+/**
+ * A failure in one line, short enough for a table, a store column and a report: its first line,
+ * and when a log's end follows, that log's last line (what the process said last).
+ */
+const reasonOf = (message: string): string => {
+  const lines = message.split('\n').map((l) => l.trim());
+  const last = lines.slice(1).filter(Boolean).at(-1);
+  const line = last ? `${lines[0]!.replace(/[;:]?\s*the end of its (log|output):?$/, '')} … ${last}` : lines[0]!;
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
+};
+
+const now = (): string => new Date().toISOString();
+
+/**
+ * Runs one planned launch through the executor and settles its records. A launch whose attempt
+ * failed for infrastructure reasons (failure.ts) is tried again, up to `retries` times, with the
+ * points that did not finish, away from the nodes the failed attempts ran on; every attempt is
+ * recorded in the launch's record (`attempts`).
+ */
 class LaunchRunner {
   private readonly reporter: Reporter;
   private readonly signal: AbortSignal;
@@ -266,7 +307,7 @@ class LaunchRunner {
 
   /** `only`: just these points, and no evals (the canary). Whether every point and eval passed. */
   async run(item: Required<RunItem>, only?: PlannedPoint[]): Promise<boolean> {
-    const { launch, record, plan } = item;
+    const { launch, record } = item;
     const records = this.records;
     const points = records.pendingPoints(only ?? launch.points);
     const evals = only ? [] : records.pendingEvals(launch.evals);
@@ -274,15 +315,36 @@ class LaunchRunner {
       record.status = 'done';
       return true;
     }
-    Object.assign(record, { status: 'running', logs: `server_logs_${logsKeyOf(launch, points)}` });
-    records.save();
-    try {
-      await this.o.executor(this.contextOf(plan, record, points, evals));
-    } catch (e) {
-      record.error = e instanceof Error ? e.message : String(e);
-      records.failPending(points, record.error);
+    const retries = this.o.retries ?? this.o.cluster.retries;
+    // Nodes are Slurm's to exclude; locally every node is this host.
+    const slurm = this.o.cluster.scheduler === 'slurm';
+    const profileExcludes = slurm ? excludedNodesFor(this.o.cluster, launch.rows[0]!) : [];
+    const failedNodes: string[] = [];
+    // A resumed launch whose last attempt (the previous run's) failed: its logs make way too.
+    const previous = record.attempts?.at(-1);
+    if (previous && previous.outcome !== 'ok' && !previous.logs)
+      this.setAside(previous, `server_logs_${logsKeyOf(launch, points)}`, points);
+    let todo = { points, evals };
+    for (let retry = 0; ; retry++) {
+      const exclude = [...new Set([...profileExcludes, ...failedNodes])].sort();
+      const { attempt, unfinished } = await this.attempt(item, todo.points, todo.evals, exclude);
+      if (attempt.outcome !== 'infrastructure' || this.signal.aborted || unfinished.length === 0) break;
+      if (retry >= retries) {
+        if (retries > 0) this.reporter.note?.(`  ${launch.label}: no retries left (${retries} used)`);
+        break;
+      }
+      // A Slurm retry goes to other nodes; a local one has only this host.
+      if (slurm) failedNodes.push(...attempt.nodes);
+      this.setAside(attempt, record.logs, unfinished);
+      records.resetPoints(unfinished);
+      todo = { points: unfinished, evals: only ? [] : records.pendingEvals(launch.evals) };
+      const away = [...new Set([...profileExcludes, ...failedNodes])];
+      this.reporter.note?.(
+        `  ${launch.label}: attempt ${attempt.attempt} failed (infrastructure${attempt.nodes.length > 0 ? ` on ${attempt.nodes.join(', ')}` : ''}: ${attempt.reason}); ` +
+          `retrying ${unfinished.length === points.length ? 'the launch' : `${unfinished.length} unfinished point${unfinished.length === 1 ? '' : 's'}`}` +
+          `${away.length > 0 ? ` without ${away.join(', ')}` : ''} (retry ${retry + 1} of ${retries})`,
+      );
     }
-    if (!this.signal.aborted) for (const e of evals) this.settleEval(e, record.error);
     const ok = points.every((p) => records.point(p).status === 'ok') && evals.every((e) => records.eval(e).status === 'passed');
     if (record.status === 'running') record.status = ok ? 'done' : 'failed';
     records.save();
@@ -290,7 +352,111 @@ class LaunchRunner {
     return ok;
   }
 
-  private contextOf(plan: RunnablePlan, record: LaunchRecord, points: PlannedPoint[], evals: PlannedEval[]): LaunchContext {
+  /** One attempt: the executor on `points` and `evals`, then its outcome, recorded. */
+  private async attempt(
+    item: Required<RunItem>,
+    points: PlannedPoint[],
+    evals: PlannedEval[],
+    exclude: string[],
+  ): Promise<AttemptResult> {
+    const { launch, record, plan } = item;
+    const records = this.records;
+    record.attempts ??= [];
+    const attempt: LaunchAttempt = {
+      attempt: (record.attempts.at(-1)?.attempt ?? 0) + 1,
+      nodes: [],
+      started: now(),
+      ended: now(),
+      outcome: 'ok',
+      concs: points.map((p) => p.conc),
+      ...(exclude.length > 0 ? { excluded: exclude } : {}),
+    };
+    record.attempts.push(attempt);
+    delete record.error;
+    delete record.job;
+    Object.assign(record, { status: 'running', logs: `server_logs_${logsKeyOf(launch, points)}` });
+    records.save();
+    const context: AttemptContext = { number: attempt.attempt, exclude, nodes: [] };
+    // The points that failed for infrastructure reasons, and the first failure of all.
+    const infrastructure = new Set<PlannedPoint>();
+    let first: string | undefined;
+    const failed = (p: PlannedPoint, outcome: PointOutcome): void => {
+      if (outcome.status !== 'failed') return;
+      if (outcome.kind === 'infrastructure') infrastructure.add(p);
+      first ??= `conc ${p.conc}: ${outcome.error}`;
+    };
+    let thrown: unknown;
+    try {
+      await this.o.executor(this.contextOf(plan, record, points, evals, context, failed));
+    } catch (e) {
+      thrown = e;
+      record.error = e instanceof Error ? e.message : String(e);
+      if (failureKindOf(e) === 'infrastructure')
+        for (const p of points) if (records.point(p).status === 'pending') infrastructure.add(p);
+      records.failPending(points, record.error);
+    }
+    if (!this.signal.aborted) for (const e of evals) this.settleEval(e, record.error);
+    attempt.nodes = context.nodes;
+    if (record.job) attempt.job = record.job;
+    attempt.ended = now();
+    const invalid = points.find((p) => records.point(p).status === 'invalid');
+    const evalFailed = evals.find((e) => records.eval(e).status !== 'passed');
+    const outcome: AttemptOutcome = this.signal.aborted
+      ? 'interrupted'
+      : infrastructure.size > 0
+        ? 'infrastructure'
+        : thrown !== undefined ||
+            first !== undefined ||
+            invalid ||
+            evalFailed ||
+            points.some((p) => records.point(p).status !== 'ok')
+          ? 'measurement'
+          : 'ok';
+    attempt.outcome = outcome;
+    if (outcome === 'infrastructure' || outcome === 'measurement') {
+      const why =
+        thrown !== undefined
+          ? record.error!
+          : (first ??
+            (invalid
+              ? `conc ${invalid.conc} invalid: ${records.point(invalid).error ?? ''}`
+              : evalFailed
+                ? `eval ${records.eval(evalFailed).status}: ${records.eval(evalFailed).error ?? records.eval(evalFailed).check ?? ''}`
+                : 'a point did not finish'));
+      attempt.reason = reasonOf(why);
+    } else if (outcome === 'interrupted') attempt.reason = 'the run was interrupted';
+    records.save();
+    return { attempt, unfinished: points.filter((p) => infrastructure.has(p)) };
+  }
+
+  /**
+   * Before a retry (or a resumed run) reuses them, move what a failed attempt left in its log
+   * folders (the launch's, `logs`, and each retried point's own) into `attempt-<n>/` inside each:
+   * every attempt's logs are kept.
+   */
+  private setAside(attempt: LaunchAttempt, logs: string | undefined, retried: readonly PlannedPoint[]): void {
+    const folders = new Set([logs, ...retried.map((p) => basename(this.dir.serverLogs(p.resultFilename)))]);
+    const into = `attempt-${attempt.attempt}`;
+    for (const folder of folders) {
+      if (!folder) continue;
+      const from = join(this.dir.root, folder);
+      if (!existsSync(from)) continue;
+      const entries = readdirSync(from).filter((f) => !/^attempt-\d+$/.test(f));
+      if (entries.length === 0) continue;
+      mkdirSync(join(from, into), { recursive: true });
+      for (const f of entries) renameSync(join(from, f), join(from, into, f));
+      if (folder === logs) attempt.logs = `${folder}/${into}`;
+    }
+  }
+
+  private contextOf(
+    plan: RunnablePlan,
+    record: LaunchRecord,
+    points: PlannedPoint[],
+    evals: PlannedEval[],
+    attempt: AttemptContext,
+    failed: (p: PlannedPoint, outcome: PointOutcome) => void,
+  ): LaunchContext {
     const { o, dir, records, reporter, signal } = this;
     const settings = o.evals;
     return {
@@ -301,7 +467,9 @@ class LaunchRunner {
       reporter,
       signal,
       record,
+      attempt,
       finishPoint: (p, outcome) => {
+        failed(p, outcome);
         settlePoint(
           { dir, node: launchNode(plan, o.cluster), requirePower: o.requirePower ?? false },
           p,

@@ -14,6 +14,7 @@ import type { PlannedPoint } from '../plan/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { utcOffset } from '../util/date.js';
 import type { VirtualClock } from '../util/virtual-clock.js';
+import { LaunchFailure } from './failure.js';
 import { clearEngines, recordEngines } from './leftovers.js';
 import { RUN_MARKER, startProcesses } from './local.js';
 import type { RunningProcesses } from './local.js';
@@ -139,6 +140,8 @@ export async function serveAndBench(ctx: LaunchContext, launch: Launch, logDir: 
 class Serving {
   // A package's points are finished together once it is written: its windows need their results.
   private readonly deferred: [PlannedPoint, Measured][] = [];
+  // Whether a benchmark has sent the engine a request: a process that dies before is an infrastructure failure.
+  private measured = false;
 
   constructor(
     private readonly ctx: LaunchContext,
@@ -166,10 +169,11 @@ class Serving {
       if (ctx.signal.aborted) return;
       const before = this.dead('before this point');
       if (before) {
-        ctx.finishPoint(p, { status: 'failed', error: before });
+        ctx.finishPoint(p, { status: 'failed', error: before, kind: this.measured ? 'measurement' : 'infrastructure' });
         continue;
       }
       ctx.reporter.pointStart?.(ctx.plan.launch, p);
+      this.measured = true;
       const finished = isAgenticRow(p.row) ? await this.replay(p) : await this.bench(p, baseUrl);
       if (!finished) return;
     }
@@ -199,10 +203,12 @@ class Serving {
         .map((p) => `--- ${p.name}.log ---\n${running.logTail(p.name, LOG_TAIL_BYTES).trimEnd()}`)
         .join('\n');
       const message = (e as Error).message;
-      throw new Error(
+      // It never served: the node, the engine's start-up or its health, not a measurement.
+      throw new LaunchFailure(
         message.includes('the end of its log')
           ? `${this.o.what} failed to start: ${message}`
           : `${this.o.what} failed to start: ${message}\n${tails}`,
+        'infrastructure',
       );
     }
   }

@@ -14,13 +14,21 @@ const exec = promisify(execFile);
 export interface FollowedJob {
   id: string;
   state: string | undefined;
+  /** The nodes it ran on (Slurm's names), as far as Slurm still says once it has ended. */
+  nodes: string[];
 }
 
-/** Where a followed job's id goes as soon as it is known (the launch's record, saved), and what is said of it. */
+/**
+ * Where a followed job's id goes as soon as it is known (the launch's record, saved), and what is
+ * said of it; `exclude`: the nodes an sbatch submission may not use (`--exclude`); `ran`: where
+ * the nodes it ran on go once it has ended (the launch's attempt).
+ */
 export interface JobWatch {
   reporter: Reporter;
   signal: AbortSignal;
   submitted(id: string): void;
+  exclude?: readonly string[] | undefined;
+  ran?(nodes: string[]): void;
 }
 
 /** What every Slurm job of a run needs: the client, how to run frontier on the nodes, the first port, the poll interval. */
@@ -38,6 +46,10 @@ export const jobWatchOf = (ctx: LaunchContext): JobWatch => ({
   submitted: (id) => {
     ctx.record.job = id;
     ctx.save();
+  },
+  exclude: ctx.attempt.exclude,
+  ran: (nodes) => {
+    ctx.attempt.nodes = nodes;
   },
 });
 
@@ -67,6 +79,15 @@ export class SlurmClient {
     return /JobState=(\S+)/.exec(shown)?.[1];
   }
 
+  /** The nodes job `id` was given (`scontrol show job`'s NodeList, expanded); none when Slurm no longer says. */
+  async nodesOf(id: string): Promise<string[]> {
+    const shown = await this.command('scontrol', ['show', 'job', id, '-o']).catch(() => '');
+    const list = /(?:^|\s)NodeList=(\S+)/.exec(shown)?.[1];
+    if (!list || list === '(null)') return [];
+    const names = await this.command('scontrol', ['show', 'hostnames', list]).catch(() => list);
+    return names.split(/[\s,]+/).filter(Boolean);
+  }
+
   /** The ids of the queued jobs named `name`. */
   async named(name: string): Promise<string[]> {
     return (await this.command('squeue', ['-h', '--name', name, '-o', '%A']).catch(() => '')).split('\n').filter(Boolean);
@@ -80,12 +101,16 @@ export class SlurmClient {
   }
 
   /**
-   * Submit a job (a job script for sbatch, or a submitter that says the job's id) and follow it
-   * until it ends: its id and final state; undefined when the run was interrupted (the job cancelled).
+   * Submit a job (a job script for sbatch, with the watch's `--exclude`, or a submitter that says the
+   * job's id) and follow it until it ends: its id, final state and nodes; undefined when the run was
+   * interrupted (the job cancelled).
    */
   async follow(watch: JobWatch, submit: string | (() => Promise<string>)): Promise<FollowedJob | undefined> {
+    const exclude = watch.exclude && watch.exclude.length > 0 ? [`--exclude=${watch.exclude.join(',')}`] : [];
     const id =
-      typeof submit === 'string' ? (await this.command('sbatch', ['--parsable', submit])).trim().split(';')[0]! : await submit();
+      typeof submit === 'string'
+        ? (await this.command('sbatch', ['--parsable', ...exclude, submit])).trim().split(';')[0]!
+        : await submit();
     watch.submitted(id);
     watch.reporter.note?.(`  submitted job ${id}`);
     let last: string | undefined;
@@ -97,7 +122,11 @@ export class SlurmClient {
       const state = await this.state(id);
       if (state !== last) watch.reporter.note?.(`  job ${id}: ${state ?? 'gone'}`);
       last = state;
-      if (!isActive(state)) return { id, state };
+      if (!isActive(state)) {
+        const nodes = await this.nodesOf(id);
+        watch.ran?.(nodes);
+        return { id, state, nodes };
+      }
       await sleep(this.pollMs);
     }
   }

@@ -11,3 +11,6 @@ export function readExits(logDir: string): Map<string, string> {
       .map((l) => l.split(' ') as [string, string]),
   );
 }
+
+/** Whether the job's readiness barrier passed (slurm-script.ts writes `ready.txt` then): its engine served. */
+export const jobWasReady = (logDir: string): boolean => existsSync(join(logDir, 'ready.txt'));

@@ -10,7 +10,9 @@ import { writeFakeGpuTools } from './power.js';
 import type { LaunchContext, LaunchExecutor } from './run.js';
 import { SlurmClient, isActive, jobWatchOf } from './slurm-client.js';
 import type { SlurmRunSettings } from './slurm-client.js';
-import { readExits } from './slurm-exits.js';
+import { isInfrastructureState } from './failure.js';
+import type { FailureKind } from './failure.js';
+import { jobWasReady, readExits } from './slurm-exits.js';
 import { jobFor } from './slurm-job.js';
 import type { SlurmJob } from './slurm-job.js';
 
@@ -100,9 +102,15 @@ async function runLaunchJob(ctx: LaunchContext, plan: AdapterPlan | RecipeLaunch
     else outcomes.fixedLength(ctx, p, telemetry);
 }
 
-/** What an ended job says of each point: its result, or why there is none (a step that died, the job's output). */
+/**
+ * What an ended job says of each point: its result, or why there is none (a step that died, the
+ * job's output) and whether that is the infrastructure's failure: the engine never passed the
+ * readiness barrier, or the job ended in a state that blames the node (NODE_FAIL…).
+ */
 class JobOutcomes {
   private readonly exits: Map<string, string>;
+  /** The kind of failure of a point without a result. */
+  private readonly missing: FailureKind;
 
   constructor(
     private readonly job: SlurmJob,
@@ -110,6 +118,7 @@ class JobOutcomes {
     private readonly state: string | undefined,
   ) {
     this.exits = readExits(job.logDir);
+    this.missing = isInfrastructureState(state) || !jobWasReady(job.logDir) ? 'infrastructure' : 'measurement';
   }
 
   private jobOut = (): string => tail(join(this.job.logDir, `slurm-${this.id}.out`), LOG_TAIL).trimEnd();
@@ -132,20 +141,29 @@ class JobOutcomes {
     const records = join(ctx.dir.agenticArtifacts(p.resultFilename), 'profile_export.jsonl');
     const dead = this.died('during the replay');
     if (existsSync(records) && !dead) ctx.finishPoint(p, { status: 'ok', agentic: true, logDir: this.job.logDir, problems: [] });
-    else ctx.finishPoint(p, { status: 'failed', error: this.ended(p, "the replay's records", dead) });
+    else ctx.finishPoint(p, { status: 'failed', error: this.ended(p, "the replay's records", dead), kind: this.missing });
   }
 
   fixedLength(ctx: LaunchContext, p: PlannedPoint, telemetry: { csv: string }): void {
     const raw = ctx.dir.rawFile(p.resultFilename);
     if (!existsSync(raw)) {
-      ctx.finishPoint(p, { status: 'failed', error: this.ended(p, 'a result', this.died('before the benchmark')) });
+      ctx.finishPoint(p, {
+        status: 'failed',
+        error: this.ended(p, 'a result', this.died('before the benchmark')),
+        kind: this.missing,
+      });
       return;
     }
     const text = readFileSync(raw, 'utf8');
     const result = JSON.parse(text) as { frontier?: { valid?: boolean; problems?: string[] } };
     const valid = result.frontier?.valid === true;
     const dead = valid ? undefined : this.died('during the benchmark');
-    if (dead) ctx.finishPoint(p, { status: 'failed', error: dead });
+    if (dead)
+      ctx.finishPoint(p, {
+        status: 'failed',
+        error: dead,
+        kind: isInfrastructureState(this.state) ? 'infrastructure' : 'measurement',
+      });
     else
       ctx.finishPoint(p, { status: valid ? 'ok' : 'invalid', raw: text, problems: result.frontier?.problems ?? [], telemetry });
   }

@@ -10,7 +10,9 @@ import type { ClusterProfile } from '../clusters/index.js';
  * process on its node (in the cluster's container runtime when the engine has an image), the
  * readiness barrier (`frontier probe`, which fails at once when a step dies), then one
  * `frontier bench` per point. A step that ends is logged to `exits.txt` with its status, so the
- * collector can tell an engine that died from a benchmark that failed. Pure: text in, text out.
+ * collector can tell an engine that died from a benchmark that failed; `ready.txt`, written once the
+ * barrier passes, tells a launch that never served (an infrastructure failure) from one that did.
+ * Pure: text in, text out.
  */
 
 export interface JobPoint {
@@ -164,6 +166,7 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
     `FRONTIER=(${spec.frontier.map(q).join(' ')})`,
     'mkdir -p "$LOG_DIR"',
     ': >"$LOG_DIR/exits.txt"',
+    'rm -f "$LOG_DIR/ready.txt"',
     '',
     '# The allocation’s nodes, and the address of each (what the engines bind and dial).',
     'mapfile -t NODE_NAMES < <(scontrol show hostnames "$SLURM_JOB_NODELIST")',
@@ -216,6 +219,8 @@ export function renderJobScript(cluster: ClusterProfile, spec: JobSpec): string 
     '  echo "frontier: the engine did not become ready" >&2',
     '  exit 1',
     'fi',
+    '# From here on a failure is the measurement’s, not the node’s (the executor reads this).',
+    'date -u +%Y-%m-%dT%H:%M:%SZ >"$LOG_DIR/ready.txt"',
     '',
   );
   for (const point of spec.points) {

@@ -61,6 +61,20 @@ export interface LogInput {
 export const LOG_BYTES = 256 * 1024;
 const RUN_LOG_BYTES = 32 * 1024 * 1024;
 
+/** One attempt at a launch, from run.json's `launches[].attempts` (a run.json from before has none). */
+export interface AttemptInput {
+  cluster: string;
+  launch: string;
+  label: string;
+  attempt: number;
+  nodes: string[];
+  outcome: string;
+  reason: string;
+  job: string;
+  started_at: string;
+  ended_at: string;
+}
+
 export interface RunStatInput {
   hardware: string;
   n_success: number;
@@ -80,6 +94,8 @@ export interface IngestBatch {
   changelog: ChangelogInput[];
   /** The engines' logs (server_logs_* folders), each its last LOG_BYTES. */
   logs: LogInput[];
+  /** Every attempt at each launch (a frontier run's run.json). */
+  attempts: AttemptInput[];
   /** The files read, relative to the directory. */
   files: string[];
 }
@@ -348,8 +364,9 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
     mergeRun = { ...run, source_run_id: options.sourceRun, attempt: 1 };
     Object.assign(run, { run_id: options.sourceRun, merge_run_id: run.run_id, attempt: options.attempt ?? 1 });
   }
+  const attempts = frontier ? readAttempts(manifest as Record<string, unknown>, manifestFile!, problems) : [];
   if (problems.length > 0) throw new IngestError(problems, dir);
-  return { run, mergeRun, benchmarks, agentic, evals, runStats, changelog, logs: readLogs(dir), files };
+  return { run, mergeRun, benchmarks, agentic, evals, runStats, changelog, logs: readLogs(dir), attempts, files };
 }
 
 const pointKey = (b: BenchmarkInput): string => JSON.stringify([configKey(b.config), b.isl, b.osl, b.conc]);
@@ -608,15 +625,77 @@ function samplesSummary(root: string, source: string, task: string, problems: In
   return out;
 }
 
-/** The files of the run's server_logs_* (and eval_server_logs_*) folders, each cut to its last LOG_BYTES. */
+const OUTCOMES: readonly string[] = ['ok', 'infrastructure', 'measurement', 'interrupted'];
+
+/** The attempts of each launch in run.json (`launches[].attempts`); a launch without them (an older run.json) has none. */
+function readAttempts(manifest: Record<string, unknown>, file: string, problems: IngestProblem[]): AttemptInput[] {
+  const cluster = (manifest.cluster ?? {}) as { name?: unknown };
+  const launches = Array.isArray(manifest.launches) ? (manifest.launches as unknown[]) : [];
+  const out: AttemptInput[] = [];
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  launches.forEach((l, index) => {
+    const launch = (l ?? {}) as { id?: unknown; label?: unknown; attempts?: unknown };
+    if (launch.attempts === undefined) return;
+    if (!Array.isArray(launch.attempts)) {
+      problems.push({ file, field: `launches[${index}].attempts`, message: 'expected a list of attempts' });
+      return;
+    }
+    for (const a of launch.attempts as unknown[]) {
+      const x = (a ?? {}) as Record<string, unknown>;
+      const nodes = x.nodes;
+      if (
+        !Number.isInteger(x.attempt) ||
+        (x.attempt as number) < 1 ||
+        !Array.isArray(nodes) ||
+        !nodes.every((n) => typeof n === 'string') ||
+        !OUTCOMES.includes(x.outcome as string)
+      ) {
+        problems.push({
+          file,
+          field: `launches[${index}].attempts`,
+          message: `expected { attempt ≥ 1, nodes: [names], outcome: ${OUTCOMES.join(' | ')} }, got ${JSON.stringify(a).slice(0, 200)}`,
+        });
+        continue;
+      }
+      out.push({
+        cluster: str(cluster.name),
+        launch: str(launch.id),
+        label: str(launch.label),
+        attempt: x.attempt as number,
+        nodes: nodes as string[],
+        outcome: x.outcome as string,
+        reason: str(x.reason),
+        job: str(x.job),
+        started_at: str(x.started),
+        ended_at: str(x.ended),
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * The files of the run's server_logs_* (and eval_server_logs_*) folders, each cut to its last
+ * LOG_BYTES; with the logs of a launch's failed attempts, kept in their `attempt-<n>/` inside.
+ */
 function readLogs(root: string): LogInput[] {
   const out: LogInput[] = [];
   let total = 0;
   const folders = readdirSync(root)
     .filter((d) => /^(eval_)?server_logs_/.test(d) && isDir(join(root, d)))
     .sort();
+  const inFolder = (folder: string): string[] =>
+    readdirSync(join(root, folder))
+      .sort()
+      .flatMap((f) =>
+        /^attempt-\d+$/.test(f) && isDir(join(root, folder, f))
+          ? readdirSync(join(root, folder, f))
+              .sort()
+              .map((g) => `${f}/${g}`)
+          : [f],
+      );
   for (const folder of folders) {
-    for (const file of readdirSync(join(root, folder)).sort()) {
+    for (const file of inFolder(folder)) {
       const path = join(root, folder, file);
       const stat = statSync(path);
       if (!stat.isFile() || total >= RUN_LOG_BYTES) continue;

@@ -2,7 +2,7 @@ export { openStore, storeLocation } from './db.js';
 export type { Store } from './db.js';
 export type { Dialect } from './schema.js';
 export { IngestError, readArtifacts } from './artifacts.js';
-export type { ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
+export type { AttemptInput, ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
 export type { IngestSummary, PowerCounts, RowCounts, RunChange } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
@@ -30,3 +30,5 @@ export { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer } from './verdict.j
 export type { Answer, LogVariance, Question, SampleSide, VerdictSettings } from './verdict.js';
 export { MIN_CONFIG_DF, officialHistory, variation, variationOf } from './variation.js';
 export type { VariationFilter, VariationIndex } from './variation.js';
+export { DEFAULT_MIN_FAILURES, failingNodes } from './nodes.js';
+export type { NodeFilter } from './nodes.js';

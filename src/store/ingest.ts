@@ -33,6 +33,8 @@ export interface IngestSummary {
   evals: RowCounts;
   run_stats: number;
   logs: number;
+  /** Launch attempts (run.json's `launches[].attempts`), and how many failed for infrastructure reasons. */
+  attempts: { total: number; infrastructure: number };
   changelog: number;
   /** The points' power verdicts: valid (of which modelled by the simulated engine), not valid, none. */
   power: PowerCounts;
@@ -294,6 +296,13 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
         )
         .execute();
     }
+    await trx.deleteFrom('launch_attempts').where('run_pk', '=', runPk).execute();
+    for (const part of chunks(batch.attempts, 200)) {
+      await trx
+        .insertInto('launch_attempts')
+        .values(part.map((a) => ({ run_pk: runPk, ...a, nodes: JSON.stringify(a.nodes) })))
+        .execute();
+    }
     await trx.deleteFrom('run_stats').where('run_pk', '=', runPk).execute();
     if (batch.runStats.length > 0) {
       await trx
@@ -339,6 +348,10 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
       evals,
       run_stats: batch.runStats.length,
       logs: batch.logs.length,
+      attempts: {
+        total: batch.attempts.length,
+        infrastructure: batch.attempts.filter((a) => a.outcome === 'infrastructure').length,
+      },
       changelog: batch.changelog.length,
       power: {
         valid: batch.benchmarks.filter((b) => b.power.valid === true).length,
@@ -425,6 +438,7 @@ export async function deleteRun(db: Kysely<Database> | Transaction<Database>, ru
     'changelog_entries',
     'run_stats',
     'run_logs',
+    'launch_attempts',
   ] as const) {
     await db.deleteFrom(table).where('run_pk', '=', runPk).execute();
   }

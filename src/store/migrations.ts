@@ -249,6 +249,22 @@ function pointRepeats(): Migration {
   };
 }
 
+/**
+ * Every attempt at each launch of a frontier run (issue 42: retries of flaky launches), so that the
+ * nodes whose launches keep failing can be named. Runs stored before have none; re-ingesting a
+ * run directory whose run.json records attempts fills them in.
+ */
+function launchAttempts(dialect: Dialect): Migration {
+  return {
+    async up(db) {
+      let t = text(runRef(withId(db, dialect, 'launch_attempts')), 'cluster', 'launch', 'label');
+      t = text(int(t, 'attempt'), 'nodes', 'outcome', 'reason', 'job', 'started_at', 'ended_at');
+      await t.addUniqueConstraint('launch_attempts_key', ['run_pk', 'launch', 'attempt']).execute();
+      await db.schema.createIndex('launch_attempts_outcome').on('launch_attempts').columns(['outcome', 'cluster']).execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
   const migrations: Record<string, Migration> = {
@@ -258,8 +274,10 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
     '004_point_power': pointPower(),
     '005_run_deferred': runDeferred(),
     '006_point_repeats': pointRepeats(),
+    '007_launch_attempts': launchAttempts(dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
+  // A migration added under a lower number than one a database already ran still runs (in name order).
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -274,6 +292,7 @@ export const TABLES = [
   'changelog_entries',
   'run_stats',
   'run_logs',
+  'launch_attempts',
   'runs',
   'configs',
   'tokens',

@@ -150,6 +150,27 @@ export interface RunLogsTable {
   content: string;
 }
 
+/**
+ * One attempt at one launch of a `frontier run` (run.json's `launches[].attempts`): the nodes it ran
+ * on (JSON array), how it ended (`ok`, `infrastructure`, `measurement`, `interrupted`) and why, its
+ * Slurm job ('' if none), and the cluster the run used (node names are the cluster's).
+ */
+export interface LaunchAttemptsTable {
+  id: Generated<number>;
+  run_pk: number;
+  cluster: string;
+  /** The launch's id and label in run.json. */
+  launch: string;
+  label: string;
+  attempt: number;
+  nodes: string;
+  outcome: string;
+  reason: string;
+  job: string;
+  started_at: string;
+  ended_at: string;
+}
+
 export interface TokensTable {
   id: Generated<number>;
   name: string;
@@ -169,5 +190,6 @@ export interface Database {
   changelog_entries: ChangelogEntriesTable;
   run_stats: RunStatsTable;
   run_logs: RunLogsTable;
+  launch_attempts: LaunchAttemptsTable;
   tokens: TokensTable;
 }

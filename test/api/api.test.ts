@@ -312,6 +312,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
         '/api/v1/health',
         '/api/v1/history',
         '/api/v1/ingest',
+        '/api/v1/nodes',
         '/api/v1/pareto',
         '/api/v1/predicted-frontier',
         '/api/v1/runs',
@@ -342,6 +343,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       required: true,
     });
     expect(doc.paths['/api/v1/runs/{id}']!.get!.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });
+    expect(names('/api/v1/nodes')).toEqual(['cluster', 'min_failures', 'limit', 'cursor', 'offset']);
     expect(names('/api/v1/ingest', 'post')).toContain('official');
     // Each documented parameter is one the server takes: a request with it is not refused as unknown.
     for (const p of doc.paths['/api/v1/benchmarks']!.get!.parameters) {

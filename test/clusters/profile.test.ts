@@ -6,6 +6,7 @@ import {
   ClusterProfileError,
   EnvReferenceError,
   LOCAL_PROFILE,
+  excludedNodesFor,
   expandPath,
   findCluster,
   loadClusterProfile,
@@ -259,6 +260,57 @@ describe('cluster profile schema: every problem located, with a fix', () => {
       expect.stringMatching(/duplicate key "scheduler"/),
     ]);
     expect((await problemsOf('- a\n- b\n')).map((p) => p.message)).toEqual(['a cluster profile must be a mapping']);
+  });
+});
+
+describe('retries and exclude-nodes', () => {
+  it('retries default to 1 on Slurm and 0 locally; exclude-nodes take names and { nodes, framework, models } rules', async () => {
+    const text = `${SLURM}exclude-nodes:
+  - gpu-03
+  - { framework: vllm-disagg, models: [Kimi-K2.5-MXFP4], nodes: [gpu-07, gpu-08] }
+  - { nodes: [gpu-09], models: [amd/DeepSeek-R1] }
+sbatch-directives: ['--exclude=gpu-01,gpu-02']
+`;
+    const read = await parseClusterProfile('clusters/test.yaml', text);
+    expect(read.problems).toEqual([]);
+    const p = read.profile!;
+    expect(p.retries).toBe(1);
+    expect(p.excludeNodes).toEqual(['gpu-03']);
+    expect(p.excludeNodeRules).toEqual([
+      { nodes: ['gpu-07', 'gpu-08'], framework: 'vllm-disagg', models: ['Kimi-K2.5-MXFP4'] },
+      { nodes: ['gpu-09'], framework: undefined, models: ['amd/DeepSeek-R1'] },
+    ]);
+    // The names, the rules that cover the row (the model's full name or its last part, as MODEL_NAME) and a directive's --exclude.
+    expect(excludedNodesFor(p, { framework: 'vllm-disagg', model: 'amd/Kimi-K2.5-MXFP4' })).toEqual([
+      'gpu-01',
+      'gpu-02',
+      'gpu-03',
+      'gpu-07',
+      'gpu-08',
+    ]);
+    expect(excludedNodesFor(p, { framework: 'sglang-disagg', model: 'amd/Kimi-K2.5-MXFP4' })).toEqual([
+      'gpu-01',
+      'gpu-02',
+      'gpu-03',
+    ]);
+    expect(excludedNodesFor(p, { framework: 'sglang', model: 'amd/DeepSeek-R1' })).toEqual([
+      'gpu-01',
+      'gpu-02',
+      'gpu-03',
+      'gpu-09',
+    ]);
+    const LOCAL = 'scheduler: local\nnodes: 1\ngpus-per-node: 8\ngpu: h100\n';
+    const local = await parseClusterProfile('clusters/test.yaml', `${LOCAL}retries: 2\n`);
+    expect(local.profile).toMatchObject({ retries: 2, excludeNodes: [], excludeNodeRules: [] });
+    expect((await parseClusterProfile('clusters/test.yaml', LOCAL)).profile!.retries).toBe(0);
+  });
+
+  it('a rule without nodes, or a retries that is not a whole number, is located with what it takes', async () => {
+    const problems = await problemsOf(`${SLURM}retries: -1\nexclude-nodes:\n  - { framework: vllm }\n`);
+    expect(problems.map((p) => `${p.line}: ${p.message}`)).toEqual([
+      expect.stringMatching(/^7: .*a non-negative integer/),
+      expect.stringMatching(/^9: .*(a node name, or a mapping|nodes)/),
+    ]);
   });
 });
 

@@ -2,7 +2,14 @@ import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync 
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirSnapshot } from '../../src/changelog/index.js';
-import { importClusters, readCloneRoutes } from '../../src/clusters/index.js';
+import {
+  excludedNodesFor,
+  importClusters,
+  nodeExcludesFor,
+  parseClusterProfile,
+  parseNodeExcludes,
+  readCloneRoutes,
+} from '../../src/clusters/index.js';
 import { lint, loadTree, review } from '../../src/review/index.js';
 import type { RuleFinding } from '../../src/review/index.js';
 import { edit } from './edit-tree.js';
@@ -141,6 +148,58 @@ describe('frontier clusters import', () => {
     // The power lane, which the launcher picks from the recipe's telemetry, is the recipes that enable it.
     expect(gb200.text).toMatch(
       /match: \{ framework: dynamo-sglang, model-prefix: dsv4, recipe: sglang\/deepseek-v4\/8k1k\/disagg-gb200-1p1d-tp8-tp8-4-c1.yaml \}\n {4}toolchain:\n {6}repo: "https:\/\/github.com\/edwingao28\/srt-slurm.git"/,
+    );
+  });
+
+  it('carries InferenceX’s list of bad nodes (amd_utils/node_excludes.yaml) into the exclude-nodes of the launcher whose scripts read it', async () => {
+    const dir = withLaunchers();
+    const excludes = 'benchmarks/multi_node/amd_utils/node_excludes.yaml';
+    mkdirSync(join(dir, 'benchmarks/multi_node/amd_utils'), { recursive: true });
+    cpSync(join(REPO, 'test/fixtures/inferencex/tree', excludes), join(dir, excludes));
+    const profiles = await importClusters(await loadTree(dirSnapshot(dir)));
+    // The srt-slurm launchers' profiles as before, and one for the AMD launcher, which clones no srt-slurm.
+    expect(profiles.map((p) => p.file)).toEqual([
+      'b200-dgxc.yaml',
+      'b200-nscale-slurm.yaml',
+      'b300-nv.yaml',
+      'gb200-nv.yaml',
+      'gb300-nv.yaml',
+      'h100-dgxc-slurm.yaml',
+      'h200-dgxc-slurm.yaml',
+      'mi355x-amds.yaml',
+    ]);
+    for (const p of profiles.slice(0, -1)) expect(p.text, p.file).not.toContain('exclude-nodes');
+    const amd = profiles.at(-1)!;
+    expect(amd.rules).toEqual([]);
+    expect(amd.text).toContain(
+      `exclude-nodes:\n  # ${excludes}:11\n  - { framework: vllm-disagg, models: [Kimi-K2.5-MXFP4], nodes: [mia1-p01-g09, mia1-p01-g10, mia1-p01-g11, mia1-p01-g12] }\n`,
+    );
+    // The profile reads back with the rule, which covers that framework's rows of that model only.
+    const read = await parseClusterProfile('clusters/mi355x-amds.yaml', amd.text);
+    expect(read.problems).toEqual([]);
+    const profile = read.profile!;
+    expect(profile.runners).toEqual(['cluster:mi355x-amds', 'mi355x', 'mi355x-disagg']);
+    expect(profile.excludeNodeRules).toEqual([
+      {
+        nodes: ['mia1-p01-g09', 'mia1-p01-g10', 'mia1-p01-g11', 'mia1-p01-g12'],
+        framework: 'vllm-disagg',
+        models: ['Kimi-K2.5-MXFP4'],
+      },
+    ]);
+    expect(excludedNodesFor(profile, { framework: 'vllm-disagg', model: 'amd/Kimi-K2.5-MXFP4' })).toEqual([
+      'mia1-p01-g09',
+      'mia1-p01-g10',
+      'mia1-p01-g11',
+      'mia1-p01-g12',
+    ]);
+    expect(excludedNodesFor(profile, { framework: 'sglang-disagg', model: 'amd/Kimi-K2.5-MXFP4' })).toEqual([]);
+    // As submit.sh resolves it for a row.
+    const parsed = await parseNodeExcludes(readFileSync(join(dir, excludes), 'utf8'), excludes);
+    expect(nodeExcludesFor(parsed, { framework: 'vllm-disagg', model: 'amd/Kimi-K2.5-MXFP4' })).toHaveLength(4);
+    expect(nodeExcludesFor(parsed, { framework: 'vllm-disagg', model: 'amd/DeepSeek-R1' })).toEqual([]);
+    const cli = runCli(['clusters', 'import', dir, '--out', '-']);
+    expect(cli.stderr).toContain(
+      `mi355x-amds.yaml: 0 routing rules from runners/launch_mi355x-amds.sh, 1 node exclusion rule from ${excludes}\n`,
     );
   });
 

@@ -4,6 +4,7 @@ export { compareRoutes } from './compare.js';
 export { healthRoutes } from './health.js';
 export { ingestRoutes } from './ingest.js';
 export type { UploadSettings } from './ingest.js';
+export { NODES_PAGE, nodeRoutes } from './nodes.js';
 export { POINTS_PAGE, pointRoutes } from './points.js';
 export { predictedFrontierRoutes } from './predicted-frontier.js';
 export type { RouteContext } from './route.js';

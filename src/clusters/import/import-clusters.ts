@@ -2,6 +2,8 @@ import { routeRecipe, rowRouteRequest } from '../route.js';
 import type { RoutingRule } from '../route.js';
 import type { Checkout } from '../inferencex/checkout.js';
 import type { CloneRoute } from '../inferencex/clone-routes.js';
+import { NODE_EXCLUDES_OF, parseNodeExcludes } from '../inferencex/node-excludes.js';
+import type { NodeExcludes } from '../inferencex/node-excludes.js';
 import { treeLaunchers } from '../inferencex/read-launchers.js';
 import type { Launcher } from '../inferencex/read-launchers.js';
 import { recipesWhere, routedRows } from '../inferencex/routed-rows.js';
@@ -29,6 +31,8 @@ export interface ImportedProfile {
   skipped: string[];
   /** Served rows the profile routes to another toolchain than the launcher. */
   disagreements: string[];
+  /** The launcher's list of bad nodes (node_excludes.yaml), carried into `exclude-nodes`. */
+  excludes?: NodeExcludes | undefined;
 }
 
 export interface ImportOptions {
@@ -38,7 +42,10 @@ export interface ImportOptions {
   date?: string;
 }
 
-/** The profiles of every launcher of the tree that clones srt-slurm. */
+/**
+ * The profiles of every launcher of the tree that clones srt-slurm, or whose job scripts keep a
+ * list of bad nodes (node_excludes.yaml: its rules become the profile's `exclude-nodes`).
+ */
 export async function importClusters(tree: Checkout, options: ImportOptions = {}): Promise<ImportedProfile[]> {
   const rows = await routedRows(tree);
   const seen = new Set<string>();
@@ -46,15 +53,27 @@ export async function importClusters(tree: Checkout, options: ImportOptions = {}
   const resolver = options.resolve ? new RefResolver() : undefined;
   try {
     for (const launcher of (await treeLaunchers(tree)).values()) {
-      if (launcher.routes.length === 0 || seen.has(launcher.path)) continue;
+      if (seen.has(launcher.path)) continue;
+      const excludes = await nodeExcludesOf(tree, launcher.name);
+      if (launcher.routes.length === 0 && !excludes) continue;
       seen.add(launcher.path);
       const served = rows.filter((r) => r.launcher.path === launcher.path);
-      out.push(await importLauncher(tree, launcher, served, resolver, options.date));
+      out.push(await importLauncher(tree, launcher, served, resolver, options.date, excludes));
     }
   } finally {
     await resolver?.close();
   }
   return out;
+}
+
+/** The launcher's node_excludes.yaml, when it has one with rules. */
+async function nodeExcludesOf(tree: Checkout, launcher: string): Promise<NodeExcludes | undefined> {
+  const file = NODE_EXCLUDES_OF[launcher];
+  if (!file) return undefined;
+  const text = (await tree.snapshot.readMany([file])).get(file)?.toString('utf8');
+  if (text === undefined) return undefined;
+  const excludes = await parseNodeExcludes(text, file);
+  return excludes.rules.length > 0 ? excludes : undefined;
 }
 
 async function importLauncher(
@@ -63,6 +82,7 @@ async function importLauncher(
   rows: RoutedRow[],
   resolver: RefResolver | undefined,
   date: string | undefined,
+  excludes: NodeExcludes | undefined,
 ): Promise<ImportedProfile> {
   const rules: ImportedRule[] = [];
   const skipped: string[] = [];
@@ -94,9 +114,10 @@ async function importLauncher(
   return {
     launcher,
     file: `${name}.yaml`,
-    text: profileText(tree, name, launcher, rows, rules, skipped, date),
+    text: profileText(tree, name, launcher, rows, rules, skipped, date, excludes),
     rules,
     skipped,
     disagreements,
+    excludes,
   };
 }

@@ -9,9 +9,11 @@ import type { PlannedPoint } from '../../plan/launches.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { PointOutcome } from '../point-outcome.js';
+import type { FailureKind } from '../failure.js';
 import { contractOf } from './script-record.js';
 import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 import { makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
+import type { RecordedCall } from './workspace.js';
 
 /**
  * One point of an InferenceX row, as both executors run it: the row's benchmark script once (as
@@ -101,7 +103,8 @@ export function preparePoint(
 export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | null, output: string): PointOutcome {
   const rf = s.point.resultFilename;
   const given = { ...process.env, ...s.env };
-  const processes = readCalls(s.standin)
+  const calls = readCalls(s.standin);
+  const processes = calls
     .filter((c) => c.kind !== 'noop' && c.kind !== 'other')
     .map((c) => ({ kind: c.kind, argv: c.argv, env: settingsOf(c.env, given, s.contract) }));
   mkdirSync(s.logDir, { recursive: true });
@@ -111,7 +114,7 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
   );
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
-  const outcome = outcomeOf(s, code, output);
+  const outcome = outcomeOf(s, code, output, calls);
   // The script's own GPU monitor (start_gpu_monitor) wrote its telemetry into the workspace, now beside its logs.
   if ('raw' in outcome && existsSync(join(s.logDir, 'gpu_metrics.csv')))
     outcome.telemetry = { csv: `${basename(s.logDir)}/gpu_metrics.csv` };
@@ -119,7 +122,17 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
   return outcome;
 }
 
-function outcomeOf(s: ScriptPoint, code: number | null, output: string): PointOutcome {
+/**
+ * A script without a result failed for infrastructure reasons when the stand-ins watched it and its
+ * benchmark client never started (the engine did not come up, or the script stopped before it);
+ * once the client ran, or without stand-ins to say, it is the measurement's failure.
+ */
+function failureKindOfScript(s: ScriptPoint, calls: readonly RecordedCall[]): FailureKind {
+  const watched = s.env.FRONTIER_STANDIN_MODE !== undefined;
+  return watched && !calls.some((c) => c.kind === 'client') ? 'infrastructure' : 'measurement';
+}
+
+function outcomeOf(s: ScriptPoint, code: number | null, output: string, calls: readonly RecordedCall[]): PointOutcome {
   const rf = s.point.resultFilename;
   const raw = join(s.work, `${rf}.json`);
   if (!existsSync(raw)) {
@@ -127,6 +140,7 @@ function outcomeOf(s: ScriptPoint, code: number | null, output: string): PointOu
     return {
       status: 'failed',
       error: `the benchmark script ended (${code === null ? 'killed' : `exit code ${code}`}) without ${rf}.json; the end of its output:\n${output}${server ? `\n--- server.log ---\n${server}` : ''}`,
+      kind: failureKindOfScript(s, calls),
     };
   }
   const validity = join(s.standin, `${rf}.validity.json`);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { MultiNodeRow } from '../../matrix/index.js';
+import { NODE_EXCLUDES_OF, nodeExcludesFor, parseNodeExcludes } from '../../clusters/index.js';
 import { logsKeyOf } from '../../plan/launches.js';
 import type { JobScriptLaunchPlan, ScriptLaunchPlan, SrtctlLaunchPlan } from '../../plan/launch-plan.js';
 import { tail } from '../local.js';
@@ -10,6 +11,7 @@ import type { LaunchContext } from '../run.js';
 import { jobWatchOf } from '../slurm-client.js';
 import type { FollowedJob, SlurmRunSettings } from '../slurm-client.js';
 import { readExits } from '../slurm-exits.js';
+import { isInfrastructureState } from '../failure.js';
 import { jobScriptResults, keepJobScriptLogs, printedJobId, setUpJobScript, validityOf } from './job-script.js';
 import { collectPoint, preparePoint } from './point.js';
 import { renderScriptJob } from './slurm-job.js';
@@ -60,7 +62,10 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
     const code = exits.get(s.point.resultFilename);
     const output =
       tail(join(s.logDir, 'script.log'), LOG_TAIL).trimEnd() || tail(join(logDir, `slurm-${job.id}.out`), LOG_TAIL).trimEnd();
-    ctx.finishPoint(s.point, collectPoint(s, script, code === undefined ? null : Number(code), output));
+    const outcome = collectPoint(s, script, code === undefined ? null : Number(code), output);
+    // A job that ended NODE_FAIL (…) blames the node, whatever the script got to.
+    if (outcome.status === 'failed' && isInfrastructureState(job.state)) outcome.kind = 'infrastructure';
+    ctx.finishPoint(s.point, outcome);
   }
 }
 
@@ -102,6 +107,7 @@ export async function runSrtctlJob(ctx: LaunchContext, plan: SrtctlLaunchPlan, o
       ctx.finishPoint(p, {
         status: 'failed',
         error: `srtctl's job ${job.id} ended ${job.state ?? ''} without a result for conc ${p.conc} in ${outputs}`,
+        kind: isInfrastructureState(job.state) ? 'infrastructure' : 'measurement',
       });
   }
 }
@@ -126,6 +132,7 @@ export async function runJobScript(ctx: LaunchContext, plan: JobScriptLaunchPlan
     'run',
     plan.deployment.runVariation,
   );
+  await excludeNodes(ctx, setUp, row);
   let job: FollowedJob | undefined;
   try {
     job = await followJobScript(ctx, plan, setUp, logDir, o);
@@ -145,6 +152,7 @@ export async function runJobScript(ctx: LaunchContext, plan: JobScriptLaunchPlan
       ctx.finishPoint(p, {
         status: 'failed',
         error: `job ${job.id} of ${jobScript.script} ended ${job.state ?? ''} without a result for conc ${p.conc}${ends ? `; the end of its logs:\n${ends}` : ''}`,
+        kind: isInfrastructureState(job.state) ? 'infrastructure' : 'measurement',
       });
       continue;
     }
@@ -159,6 +167,18 @@ export async function runJobScript(ctx: LaunchContext, plan: JobScriptLaunchPlan
 }
 
 type JobScriptSetUp = ReturnType<typeof setUpJobScript>;
+
+/**
+ * The nodes the attempt may not use, for a job script that submits its own job: AMD's submit.sh
+ * takes SLURM_EXCLUDE_NODES in place of its node_excludes.yaml lookup, so that lookup's nodes go
+ * in too. (Scripts that read neither submit without the exclusion.)
+ */
+async function excludeNodes(ctx: LaunchContext, setUp: JobScriptSetUp, row: MultiNodeRow): Promise<void> {
+  if (ctx.attempt.exclude.length === 0) return;
+  const file = join(setUp.work, NODE_EXCLUDES_OF['mi355x-amds']!);
+  const listed = existsSync(file) ? nodeExcludesFor(await parseNodeExcludes(readFileSync(file, 'utf8'), file), row) : [];
+  setUp.env.SLURM_EXCLUDE_NODES = [...new Set([...listed, ...ctx.attempt.exclude])].join(',');
+}
 
 /** Run the job script and follow its job: the one it prints, or the allocation it holds while it runs. */
 async function followJobScript(
@@ -196,9 +216,11 @@ async function followJobScript(
     .catch((e: unknown) => (failure = e))
     .finally(() => clearInterval(watching));
   await watch();
+  const nodes = ctx.record.job ? await o.slurm.nodesOf(ctx.record.job) : [];
+  ctx.attempt.nodes = nodes;
   if (ctx.record.job) await o.slurm.cancel(ctx.record.job);
   if (failure && !ctx.signal.aborted) throw failure;
-  return ctx.signal.aborted ? undefined : { id: ctx.record.job ?? '?', state: 'ended' };
+  return ctx.signal.aborted ? undefined : { id: ctx.record.job ?? '?', state: 'ended', nodes };
 }
 
 /** The job script, run once in its workspace; its output kept beside the launch's logs. */
