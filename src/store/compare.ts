@@ -84,7 +84,7 @@ export async function compareRun(
     run_id: runId,
     method: {
       tests:
-        'welch (both sides repeated launches, nothing else known), else moderated-t (spread pooled with the same hardware and framework and official history)',
+        "Welch's t where both sides are repeated launches and nothing else is known, else a moderated t (the spread pooled over the hardware × framework and official history)",
       fdr: 'benjamini-hochberg',
       alpha: settings.alpha,
       min_effect_pct: settings.minEffectPct,
