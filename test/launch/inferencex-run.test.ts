@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTree, planScript } from '../../src/plan/index.js';
 import { recordPoint } from '../../src/launch/inferencex/index.js';
 import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
-import type { LaunchExecutor } from '../../src/launch/index.js';
+import type { LaunchExecutor, RunOptions } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { SingleNodeRow } from '../../src/matrix/index.js';
 import { CLI, runCliAsync, tempFiles } from '../helpers.js';
@@ -63,10 +63,11 @@ const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
     ...o,
   });
 
-async function runRows(c: ClusterProfile, executor: LaunchExecutor, picked: SingleNodeRow[]) {
+async function runRows(c: ClusterProfile, executor: LaunchExecutor, picked: SingleNodeRow[], o: Partial<RunOptions> = {}) {
   const out = join(tempFiles({}), 'run');
   const text = JSON.stringify(picked);
   const result = await run({
+    ...o,
     rows: picked,
     matrix: { file: 'matrix.json', text },
     cluster: c,
@@ -130,6 +131,29 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
     { timeout: 300_000 },
     async () => {
       await expectScriptRun(cluster(), localExecutor, 'ix-local');
+    },
+  );
+
+  it(
+    'with --repeats 2: the script runs once per launch, each with its own seeded factor, logs and raw result',
+    { timeout: 300_000 },
+    async () => {
+      const c = cluster({ sim: { runVariation: 0.05, seed: 7 } });
+      const { manifest, dir } = await runRows(c, localExecutor, [rows[0]!], { repeats: { count: 2, scope: 'launch' } });
+      expect(manifest.points.map((p) => `${p.repeat}:${p.status}`)).toEqual(['1:ok', '2:ok']);
+      const rf = manifest.points[0]!.resultFilename;
+      const raws = [1, 2].map((k) => JSON.parse(readFileSync(dir.rawFile(rf, k), 'utf8')) as { output_throughput: number });
+      // Two launches, two performance factors: the same script measures two different throughputs.
+      expect(raws[0]!.output_throughput).not.toBe(raws[1]!.output_throughput);
+      // Each launch keeps its own logs; the second's sim banner says which factor it drew.
+      const logs = manifest.launches.map((g) => join(dir.root, g.logs!));
+      expect(new Set(logs).size).toBe(2);
+      for (const l of logs)
+        expect(readFileSync(join(l, 'server.log'), 'utf8')).toMatch(/run variation: CV 5%, this launch's factor \d\.\d{3}/);
+      const agg = JSON.parse(readFileSync(dir.aggFile(rf), 'utf8')) as {
+        repeats: { n: number; metrics: Record<string, { values: number[] }> };
+      };
+      expect(agg.repeats.n).toBe(2);
     },
   );
 

@@ -5,6 +5,7 @@ import { simulatedModel } from '../../engines/index.js';
 import { RUN_NODE_ENV, RUN_SEED_ENV, RUN_VARIATION_ENV } from '../../sim/index.js';
 import type { RunVariation } from '../../sim/index.js';
 import { tail } from '../local.js';
+import { sampleKeyOf } from '../../plan/launches.js';
 import type { PlannedPoint } from '../../plan/launches.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
@@ -80,7 +81,8 @@ export function preparePoint(
 ): ScriptPoint {
   const rf = p.resultFilename;
   const row = p.row as SingleNodeRow;
-  const work = join(dir.root, 'work', rf);
+  // Each measurement of a repeated point has a workspace and logs of its own.
+  const work = join(dir.root, 'work', sampleKeyOf(p));
   const standin = join(work, '.frontier');
   makeWorkspace(work, plan.tree);
   const contract = { ...contractOf(plan, row, rf, port), RUN_EVAL: 'false', EVAL_ONLY: 'false' };
@@ -96,7 +98,7 @@ export function preparePoint(
         ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'client', frontier })
         : {}),
   };
-  return { point: p, row, work, standin, contract, env, logDir: dir.serverLogs(rf) };
+  return { point: p, row, work, standin, contract, env, logDir: dir.serverLogs(sampleKeyOf(p)) };
 }
 
 /** Collect a point whose script has ended (`code`; `output`: the end of what it printed). */
