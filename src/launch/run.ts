@@ -10,7 +10,7 @@ import type { RecipeBook } from '../plan/inferencex/recipe-plan.js';
 import { GOLDEN_DIR, GoldenError, loadGolden } from '../specdec/golden.js';
 import type { GoldenFile } from '../specdec/golden.js';
 import { asksForSyntheticAcceptance } from '../specdec/synthetic.js';
-import { logsKeyOf, planRun } from '../plan/launches.js';
+import { logsKeyOf, planRun, sampleKeyOf } from '../plan/launches.js';
 import type { PlannedEval, PlannedLaunch, PlannedPoint } from '../plan/launches.js';
 import type { RepeatSettings } from '../clusters/index.js';
 import { clusterSummary, planLaunch } from '../plan/plan-launch.js';
@@ -435,7 +435,7 @@ class LaunchRunner {
    * every attempt's logs are kept.
    */
   private setAside(attempt: LaunchAttempt, logs: string | undefined, retried: readonly PlannedPoint[]): void {
-    const folders = new Set([logs, ...retried.map((p) => basename(this.dir.serverLogs(p.resultFilename)))]);
+    const folders = new Set([logs, ...retried.map((p) => basename(this.dir.serverLogs(sampleKeyOf(p))))]);
     const into = `attempt-${attempt.attempt}`;
     for (const folder of folders) {
       if (!folder) continue;
