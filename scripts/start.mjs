@@ -11,10 +11,11 @@
 // the build is done the same run is resumed for that row and ingested again. Where it cannot be
 // built (no cmake or g++), the row stays deferred and the run and the dashboard say why.
 //
-// Once the dashboard is up, a few simulated rows (llama3.1-8b, 1024/64) are measured again, three
-// times each on fresh launches with the simulated engine's launch-to-launch spread (`--repeats 3
-// --run-variation 0.02`), into runs/<date>-<time>-repeats, and ingested as a later official run:
-// the dashboard then draws those points with their 95% intervals (docs/verdicts.md).
+// Then (after the llama.cpp row, if it waited for its build) a few simulated rows (llama3.1-8b,
+// 1024/64, conc 1–8) are measured again, three times each on fresh launches with the simulated
+// engine's launch-to-launch spread (`--repeats 3 --run-variation 0.02`), into
+// runs/<date>-<time>-repeats, and ingested as a later official run: the dashboard then draws
+// those points with their 95% intervals, and the rest of the curve without (docs/verdicts.md).
 //
 // Every path here is relative to the repository root, where npm runs scripts; `frontier -C
 // examples` reads the example catalog, and the paths given to it stay the repository's.
@@ -90,7 +91,7 @@ async function sweep({ env, resume = false, defer }) {
 const ingest = (dir = out) => frontierStatus(['ingest', dir, '--official', '--db', db]);
 
 /** The rows measured again, three times each, so that the dashboard has intervals to draw. */
-const REPEATED_ROWS = ['model-prefix=llama3.1-8b', 'framework=sim', 'isl=1024'];
+const REPEATED_ROWS = ['model-prefix=llama3.1-8b', 'framework=sim', 'isl=1024', 'conc=?'];
 const repeatsOut = `${out}-repeats`;
 
 /** The repeated rows into their own run directory and the store; whether it worked. */
@@ -175,9 +176,6 @@ const served = serveDashboard();
 // A dashboard that cannot start (its port is taken) ends npm start now, not after the build.
 void served.then((status) => !stopping && exit(status));
 
-process.stderr.write('\nmeasuring llama3.1-8b 1024/64 three more times (fresh launches) for the dashboard’s error bars\n');
-if (await repeatSweep()) process.stdout.write('\nthe repeated points are in: reload the dashboard for their error bars\n');
-
 if (later) {
   const built = await later.catch((error) => error);
   if (!stopping) {
@@ -194,6 +192,14 @@ if (later) {
     if (!stopping && resumed === 0 && !(built instanceof Error))
       process.stdout.write('\nthe llama.cpp points are in: reload the dashboard\n');
   }
+}
+
+// After the llama-server build, not beside it: a build hogging the cores would be measured as noise.
+if (!stopping) {
+  process.stderr.write(
+    '\nmeasuring llama3.1-8b 1024/64 at conc 1–8 three more times (fresh launches) for the dashboard’s error bars\n',
+  );
+  if (await repeatSweep()) process.stdout.write('\nthe repeated points are in: reload the dashboard for their error bars\n');
 }
 
 const serverStatus = await served;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMENT_MARKER } from '../../src/ci/comment.js';
 import { REPO, runCli, tempFiles } from '../helpers.js';
-import { ARTIFACTS, copyDir, editJson, scaleMeasurements } from '../store/helpers.js';
+import { ARTIFACTS, copyDir, editJson, historyRuns } from '../store/helpers.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/ci/comment');
 const RUNNERS = join(REPO, 'test/fixtures/inferencex/configs/runners.yaml');
@@ -15,13 +15,10 @@ let db: string;
 beforeAll(() => {
   db = join(tempFiles({}), 'frontier.db');
   // Earlier official runs ±1% apart: the run-to-run spread the comparison judges the PR's change by.
-  for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005].entries()) {
-    const earlier = copyDir(ARTIFACTS);
-    scaleMeasurements(earlier, factor);
+  for (const [i, earlier] of historyRuns(ARTIFACTS).entries())
     expect(runCli(['ingest', earlier, '--run-id', `9${i}`, '--official', '--date', `2025-12-0${i + 1}`, '--db', db]).status).toBe(
       0,
     );
-  }
   expect(runCli(['ingest', ARTIFACTS, '--run-id', '100', '--official', '--date', '2026-01-01', '--db', db]).status).toBe(0);
   const pr = copyDir(ARTIFACTS);
   editJson(join(pr, 'results_bmk/agg_bmk.json'), (rows) =>

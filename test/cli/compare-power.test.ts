@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Comparison } from '../../src/contract/index.js';
 import { REPO, runCli } from '../helpers.js';
-import { copyDir, editJson, scaleMeasurements } from '../store/helpers.js';
+import { copyDir, editJson, historyRuns } from '../store/helpers.js';
 
 type Row = Record<string, unknown>;
 const POWER_ARTIFACTS = join(REPO, 'test/fixtures/power/store/artifacts');
@@ -16,13 +16,10 @@ describe('frontier compare with measured energy', () => {
   it('flags 12% more energy per output token as a regression (exit 1), in markdown and JSON', () => {
     const db = join(mkdtempSync(join(tmpdir(), 'frontier-cli-power-')), 'frontier.db');
     // Earlier official runs ±1% apart: the spread a change is judged against.
-    for (const [i, factor] of [0.99, 1.01, 1.0, 0.995, 1.005].entries()) {
-      const earlier = copyDir(POWER_ARTIFACTS);
-      scaleMeasurements(earlier, factor);
+    for (const [i, earlier] of historyRuns(POWER_ARTIFACTS).entries())
       expect(
         runCli(['ingest', earlier, '--run-id', `h${i}`, '--official', '--date', `2026-01-0${i + 1}`, '--db', db]).status,
       ).toBe(0);
-    }
     const base = runCli(['ingest', POWER_ARTIFACTS, '--run-id', 'base', '--official', '--date', '2026-02-01', '--db', db]);
     expect(base.stderr).toBe('');
     expect(base.stdout).toContain('  power: 1 valid, 1 not valid\n');
