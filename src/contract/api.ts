@@ -160,6 +160,8 @@ export interface RunRow {
 /** One run (`/api/v1/runs/:id`): its stats, its logs and its changelog entries. */
 export interface RunDetail extends RunRow {
   run_stats: { hardware: string; n_success: number; total: number }[];
+  /** Every attempt at each of its launches (a retried launch has several), with how it ended and why. */
+  attempts: LaunchAttemptRow[];
   logs: RunLog[];
   changelog: {
     base_ref: string;
@@ -169,6 +171,20 @@ export interface RunDetail extends RunRow {
     pr_link: string;
     evals_only: boolean;
   }[];
+}
+
+/** One attempt at a launch of a run (`frontier run --retries`): where it ran, how it ended and why. */
+export interface LaunchAttemptRow {
+  launch: string;
+  label: string;
+  attempt: number;
+  nodes: string[];
+  /** `ok`, `infrastructure` (retried on other nodes), `measurement` (never retried) or `interrupted`. */
+  outcome: string;
+  reason: string;
+  job: string;
+  started_at: string;
+  ended_at: string;
 }
 
 /** A run's log: its name, its size and whether only its end is kept. */

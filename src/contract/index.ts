@@ -12,6 +12,7 @@ export type {
   ComparisonMethod,
   ConfigRow,
   EvalRow,
+  LaunchAttemptRow,
   MetricDelta,
   MetricStats,
   NodeRow,

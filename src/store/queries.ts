@@ -456,9 +456,17 @@ export async function run(store: Store, runId: string): Promise<RunDetail | unde
     .where('run_pk', '=', pk)
     .orderBy('position')
     .execute();
+  const attempts = await store.db
+    .selectFrom('launch_attempts')
+    .select(['launch', 'label', 'attempt', 'nodes', 'outcome', 'reason', 'job', 'started_at', 'ended_at'])
+    .where('run_pk', '=', pk)
+    .orderBy('launch')
+    .orderBy('attempt')
+    .execute();
   return {
     ...row,
     run_stats: stats,
+    attempts: attempts.map((a) => ({ ...a, attempt: Number(a.attempt), nodes: JSON.parse(a.nodes) as string[] })),
     logs: await runLogs(store, runId),
     changelog: changelog.map((c) => ({
       ...c,

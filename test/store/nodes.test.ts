@@ -92,6 +92,11 @@ describe.each(DIALECTS)('launch attempts in the store on %s', (dialect) => {
         ended_at: '2026-12-01T10:05:00.000Z',
       },
     ]);
+    // The run's detail (GET /api/v1/runs/:id) lists them, nodes as a list.
+    expect((await run(store, s.run_id))!.attempts.map((a) => [a.attempt, a.nodes, a.outcome, a.reason])).toEqual([
+      [1, ['gpu-07'], 'infrastructure', 'engine failed to start'],
+      [2, ['gpu-08'], 'ok', ''],
+    ]);
     // Idempotent: the same rows, not twice as many.
     await ingest(store, dir);
     expect(await store.db.selectFrom('launch_attempts').selectAll().execute()).toHaveLength(2);

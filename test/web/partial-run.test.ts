@@ -10,7 +10,8 @@ import type { Store } from '../../src/store/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO, tempFiles } from '../helpers.js';
 import { runLocally, singleRow } from '../launch/fixtures.js';
-import { storeFactory } from '../store/helpers.js';
+import type { RunManifest } from '../../src/launch/index.js';
+import { copyDir, editJson, storeFactory } from '../store/helpers.js';
 import { launchChromium } from '../support/browser.js';
 
 describe('a partial run on the dashboard', () => {
@@ -66,5 +67,31 @@ describe('a partial run on the dashboard', () => {
     await banner.getByRole('button', { name: 'Reload' }).click();
     await expect.poll(() => page.getByTestId('runs').locator('tbody tr').first().textContent()).toContain('completed');
     expect(await page.getByTestId('partial-runs').count()).toBe(0);
+  }, 60_000);
+
+  it('a run whose launch was retried lists its attempts: nodes, outcome and why', async () => {
+    // The same run as a retried launch records it (frontier run --retries; test/launch/retries*.test.ts run them for real).
+    const retried = copyDir(out);
+    editJson(join(retried, 'run.json'), (value) => {
+      const m = value as RunManifest;
+      const ok = m.launches[0]!.attempts![0]!;
+      m.launches[0]!.attempts = [
+        { ...ok, attempt: 1, nodes: ['gpu-07'], outcome: 'infrastructure', reason: 'the engine never became healthy' },
+        { ...ok, attempt: 2, nodes: ['gpu-08'] },
+      ];
+      return m;
+    });
+    const s = await ingestBatch(store, readArtifacts(retried, { runId: 'retried' }));
+    expect(s.attempts).toMatchObject({ infrastructure: 1 });
+    await page.goto(`${base}/runs/retried`);
+    const rows = page.getByTestId('run-attempts').locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.allTextContents()).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/gpu-07infrastructurethe engine never became healthy$/),
+        expect.stringMatching(/gpu-08ok–$/),
+      ]),
+    );
+    await expect(page.getByTestId('run-facts').textContent()).resolves.toMatch(/1 failed for infrastructure reasons and retried/);
   }, 60_000);
 });

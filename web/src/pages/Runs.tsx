@@ -1,5 +1,5 @@
 import { configLabel } from '../../../src/contract/index.js';
-import type { EvalRow, PointRow, RunDetail, RunRow } from '../../../src/contract/index.js';
+import type { EvalRow, LaunchAttemptRow, PointRow, RunDetail, RunRow } from '../../../src/contract/index.js';
 import { query, useApi } from '../api.js';
 import { httpHref } from '../lib/html.js';
 import { DEFAULTS } from '../lib/url-state.js';
@@ -14,6 +14,12 @@ function StoredLink({ url, text, none }: { url: string; text: string; none: stri
   if (!url) return none;
   const href = httpHref(url);
   return href ? <a href={href}>{text}</a> : <span className="note">{`${text}: ${url} (not an http(s) URL, so not a link)`}</span>;
+}
+
+/** How a run's launches fared: attempts, and how many were retried after an infrastructure failure. */
+function attemptsSummary(attempts: readonly LaunchAttemptRow[]): string {
+  const failed = attempts.filter((a) => a.outcome === 'infrastructure').length;
+  return `${attempts.length} launch attempt${attempts.length === 1 ? '' : 's'}${failed > 0 ? `, ${failed} failed for infrastructure reasons and retried` : ''}`;
 }
 
 export function Runs({ update }: { update: Update }) {
@@ -101,6 +107,7 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
           <dt>success rate</dt>
           <dd>
             {rate(r.success_rate)} {r.run_stats.map((s) => `${s.hardware} ${s.n_success}/${s.total}`).join(', ')}
+            {r.attempts.length > 0 && ` · ${attemptsSummary(r.attempts)}`}
           </dd>
           <dt>commit</dt>
           <dd>{r.commit_sha || '–'}</dd>
@@ -148,6 +155,35 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
             </>
           )}
         </dl>
+      )}
+      {r && r.attempts.some((a) => a.outcome !== 'ok') && (
+        <>
+          <h2>Launch attempts</h2>
+          <div className="table-wrap">
+            <table data-testid="run-attempts">
+              <thead>
+                <tr>
+                  <th>launch</th>
+                  <th>attempt</th>
+                  <th>nodes</th>
+                  <th>outcome</th>
+                  <th>reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.attempts.map((a) => (
+                  <tr key={`${a.launch}/${a.attempt}`} className={a.outcome === 'ok' ? '' : 'regression'}>
+                    <td>{a.label}</td>
+                    <td>{a.attempt}</td>
+                    <td>{a.nodes.join(', ') || '–'}</td>
+                    <td>{a.outcome}</td>
+                    <td>{a.reason || '–'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
       {r && (
         <>
