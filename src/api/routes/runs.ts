@@ -35,7 +35,8 @@ export function runRoutes(context: RouteContext): void {
     '/api/v1/runs/:id',
     {
       schema: {
-        summary: 'One run: its metadata, run stats, every launch attempt (nodes, outcome, reason), changelog and the names of its engine logs',
+        summary:
+          'One run: its metadata, run stats, every launch attempt (nodes, outcome, reason), changelog and the names of its engine logs',
         params: runIdParams,
         querystring: querySchema({}),
       } as FastifySchema,
