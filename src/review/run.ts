@@ -81,6 +81,30 @@ export interface ReviewOptions extends LintOptions {
   since?: Snapshot | undefined;
 }
 
+/**
+ * What a finding is about, without where: its rule, subjects and message. A file the change
+ * touched does not make an old finding in it new; a finding the base tree has by this key (its
+ * construct moved, nothing about it changed) is pre-existing. Messages name the construct and its
+ * content, never a line.
+ */
+function findingKey(f: RuleFinding, tree: Tree): string {
+  // Paths are shown with their tree's revision (`<ref>:path`) or folder: the key is the tree's own.
+  const where = tree.snapshot.display('');
+  const plain = (s: string): string => (where ? s.replaceAll(where, '') : s);
+  return JSON.stringify([f.rule, f.subjects.map(plain).sort(), plain(f.message)]);
+}
+
+/**
+ * The keys of the findings the base tree already had, of the tree rules behind `candidates` (the
+ * findings a touched subject would make the change's own): only those rules run again, on the base.
+ */
+async function baseFindings(candidates: readonly RuleFinding[], baseTree: Tree): Promise<Set<string>> {
+  const ids = new Set(candidates.map((f) => f.rule));
+  const rules = RULES.filter((r) => r.scope === 'tree' && ids.has(r.id));
+  if (rules.length === 0) return new Set();
+  return new Set((await runRules(rules, { head: baseTree })).map((f) => findingKey(f, baseTree)));
+}
+
 /** `frontier review`: what a change does, what it would run, and every finding, new ones first. */
 export async function review(base: Snapshot, head: Snapshot, options: ReviewOptions = {}): Promise<ReviewReport> {
   const { pr, since, noSweep, ...treeOptions } = options;
@@ -108,11 +132,16 @@ export async function reviewTrees(
   ]);
   const touched = await touchedSubjects(change, headTree);
   const touchedSince = since ? await touchedSubjects(await compareTrees(since, headTree), headTree) : touched;
-  const status = (f: RuleFinding): FindingStatus => {
+  const touchedStatus = (f: RuleFinding): FindingStatus => {
     if (f.subjects.some((s) => touchedSince.has(s))) return 'new';
     return f.subjects.some((s) => touched.has(s)) ? 'earlier' : 'pre-existing';
   };
-  const reviewed = findings.map((f) => ({ ...f, status: status(f) }));
+  const statuses = findings.map(touchedStatus);
+  const before = await baseFindings(findings.filter((_, i) => statuses[i] !== 'pre-existing'), baseTree);
+  const reviewed = findings.map((f, i) => ({
+    ...f,
+    status: statuses[i] !== 'pre-existing' && before.has(findingKey(f, headTree)) ? ('pre-existing' as const) : statuses[i]!,
+  }));
   return {
     base: baseTree.snapshot.label,
     head: headTree.snapshot.label,

@@ -14,6 +14,7 @@ import { REPO, inferencexTree, runCli } from '../helpers.js';
 
 const NVIDIA = 'configs/nvidia-master.yaml';
 const LAUNCHER = 'runners/launch_b200-dgxc.sh';
+const POWER_LAUNCHER = 'runners/launch_gb200-nv.sh';
 const RECIPE = 'benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-b200-1p1d-dep8-tp8-mtp.yaml';
 const LOG = 'perf-changelog.yaml';
 const KEY = 'dsv4-fp4-b200-sglang';
@@ -148,6 +149,31 @@ const HISTORY: { subject: string; change: (dir: string) => void; ok: boolean; ru
     ok: false,
     rules: ['recipe/dynamo-install-disabled'],
   },
+  {
+    subject: 'drop the framework guard of the GB200 power lane (#113)',
+    change: (dir) =>
+      edit(
+        dir,
+        POWER_LAUNCHER,
+        'if [[ "$USES_DCGM_POWER" == "1" && "$FRAMEWORK" != "dynamo-sglang" ]]; then\n    echo "Error: dcgm-power lanes are only validated for FRAMEWORK=dynamo-sglang, got: $FRAMEWORK" >&2\n    exit 1\nfi\n',
+        '',
+      ),
+    ok: false,
+    rules: ['power/lane-gate'],
+  },
+  {
+    // The lane's finding of #113 is still there, its lines moved: it is not this change's.
+    subject: 'add a model branch above the GB200 power lane (#114)',
+    change: (dir) =>
+      edit(
+        dir,
+        POWER_LAUNCHER,
+        'USES_DCGM_POWER=0\n',
+        '# Kimi-K3 recipes live beside the others.\nexport KIMI_K3_NOTE=1\n\nUSES_DCGM_POWER=0\n',
+      ),
+    ok: true,
+    rules: [],
+  },
 ];
 
 let repo: string;
@@ -157,8 +183,8 @@ let reviews: CommitReview[];
 beforeAll(async () => {
   repo = inferencexTree();
   mkdirSync(join(repo, 'runners'));
-  // The B200 launcher, and the name its multinode runners use (a link to it, stored as its name).
-  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh'])
+  // The B200 launcher, and the name its multinode runners use (a link to it, stored as its name); the GB200 one, with its power lane.
+  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh', POWER_LAUNCHER])
     writeFileSync(join(repo, f), readFileSync(join(REPO, 'test/fixtures/inferencex/tree', f)));
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
@@ -200,11 +226,15 @@ describe('review --each over a history with each class of change', () => {
   });
 
   it('the CLI prints one line per commit and exits 1 when one fails', () => {
-    const result = runCli(['review', '--repo', repo, '--last', '2']);
+    const result = runCli(['review', '--repo', repo, '--last', '4']);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^✓ [0-9a-f]{9} +[\d.]+s {2}reword a message of the launcher/);
     expect(lines[1]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}recipe\/dynamo-install-disabled ×4 {2}a new family of four recipes/);
-    expect(lines[3]).toMatch(/^2 commits in [\d.]+ s: 1 pass, 1 fail \(recipe\/dynamo-install-disabled ×4\)$/);
+    expect(lines[2]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}power\/lane-gate ×1 {2}drop the framework guard/);
+    expect(lines[3]).toMatch(/^✓ [0-9a-f]{9} +[\d.]+s {2}add a model branch above the GB200 power lane/);
+    expect(lines[5]).toMatch(
+      /^4 commits in [\d.]+ s: 2 pass, 2 fail \(recipe\/dynamo-install-disabled ×4, power\/lane-gate ×1\)$/,
+    );
     expect(result.status).toBe(1);
   });
 });
