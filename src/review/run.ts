@@ -137,7 +137,10 @@ export async function reviewTrees(
     return f.subjects.some((s) => touched.has(s)) ? 'earlier' : 'pre-existing';
   };
   const statuses = findings.map(touchedStatus);
-  const before = await baseFindings(findings.filter((_, i) => statuses[i] !== 'pre-existing'), baseTree);
+  const before = await baseFindings(
+    findings.filter((_, i) => statuses[i] !== 'pre-existing'),
+    baseTree,
+  );
   const reviewed = findings.map((f, i) => ({
     ...f,
     status: statuses[i] !== 'pre-existing' && before.has(findingKey(f, headTree)) ? ('pre-existing' as const) : statuses[i]!,
