@@ -1,4 +1,12 @@
-import type { MetricDelta } from './api.js';
+import type { MetricDelta, VerdictName } from './api.js';
+
+/** Each verdict's symbol, as every report and the dashboard mark it. */
+export const VERDICT_SYMBOL: Readonly<Record<VerdictName, string>> = {
+  regression: '▼',
+  improvement: '▲',
+  'no significant change': '≈',
+  inconclusive: '?',
+};
 
 /** A percentage with its sign, one decimal: `+2.5`, `−3.1` (a minus sign, not a hyphen). */
 export const signedPct = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;

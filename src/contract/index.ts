@@ -29,7 +29,7 @@ export type {
   VerdictName,
   VariationRow,
 } from './api.js';
-export { changeText, signedPct } from './change.js';
+export { VERDICT_SYMBOL, changeText, signedPct } from './change.js';
 export { configLabel, configTopology } from './labels.js';
 export {
   MEASURED_ENERGY_METRICS,

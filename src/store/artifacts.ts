@@ -16,6 +16,7 @@ import type { AgenticInput } from './agentic.js';
 import { keepMeasuredIfValid, powerVerdict, readSidecar, simulatedPoint } from './power.js';
 import { configKey, formatProblem, readBenchmarkRow, readEvalRow } from './rows.js';
 import type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
+import type { LaunchAttemptRow } from '../contract/index.js';
 import { ttftByContext } from './ttft-context.js';
 import { isIsoDate } from '../util/date.js';
 import { UserError } from '../util/user-error.js';
@@ -62,17 +63,9 @@ export const LOG_BYTES = 256 * 1024;
 const RUN_LOG_BYTES = 32 * 1024 * 1024;
 
 /** One attempt at a launch, from run.json's `launches[].attempts` (a run.json from before has none). */
-export interface AttemptInput {
+export interface AttemptInput extends LaunchAttemptRow {
+  /** The cluster the run used: node names are a cluster's. */
   cluster: string;
-  launch: string;
-  label: string;
-  attempt: number;
-  nodes: string[];
-  outcome: string;
-  reason: string;
-  job: string;
-  started_at: string;
-  ended_at: string;
 }
 
 export interface RunStatInput {

@@ -2,7 +2,7 @@
  * A run against the official record, with a verdict per point that tells a regression from noise,
  * and the comparison as the markdown report `frontier compare` prints and the PR comment carries.
  */
-import { MEASURED_ENERGY_METRICS, changeText, configLabel, goalOf } from '../contract/index.js';
+import { MEASURED_ENERGY_METRICS, VERDICT_SYMBOL, changeText, configLabel, goalOf } from '../contract/index.js';
 import type { ComparedPoint, Comparison, MetricDelta, PointRow, PowerSide, VerdictName } from '../contract/index.js';
 import type { Store } from './db.js';
 import { benchmarks } from './queries.js';
@@ -197,22 +197,12 @@ function comparedPoint(p: PointRow, base: PointRow | undefined, metrics: Record<
 const fmt = (x: number | null, digits = 1): string =>
   x === null ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** How each verdict is marked in the report. */
-export const VERDICT_MARK: Record<VerdictName, string> = {
-  regression: '▼ regression',
-  improvement: '▲ improvement',
-  'no significant change': '≈ no significant change',
-  inconclusive: '? inconclusive',
-};
-const SHORT_MARK: Record<VerdictName, string> = {
-  regression: ' ▼',
-  improvement: ' ▲',
-  'no significant change': '',
-  inconclusive: ' ?',
-};
+/** A point's verdict in the report: its symbol and its name. */
+const verdictMark = (v: VerdictName): string => `${VERDICT_SYMBOL[v]} ${v}`;
 
 /** A metric's change with its interval and mark (`−3.1% [−5.0, −1.2] ▼`). */
-const change = (d: MetricDelta): string => (d.delta_pct === null ? '' : ` ${changeText(d)}${SHORT_MARK[d.verdict]}`);
+const change = (d: MetricDelta): string =>
+  d.delta_pct === null ? '' : ` ${changeText(d)}${d.verdict === 'no significant change' ? '' : ` ${VERDICT_SYMBOL[d.verdict]}`}`;
 
 /** The short names of the compared energy metrics in the report. */
 const ENERGY_NAMES: Record<string, string> = {
@@ -270,7 +260,7 @@ export function comparisonMarkdown(c: Comparison): string {
     const j = m.joules_per_total_token;
     const energyCell = !energy ? '' : j && j.delta !== null ? ` ${cell(j, 4)}${energySource(p)} |` : ' – |';
     lines.push(
-      `| ${p.baseline_run_id ? VERDICT_MARK[p.verdict] : '–'} | ${p.label} | ${p.isl}/${p.osl} | ${p.conc} | ${n} | ${cell(t)} | ` +
+      `| ${p.baseline_run_id ? verdictMark(p.verdict) : '–'} | ${p.label} | ${p.isl}/${p.osl} | ${p.conc} | ${n} | ${cell(t)} | ` +
         `${cell(m.output_tput_per_gpu)} | ${cell(m.median_intvty)} | ${cell(m.median_ttft, 1, 1000)} | ${cell(m.p99_ttft, 1, 1000)} | ` +
         `${cell(m.median_e2el, 2)} |${energyCell} ${p.baseline_run_id ? `${p.baseline_run_id} (${p.baseline_date})` : 'none'} |`,
     );

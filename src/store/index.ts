@@ -25,7 +25,6 @@ export type { ResultFilter } from './queries.js';
 export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
 export { createToken, listTokens, revokeToken, verifyToken } from './tokens.js';
 export { TABLES } from './migrations.js';
-export { VERDICT_MARK } from './compare.js';
 export { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer } from './verdict.js';
 export type { Answer, LogVariance, Question, SampleSide, VerdictSettings } from './verdict.js';
 export { MIN_CONFIG_DF, officialHistory, variation, variationOf } from './variation.js';

@@ -19,7 +19,7 @@ import { freshClone } from '../support/fresh-clone.js';
 import { loadLlamaServerScript } from '../support/llama-server.js';
 import { groupAlive, signalGroup } from '../support/process-group.js';
 import { waitFor } from '../support/wait.js';
-import { launchChromium } from '../support/browser.js';
+import { chartOf, launchChromium } from '../support/browser.js';
 import { REPO } from '../helpers.js';
 
 const SHOTS = join(REPO, 'test-results/screenshots');
@@ -189,9 +189,7 @@ describe('npm start, as the README says, on a fresh clone', () => {
       try {
         const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
         await page.goto(`${url}/inference?model=llama3.1-8b&seq=1024x64`);
-        const chart = page.locator('[data-testid="inference-chart"][data-ready="true"]');
-        await chart.waitFor();
-        await expect.poll(async () => Number(await chart.getAttribute('data-error-bars'))).toBeGreaterThan(0);
+        await expect.poll(async () => (await chartOf(page, 'inference-chart'))('error-bars')).toBeGreaterThan(0);
         mkdirSync(SHOTS, { recursive: true });
         await page.screenshot({ path: join(SHOTS, 'npm-start-error-bars.png'), fullPage: true });
       } finally {

@@ -10,7 +10,7 @@ import { buildApi } from '../../src/api/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { copyDir, editJson, storeFactory } from '../store/helpers.js';
-import { launchChromium } from '../support/browser.js';
+import { chartOf, launchChromium } from '../support/browser.js';
 
 const SHOTS = join(REPO, 'test-results/screenshots');
 const RUN = join(REPO, 'test/fixtures/agentic/store/run');
@@ -56,11 +56,7 @@ describe('the Agentic page in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  const chart = async (testId: string) => {
-    const el = page.locator(`[data-testid="${testId}"][data-ready="true"][data-loading="0"]`);
-    await el.waitFor({ timeout: 15_000 });
-    return async (attr: string) => Number(await el.getAttribute(`data-${attr}`));
-  };
+  const chart = (testId: string) => chartOf(page, testId);
 
   it('is a page of its own in the navigation', async () => {
     await page.goto(`${base}/inference`);

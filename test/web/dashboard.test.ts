@@ -10,7 +10,7 @@ import { buildApi } from '../../src/api/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { ARTIFACTS, copyDir, editJson, scaleMeasurements, storeFactory } from '../store/helpers.js';
-import { launchChromium } from '../support/browser.js';
+import { chartOf, launchChromium } from '../support/browser.js';
 
 type Row = Record<string, unknown>;
 const SHOTS = join(REPO, 'test-results/screenshots');
@@ -91,11 +91,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   /** The chart once it has drawn the data of the current URL. */
-  const chart = async (testId: string) => {
-    const el = page.locator(`[data-testid="${testId}"][data-ready="true"][data-loading="0"]`);
-    await el.waitFor({ timeout: 15_000 });
-    return async (attr: string) => Number(await el.getAttribute(`data-${attr}`));
-  };
+  const chart = (testId: string) => chartOf(page, testId);
   const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
   it('inference: the expected points and frontier lines, one series per hardware × engine × precision', async () => {

@@ -16,7 +16,7 @@ import { combineRepeats } from '../../src/results/index.js';
 import { ingestBatch, readArtifacts } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { ARTIFACTS, copyDir, editJson, scaleMeasurements, storeFactory } from '../store/helpers.js';
-import { launchChromium } from '../support/browser.js';
+import { chartOf, launchChromium } from '../support/browser.js';
 
 type Row = Record<string, unknown>;
 const SHOTS = join(REPO, 'test-results/screenshots');
@@ -85,11 +85,7 @@ describe('noise on the dashboard in Chromium', () => {
     await app?.close();
   });
 
-  const chart = async (testId: string) => {
-    const el = page.locator(`[data-testid="${testId}"][data-ready="true"][data-loading="0"]`);
-    await el.waitFor({ timeout: 15_000 });
-    return async (attr: string) => Number(await el.getAttribute(`data-${attr}`));
-  };
+  const chart = (testId: string) => chartOf(page, testId);
   /** The tooltip of a chart's item, by its series' id, as the page shows it (ECharts' showTip). */
   const tooltip = async (testId: string, seriesId: string, dataIndex: number): Promise<string> => {
     const el = page.locator(`[data-testid="${testId}"][data-ready="true"]`);

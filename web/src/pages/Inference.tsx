@@ -1,5 +1,5 @@
 import { useMemo, useRef } from 'react';
-import { MEASURED_POWER_KEYS, changeText, metricDef } from '../../../src/contract/index.js';
+import { MEASURED_POWER_KEYS, VERDICT_SYMBOL, changeText, metricDef } from '../../../src/contract/index.js';
 import type {
   AvailabilityRow,
   ComparedPoint,
@@ -269,12 +269,6 @@ const CSV_COLUMNS = (view: ViewState): CsvColumn<PlottedPoint>[] => [
 ];
 
 /** How each verdict is marked: a symbol and the words, never the colour alone. */
-const VERDICT_MARK: Record<VerdictName, string> = {
-  regression: '▼',
-  improvement: '▲',
-  'no significant change': '≈',
-  inconclusive: '?',
-};
 const verdictClass = (v: VerdictName) => `verdict-${v.replace(/ /g, '-')}`;
 
 /** Why a point is inconclusive: its headline metrics' notes first, then any other metric's. */
@@ -304,7 +298,7 @@ function CompareTable({ runId, comparison: c }: { runId: string; comparison: Com
   const cell = (d: MetricDelta | undefined) => (
     <td title={deltaTitle(d)} className={d && d.delta_pct !== null ? verdictClass(d.verdict) : undefined}>
       {pct(d)}
-      {d && d.delta_pct !== null && d.verdict !== 'no significant change' ? ` ${VERDICT_MARK[d.verdict]}` : ''}
+      {d && d.delta_pct !== null && d.verdict !== 'no significant change' ? ` ${VERDICT_SYMBOL[d.verdict]}` : ''}
     </td>
   );
   return (
@@ -345,7 +339,7 @@ function CompareTable({ runId, comparison: c }: { runId: string; comparison: Com
                 <td>
                   {p.baseline_run_id ? (
                     <span className={`badge ${verdictClass(p.verdict)}`} title={note} data-verdict={p.verdict}>
-                      {VERDICT_MARK[p.verdict]} {p.verdict}
+                      {VERDICT_SYMBOL[p.verdict]} {p.verdict}
                     </span>
                   ) : (
                     <span className="badge" title={note}>
