@@ -12,6 +12,7 @@ import { goalOf } from '../../src/contract/index.js';
 import { answer } from '../../src/store/index.js';
 import type { Question } from '../../src/store/index.js';
 import { buildTopology, estimate, runFactor } from '../../src/sim/index.js';
+import { Rng } from '../../src/util/rng.js';
 
 const CV = 0.03;
 const PAIRS = 40;
@@ -52,16 +53,9 @@ function sweep(factor: number): Point[] {
   );
 }
 
-/** A small seeded normal for the measurement noise (Box–Muller over a 32-bit LCG). */
-function normals(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  const u = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) + 0.5) / 2 ** 32;
-  return () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
-}
-
 /** One side of a comparison: each point measured REPEATS times, every repeat a launch with its own factor. */
 function measure(points: readonly Point[], seed: number): Map<string, Record<string, number[]>> {
-  const noise = normals(seed * 7919 + 17);
+  const rng = new Rng(seed * 7919 + 17);
   const out = new Map<string, Record<string, number[]>>();
   for (const p of points) {
     const values: Record<string, number[]> = {};
@@ -69,7 +63,7 @@ function measure(points: readonly Point[], seed: number): Map<string, Record<str
       const f = runFactor(CV, seed * 1_000_003 + p.launch * 101 + k);
       for (const m of METRICS) {
         const scaled = goalOf(m) === 'max' ? p.values[m] * f : p.values[m] / f;
-        (values[m] ??= []).push(scaled * Math.exp(MEASUREMENT_NOISE * noise()));
+        (values[m] ??= []).push(scaled * Math.exp(MEASUREMENT_NOISE * rng.normal()));
       }
     }
     out.set(p.key, values);
