@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ProblemsError, isPlainMapping, parseYaml } from '../catalog/index.js';
 import type { Problem, YamlDocument } from '../catalog/index.js';
 import { MatrixError, generateTestConfig, rowScenario } from '../matrix/index.js';
-import type { MatrixRow, ScenarioType } from '../matrix/index.js';
+import type { DescriptiveFields, MatrixRow, ScenarioType } from '../matrix/index.js';
 import { findRecipesDir, recipeInTree } from '../recipes/index.js';
 import { AppendOnlyError } from './append-only.js';
 import { prLink } from './entry.js';
@@ -26,6 +26,11 @@ export interface CheckOptions extends ChangeOptions {
   recipesDir?: string | undefined;
   /** The change says it runs no sweep, and why: pairing is reported, not enforced. */
   noSweep?: NoSweep | undefined;
+  /**
+   * Per side, the fields of a row that only describe it (src/clusters' descriptiveFields), asked
+   * for only when rows are compared; without it every field of a row counts as measured.
+   */
+  descriptive?: { base: () => Promise<DescriptiveFields>; head: () => Promise<DescriptiveFields> } | undefined;
 }
 
 export interface CheckReport {
@@ -34,6 +39,8 @@ export interface CheckReport {
   corrections: number;
   /** Master-config keys whose definition differs between base and head. */
   changedConfigs: string[];
+  /** Keys the change edited whose rows measure what they measured: only fields that describe them moved. */
+  metadataOnly: MetadataOnly[];
   problems: Problem[];
   /** The head changelog with separator problems repaired, when `--fix` can help. */
   fixed?: Buffer | undefined;
@@ -47,7 +54,7 @@ export async function checkChangelog(base: Snapshot, head: Snapshot, options: Ch
   const file = options.changelogFile ?? DEFAULT_CHANGELOG;
   const change = await readChange(base, head, file);
   const problems: Problem[] = [];
-  const report: CheckReport = { ok: false, additions: 0, corrections: 0, changedConfigs: [], problems };
+  const report: CheckReport = { ok: false, additions: 0, corrections: 0, changedConfigs: [], metadataOnly: [], problems };
 
   const headLog = await parseChangelog(change.head, head.display(file));
   problems.push(...headLog.problems);
@@ -79,6 +86,7 @@ export async function checkChangelog(base: Snapshot, head: Snapshot, options: Ch
 
   const pairing = await checkPairing(base, head, added, headRevision.revision, options);
   report.changedConfigs = pairing.changed;
+  report.metadataOnly = pairing.metadataOnly;
   problems.push(...pairing.problems);
   // Grouped by file (in the order files first come up), then by position.
   const files = [...new Set(problems.map((p) => p.file))];
@@ -223,18 +231,27 @@ interface Unswept {
   scenarios: ScenarioType[];
 }
 
+/** A key whose rows changed only in fields that describe them, and those fields. */
+export interface MetadataOnly {
+  key: string;
+  fields: string[];
+}
+
+const NOTHING_DESCRIPTIVE: DescriptiveFields = () => new Set();
+
 /**
  * The keys whose matrix rows the change added or changed, compared by what the rows measure
- * (the row without its names, with the bytes of its recipes). Removed rows and rows that are the
- * same as before (metadata-only edits, rows moved between keys the change edited or removed)
- * need no sweep. Where rows cannot be generated, any change of the key's value counts.
+ * (the row without its names and the fields that only describe it, with the bytes of its recipes).
+ * Removed rows and rows that measure what they did (metadata-only edits, rows moved between keys
+ * the change edited or removed) need no sweep. Where rows cannot be generated, any change of the
+ * key's value counts.
  */
 async function rowsNeedingSweep(
   base: Snapshot,
   head: Snapshot,
   headRevision: Revision | undefined,
   options: CheckOptions,
-): Promise<{ unswept: Unswept[]; after: Map<string, { value: unknown; doc: YamlDocument }> }> {
+): Promise<{ unswept: Unswept[]; metadataOnly: MetadataOnly[]; after: Map<string, { value: unknown; doc: YamlDocument }> }> {
   const [before, after] = await Promise.all([rawConfigs(base, options), rawConfigs(head, options)]);
   const references = new Map([...after].map(([key, { value }]) => [key, configFileValues(value)]));
   const values = [...new Set([...references.values()].flat())];
@@ -245,7 +262,7 @@ async function rowsNeedingSweep(
   };
   const edited = (k: string): boolean => !isDeepStrictEqual(before.get(k)?.value, after.get(k)!.value);
   const candidates = [...after.keys()].filter((k) => edited(k) || references.get(k)!.some(recipeChanged));
-  if (candidates.length === 0) return { unswept: [], after };
+  if (candidates.length === 0) return { unswept: [], metadataOnly: [], after };
   const baseRevision = (await loadRevision(base, options)).revision;
   const byValue = (k: string): Unswept => ({
     key: k,
@@ -255,20 +272,30 @@ async function rowsNeedingSweep(
     changed: 0,
     scenarios: [],
   });
-  if (!headRevision || !baseRevision) return { unswept: candidates.map(byValue), after };
+  if (!headRevision || !baseRevision) return { unswept: candidates.map(byValue), metadataOnly: [], after };
+  const [describeBefore, describeAfter] = options.descriptive
+    ? await Promise.all([options.descriptive.base(), options.descriptive.head()])
+    : [NOTHING_DESCRIPTIVE, NOTHING_DESCRIPTIVE];
 
   // Rows could come from the key itself or from any key the change edited or removed (a move or split).
   const origins = [...before.keys()].filter((k) => candidates.includes(k) || !after.has(k));
-  const known = new Set<string>();
-  for (const key of origins) for (const row of keyRows(baseRevision, key) ?? []) known.add(measuredFingerprint(row, readBefore));
+  const known = new Map<string, MatrixRow>();
+  const written = new Set<string>();
+  for (const key of origins)
+    for (const row of keyRows(baseRevision, key) ?? []) {
+      known.set(measuredFingerprint(row, readBefore, describeBefore(row)), row);
+      written.add(measuredFingerprint(row, readBefore));
+    }
   const unswept: Unswept[] = [];
+  const metadataOnly: MetadataOnly[] = [];
   for (const key of candidates) {
     const rows = keyRows(headRevision, key);
     if (!rows) {
       unswept.push(byValue(key));
       continue;
     }
-    const changed = rows.filter((row) => !known.has(measuredFingerprint(row, readAfter)));
+    const was = (row: MatrixRow): MatrixRow | undefined => known.get(measuredFingerprint(row, readAfter, describeAfter(row)));
+    const changed = rows.filter((row) => !was(row));
     if (changed.length > 0)
       unswept.push({
         ...byValue(key),
@@ -276,8 +303,19 @@ async function rowsNeedingSweep(
         changed: changed.length,
         scenarios: [...new Set(changed.map(rowScenario))],
       });
+    else {
+      const moved = rows.filter((row) => !written.has(measuredFingerprint(row, readAfter)));
+      const fields = moved.flatMap((row) => differingFields(row, was(row)!, describeAfter(row)));
+      if (fields.length > 0) metadataOnly.push({ key, fields: [...new Set(fields)].sort() });
+    }
   }
-  return { unswept, after };
+  return { unswept, metadataOnly, after };
+}
+
+/** The fields among `fields` whose values differ between two rows. */
+function differingFields(a: MatrixRow, b: MatrixRow, fields: ReadonlySet<string>): string[] {
+  const [x, y] = [a as unknown as Record<string, unknown>, b as unknown as Record<string, unknown>];
+  return [...fields].filter((f) => !isDeepStrictEqual(x[f], y[f]));
 }
 
 /**
@@ -290,8 +328,8 @@ async function checkPairing(
   added: Record<string, unknown>[],
   headRevision: Revision | undefined,
   options: CheckOptions,
-): Promise<{ changed: string[]; problems: Problem[] }> {
-  const { unswept, after } = await rowsNeedingSweep(base, head, headRevision, options);
+): Promise<{ changed: string[]; metadataOnly: MetadataOnly[]; problems: Problem[] }> {
+  const { unswept, metadataOnly, after } = await rowsNeedingSweep(base, head, headRevision, options);
   const available = [...after.keys()];
   const covered = new Set<string>();
   for (const entry of added) {
@@ -341,5 +379,5 @@ async function checkPairing(
       hint: `${suggestion}\n      (or, to keep the old results on purpose, say why: a "no-sweep: <reason>" line in the pull request description, or [skip-sweep] in the commit message)`,
     };
   });
-  return { changed: unswept.map((u) => u.key), problems };
+  return { changed: unswept.map((u) => u.key), metadataOnly, problems };
 }

@@ -12,7 +12,7 @@ export { measuredFingerprint, recipeFingerprint, trimConc } from './rows.js';
 export { commitMessage, diffLines, dirSnapshot, gitSnapshot, parseUnifiedDiff } from './snapshot.js';
 export type { DiffLine, Snapshot } from './snapshot.js';
 export { checkChangelog } from './check.js';
-export type { CheckOptions, CheckReport } from './check.js';
+export type { CheckOptions, CheckReport, MetadataOnly } from './check.js';
 export { checkHistory, normaliseAppended } from './history.js';
 export type { HistoryResult } from './history.js';
 export { appendEntry, formatEntry, mergeChangelog } from './write.js';

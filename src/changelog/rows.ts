@@ -37,14 +37,22 @@ function rowRecipes(row: MatrixRow): string[] {
 }
 
 /**
- * What a row measures: the row without its names, and the bytes of the recipes it runs
- * (`recipe(value)` reads a CONFIG_FILE value's file; undefined when it is not in the tree).
+ * What a row measures: the row without its names and without the fields that only describe it
+ * on its route (`describes`, from src/clusters' descriptiveFields: e.g. a multinode recipe that
+ * fixes its own KV offload makes the row's kv-offloading a description), and the bytes of the
+ * recipes it runs (`recipe(value)` reads a CONFIG_FILE value's file; undefined when it is not in the tree).
  */
-export function measuredFingerprint(row: MatrixRow, recipe: (value: string) => Buffer | undefined): string {
-  const hash = createHash('sha256').update(canonicalJsonWithout(row, NAME_FIELDS));
+export function measuredFingerprint(
+  row: MatrixRow,
+  recipe: (value: string) => Buffer | undefined,
+  describes: ReadonlySet<string> = NO_FIELDS,
+): string {
+  const omit = describes.size === 0 ? NAME_FIELDS : new Set([...NAME_FIELDS, ...describes]);
+  const hash = createHash('sha256').update(canonicalJsonWithout(row, omit));
   for (const value of rowRecipes(row)) hash.update(recipe(value) ?? '');
   return hash.digest('hex');
 }
+const NO_FIELDS: ReadonlySet<string> = new Set();
 
 /** Identity of one curve: everything but the concurrency (and the names derived from it). */
 export const curveKey = (row: MatrixRow): string => canonicalJsonWithout(row, POINT_FIELDS);

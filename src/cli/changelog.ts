@@ -15,7 +15,8 @@ import {
   DEFAULT_REPOSITORY,
   prLink,
 } from '../changelog/index.js';
-import type { CheckReport, Snapshot } from '../changelog/index.js';
+import type { CheckReport, MetadataOnly, Snapshot } from '../changelog/index.js';
+import { descriptiveSides } from '../review/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { requireDirectory } from './error.js';
 import { changeOptOut } from './opt-out.js';
@@ -64,6 +65,10 @@ function sides(opts: SideOptions): { base: Snapshot; head: Snapshot } {
   return { base, head };
 }
 
+/** A key edited in fields that describe its rows only. */
+const metadataLine = (m: MetadataOnly): string =>
+  `${m.key}: metadata only (${m.fields.join(', ')}): its rows measure what they did, no sweep needed`;
+
 function formatCheck(report: CheckReport, format: 'text' | 'json' | 'markdown', file: string): string {
   if (format === 'json') return `${JSON.stringify({ ...report, fixed: undefined }, null, 2)}\n`;
   const errors = report.problems.filter((p) => p.severity === 'error');
@@ -74,6 +79,7 @@ function formatCheck(report: CheckReport, format: 'text' | 'json' | 'markdown', 
       `### ${file} check: ${report.ok ? '✓ clean' : `✗ ${errors.length} problem${errors.length === 1 ? '' : 's'}`}`,
       '',
       summary,
+      ...report.metadataOnly.map((m) => `\n${metadataLine(m)}`),
     ];
     if (report.problems.length > 0) {
       lines.push('', '| where | problem | fix |', '|---|---|---|');
@@ -87,6 +93,7 @@ function formatCheck(report: CheckReport, format: 'text' | 'json' | 'markdown', 
     return `${lines.join('\n')}\n`;
   }
   const lines = report.problems.map(formatProblem);
+  lines.push(...report.metadataOnly.map(metadataLine));
   if (lines.length > 0) lines.push('');
   lines.push(report.ok ? `✓ ${file}: ${summary}` : `✗ ${errors.length} problem${errors.length === 1 ? '' : 's'} (${summary})`);
   return `${lines.join('\n')}\n`;
@@ -127,7 +134,12 @@ function addCheckCommand(changelog: Command): void {
         },
       ) => {
         const { base, head } = sides(opts);
-        const options = { ...opts, changelogFile: opts.changelogFile, noSweep: await changeOptOut(opts.prBody, opts.head) };
+        const options = {
+          ...opts,
+          changelogFile: opts.changelogFile,
+          noSweep: await changeOptOut(opts.prBody, opts.head),
+          descriptive: descriptiveSides(base, head, opts),
+        };
         let report = await checkChangelog(base, head, options);
         if (opts.fix && report.fixed) {
           if (opts.head)

@@ -23,6 +23,7 @@ import type { SweepPlan } from '../ci/plan.js';
 import type { GithubEvent } from '../ci/event.js';
 import { formatSummary, isAgenticRow, summarizeMatrix } from '../matrix/index.js';
 import type { MatrixRow } from '../matrix/index.js';
+import { descriptiveSides } from '../review/index.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { emit, eventOf, withEvent, withFormat } from './ci-step.js';
@@ -205,6 +206,7 @@ async function decide(
   const report = await checkChangelog(base, head, {
     pr: event.pullRequest?.number,
     repository: event.repository || undefined,
+    descriptive: descriptiveSides(base, head),
   });
   const checkProblems = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.file}:${p.line}: ${p.message}`);
   return { plan: planSweep({ ...input, changelog: report.ok ? 'success' : 'failure' }), checkProblems };

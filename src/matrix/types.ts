@@ -100,6 +100,13 @@ export interface MultiNodeAgenticRow extends Identity, EvalFields, Components, A
 
 export type MatrixRow = SingleNodeRow | MultiNodeRow | SingleNodeAgenticRow | MultiNodeAgenticRow;
 
+/**
+ * Which of a row's fields only describe it on the route it runs (they reach no engine, recipe or
+ * client there): src/clusters reads them off an InferenceX checkout; comparing what rows measure
+ * leaves them out.
+ */
+export type DescriptiveFields = (row: MatrixRow) => ReadonlySet<string>;
+
 export const isAgenticRow = (row: MatrixRow): row is SingleNodeAgenticRow | MultiNodeAgenticRow =>
   (row as Partial<AgenticFields>)['scenario-type'] === 'agentic-coding';
 

@@ -37,10 +37,14 @@ function sweepLine(s: KeySweep): string {
 function changeLines(report: ReviewReport): string[] {
   const { keys, recipes, changelog, launchers } = report.change;
   const list = (sign: string, items: string[]): string[] => items.map((i) => `    ${sign} ${i}`);
+  const metadata = new Map(report.metadataOnly.map((m) => [m.key, m.fields]));
+  const edited = keys.edited.map((k) =>
+    metadata.has(k) ? `${k} (metadata only: ${metadata.get(k)!.join(', ')}; no sweep needed)` : k,
+  );
   return [
     `config keys: ${keys.added.length} added, ${keys.edited.length} edited, ${keys.removed.length} removed`,
     ...list('+', keys.added),
-    ...list('~', keys.edited),
+    ...list('~', edited),
     ...list('-', keys.removed),
     `recipes: ${recipes.added.length} added, ${recipes.changed.length} changed, ${recipes.removed.length} removed`,
     ...list('+', recipes.added),

@@ -18,5 +18,5 @@ export { lint, review, runRules } from './run.js';
 export type { FindingStatus, LintOptions, LintReport, ReviewOptions, ReviewReport, ReviewedFinding } from './run.js';
 export { changeSweep } from './sweep.js';
 export type { KeySweep } from './sweep.js';
-export { loadTree, recipeReferences, resolveRecipe } from './tree.js';
+export { descriptiveSides, loadTree, recipeReferences, resolveRecipe } from './tree.js';
 export type { RecipeRef, RecipeReference, Tree, TreeOptions } from './tree.js';

@@ -1,9 +1,9 @@
-import type { NoSweep, Snapshot } from '../changelog/index.js';
+import type { MetadataOnly, NoSweep, Snapshot } from '../changelog/index.js';
 import { compareTrees, touchedSubjects } from './change.js';
 import type { TreeChange } from './tree-change.js';
 import type { Rule, RuleContext, RuleFinding } from './rule.js';
 import { RULES } from './rules/index.js';
-import { appendedEntries } from './rules/changelog.js';
+import { appendedEntries, changelogReport } from './rules/changelog.js';
 import { changeSweep } from './sweep.js';
 import type { KeySweep } from './sweep.js';
 import { loadTree } from './tree.js';
@@ -68,6 +68,8 @@ export interface ReviewReport {
   change: TreeChange;
   appendedEntries: number;
   sweep: KeySweep[];
+  /** Keys the change edited in fields that only describe their rows: they measure what they did, and need no sweep. */
+  metadataOnly: MetadataOnly[];
   findings: ReviewedFinding[];
   /** No error among the change's own findings. */
   ok: boolean;
@@ -125,10 +127,11 @@ export async function reviewTrees(
   const { pr, noSweep, since } = options;
   const change = await compareTrees(baseTree, headTree);
   const context: RuleContext = { head: headTree, base: baseTree, change, pr, noSweep };
-  const [findings, sweep, appended] = await Promise.all([
+  const [findings, sweep, appended, changelog] = await Promise.all([
     runRules(RULES, context),
     changeSweep(context),
     appendedEntries(context),
+    changelogReport(context),
   ]);
   const touched = await touchedSubjects(change, headTree);
   const touchedSince = since ? await touchedSubjects(await compareTrees(since, headTree), headTree) : touched;
@@ -152,6 +155,7 @@ export async function reviewTrees(
     change,
     appendedEntries: appended.length,
     sweep,
+    metadataOnly: changelog.metadataOnly,
     findings: reviewed,
     ok: !reviewed.some((f) => f.status === 'new' && f.severity === 'error'),
   };

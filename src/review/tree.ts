@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkRunnerLabels, isPlainMapping, loadMasterConfigs, loadRunners, searchSpaceEntries } from '../catalog/index.js';
 import type { Catalog, MasterConfigEntry, PathSegment, Problem, RunnerConfig } from '../catalog/index.js';
-import type { Snapshot } from '../changelog/index.js';
-import { profileFiles, readClusterProfiles } from '../clusters/index.js';
+import type { CheckOptions, Snapshot } from '../changelog/index.js';
+import { descriptiveFields, profileFiles, readClusterProfiles } from '../clusters/index.js';
 import type { ClusterProfileRead } from '../clusters/index.js';
 import { findRecipesDir, loadRecipe, recipeInTree, selectVariant } from '../recipes/index.js';
 import type { RecipeFile, Variant } from '../recipes/index.js';
@@ -237,4 +237,19 @@ export function recipeReferences(tree: Tree): RecipeReference[] {
     }
   }
   return out;
+}
+
+/**
+ * For the changelog gate outside a review: each side's descriptive row fields, its tree loaded
+ * only when the gate compares rows (a change that edits a config).
+ */
+export function descriptiveSides(
+  base: Snapshot,
+  head: Snapshot,
+  options: TreeOptions = {},
+): NonNullable<CheckOptions['descriptive']> {
+  return {
+    base: async () => descriptiveFields(await loadTree(base, options)),
+    head: async () => descriptiveFields(await loadTree(head, options)),
+  };
 }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { firstParentCommits, reviewEach } from '../../src/review/index.js';
 import type { CommitReview } from '../../src/review/index.js';
@@ -15,6 +15,13 @@ import { REPO, inferencexTree, runCli } from '../helpers.js';
 const NVIDIA = 'configs/nvidia-master.yaml';
 const LAUNCHER = 'runners/launch_b200-dgxc.sh';
 const POWER_LAUNCHER = 'runners/launch_gb200-nv.sh';
+const AGENTIC_ROUTES = [
+  'runners/launch_gb300-nv.sh',
+  'runners/slurm_utils.sh',
+  'runners/launch_b300-nv.sh',
+  'benchmarks/benchmark_lib.sh',
+  'benchmarks/single_node/agentic/dsv4_fp4_b300_vllm_mtp.sh',
+];
 const RECIPE = 'benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-b200-1p1d-dep8-tp8-mtp.yaml';
 const LOG = 'perf-changelog.yaml';
 const KEY = 'dsv4-fp4-b200-sglang';
@@ -174,6 +181,34 @@ const HISTORY: { subject: string; change: (dir: string) => void; ok: boolean; ru
     ok: true,
     rules: [],
   },
+  {
+    // The GB300 launcher and the recipe decide the KV offload; the row's fields only describe it.
+    subject: 'mark the GLM-5.2 GB300 TRT AgentX agg point as using host KV offload (#115)',
+    change: (dir) =>
+      edit(
+        dir,
+        NVIDIA,
+        '    - search-space:\n      - spec-decoding: mtp\n        conc-list: [1]\n        kv-offloading: none\n',
+        '    - dram-utilization: 0.15\n      search-space:\n      - spec-decoding: mtp\n        conc-list: [1]\n        kv-offloading: dram\n        kv-offload-backend: { name: native, version: "1.3.0rc22.post1" }\n',
+        'glm5.2-fp4-gb300-dynamo-trt-agentic-agg-mtp:',
+      ),
+    ok: true,
+    rules: [],
+  },
+  {
+    // The B300 agentic script sizes vLLM's CPU KV tier from these fields: the point measures something new.
+    subject: 'move the B300 vLLM AgentX TP8 point to host KV offload (#116)',
+    change: (dir) =>
+      edit(
+        dir,
+        NVIDIA,
+        '{ tp: 8, kv-offloading: none, spec-decoding: mtp, conc-list: [1, 4] }',
+        '{ tp: 8, kv-offloading: dram, kv-offload-backend: { name: vllm-simple }, spec-decoding: mtp, conc-list: [1, 4] }',
+        'dsv4-fp4-b300-vllm-agentic-mtp:',
+      ),
+    ok: false,
+    rules: ['changelog/pairing'],
+  },
 ];
 
 let repo: string;
@@ -182,10 +217,12 @@ let reviews: CommitReview[];
 
 beforeAll(async () => {
   repo = inferencexTree();
-  mkdirSync(join(repo, 'runners'));
-  // The B200 launcher, and the name its multinode runners use (a link to it, stored as its name); the GB200 one, with its power lane.
-  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh', POWER_LAUNCHER])
+  // The B200 launcher, and the name its multinode runners use (a link to it, stored as its name); the GB200 one, with its
+  // power lane; the GB300 and B300 ones with what they run for agentic rows (the library, a B300 agentic script).
+  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh', POWER_LAUNCHER, ...AGENTIC_ROUTES]) {
+    mkdirSync(dirname(join(repo, f)), { recursive: true });
     writeFileSync(join(repo, f), readFileSync(join(REPO, 'test/fixtures/inferencex/tree', f)));
+  }
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'the fixture tree');
@@ -226,14 +263,16 @@ describe('review --each over a history with each class of change', () => {
   });
 
   it('the CLI prints one line per commit and exits 1 when one fails', () => {
-    const result = runCli(['review', '--repo', repo, '--last', '4']);
+    const result = runCli(['review', '--repo', repo, '--last', '6']);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^✓ [0-9a-f]{9} +[\d.]+s {2}reword a message of the launcher/);
     expect(lines[1]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}recipe\/dynamo-install-disabled ×4 {2}a new family of four recipes/);
     expect(lines[2]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}power\/lane-gate ×1 {2}drop the framework guard/);
     expect(lines[3]).toMatch(/^✓ [0-9a-f]{9} +[\d.]+s {2}add a model branch above the GB200 power lane/);
-    expect(lines[5]).toMatch(
-      /^4 commits in [\d.]+ s: 2 pass, 2 fail \(recipe\/dynamo-install-disabled ×4, power\/lane-gate ×1\)$/,
+    expect(lines[4]).toMatch(/^✓ [0-9a-f]{9} +[\d.]+s {2}mark the GLM-5.2 GB300 TRT AgentX agg point/);
+    expect(lines[5]).toMatch(/^✗ [0-9a-f]{9} +[\d.]+s {2}changelog\/pairing ×1 {2}move the B300 vLLM AgentX TP8 point/);
+    expect(lines[7]).toMatch(
+      /^6 commits in [\d.]+ s: 3 pass, 3 fail \(recipe\/dynamo-install-disabled ×4, changelog\/pairing ×1, power\/lane-gate ×1\)$/,
     );
     expect(result.status).toBe(1);
   });

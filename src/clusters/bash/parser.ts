@@ -120,12 +120,12 @@ export class Parser {
         return this.redirected(this.doubleBracket());
       case 'function': {
         this.lex.next();
-        this.lex.next();
+        const name = this.lex.next();
         if (isOp(this.lex.peek(), '(')) {
           this.lex.next();
           this.expect(')', t);
         }
-        return this.functionBody(t.start);
+        return this.functionBody(t.start, name.kind === 'word' ? name.word.raw : '');
       }
       default:
         return this.simple();
@@ -163,7 +163,7 @@ export class Parser {
         // name() { … }
         this.lex.next();
         this.expect(')', t);
-        return this.functionBody(first.start);
+        return this.functionBody(first.start, words[0]!.raw);
       } else break;
     }
     if (end === first.start) {
@@ -173,9 +173,10 @@ export class Parser {
     return { kind: 'simple', words, start: first.start, end };
   }
 
-  private functionBody(start: number): FunctionDef {
+  private functionBody(start: number, name: string): FunctionDef {
     this.skip('newline');
-    return { kind: 'function', start, end: this.command().end };
+    const body = this.command();
+    return { kind: 'function', name, body, start, end: body.end };
   }
 
   /** Consumes `closer` (a keyword or operator), or reports its absence; the offset after it. */
@@ -196,14 +197,15 @@ export class Parser {
       let cond: Cond | undefined;
       let text = 'else';
       let headEnd = keyword.end;
+      let condition: Stmt[] = [];
       if (!isElse) {
-        const condition = this.list();
+        condition = this.list();
         cond = condition.length > 0 ? this.stmtCond(condition.at(-1)!) : unknown('');
         text = condition.length > 0 ? this.text(condition[0]!.start, condition.at(-1)!.end) : '';
         headEnd = this.expect('then', keyword);
       }
       const body = this.list();
-      arms.push({ cond, text, body, start: keyword.start, end: body.at(-1)?.end ?? headEnd });
+      arms.push({ cond, text, head: condition, body, start: keyword.start, end: body.at(-1)?.end ?? headEnd });
       const t = this.lex.peek();
       if (!isElse && isWord(t, 'elif', 'else')) keyword = this.lex.next();
       else return { kind: 'if', arms, start: opener.start, end: this.expect('fi', opener) };
@@ -232,7 +234,7 @@ export class Parser {
       const close = this.lex.next().end;
       const body = this.list();
       const cond = subject.kind === 'word' ? caseCond(subject.word, patterns, this.text(subject.start, close)) : unknown('');
-      arms.push({ cond, text: this.text(start, close), body, start, end: body.at(-1)?.end ?? close });
+      arms.push({ cond, text: this.text(start, close), head: [], body, start, end: body.at(-1)?.end ?? close });
       if (isOp(this.lex.peek(), ';;', ';&', ';;&')) this.lex.next();
     }
     return { kind: 'if', arms, start: opener.start, end: this.expect('esac', opener) };

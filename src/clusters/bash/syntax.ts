@@ -30,6 +30,8 @@ export interface Arm {
   /** Undefined for else. */
   cond: Cond | undefined;
   text: string;
+  /** The statements of an if's condition (none for else and case arms). */
+  head: Stmt[];
   body: Stmt[];
   /** The keyword's offset, and the end of the arm's last statement. */
   start: number;
@@ -49,6 +51,9 @@ export interface Group {
 
 export interface FunctionDef {
   kind: 'function';
+  /** The function's name. */
+  name: string;
+  body: Command;
   start: number;
   end: number;
 }

@@ -46,3 +46,15 @@ export function treeLaunchers(tree: Checkout): Promise<Map<string, Launcher>> {
     return out;
   });
 }
+
+/**
+ * The launcher a runner label runs: its first runner's (`configs/runners.yaml`, `h200-cw_00` →
+ * `h200-cw`), else for a label the file does not list (`cluster:h200-dgxc`) the launcher it names,
+ * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
+ */
+export function launcherForLabel(tree: Checkout, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
+  const first = tree.runners?.labels[label]?.[0];
+  if (first && launchers.has(launcherOf(first))) return launchers.get(launcherOf(first));
+  const bare = label.replace(/^cluster:/, '');
+  return launchers.get(bare) ?? launchers.get(`${bare}-slurm`);
+}

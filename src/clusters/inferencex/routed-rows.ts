@@ -6,7 +6,7 @@ import type { Checkout } from './checkout.js';
 import { evaluate } from '../bash/conditions.js';
 import type { CloneRoute } from './clone-routes.js';
 import { runsJobScript } from './job-script-frameworks.js';
-import { launcherOf, treeLaunchers } from './read-launchers.js';
+import { launcherForLabel, treeLaunchers } from './read-launchers.js';
 import type { Launcher } from './read-launchers.js';
 import { multiNodeWorkflowEnv } from './workflow-env.js';
 
@@ -14,18 +14,6 @@ import { multiNodeWorkflowEnv } from './workflow-env.js';
  * Routing a checkout's multinode rows through its launchers: for every row that runs an
  * srt-slurm recipe, the clones its launcher can reach with the variables the workflow gives it.
  */
-
-/**
- * The launcher a runner label runs: its first runner's (`configs/runners.yaml`, `h200-cw_00` →
- * `h200-cw`), else for a label the file does not list (`cluster:h200-dgxc`) the launcher it names,
- * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
- */
-function launcherForLabel(tree: Checkout, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
-  const first = tree.runners?.labels[label]?.[0];
-  if (first && launchers.has(launcherOf(first))) return launchers.get(launcherOf(first));
-  const bare = label.replace(/^cluster:/, '');
-  return launchers.get(bare) ?? launchers.get(`${bare}-slurm`);
-}
 
 /**
  * Variables the launchers compute from the row's recipe before they route: USES_DCGM_POWER is 1

@@ -22,6 +22,23 @@ export interface ContractSettings {
   hfHubCache?: string;
 }
 
+/**
+ * Row fields that describe a deployment and travel to its run as one variable each, with the
+ * variable. The workflow also names its jobs and the result writers record them, but only a run
+ * that reads the variable (route-reads.ts) measures something else when one changes. Every
+ * other field changes what runs, always: the workflow and the launchers use it beyond the text a
+ * reader of the route's files sees (the runner, the image, the script chosen by name).
+ */
+export const DESCRIPTIVE_VARIABLES: Readonly<Record<string, string>> = {
+  disagg: 'DISAGG',
+  'kv-offloading': 'KV_OFFLOADING',
+  'kv-offload-backend': 'KV_OFFLOAD_BACKEND',
+  'kv-offload-backend-metadata': 'KV_OFFLOAD_BACKEND_METADATA',
+  router: 'ROUTER_METADATA',
+  'kv-p2p-transfer': 'KV_P2P_TRANSFER',
+  'total-cpu-dram-gb': 'TOTAL_CPU_DRAM_GB',
+};
+
 const str = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 export function workflowEnv(row: SingleNodeRow, s: ContractSettings): Record<string, string> {

@@ -8,7 +8,8 @@ import {
   parseChangelog,
   readChange,
 } from '../../changelog/index.js';
-import type { ParsedChangelog } from '../../changelog/index.js';
+import type { CheckReport, ParsedChangelog } from '../../changelog/index.js';
+import { descriptiveFields } from '../../clusters/index.js';
 import type { Problem } from '../../catalog/index.js';
 import type { Finding, Rule, RuleContext } from '../rule.js';
 import { subject } from '../rule.js';
@@ -20,36 +21,40 @@ import { fromProblem } from './shared.js';
  * problem it reports. In `frontier lint` (no base) only the file's own rules apply.
  */
 function changelogProblems(context: RuleContext): Promise<Problem[]> {
+  return changelogReport(context).then((r) => r.problems);
+}
+
+/** The changelog gate's report on the change, once per review: its problems, and the keys it found edited in metadata only. */
+export function changelogReport(context: RuleContext): Promise<Pick<CheckReport, 'problems' | 'metadataOnly'>> {
   return once(context, 'changelog', async () => {
     const { head, base, pr, noSweep } = context;
     const file = head.options.changelogFile ?? DEFAULT_CHANGELOG;
     const raw = await head.snapshot.read(file);
     if (!raw) {
-      if (!base || !(await base.snapshot.read(file))) return [];
+      if (!base || !(await base.snapshot.read(file))) return { problems: [], metadataOnly: [] };
       const message = `${file} was deleted: it is the append-only record of every sweep`;
-      return [
-        {
-          severity: 'error' as const,
-          rule: 'changelog-history',
-          file: head.snapshot.display(file),
-          line: 0,
-          col: 0,
-          message,
-          hint: `restore ${file}`,
-        },
-      ];
+      const problem: Problem = {
+        severity: 'error',
+        rule: 'changelog-history',
+        file: head.snapshot.display(file),
+        line: 0,
+        col: 0,
+        message,
+        hint: `restore ${file}`,
+      };
+      return { problems: [problem], metadataOnly: [] };
     }
-    if (!base) return (await parseChangelog(raw, head.snapshot.display(file))).problems;
+    if (!base) return { problems: (await parseChangelog(raw, head.snapshot.display(file))).problems, metadataOnly: [] };
     const { configFiles, runnerConfig } = head.options;
-    const report = await checkChangelog(base.snapshot, head.snapshot, {
+    return checkChangelog(base.snapshot, head.snapshot, {
       pr,
       noSweep,
       changelogFile: file,
       configFiles,
       runnerConfig,
       recipesDir: head.recipesDir,
+      descriptive: { base: () => descriptiveFields(base), head: () => descriptiveFields(head) },
     });
-    return report.problems;
   });
 }
 

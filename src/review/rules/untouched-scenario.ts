@@ -1,6 +1,7 @@
 import { ChangelogError, measuredFingerprint, resolveEntryKeys } from '../../changelog/index.js';
 import { MatrixError, applyEvalSelection, generateTestConfig } from '../../matrix/index.js';
-import type { MatrixRow, ScenarioType } from '../../matrix/index.js';
+import type { DescriptiveFields, MatrixRow, ScenarioType } from '../../matrix/index.js';
+import { descriptiveFields } from '../../clusters/index.js';
 import type { Finding, Rule } from '../rule.js';
 import { subject } from '../rule.js';
 import { recipeTreePath } from '../tree.js';
@@ -8,9 +9,9 @@ import type { Tree } from '../tree.js';
 import { scenarioLabel } from '../sweep.js';
 import { appendedEntries } from './changelog.js';
 
-/** What a row measures, including the bytes of the recipes it runs. */
-const fingerprint = (tree: Tree, row: MatrixRow): string =>
-  measuredFingerprint(row, (value) => tree.recipeBytes.get(recipeTreePath(tree, value).inTree));
+/** What a row measures (without the fields that only describe it), including the bytes of the recipes it runs. */
+const fingerprint = (tree: Tree, describes: DescriptiveFields, row: MatrixRow): string =>
+  measuredFingerprint(row, (value) => tree.recipeBytes.get(recipeTreePath(tree, value).inTree), describes(row));
 
 /** The benchmark rows of one key; none when it does not generate (changelog/sweep says why). */
 function rowsOf(tree: Tree, key: string, scenarioType?: ScenarioType[]): MatrixRow[] {
@@ -34,12 +35,15 @@ export const rerunsUntouchedScenario: Rule = {
     const { head, base, change } = context;
     if (!base || !change || !head.runners || !base.runners) return [];
     const changed = new Set([...change.keys.added, ...change.keys.edited]);
+    const entries = await appendedEntries(context);
+    if (entries.length === 0) return [];
+    const describes = new Map(await Promise.all([base, head].map(async (t) => [t, await descriptiveFields(t)] as const)));
     // Per key and scenario: what its rows measure.
     const scenarios = (tree: Tree, key: string, scenarioType?: ScenarioType[]): Map<string, Set<string>> => {
       const out = new Map<string, Set<string>>();
       for (const row of rowsOf(tree, key, scenarioType)) {
         const label = scenarioLabel(row);
-        out.set(label, (out.get(label) ?? new Set()).add(fingerprint(tree, row)));
+        out.set(label, (out.get(label) ?? new Set()).add(fingerprint(tree, describes.get(tree)!, row)));
       }
       return out;
     };
@@ -53,7 +57,7 @@ export const rerunsUntouchedScenario: Rule = {
     const available = [...head.catalog.entries.keys()];
     const out: Finding[] = [];
     const reported = new Set<string>();
-    for (const { entry, index, log } of await appendedEntries(context)) {
+    for (const { entry, index, log } of entries) {
       if (entry['evals-only'] === true || entry['append-only'] === true) continue;
       const patterns = (entry['config-keys'] as string[] | undefined) ?? [];
       patterns.forEach((pattern, k) => {
