@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { baselineBuild } from './baseline.mjs';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 // The reference fixtures: $FRONTIER_REFERENCE_FIXTURES when set (as the tests read them), else the bundled copy.
@@ -28,6 +29,22 @@ function time(command, cwd, status = 0) {
 }
 
 const frontier = (args) => [process.execPath, cli, ...args];
+const baseline = baselineBuild(repo);
+
+/**
+ * `report` for this build and the baseline build, alternating run by run so that both see the
+ * same machine, with the ratio (below 1: this build is faster).
+ */
+function sideBySide(name, args, cwd, target, count = runs) {
+  if (!baseline) return report(name, args, cwd, target, 0, count);
+  const builds = [cli, baseline.cli].map((c) => (a) => [process.execPath, c, ...a]);
+  for (const b of builds) time(b(args), cwd); // warm the OS file cache
+  const samples = [[], []];
+  for (let i = 0; i < count; i++) builds.forEach((b, k) => samples[k].push(time(b(args), cwd)));
+  const ours = summary(name, samples[0], target);
+  const before = summary(`  the build before (${baseline.label})`, samples[1]);
+  console.log(`${'  this build / the build before'.padEnd(40)} ${(ours / before).toFixed(2).padStart(11)}×`);
+}
 
 /** Prints the median, min and max of `samples` (ms), and whether the median met `target`; returns the median. */
 function summary(name, samples, target) {
@@ -82,6 +99,9 @@ async function writeTree(dir) {
   const { gunzipSync } = await import('node:zlib');
   const recipes = `${dir}/benchmarks/multi_node/srt-slurm-recipes`;
   cpSync(`${fixtures}/configs`, `${dir}/configs`, { recursive: true });
+  // The launch material the launcher, power and pairing rules read (launchers, scripts, the library).
+  for (const sub of ['runners', 'benchmarks'])
+    cpSync(`${repo}test/fixtures/inferencex/tree/${sub}`, `${dir}/${sub}`, { recursive: true });
   if (existsSync(`${fixtures}/srt-slurm-recipes`)) {
     cpSync(`${fixtures}/perf-changelog.yaml`, `${dir}/perf-changelog.yaml`);
     cpSync(`${fixtures}/srt-slurm-recipes`, recipes, { recursive: true });
@@ -125,9 +145,9 @@ async function writeTree(dir) {
   );
   const lines = read(`${work}/base/perf-changelog.yaml`, 'utf8').split('\n').length - 1;
   const sides = ['--base-dir', `${work}/base`, '--head-dir', `${work}/head`];
-  report(`changelog check (${lines} lines, +1 entry)`, ['changelog', 'check', ...sides], repo, 1000);
+  sideBySide(`changelog check (${lines} lines, +1 entry)`, ['changelog', 'check', ...sides], repo, 1000);
   report('changelog matrix (same change)', ['changelog', 'matrix', ...sides], repo);
-  report('review (full tree, key + recipe + entry)', ['review', ...sides, '--pr', '9999'], repo, 2000, 0, 5);
+  sideBySide('review (full tree, key + recipe + entry)', ['review', ...sides, '--pr', '9999'], repo, 2000, 5);
   report('lint (full tree, every tree rule)', ['lint', `${work}/base`], repo, undefined, 1);
 
   // review --each over 20 commits of a git history on the full tree, each a pull request that
@@ -149,13 +169,17 @@ async function writeTree(dir) {
     );
     git('commit', '-q', '-am', `step ${i} (#${9000 + i})`);
   }
-  const start = process.hrtime.bigint();
-  const each = spawnSync(process.execPath, [cli, 'review', '--repo', `${work}/base`, '--last', '20'], { encoding: 'utf8' });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (each.status !== 0) throw new Error(`review --each failed: ${each.stdout}${each.stderr}`);
-  console.log(
-    `${'review --last 20 (20 commits, full tree)'.padEnd(40)} ${(ms / 1000).toFixed(1).padStart(6)} s   (${(ms / 20000).toFixed(2)} s per commit)  (target < 40 s: ${ms < 40000 ? 'met' : 'MISSED'})`,
-  );
+  for (const build of [{ label: 'this build', cli }, ...(baseline ? [baseline] : [])]) {
+    const start = process.hrtime.bigint();
+    const each = spawnSync(process.execPath, [build.cli, 'review', '--repo', `${work}/base`, '--last', '20'], {
+      encoding: 'utf8',
+    });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (each.status !== 0) throw new Error(`review --each failed: ${each.stdout}${each.stderr}`);
+    console.log(
+      `${`review --last 20 (${build.label})`.padEnd(40)} ${(ms / 1000).toFixed(1).padStart(6)} s   (${(ms / 20000).toFixed(2)} s per commit)  (target < 40 s: ${ms < 40000 ? 'met' : 'MISSED'})`,
+    );
+  }
 }
 
 // Scaling: the catalog repeated k times under new key names. Time per config key should stay

@@ -64,6 +64,7 @@ export { routedRows } from './inferencex/routed-rows.js';
 export type { RoutedRow } from './inferencex/routed-rows.js';
 export { DESCRIPTIVE_VARIABLES, multiNodeWorkflowEnv, workflowEnv } from './inferencex/workflow-env.js';
 export { descriptiveFields } from './inferencex/route-reads.js';
+export type { RouteTree } from './inferencex/route-reads.js';
 export { evaluate, formatCond } from './bash/conditions.js';
 export type { Cond } from './bash/conditions.js';
 

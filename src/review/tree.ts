@@ -7,6 +7,7 @@ import { descriptiveFields, profileFiles, readClusterProfiles } from '../cluster
 import type { ClusterProfileRead } from '../clusters/index.js';
 import { findRecipesDir, loadRecipe, recipeInTree, selectVariant } from '../recipes/index.js';
 import type { RecipeFile, Variant } from '../recipes/index.js';
+import type { DescriptiveFields } from '../matrix/index.js';
 
 /**
  * A repository tree as the review sees it: master configs, runners, the changelog and every
@@ -64,8 +65,7 @@ export async function loadTree(snapshot: Snapshot, options: TreeOptions = {}): P
   const clusters = await readClusterProfiles(profiles.files, { readFile });
   const rawConfigs = new Map<string, unknown>();
   for (const [key, doc] of catalog.value.origin) rawConfigs.set(key, (doc.value as Record<string, unknown>)[key]);
-  const paths = recipesDir ? (await snapshot.list(recipesDir)).filter((p) => /\.ya?ml$/.test(p)) : [];
-  const recipeBytes = await snapshot.readMany(paths);
+  const recipeBytes = await recipeFiles(snapshot, recipesDir);
   const loaded = await Promise.all(
     [...recipeBytes].map(async ([path, bytes]): Promise<[string, RecipeFile]> => {
       const known = options.reuse?.recipeBytes.get(path);
@@ -239,17 +239,34 @@ export function recipeReferences(tree: Tree): RecipeReference[] {
   return out;
 }
 
+/** The bytes of every YAML file below the recipes folder (none without one). */
+async function recipeFiles(snapshot: Snapshot, recipesDir: string | undefined): Promise<Map<string, Buffer>> {
+  const paths = recipesDir ? (await snapshot.list(recipesDir)).filter((p) => /\.ya?ml$/.test(p)) : [];
+  return snapshot.readMany(paths);
+}
+
 /**
- * For the changelog gate outside a review: each side's descriptive row fields, its tree loaded
- * only when the gate compares rows (a change that edits a config).
+ * For the changelog gate outside a review: each side's descriptive row fields, read (runners,
+ * launch material and recipe bytes, nothing parsed beyond runners.yaml) only when the gate
+ * compares rows: a change that edits a config.
  */
 export function descriptiveSides(
   base: Snapshot,
   head: Snapshot,
   options: TreeOptions = {},
 ): NonNullable<CheckOptions['descriptive']> {
-  return {
-    base: async () => descriptiveFields(await loadTree(base, options)),
-    head: async () => descriptiveFields(await loadTree(head, options)),
+  const side = async (snapshot: Snapshot): Promise<DescriptiveFields> => {
+    const readFile = (path: string): Promise<Buffer | undefined> => snapshot.read(path);
+    const [runners, recipesDir] = await Promise.all([
+      loadRunners(options.runnerConfig ?? 'configs/runners.yaml', { readFile }),
+      findRecipesDir((dir) => snapshot.list(dir), options.recipesDir),
+    ]);
+    return descriptiveFields({
+      snapshot,
+      runners: runners.value,
+      recipesDir,
+      recipeBytes: await recipeFiles(snapshot, recipesDir),
+    });
   };
+  return { base: () => side(base), head: () => side(head) };
 }

@@ -1,8 +1,9 @@
-import { cpSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/changelog/index.js';
-import { changelogGoldenRoot, runCli, tempFiles } from '../helpers.js';
+import { REPO, changelogGoldenRoot, inferencexTree, runCli, tempFiles } from '../helpers.js';
+import { copyTree, edit } from '../review/edit-tree.js';
 
 const golden = (name: string): string => join(changelogGoldenRoot(), name);
 
@@ -45,6 +46,40 @@ describe('frontier changelog check', () => {
     expect(markdown).toContain(
       ":6383` | entry 773: Config key 'dsr1-fp8-mi300x-sglang-does-not-exist' not found in master configs. |",
     );
+  });
+
+  it("a field that the row's route never reads is metadata: no entry needed, and it says so", () => {
+    const base = inferencexTree();
+    for (const f of ['runners/launch_gb300-nv.sh', 'runners/slurm_utils.sh', 'benchmarks/benchmark_lib.sh']) {
+      mkdirSync(dirname(join(base, f)), { recursive: true });
+      writeFileSync(join(base, f), readFileSync(join(REPO, 'test/fixtures/inferencex/tree', f)));
+    }
+    const head = copyTree(base);
+    const key = 'glm5.2-fp4-gb300-dynamo-trt-agentic-agg-mtp';
+    edit(
+      head,
+      'configs/nvidia-master.yaml',
+      'kv-offloading: none\n',
+      'kv-offloading: dram\n        kv-offload-backend: { name: native }\n',
+      `${key}:`,
+    );
+    edit(
+      head,
+      'configs/nvidia-master.yaml',
+      '    - search-space:',
+      '    - dram-utilization: 0.15\n      search-space:',
+      `${key}:`,
+    );
+    const result = runCli(['changelog', 'check', '--base-dir', base, '--head-dir', head]);
+    expect(result.stdout).toBe(
+      `${key}: metadata only (kv-offload-backend, kv-offloading, total-cpu-dram-gb): its rows measure what they did, no sweep needed\n\n` +
+        '✓ perf-changelog.yaml: 0 appended entries, 0 pr-link corrections, 0 changed configs\n',
+    );
+    expect(result.status).toBe(0);
+    const json = JSON.parse(
+      runCli(['changelog', 'check', '--base-dir', base, '--head-dir', head, '--format', 'json']).stdout,
+    ) as CheckReport;
+    expect(json.metadataOnly).toEqual([{ key, fields: ['kv-offload-backend', 'kv-offloading', 'total-cpu-dram-gb'] }]);
   });
 
   it('needs a base', () => {

@@ -24,7 +24,7 @@ export interface Launcher {
 export const launcherOf = (runnerName: string): string => runnerName.replace(/_[^_]*$/, '');
 
 /** Every launcher of the checkout, by name. */
-export function treeLaunchers(tree: Checkout): Promise<Map<string, Launcher>> {
+export function treeLaunchers(tree: Pick<Checkout, 'snapshot'>): Promise<Map<string, Launcher>> {
   return once(tree, 'launchers', async () => {
     const paths = (await tree.snapshot.list(RUNNERS_DIR)).filter((p) => LAUNCHER.test(p));
     const texts = await tree.snapshot.readMany(paths);
@@ -52,7 +52,7 @@ export function treeLaunchers(tree: Checkout): Promise<Map<string, Launcher>> {
  * `h200-cw`), else for a label the file does not list (`cluster:h200-dgxc`) the launcher it names,
  * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
  */
-export function launcherForLabel(tree: Checkout, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
+export function launcherForLabel(tree: Pick<Checkout, 'runners'>, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
   const first = tree.runners?.labels[label]?.[0];
   if (first && launchers.has(launcherOf(first))) return launchers.get(launcherOf(first));
   const bare = label.replace(/^cluster:/, '');

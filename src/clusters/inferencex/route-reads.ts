@@ -3,6 +3,9 @@ import type { DescriptiveFields, MatrixRow, MultiNodeRow } from '../../matrix/in
 import { recipeInTree } from '../../recipes/index.js';
 import { once } from '../../util/once.js';
 import type { Checkout } from './checkout.js';
+
+/** What reading routes needs of a checkout: its files, runners, and the bytes of its recipes (recipe path → bytes). */
+export type RouteTree = Pick<Checkout, 'snapshot' | 'runners' | 'recipesDir'> & { recipeBytes: ReadonlyMap<string, Buffer> };
 import { launcherForLabel, treeLaunchers } from './read-launchers.js';
 import { DESCRIPTIVE_VARIABLES, multiNodeWorkflowEnv } from './workflow-env.js';
 import { Lexer } from '../bash/lexer.js';
@@ -162,7 +165,15 @@ interface ShellIndex {
   read(path: string): ShellFile;
 }
 
-function shellIndex(tree: Checkout): Promise<ShellIndex> {
+/** Files read, by text: a history's trees share most of their files (`review --each`). */
+const readTexts = new Map<string, ShellFile>();
+
+function readShellOnce(text: string): ShellFile {
+  if (!readTexts.has(text)) readTexts.set(text, readShell(text));
+  return readTexts.get(text)!;
+}
+
+function shellIndex(tree: RouteTree): Promise<ShellIndex> {
   return once(tree, 'route-shell-files', async () => {
     const paths = (await Promise.all(SHELL_DIRS.map((d) => tree.snapshot.list(d)))).flat().filter((p) => p.endsWith('.sh'));
     const texts = new Map([...(await tree.snapshot.readMany(paths))].map(([path, bytes]) => [path, bytes.toString('utf8')]));
@@ -171,15 +182,7 @@ function shellIndex(tree: Checkout): Promise<ShellIndex> {
       const name = path.slice(path.lastIndexOf('/') + 1);
       byName.set(name, [...(byName.get(name) ?? []), path]);
     }
-    const read = new Map<string, ShellFile>();
-    return {
-      texts,
-      byName,
-      read: (path: string) => {
-        if (!read.has(path)) read.set(path, readShell(texts.get(path)!));
-        return read.get(path)!;
-      },
-    };
+    return { texts, byName, read: (path: string) => readShellOnce(texts.get(path)!) };
   });
 }
 
@@ -191,7 +194,7 @@ interface Route {
 }
 
 /** A row's route, or undefined where it is not known here (no benchmark script, a recipe not in the tree). */
-function routeOf(tree: Checkout, launcher: string, shell: ShellIndex, row: MatrixRow): Route | undefined {
+function routeOf(tree: RouteTree, launcher: string, shell: ShellIndex, row: MatrixRow): Route | undefined {
   const paths = [...shell.texts.keys()];
   if (isMultiNodeRow(row)) {
     const env = multiNodeWorkflowEnv(row as MultiNodeRow, { resultFilename: '', runnerName: '' });
@@ -200,7 +203,7 @@ function routeOf(tree: Checkout, launcher: string, shell: ShellIndex, row: Matri
     if (values.length === 0)
       return { shell: [launcher, ...paths.filter((p) => p.startsWith('benchmarks/multi_node/'))], recipes: [] };
     const recipes = values.map((v) => recipeInTree(v, tree.recipesDir).inTree);
-    return recipes.every((r) => tree.recipes.has(r)) ? { shell: [launcher], recipes } : undefined;
+    return recipes.every((r) => tree.recipeBytes.has(r)) ? { shell: [launcher], recipes } : undefined;
   }
   const prefix = `benchmarks/single_node/${isAgenticRow(row) ? 'agentic' : 'fixed_seq_len'}/${row['exp-name'].split('_')[0]}_${row.precision}_`;
   const scripts = paths.filter((p) => p.startsWith(prefix));
@@ -212,7 +215,7 @@ function routeOf(tree: Checkout, launcher: string, shell: ShellIndex, row: Matri
  * and of those they name (a name resolves to the file beside the one naming it, else to every file
  * so named), top-level code always and a function's body once something reached calls it.
  */
-function routeReads(tree: Checkout, route: Route, shell: ShellIndex): Set<string> {
+function routeReads(tree: RouteTree, route: Route, shell: ShellIndex): Set<string> {
   const reads = new Set<string>();
   const files = new Set(route.shell);
   const resolve = (name: string, from: string): string[] => {
@@ -221,7 +224,7 @@ function routeReads(tree: Checkout, route: Route, shell: ShellIndex): Set<string
     return beside.length > 0 ? beside : all;
   };
   for (const path of route.recipes) {
-    const text = tree.recipes.get(path)!.doc.text;
+    const text = tree.recipeBytes.get(path)!.toString('utf8');
     for (const m of text.matchAll(RECIPE_READ)) reads.add(m[1]!);
     for (const name of text.match(SHELL_NAME) ?? []) for (const p of resolve(name, path)) files.add(p);
   }
@@ -251,7 +254,7 @@ function routeReads(tree: Checkout, route: Route, shell: ShellIndex): Set<string
 }
 
 /** The descriptive fields of each row of the tree (none where its route is not known). */
-export async function descriptiveFields(tree: Checkout): Promise<DescriptiveFields> {
+export async function descriptiveFields(tree: RouteTree): Promise<DescriptiveFields> {
   const [launchers, shell] = await Promise.all([treeLaunchers(tree), shellIndex(tree)]);
   const known = new Map<string, ReadonlySet<string>>();
   return (row) => {
