@@ -28,9 +28,11 @@ export interface CheckOptions extends ChangeOptions {
   noSweep?: NoSweep | undefined;
   /**
    * Per side, the fields of a row that only describe it (src/clusters' descriptiveFields), asked
-   * for only when rows are compared; without it every field of a row counts as measured.
+   * for only when a row differs from its old self in no other field than `fields` (the most that
+   * can describe a row); without it every field of a row counts as measured.
    */
-  descriptive?: { base: () => Promise<DescriptiveFields>; head: () => Promise<DescriptiveFields> } | undefined;
+  descriptive?:
+    { fields: readonly string[]; base: () => Promise<DescriptiveFields>; head: () => Promise<DescriptiveFields> } | undefined;
 }
 
 export interface CheckReport {
@@ -273,23 +275,18 @@ async function rowsNeedingSweep(
     scenarios: [],
   });
   if (!headRevision || !baseRevision) return { unswept: candidates.map(byValue), metadataOnly: [], after };
-  const [describeBefore, describeAfter] = options.descriptive
-    ? await Promise.all([options.descriptive.base(), options.descriptive.head()])
-    : [NOTHING_DESCRIPTIVE, NOTHING_DESCRIPTIVE];
-
   // Rows could come from the key itself or from any key the change edited or removed (a move or split).
   const origins = [...before.keys()].filter((k) => candidates.includes(k) || !after.has(k));
-  const known = new Map<string, MatrixRow>();
-  const written = new Set<string>();
-  for (const key of origins)
-    for (const row of keyRows(baseRevision, key) ?? []) {
-      known.set(measuredFingerprint(row, readBefore, describeBefore(row)), row);
-      written.add(measuredFingerprint(row, readBefore));
-    }
+  const baseRows = origins.flatMap((key) => keyRows(baseRevision, key) ?? []);
+  const headRows = new Map(candidates.map((key) => [key, keyRows(headRevision, key)]));
+  const written = new Set(baseRows.map((row) => measuredFingerprint(row, readBefore)));
+  const sides = { baseRows, written, headRows: [...headRows.values()], readBefore, readAfter };
+  const [describeBefore, describeAfter] = (await describedRows(sides, options)) ?? [NOTHING_DESCRIPTIVE, NOTHING_DESCRIPTIVE];
+  const known = new Map(baseRows.map((row) => [measuredFingerprint(row, readBefore, describeBefore(row)), row]));
   const unswept: Unswept[] = [];
   const metadataOnly: MetadataOnly[] = [];
   for (const key of candidates) {
-    const rows = keyRows(headRevision, key);
+    const rows = headRows.get(key);
     if (!rows) {
       unswept.push(byValue(key));
       continue;
@@ -310,6 +307,32 @@ async function rowsNeedingSweep(
     }
   }
   return { unswept, metadataOnly, after };
+}
+
+/**
+ * Each side's descriptive fields, read only when some head row differs from every base row in
+ * nothing but fields that can describe a row (most changes change what is measured, and need no route read).
+ */
+async function describedRows(
+  sides: {
+    baseRows: readonly MatrixRow[];
+    /** What the base rows measure, every field counted. */
+    written: ReadonlySet<string>;
+    headRows: readonly (MatrixRow[] | undefined)[];
+    readBefore: (value: string) => Buffer | undefined;
+    readAfter: (value: string) => Buffer | undefined;
+  },
+  options: CheckOptions,
+): Promise<[DescriptiveFields, DescriptiveFields] | undefined> {
+  const { descriptive } = options;
+  if (!descriptive) return undefined;
+  const { baseRows, written, headRows, readBefore, readAfter } = sides;
+  const loose = new Set(descriptive.fields);
+  const loosely = new Set(baseRows.map((row) => measuredFingerprint(row, readBefore, loose)));
+  const mayBeMetadata = (row: MatrixRow): boolean =>
+    !written.has(measuredFingerprint(row, readAfter)) && loosely.has(measuredFingerprint(row, readAfter, loose));
+  if (!headRows.some((rows) => rows?.some(mayBeMetadata))) return undefined;
+  return Promise.all([descriptive.base(), descriptive.head()]);
 }
 
 /** The fields among `fields` whose values differ between two rows. */

@@ -62,7 +62,7 @@ export { launcherOf, treeLaunchers } from './inferencex/read-launchers.js';
 export type { Launcher } from './inferencex/read-launchers.js';
 export { routedRows } from './inferencex/routed-rows.js';
 export type { RoutedRow } from './inferencex/routed-rows.js';
-export { DESCRIPTIVE_VARIABLES, multiNodeWorkflowEnv, workflowEnv } from './inferencex/workflow-env.js';
+export { DESCRIPTIVE_FIELDS, DESCRIPTIVE_VARIABLES, multiNodeWorkflowEnv, workflowEnv } from './inferencex/workflow-env.js';
 export { descriptiveFields } from './inferencex/route-reads.js';
 export type { RouteTree } from './inferencex/route-reads.js';
 export { evaluate, formatCond } from './bash/conditions.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { checkRunnerLabels, isPlainMapping, loadMasterConfigs, loadRunners, searchSpaceEntries } from '../catalog/index.js';
 import type { Catalog, MasterConfigEntry, PathSegment, Problem, RunnerConfig } from '../catalog/index.js';
 import type { CheckOptions, Snapshot } from '../changelog/index.js';
-import { descriptiveFields, profileFiles, readClusterProfiles } from '../clusters/index.js';
+import { DESCRIPTIVE_FIELDS, descriptiveFields, profileFiles, readClusterProfiles } from '../clusters/index.js';
 import type { ClusterProfileRead } from '../clusters/index.js';
 import { findRecipesDir, loadRecipe, recipeInTree, selectVariant } from '../recipes/index.js';
 import type { RecipeFile, Variant } from '../recipes/index.js';
@@ -268,5 +268,5 @@ export function descriptiveSides(
       recipeBytes: await recipeFiles(snapshot, recipesDir),
     });
   };
-  return { base: () => side(base), head: () => side(head) };
+  return { fields: DESCRIPTIVE_FIELDS, base: () => side(base), head: () => side(head) };
 }

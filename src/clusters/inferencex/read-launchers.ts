@@ -52,7 +52,11 @@ export function treeLaunchers(tree: Pick<Checkout, 'snapshot'>): Promise<Map<str
  * `h200-cw`), else for a label the file does not list (`cluster:h200-dgxc`) the launcher it names,
  * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
  */
-export function launcherForLabel(tree: Pick<Checkout, 'runners'>, launchers: ReadonlyMap<string, Launcher>, label: string): Launcher | undefined {
+export function launcherForLabel(
+  tree: Pick<Checkout, 'runners'>,
+  launchers: ReadonlyMap<string, Launcher>,
+  label: string,
+): Launcher | undefined {
   const first = tree.runners?.labels[label]?.[0];
   if (first && launchers.has(launcherOf(first))) return launchers.get(launcherOf(first));
   const bare = label.replace(/^cluster:/, '');

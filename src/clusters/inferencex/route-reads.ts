@@ -7,7 +7,7 @@ import type { Checkout } from './checkout.js';
 /** What reading routes needs of a checkout: its files, runners, and the bytes of its recipes (recipe path → bytes). */
 export type RouteTree = Pick<Checkout, 'snapshot' | 'runners' | 'recipesDir'> & { recipeBytes: ReadonlyMap<string, Buffer> };
 import { launcherForLabel, treeLaunchers } from './read-launchers.js';
-import { DESCRIPTIVE_VARIABLES, multiNodeWorkflowEnv } from './workflow-env.js';
+import { DESCRIPTIVE_FIELDS, DESCRIPTIVE_VARIABLES, multiNodeWorkflowEnv } from './workflow-env.js';
 import { Lexer } from '../bash/lexer.js';
 import { Lines } from '../bash/lines.js';
 import { Parser } from '../bash/parser.js';
@@ -264,7 +264,7 @@ export async function descriptiveFields(tree: RouteTree): Promise<DescriptiveFie
     const key = JSON.stringify(route);
     if (!known.has(key)) {
       const reads = routeReads(tree, route, shell);
-      known.set(key, new Set(Object.keys(DESCRIPTIVE_VARIABLES).filter((field) => !reads.has(DESCRIPTIVE_VARIABLES[field]!))));
+      known.set(key, new Set(DESCRIPTIVE_FIELDS.filter((field) => !reads.has(DESCRIPTIVE_VARIABLES[field]!))));
     }
     return known.get(key)!;
   };

@@ -39,6 +39,9 @@ export const DESCRIPTIVE_VARIABLES: Readonly<Record<string, string>> = {
   'total-cpu-dram-gb': 'TOTAL_CPU_DRAM_GB',
 };
 
+/** The row fields that can describe a row. */
+export const DESCRIPTIVE_FIELDS: readonly string[] = Object.keys(DESCRIPTIVE_VARIABLES);
+
 const str = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 export function workflowEnv(row: SingleNodeRow, s: ContractSettings): Record<string, string> {

@@ -9,7 +9,7 @@ import {
   readChange,
 } from '../../changelog/index.js';
 import type { CheckReport, ParsedChangelog } from '../../changelog/index.js';
-import { descriptiveFields } from '../../clusters/index.js';
+import { DESCRIPTIVE_FIELDS, descriptiveFields } from '../../clusters/index.js';
 import type { Problem } from '../../catalog/index.js';
 import type { Finding, Rule, RuleContext } from '../rule.js';
 import { subject } from '../rule.js';
@@ -53,7 +53,7 @@ export function changelogReport(context: RuleContext): Promise<Pick<CheckReport,
       configFiles,
       runnerConfig,
       recipesDir: head.recipesDir,
-      descriptive: { base: () => descriptiveFields(base), head: () => descriptiveFields(head) },
+      descriptive: { fields: DESCRIPTIVE_FIELDS, base: () => descriptiveFields(base), head: () => descriptiveFields(head) },
     });
   });
 }
