@@ -301,8 +301,9 @@ async function rowsNeedingSweep(
         scenarios: [...new Set(changed.map(rowScenario))],
       });
     else {
-      const moved = rows.filter((row) => !written.has(measuredFingerprint(row, readAfter)));
-      const fields = moved.flatMap((row) => differingFields(row, was(row)!, describeAfter(row)));
+      // Rows that differ as written but measure what they did: which descriptive fields moved.
+      const rewritten = rows.filter((row) => !written.has(measuredFingerprint(row, readAfter)));
+      const fields = rewritten.flatMap((row) => differingFields(row, was(row)!, describeAfter(row)));
       if (fields.length > 0) metadataOnly.push({ key, fields: [...new Set(fields)].sort() });
     }
   }

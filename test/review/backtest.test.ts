@@ -20,8 +20,8 @@ const AGENTIC_ROUTES = [
   'runners/slurm_utils.sh',
   'runners/launch_b300-nv.sh',
   'benchmarks/benchmark_lib.sh',
-  'benchmarks/single_node/agentic/dsv4_fp4_b300_vllm_mtp.sh',
 ];
+const B300_AGENTIC = 'benchmarks/single_node/agentic/dsv4_fp4_b300_vllm_mtp.sh';
 const RECIPE = 'benchmarks/multi_node/srt-slurm-recipes/vllm/deepseek-v4/8k1k/disagg-b200-1p1d-dep8-tp8-mtp.yaml';
 const LOG = 'perf-changelog.yaml';
 const KEY = 'dsv4-fp4-b200-sglang';
@@ -219,10 +219,12 @@ beforeAll(async () => {
   repo = inferencexTree();
   // The B200 launcher, and the name its multinode runners use (a link to it, stored as its name); the GB200 one, with its
   // power lane; the GB300 and B300 ones with what they run for agentic rows (the library, a B300 agentic script).
-  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh', POWER_LAUNCHER, ...AGENTIC_ROUTES]) {
+  const copy = (from: string, f: string): void => {
     mkdirSync(dirname(join(repo, f)), { recursive: true });
-    writeFileSync(join(repo, f), readFileSync(join(REPO, 'test/fixtures/inferencex/tree', f)));
-  }
+    writeFileSync(join(repo, f), readFileSync(join(REPO, 'test/fixtures/inferencex', from, f)));
+  };
+  for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh', POWER_LAUNCHER, ...AGENTIC_ROUTES]) copy('tree', f);
+  copy('specdec', B300_AGENTIC);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'the fixture tree');
