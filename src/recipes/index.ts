@@ -13,6 +13,6 @@ export { AllocationError, allocateEndpoints, colocates, resourceMath, workerNode
 export type { Endpoint, PackingOptions, ResourceMath, Resources, WorkerMode } from './topology.js';
 export { VariantError, deepMerge, fileVariants, isOverrideFile, selectVariant } from './variants.js';
 export type { Variant } from './variants.js';
-export { RenderError, renderRecipe, yamlFloats } from './render.js';
+export { MODELED_SRTCTL, RenderError, UnknownFieldError, renderRecipe, yamlFloats } from './render.js';
 export type { RenderOptions, RenderedRecipe, RenderedRole, RenderedRoleName } from './render.js';
 export { RECIPE_DIRS, findRecipesDir, recipeInTree } from './paths.js';

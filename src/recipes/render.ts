@@ -9,7 +9,7 @@ import { frontendProcesses } from './render/frontend.js';
 import { endpoints, host, jobNodes, processes, resourceMath } from './render/processes.js';
 import type { Process, VllmLayout } from './render/processes.js';
 import type { FloatTest } from '../pycompat/index.js';
-import { RenderError } from './render/python.js';
+import { RenderError, UnknownFieldError } from './render/python.js';
 import { sglangArgv, trtllmArgv, vllmArgv, vllmDpSize, vllmReplica } from './render/workers.js';
 import type { Job } from './render/workers.js';
 
@@ -21,7 +21,7 @@ import type { Job } from './render/workers.js';
  * Ports, ranks and GPU lists are srtctl's own deterministic values.
  */
 
-export { RenderError };
+export { MODELED_SRTCTL, RenderError, UnknownFieldError } from './render/python.js';
 
 export type RenderedRoleName = 'prefill' | 'decode' | 'aggregated' | 'frontend' | 'nginx';
 
@@ -68,8 +68,7 @@ const TELEMETRY_KEYS = new Set(
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 
 function checkKeys(recipe: Obj, section: string, known: Set<string>): void {
-  for (const key of Object.keys(obj(recipe[section])))
-    if (!known.has(key)) throw new RenderError(`${section}.${key}: Unknown field (srtctl's schema rejects it)`);
+  for (const key of Object.keys(obj(recipe[section]))) if (!known.has(key)) throw new UnknownFieldError(`${section}.${key}`);
 }
 
 /** Features srtctl has that this renderer does not model: refused by name rather than guessed. */
@@ -100,7 +99,8 @@ export function renderRecipe(recipe: Obj, options: RenderOptions = {}): Rendered
   try {
     return render(recipe, options.isFloat ?? (() => false));
   } catch (e) {
-    if (e instanceof RenderError) throw new RenderError(`${options.file ?? 'recipe'}: ${e.message}`);
+    // Named with its file, keeping its class (an unknown field is told apart by the caller).
+    if (e instanceof RenderError) e.message = `${options.file ?? 'recipe'}: ${e.message}`;
     throw e;
   }
 }

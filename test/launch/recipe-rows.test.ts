@@ -9,7 +9,7 @@ import type { ClusterProfile } from '../../src/clusters/index.js';
 import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
 import type { MatrixRow, MultiNodeRow } from '../../src/matrix/index.js';
 import { loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../src/recipes/index.js';
-import { CLI, inferencexTree, runCliAsync, tempFiles } from '../helpers.js';
+import { CLI, REPO, inferencexTree, runCliAsync, tempFiles } from '../helpers.js';
 import { simCluster, strays } from './fixtures.js';
 import { injectSyntheticAcceptance } from '../../src/specdec/inject.js';
 import { optsIntoSyntheticAcceptance, syntheticAcceptanceOf } from '../../src/specdec/synthetic.js';
@@ -135,6 +135,36 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
     );
     expect(textual.stdout).not.toMatch(/\n\s+at /);
   }, 120_000);
+
+  it('a recipe field the rendered srtctl lacks is refused naming the srt-slurm the launcher clones for the row, not as a wrong recipe', async () => {
+    const config = 'recipes/vllm/deepseek-v4/8k1k/disagg-gb300-1p6d-dep4-tp4.yaml';
+    const row = rows.find((r) => recipeOf(r) === config)!;
+    // This checkout has no launcher: the refusal says so.
+    expect((book.get(config) as { problem: string }).problem).toContain(
+      "benchmark.tokenizer_mode is not in srtctl 0.3.0's schema, the srt-slurm Frontier renders recipes as; no launcher of the checkout says which srt-slurm runs this row",
+    );
+    const checkout = inferencexTree('checkout');
+    for (const f of ['runners/launch_gb300-nv.sh', 'runners/slurm_utils.sh']) {
+      mkdirSync(join(checkout, 'runners'), { recursive: true });
+      writeFileSync(join(checkout, f), readFileSync(join(REPO, 'test/fixtures/inferencex/tree', f)));
+    }
+    writeFileSync(join(checkout, 'benchmarks/benchmark_lib.sh'), '');
+    const dir = tempFiles({ 'matrix.json': JSON.stringify([row]) });
+    const result = await runCliAsync([
+      'run',
+      '--matrix',
+      join(dir, 'matrix.json'),
+      '--inferencex',
+      checkout,
+      '--out',
+      join(dir, 'run'),
+      '--dry-run',
+    ]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /cannot run: dynamo-vllm: recipe \S+disagg-gb300-1p6d-dep4-tp4\.yaml: benchmark\.tokenizer_mode is not in srtctl 0\.3\.0's schema, the srt-slurm Frontier renders recipes as; runners\/launch_gb300-nv\.sh runs this row with https:\/\/github\.com\/NVIDIA\/srt-slurm\.git at branch aflowers\/gb200-dsv4-recipes \(line \d+\), a toolchain whose schema Frontier does not know/,
+    );
+  });
 
   it('runs a 1P1D recipe on a simulating local cluster, every role under the stand-ins, and the run ingests', async () => {
     const row = rows.find(

@@ -53,7 +53,7 @@ export function treeLaunchers(tree: Pick<Checkout, 'snapshot'>): Promise<Map<str
  * `launch_<name>.sh` or `launch_<name>-slurm.sh`.
  */
 export function launcherForLabel(
-  tree: Pick<Checkout, 'runners'>,
+  tree: { runners: { labels: Readonly<Record<string, readonly string[]>> } | undefined },
   launchers: ReadonlyMap<string, Launcher>,
   label: string,
 ): Launcher | undefined {

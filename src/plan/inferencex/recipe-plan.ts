@@ -5,7 +5,16 @@ import { SyntheticAcceptanceError } from '../../engines/index.js';
 import type { SyntheticAcceptance } from '../../engines/index.js';
 import { isAgenticRow, isMultiNodeRow } from '../../matrix/index.js';
 import type { MatrixRow } from '../../matrix/index.js';
-import { RenderError, VariantError, loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../recipes/index.js';
+import {
+  RenderError,
+  UnknownFieldError,
+  VariantError,
+  loadRecipe,
+  renderRecipe,
+  selectVariant,
+  yamlFloats,
+} from '../../recipes/index.js';
+import { unknownToolchainNote } from './recipe-toolchain.js';
 import type { RenderedRecipe, RenderedRole } from '../../recipes/index.js';
 import { recipeOf } from '../../plan/launches.js';
 import { injectSyntheticAcceptance } from '../../specdec/inject.js';
@@ -75,7 +84,11 @@ export async function loadRecipeBook(
       const { path, selector } = recipeLocation(configFile);
       const full = join(tree.root, path);
       if (!existsSync(full)) continue;
-      book.set(configFile, await planRecipeFile(configFile, path, selector, readFileSync(full, 'utf8')));
+      const plan = await planRecipeFile(configFile, path, selector, readFileSync(full, 'utf8'));
+      // A field the renderer does not know: say which toolchain would have to know it.
+      if ('unknownField' in plan && plan.unknownField)
+        plan.problem = `recipe ${path}: ${await unknownToolchainNote(tree, row, plan.unknownField)}`;
+      book.set(configFile, plan);
     }
     const plan = book.get(configFile)!;
     if (golden && !('problem' in plan) && optsIntoSyntheticAcceptance(row)) await planInjected(plan, row, golden);
@@ -104,7 +117,7 @@ async function planRecipeFile(
   path: string,
   selector: string | undefined,
   text: string,
-): Promise<RecipePlan | { problem: string }> {
+): Promise<RecipePlan | { problem: string; unknownField?: string }> {
   const file = await loadRecipe(path, text);
   if (file.doc.value === null || typeof file.doc.value !== 'object')
     return { problem: `recipe ${path} is not a recipe: ${file.problems.map((p) => p.message).join('; ') || 'empty'}` };
@@ -120,6 +133,7 @@ async function planRecipeFile(
     const rendered = renderRecipe(variant.recipe, { file: path, isFloat: yamlFloats(text, file, variant) });
     return { configFile, path, selector, text, rendered };
   } catch (e) {
+    if (e instanceof UnknownFieldError) return { problem: `recipe ${e.message}`, unknownField: e.field };
     if (e instanceof RenderError) return { problem: `recipe ${e.message}` };
     return { problem: `recipe ${path}: ${(e as Error).message}` };
   }

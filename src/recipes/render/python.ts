@@ -9,6 +9,16 @@ import type { FloatTest } from '../../pycompat/index.js';
 
 export class RenderError extends UserError {}
 
+/** A recipe field the modeled srtctl's schema does not have (`benchmark.tokenizer_mode`). */
+export class UnknownFieldError extends RenderError {
+  constructor(readonly field: string) {
+    super(`${field}: Unknown field (not in the schema of srtctl ${MODELED_SRTCTL}, the srt-slurm Frontier renders recipes as)`);
+  }
+}
+
+/** The srt-slurm whose srtctl the renderer follows (its pyproject version; the checkout carried no commit). */
+export const MODELED_SRTCTL = '0.3.0';
+
 /**
  * Python's `str(value)` of a recipe value (pycompat's `pyStr`): integral numbers YAML wrote as
  * floats (`isFloat`) print as floats. A value whose Python form is not modelled (a date) is refused.
