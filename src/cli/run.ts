@@ -42,6 +42,7 @@ interface RunFlags extends AgenticFlags {
   deferReason: string;
   out?: string;
   failFast?: boolean;
+  profile?: boolean;
   retries?: string;
   requirePower?: boolean;
   powerInterval: string;
@@ -95,6 +96,10 @@ export function runCommand(): Command {
     .option('--defer-reason <text>', 'why the --defer rows wait, for the run, the store and the dashboard', 'deferred (--defer)')
     .addOption(pathOption('--out <dir>', 'run directory (default: runs/<date>-<time>)'))
     .option('--fail-fast', 'stop at the first launch or point that fails')
+    .option(
+      '--profile',
+      "run each point under the engine's profiler (vLLM/SGLang /start_profile, /stop_profile) as InferenceX's profile.yml does, keeping its trace as server_logs_<RF>/profile_<RF>.trace.json.gz (single-node rows of an InferenceX checkout)",
+    )
     .option(
       '--retries <n>',
       'try a launch that failed for infrastructure reasons (engine never healthy, node failure) up to n more times, its unfinished points only, on other nodes (default: the cluster profile’s retries: 1 on Slurm, 0 locally); an invalid point is never retried',
@@ -181,7 +186,7 @@ export function runCommand(): Command {
       if (flags.dryRun) {
         const agentic = await agenticSettings(flags, rows, out, false, note);
         const plans = planRun(rows, cluster.name, repeatsOf(flags, cluster)).map((launch) =>
-          planLaunch(launch, { cluster, frontierCommand: selfCommand(), tree, recipes, golden }),
+          planLaunch(launch, { cluster, frontierCommand: selfCommand(), tree, recipes, golden, profile: flags.profile }),
         );
         const report = await dryRun(plans, { cluster, out, basePort, frontierCommand: selfCommand(), agentic });
         process.stdout.write(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : dryRunText(report));
@@ -211,6 +216,7 @@ export function runCommand(): Command {
           frontierCommand: selfCommand(),
           commit: gitCommit(),
           failFast: flags.failFast,
+          profile: flags.profile,
           ...(retries !== undefined ? { retries } : {}),
           requirePower: flags.requirePower ?? requirePowerFromEnv(process.env),
           ...(flags.defer.length > 0

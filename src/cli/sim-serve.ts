@@ -208,7 +208,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     answers,
     groundTruthFile: flags.groundTruth,
     promptTokensDetails: flags.enablePromptTokensDetails === true,
-    profilerDir: process.env.VLLM_TORCH_PROFILER_DIR || undefined,
+    // vLLM's profiler directory, or SGLang's: the sim stands for either engine.
+    profilerDir: process.env.VLLM_TORCH_PROFILER_DIR || process.env.SGLANG_TORCH_PROFILER_DIR || undefined,
     // The fake GPU tools find this server's GPUs there, written before the banner.
     gpuRegistry: process.env[GPU_REGISTRY_ENV],
     onCrash: () => {

@@ -9,7 +9,14 @@ export type PointTelemetry =
 
 /** What an executor reports back about a point. */
 export type PointOutcome =
-  | { status: 'ok' | 'invalid'; raw: string; problems: string[]; telemetry?: PointTelemetry | undefined }
+  | {
+      status: 'ok' | 'invalid';
+      raw: string;
+      problems: string[];
+      telemetry?: PointTelemetry | undefined;
+      /** The engine profiler's trace (`--profile`), relative to the run directory. */
+      profile?: string | undefined;
+    }
   /** An agentic point: its replay's artifacts are in the run directory (`agentic_<RF>/`), its engine's logs in `logDir`. */
   | { status: 'ok' | 'invalid'; agentic: true; logDir: string; problems: string[] }
   /** `kind`: why (failure.ts); default `measurement`, which is never retried. */

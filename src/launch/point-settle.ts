@@ -34,6 +34,7 @@ export function settlePoint(
   } else {
     const repeat = p.repeat?.index;
     dir.writeRaw(p.resultFilename, outcome.raw, repeat);
+    if (outcome.profile) record.profile = outcome.profile;
     if (outcome.status !== 'ok') Object.assign(record, { status: 'invalid', error: outcome.problems.join('; ') });
     else {
       // The power step reads the telemetry from the run directory, as process_result.py from its workspace.

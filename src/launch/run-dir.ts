@@ -50,6 +50,8 @@ export interface PointRecord {
   reason?: string | undefined;
   started?: string | undefined;
   ended?: string | undefined;
+  /** The engine profiler's trace of the point (`--profile`), relative to the run directory. */
+  profile?: string | undefined;
   /** Its power step's verdict (docs/power.md): valid, or the reasons it is not. */
   power?: { valid: boolean; reasons: string[] } | undefined;
   /** Summary figures of a finished point. */

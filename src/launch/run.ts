@@ -129,6 +129,8 @@ export interface RunOptions {
   repeats?: RepeatSettings;
   /** How often a launch that failed for infrastructure reasons is tried again (default: the cluster's `retries`). */
   retries?: number;
+  /** `--profile`: each point under the engine's profiler, its trace kept (`PointRecord.profile`). */
+  profile?: boolean;
 }
 
 export { RunError };
@@ -218,6 +220,7 @@ function itemOf(launch: PlannedLaunch, records: RunRecords, o: RunOptions, golde
     tree: o.inferencex,
     recipes: o.recipes,
     golden,
+    profile: o.profile,
   });
   if (plan.kind === 'cannot-run') return fail(plan.reasons.join('; '));
   record.engine = plan.engine;

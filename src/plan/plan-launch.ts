@@ -36,6 +36,8 @@ export interface PlanContext {
   recipes?: RecipeBook | undefined;
   /** The golden AL curves, for rows that run with synthetic acceptance. */
   golden?: readonly GoldenFile[] | undefined;
+  /** `--profile`: run each point under the engine's profiler, as InferenceX's profile.yml does. */
+  profile?: boolean | undefined;
 }
 
 const cannotRun = (launch: PlannedLaunch, reasons: string[]): CannotRun => ({ kind: 'cannot-run', launch, reasons });
@@ -45,7 +47,12 @@ const repeatsWithin = (launch: PlannedLaunch): boolean => launch.points.some((p)
 export function planLaunch(launch: PlannedLaunch, ctx: PlanContext): LaunchPlan {
   try {
     const plan = routeOf(launch, ctx);
-    return plan.kind === 'cannot-run' || !repeatsWithin(launch) || (plan.kind === 'adapter' && !isMultiNodeRow(launch.rows[0]!))
+    if (plan.kind === 'cannot-run') return plan;
+    if (ctx.profile && plan.kind !== 'script')
+      return cannotRun(launch, [
+        `--profile runs the engine's profiler through an InferenceX single-node script (PROFILE=1, as profile.yml does); this launch runs as ${plan.kind === 'adapter' ? "Frontier's engine adapter" : `a ${plan.kind}`}, which does not profile yet`,
+      ]);
+    return !repeatsWithin(launch) || (plan.kind === 'adapter' && !isMultiNodeRow(launch.rows[0]!))
       ? plan
       : cannotRun(launch, [
           `--repeat-scope point repeats a point within one launch, which only Frontier's own bench loop on a single-node launch does (this launch runs as ${plan.kind === 'adapter' ? 'a multi-node deployment' : `a ${plan.kind}`}): use --repeat-scope launch`,
@@ -158,7 +165,7 @@ function planScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: Plan
     nodes: 1,
     simulated: cluster.simulate === true,
     engine,
-    script,
+    script: { ...script, profile: ctx.profile === true },
   };
 }
 

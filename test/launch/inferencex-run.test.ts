@@ -3,9 +3,10 @@
 // client become the sim and `frontier bench` through the stand-ins; locally and on the test Slurm
 // cluster (slurmctld and two slurmd on this host). The run directory ingests.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTree, planScript } from '../../src/plan/index.js';
+import { openTree, planLaunch, planRun, planScript } from '../../src/plan/index.js';
 import { recordPoint } from '../../src/launch/inferencex/index.js';
 import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
 import type { LaunchExecutor, RunOptions } from '../../src/launch/index.js';
@@ -14,7 +15,7 @@ import type { SingleNodeRow } from '../../src/matrix/index.js';
 import { CLI, runCliAsync, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { FIXTURE_TREE, fixtureSweep, simCluster, strays } from './fixtures.js';
+import { FIXTURE_TREE, fixtureSweep, simCluster, singleRow, strays } from './fixtures.js';
 
 const TREE = FIXTURE_TREE;
 const FRONTIER = [process.execPath, CLI];
@@ -156,6 +157,38 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
       expect(agg.repeats.n).toBe(2);
     },
   );
+
+  it(
+    '--profile: the script profiles its point as profile.yml runs it, and the run keeps the engine profiler’s trace',
+    { timeout: 300_000 },
+    async () => {
+      const { manifest, dir } = await runRows(cluster(), localExecutor, [rows[0]!], { profile: true });
+      const point = manifest.points[0]!;
+      expect(`${point.status} ${point.error ?? ''}`.trim()).toBe('ok');
+      const rf = point.resultFilename;
+      // benchmark_lib.sh's run_benchmark_serving: --profile to the client, one prompt per slot.
+      const raw = JSON.parse(readFileSync(dir.rawFile(rf), 'utf8')) as { completed: number };
+      expect(raw.completed).toBe(rows[0]!.conc);
+      const started = JSON.parse(readFileSync(join(dir.serverLogs(rf), 'processes.json'), 'utf8')) as {
+        processes: { kind: string; argv: string[]; env: Record<string, string> }[];
+      };
+      expect(started.processes.find((x) => x.kind === 'client')!.argv).toContain('--profile');
+      // The sim's profiler wrote a Chrome trace; move_profile_trace_for_relay gzipped it for the relay; the run named it.
+      expect(point.profile).toBe(`server_logs_${rf}/profile_${rf}.trace.json.gz`);
+      const trace = JSON.parse(gunzipSync(readFileSync(join(dir.root, point.profile!))).toString('utf8')) as {
+        traceEvents: { name: string; dur: number }[];
+      };
+      expect(trace.traceEvents.find((e) => e.name === 'frontier-sim profile')!.dur).toBeGreaterThan(0);
+    },
+  );
+
+  it('--profile on a launch that is not an InferenceX script says why it cannot run', () => {
+    const launch = planRun([singleRow()], 'test-sim')[0]!;
+    const plan = planLaunch(launch, { cluster: simCluster(), frontierCommand: FRONTIER, profile: true });
+    expect(plan.kind === 'cannot-run' && plan.reasons[0]).toMatch(
+      /^--profile runs the engine's profiler through an InferenceX single-node script .*this launch runs as Frontier's engine adapter/,
+    );
+  });
 
   // Slurm changes where a script runs, not what it does: an NVIDIA and an AMD row.
   it('on Slurm: each script is a step of the row’s job, and the run ingests', { timeout: 300_000 }, async () => {

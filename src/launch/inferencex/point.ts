@@ -13,7 +13,7 @@ import type { PointOutcome } from '../point-outcome.js';
 import type { FailureKind } from '../failure.js';
 import { contractOf } from './script-record.js';
 import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
-import { makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
+import { WORKSPACE, makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
 import type { RecordedCall } from './workspace.js';
 
 /**
@@ -66,6 +66,9 @@ export function simulationVariables(
   };
 }
 
+/** What InferenceX's profile.yml adds for its run: the script passes --profile to the client and relays the trace. */
+const PROFILE_ENV = { PROFILE: '1', SGLANG_TORCH_PROFILER_DIR: `${WORKSPACE}/`, VLLM_TORCH_PROFILER_DIR: `${WORKSPACE}/` };
+
 /**
  * Set a point up: its workspace and environment. `port` replaces the launcher's where the node is
  * shared (a local run); `variation` is the plan's run-to-run variation (its deployment's). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
@@ -85,7 +88,12 @@ export function preparePoint(
   const work = join(dir.root, 'work', sampleKeyOf(p));
   const standin = join(work, '.frontier');
   makeWorkspace(work, plan.tree);
-  const contract = { ...contractOf(plan, row, rf, port), RUN_EVAL: 'false', EVAL_ONLY: 'false' };
+  const contract = {
+    ...contractOf(plan, row, rf, port),
+    RUN_EVAL: 'false',
+    EVAL_ONLY: 'false',
+    ...(plan.profile ? PROFILE_ENV : {}),
+  };
   const env = {
     ...contract,
     ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, variation) : {}),
@@ -117,6 +125,9 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
   const outcome = outcomeOf(s, code, output, calls);
+  // The script's move_profile_trace_for_relay left the profiler's trace in the workspace, now beside its logs.
+  const trace = `profile_${rf}.trace.json.gz`;
+  if ('raw' in outcome && existsSync(join(s.logDir, trace))) outcome.profile = `${basename(s.logDir)}/${trace}`;
   // The script's own GPU monitor (start_gpu_monitor) wrote its telemetry into the workspace, now beside its logs.
   if ('raw' in outcome && existsSync(join(s.logDir, 'gpu_metrics.csv')))
     outcome.telemetry = { csv: `${basename(s.logDir)}/gpu_metrics.csv` };

@@ -20,6 +20,8 @@ export interface ScriptPlan {
   hardware: string;
   /** The benchmark client the script calls: frontier bench (a stand-in on its PATH) or InferenceX's own. */
   client: 'frontier' | 'inferencex';
+  /** `--profile`: the script runs its points under the engine's profiler (PROFILE=1). */
+  profile?: boolean | undefined;
 }
 
 export function planScript(tree: InferencexTree, row: SingleNodeRow, cluster: ClusterProfile): ScriptPlan | { problem: string } {
