@@ -31,8 +31,22 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-benchmark.yml',
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
+      '.github/workflows/frontier-profile.yml',
     ]);
     for (const [path, text] of files) expect([path, await lint(text, path)]).toEqual([path, []]);
+  });
+
+  it('the profile workflow profiles the first row of a dispatched key and concurrency on its runner, and keeps the trace', () => {
+    const profile = parse(files.find(([path]) => path.endsWith('frontier-profile.yml'))![1]) as {
+      on: { workflow_dispatch: { inputs: Record<string, unknown> } };
+      jobs: Record<string, { 'runs-on': string; steps: { run?: string; with?: { path?: string } }[] }>;
+    };
+    expect(Object.keys(profile.on.workflow_dispatch.inputs)).toEqual(['config-key', 'config-file', 'conc']);
+    const runs = Object.values(profile.jobs).flatMap((j) => j.steps.map((s) => s.run ?? ''));
+    expect(runs.some((r) => r.includes('frontier matrix test-config') && r.includes('--conc "$CONC"'))).toBe(true);
+    expect(runs).toContain('frontier run --matrix row.json --profile --out run');
+    expect(profile.jobs.profile!['runs-on']).toBe('${{ fromJSON(needs.plan.outputs.row).runner }}');
+    expect(profile.jobs.profile!.steps.at(-1)!.with!.path).toContain('run/server_logs_*/profile_*.trace.json.gz');
   });
 
   it('actionlint is live: it catches an output the plan job does not have', async () => {

@@ -5,11 +5,12 @@
 import { workflowYaml } from './common.js';
 import type { WorkflowOptions } from './common.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
+import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW };
+export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW };
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
@@ -23,5 +24,9 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
     [BENCHMARK_WORKFLOW, workflowYaml(header('One matrix row on its runner (called by the sweep).'), benchmarkWorkflow(o))],
     [REUSE_WORKFLOW, workflowYaml(header('Answers a /reuse-sweep-run comment.'), reuseWorkflow(o, SWEEP_WORKFLOW))],
     [SIGNOFF_WORKFLOW, workflowYaml(header('Verifies a CODEOWNER sign-off comment.'), signoffWorkflow(o))],
+    [
+      PROFILE_WORKFLOW,
+      workflowYaml(header("Profiles one point of a config under the engine's profiler (dispatched)."), profileWorkflow(o)),
+    ],
   ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);
 }
