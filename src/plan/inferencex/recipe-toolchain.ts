@@ -3,6 +3,7 @@ import { evaluate, launcherForLabel, multiNodeWorkflowEnv, treeLaunchers } from 
 import type { CloneRoute } from '../../clusters/index.js';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import { MODELED_SRTCTL } from '../../recipes/index.js';
+import { once } from '../../util/once.js';
 import type { InferencexTree } from './tree.js';
 
 /**
@@ -16,7 +17,8 @@ const refText = (r: CloneRoute): string =>
 
 /** Why the refusal of `field` may say nothing of the recipe: the clones the row's launcher runs it with. */
 export async function unknownToolchainNote(tree: InferencexTree, row: MultiNodeRow, field: string): Promise<string> {
-  const launchers = await treeLaunchers({ snapshot: dirSnapshot(tree.root) });
+  // One reading of the launchers per checkout, however many recipes ask.
+  const launchers = await treeLaunchers(once(tree, 'launcher-files', () => ({ snapshot: dirSnapshot(tree.root) })));
   const launcher = launcherForLabel({ runners: { labels: Object.fromEntries(tree.labels) } }, launchers, row.runner);
   const env = launcher && multiNodeWorkflowEnv(row, { resultFilename: '', runnerName: `${launcher.name}_0` });
   const reached = launcher ? launcher.routes.filter((r) => evaluate(r.condition, env!) !== false) : [];
