@@ -165,7 +165,7 @@ function planScriptLaunch(launch: PlannedLaunch, tree: InferencexTree, ctx: Plan
     nodes: 1,
     simulated: cluster.simulate === true,
     engine,
-    script: { ...script, profile: ctx.profile === true },
+    script: ctx.profile ? { ...script, profile: true } : script,
   };
 }
 
