@@ -58,7 +58,7 @@ export type { JobScriptLauncher } from './inferencex/job-script-frameworks.js';
 export type { ToolchainRef } from './inferencex/clone-refs.js';
 export { readCloneRoutes } from './inferencex/clone-routes.js';
 export type { CloneRoute, CloneRoutes } from './inferencex/clone-routes.js';
-export { launcherForLabel, launcherOf, treeLaunchers } from './inferencex/read-launchers.js';
+export { launcherForLabel, launcherOf, reachedRoutes, treeLaunchers } from './inferencex/read-launchers.js';
 export type { Launcher } from './inferencex/read-launchers.js';
 export { routedRows } from './inferencex/routed-rows.js';
 export type { RoutedRow } from './inferencex/routed-rows.js';

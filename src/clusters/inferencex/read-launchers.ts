@@ -2,6 +2,7 @@ import { once } from '../../util/once.js';
 import type { Checkout } from './checkout.js';
 import { readCloneRoutes } from './clone-routes.js';
 import type { CloneRoute, CloneRoutes } from './clone-routes.js';
+import { evaluate } from '../bash/conditions.js';
 
 /**
  * InferenceX's launchers (`runners/launch_<name>.sh`): the bash that configures each of its
@@ -44,6 +45,17 @@ export function treeLaunchers(tree: Pick<Checkout, 'snapshot'>): Promise<Map<str
       out.set(LAUNCHER.exec(path)![1]!, { name: LAUNCHER.exec(path)![1]!, path: file, routes, problems });
     }
     return out;
+  });
+}
+
+/** The clones of a launcher a row's variables can reach: `certain` when the route's condition holds, else it depends on what the file decides at run time. */
+export function reachedRoutes(
+  launcher: Launcher,
+  env: Readonly<Record<string, string>>,
+): { route: CloneRoute; certain: boolean }[] {
+  return launcher.routes.flatMap((route) => {
+    const value = evaluate(route.condition, env);
+    return value === false ? [] : [{ route, certain: value === true }];
   });
 }
 

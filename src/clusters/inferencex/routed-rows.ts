@@ -3,10 +3,9 @@ import type { MultiNodeRow } from '../../matrix/index.js';
 import { recipeInTree } from '../../recipes/index.js';
 import { once } from '../../util/once.js';
 import type { Checkout } from './checkout.js';
-import { evaluate } from '../bash/conditions.js';
 import type { CloneRoute } from './clone-routes.js';
 import { runsJobScript } from './job-script-frameworks.js';
-import { launcherForLabel, treeLaunchers } from './read-launchers.js';
+import { launcherForLabel, reachedRoutes, treeLaunchers } from './read-launchers.js';
 import type { Launcher } from './read-launchers.js';
 import { multiNodeWorkflowEnv } from './workflow-env.js';
 
@@ -77,11 +76,7 @@ export function routedRows(tree: Checkout): Promise<RoutedRow[]> {
         const workflow = multiNodeWorkflowEnv(row, { resultFilename: '', runnerName: `${launcher.name}_0` });
         if (!workflow.CONFIG_FILE) continue;
         const env = { ...workflow, ...launcherDerived(tree, workflow.CONFIG_FILE) };
-        const reached = launcher.routes.flatMap((route) => {
-          const value = evaluate(route.condition, env);
-          return value === false ? [] : [{ route, certain: value === true }];
-        });
-        out.push({ key, row, recipe: workflow.CONFIG_FILE, launcher, reached });
+        out.push({ key, row, recipe: workflow.CONFIG_FILE, launcher, reached: reachedRoutes(launcher, env) });
       }
     }
     return out;

@@ -1,5 +1,5 @@
 import { dirSnapshot } from '../../changelog/index.js';
-import { evaluate, launcherForLabel, multiNodeWorkflowEnv, treeLaunchers } from '../../clusters/index.js';
+import { launcherForLabel, multiNodeWorkflowEnv, reachedRoutes, treeLaunchers } from '../../clusters/index.js';
 import type { CloneRoute } from '../../clusters/index.js';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import { MODELED_SRTCTL } from '../../recipes/index.js';
@@ -20,8 +20,11 @@ export async function unknownToolchainNote(tree: InferencexTree, row: MultiNodeR
   // One reading of the launchers per checkout, however many recipes ask.
   const launchers = await treeLaunchers(once(tree, 'launcher-files', () => ({ snapshot: dirSnapshot(tree.root) })));
   const launcher = launcherForLabel({ runners: { labels: Object.fromEntries(tree.labels) } }, launchers, row.runner);
-  const env = launcher && multiNodeWorkflowEnv(row, { resultFilename: '', runnerName: `${launcher.name}_0` });
-  const reached = launcher ? launcher.routes.filter((r) => evaluate(r.condition, env!) !== false) : [];
+  const reached = launcher
+    ? reachedRoutes(launcher, multiNodeWorkflowEnv(row, { resultFilename: '', runnerName: `${launcher.name}_0` })).map(
+        (r) => r.route,
+      )
+    : [];
   const where =
     launcher && reached.length > 0
       ? `${launcher.path} runs this row with ${reached.map((r) => `${r.repo} at ${refText(r)} (line ${r.line})`).join(' or ')}`
