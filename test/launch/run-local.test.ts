@@ -256,7 +256,11 @@ describe('frontier run, speculative decoding with synthetic acceptance', () => {
     row.prefill['additional-settings'] = ['SYNTHETIC_ACCEPTANCE=true'];
     return {
       row,
-      cluster: simCluster({ engines: { sim: { speed: 4, ...(extraArgs ? { 'extra-args': extraArgs } : {}) } } }),
+      // A disaggregated deployment (frontend, prefill, decode) comes up slower on a machine busy with the whole suite.
+      cluster: simCluster({
+        healthCheck: { attempts: 600, intervalSeconds: 0.1 },
+        engines: { sim: { speed: 4, ...(extraArgs ? { 'extra-args': extraArgs } : {}) } },
+      }),
     };
   };
   const rawOf = (manifest: RunManifest, dir: RunDir) =>
@@ -267,7 +271,7 @@ describe('frontier run, speculative decoding with synthetic acceptance', () => {
   it('an MTP row measures the golden AL it was given, within its noise, and is valid', async () => {
     const { row, cluster } = mtpRow();
     const { manifest, dir } = await runRows([row], cluster);
-    expect(statuses(manifest)).toEqual(['8:ok']);
+    expect(statuses(manifest), manifest.points.map((p) => p.error ?? '').join('; ')).toEqual(['8:ok']);
     const raw = rawOf(manifest, dir);
     const check = raw.frontier.acceptance_length_check;
     expect(check).toMatchObject({ expected: 3.39, far: false });
