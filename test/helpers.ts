@@ -109,6 +109,17 @@ export function runCliAsync(args: string[], options: { cwd?: string; env?: Recor
   });
 }
 
+/**
+ * Ports for the jobs of one Slurm test file, whose processes number up from a fixed first port
+ * (20 per launch): file `block` gets ports 20000 + 1000 × block and up. The blocks stay below
+ * Linux's ephemeral range (32768 and up), from which the OS hands out the source ports of outgoing
+ * connections and the ports of `listen(0)`, so that no other socket holds a job's port.
+ */
+export function jobPorts(block: number): () => number {
+  let next = 20_000 + block * 1000 + (process.pid % 10) * 20;
+  return () => (next += 20);
+}
+
 /** A TCP port free on 127.0.0.1 right now (for a server a test starts). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

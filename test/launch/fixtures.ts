@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunDir, evalSettingsFor, run, localExecutor } from '../../src/launch/index.js';
-import type { AgenticSettings, EvalSettings, RunOptions } from '../../src/launch/index.js';
+import type { AgenticSettings, EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MultiNodeRow, SingleNodeAgenticRow, SingleNodeRow } from '../../src/matrix/index.js';
@@ -12,6 +12,10 @@ import { BUNDLED_INFERENCEX, CLI, REPO, tempFiles } from '../helpers.js';
 import { waitFor } from '../support/wait.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
+
+/** Each point as `conc:status`, a point that is not ok followed by its error, so that a failed assertion says why. */
+export const pointStatuses = (m: RunManifest): string[] =>
+  m.points.map((p) => `${p.conc}:${p.status}${p.status !== 'ok' && p.error ? ` ${p.error}` : ''}`);
 
 /**
  * `run` of `rows` on this host with the tests' defaults: the local executor, the simulated cluster,

@@ -12,10 +12,12 @@ import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
 import type { LaunchExecutor, RunOptions } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { SingleNodeRow } from '../../src/matrix/index.js';
-import { CLI, runCliAsync, tempFiles } from '../helpers.js';
+import { CLI, runCliAsync, tempFiles, jobPorts } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
 import { FIXTURE_TREE, fixtureSweep, simCluster, singleRow, strays } from './fixtures.js';
+
+const nextPort = jobPorts(2);
 
 const TREE = FIXTURE_TREE;
 const FRONTIER = [process.execPath, CLI];
@@ -195,7 +197,7 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
     const executor = slurmExecutor({
       env: { ...process.env, ...slurm.env },
       frontierCommand: FRONTIER,
-      basePort: 21000 + (process.pid % 500) * 10,
+      basePort: nextPort(),
       pollMs: 200,
     });
     await expectScriptRun(

@@ -10,7 +10,7 @@ import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matri
 import type { MatrixRow, MultiNodeRow } from '../../src/matrix/index.js';
 import { loadRecipe, renderRecipe, selectVariant, yamlFloats } from '../../src/recipes/index.js';
 import { CLI, REPO, inferencexTree, runCliAsync, tempFiles } from '../helpers.js';
-import { simCluster, strays } from './fixtures.js';
+import { simCluster, strays, pointStatuses } from './fixtures.js';
 import { injectSyntheticAcceptance } from '../../src/specdec/inject.js';
 import { optsIntoSyntheticAcceptance, syntheticAcceptanceOf } from '../../src/specdec/synthetic.js';
 
@@ -188,7 +188,7 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
       recipes: book,
     });
     expect(manifest.launches[0]!.error).toBeUndefined();
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     expect(manifest.launches[0]!.engine).toBe(`${recipeOf(row)} (stand-ins: sim)`);
     const logs = join(dir.root, manifest.launches[0]!.logs!);
     expect(readdirSync(logs).sort()).toEqual(['decode-0.log', 'frontend-0.log', 'nginx-0.log', 'prefill-0.log', 'recipe.json']);
@@ -232,7 +232,7 @@ describe('multi-node rows of an InferenceX checkout: their srt-slurm recipes', (
       inferencex: tree,
       recipes: injected,
     });
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['2:ok']);
     const logs = join(dir.root, manifest.launches[0]!.logs!);
     // SGLang's simulated-acceptance variables in the workers' environment, at the recipe's 3 EAGLE steps: Qwen3.5's golden 3.39.
     const told = 'stand-in: speculative decoding, 3 draft tokens, acceptance length 3.39 (SGLANG_SIMULATE_ACC_LEN)';

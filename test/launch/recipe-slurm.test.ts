@@ -9,10 +9,12 @@ import { loadRecipeBook, openTree, recipeOf } from '../../src/plan/index.js';
 import { run, slurmExecutor } from '../../src/launch/index.js';
 import { generateFullSweep, isAgenticRow, isMultiNodeRow } from '../../src/matrix/index.js';
 import type { MultiNodeRow } from '../../src/matrix/index.js';
-import { CLI, inferencexTree, runCliAsync, tempFiles } from '../helpers.js';
+import { CLI, inferencexTree, runCliAsync, tempFiles, jobPorts } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { simCluster } from './fixtures.js';
+import { simCluster, pointStatuses } from './fixtures.js';
+
+const nextPort = jobPorts(3);
 
 const RECIPE = 'recipes/sglang/qwen3.5/gb200-fp8/8k1k/disagg/mtp/8k1k_mtp_lowlat_0.yaml';
 
@@ -63,7 +65,7 @@ describe('a recipe row on Slurm, simulating', () => {
         executor: slurmExecutor({
           env: { ...process.env, ...slurm.env },
           frontierCommand: [process.execPath, CLI],
-          basePort: 23000 + (process.pid % 500) * 10,
+          basePort: nextPort(),
           pollMs: 200,
         }),
         frontierVersion: 'test',
@@ -72,7 +74,7 @@ describe('a recipe row on Slurm, simulating', () => {
         inferencex: tree,
         recipes: await loadRecipeBook(tree, [row]),
       });
-      expect(manifest.points.map((p) => `${p.conc}:${p.status} ${p.error ?? ''}`.trim())).toEqual(['1:ok', '2:ok']);
+      expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
       expect(manifest.launches[0]!.job).toMatch(/^\d+$/);
       const logs = join(dir.root, manifest.launches[0]!.logs!);
       // One log per process srtctl starts, as steps of the job.

@@ -12,10 +12,10 @@ import type { RunOptions } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
 import { failingNodes, ingestBatch, openStore, readArtifacts } from '../../src/store/index.js';
-import { CLI, tempFiles } from '../helpers.js';
+import { CLI, tempFiles, jobPorts } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { simCluster, singleRow } from './fixtures.js';
+import { simCluster, singleRow, pointStatuses } from './fixtures.js';
 
 let slurm: LocalSlurm;
 
@@ -39,7 +39,7 @@ const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
     ...o,
   });
 
-let nextPort = 21000 + (process.pid % 200) * 100;
+const nextPort = jobPorts(1);
 
 function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, more: Partial<RunOptions> = {}) {
   return run({
@@ -50,7 +50,7 @@ function runOnSlurm(rows: MatrixRow[], c: ClusterProfile, more: Partial<RunOptio
     executor: slurmExecutor({
       env: { ...process.env, ...slurm.env },
       frontierCommand: [process.execPath, CLI],
-      basePort: (nextPort += 20),
+      basePort: nextPort(),
       pollMs: 200,
     }),
     frontierVersion: 'test',
@@ -70,7 +70,7 @@ describe('retries on Slurm', () => {
   it('a launch whose first node is bad is retried on the other node and succeeds; run.json and the store keep both attempts', async () => {
     const bad = cluster({ engines: { sim: { speed: 4, 'extra-args': '--fault-start-crash-on n1' } } });
     const { manifest, dir } = await runOnSlurm([singleRow({ conc: 1 }), singleRow({ conc: 2 })], bad);
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     expect(manifest.status).toBe('completed');
     const launch = manifest.launches[0]!;
     expect(launch.status).toBe('done');

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readArtifacts } from '../../src/store/index.js';
 import type { RunManifest } from '../../src/launch/index.js';
 import { runCli, tempFiles } from '../helpers.js';
-import { runLocally, simCluster, singleRow } from './fixtures.js';
+import { runLocally, simCluster, singleRow, pointStatuses } from './fixtures.js';
 
 /** A cluster whose simulated engine crashes at start-up the first time it starts (the marker file says it has). */
 const crashingOnce = (marker: string) =>
@@ -21,7 +21,7 @@ describe('retries of a launch that failed for infrastructure reasons', () => {
     const marker = join(tempFiles({}), 'crashed-once');
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2 })];
     const { manifest, dir } = await runLocally(rows, { cluster: crashingOnce(marker), retries: 1 });
-    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     expect(manifest.status).toBe('completed');
     const launch = manifest.launches[0]!;
     expect(launch.status).toBe('done');
@@ -72,7 +72,7 @@ describe('retries of a launch that failed for infrastructure reasons', () => {
       out: dir.root,
       resume: true,
     });
-    expect(statuses(resumed.manifest)).toEqual(['1:ok']);
+    expect(pointStatuses(resumed.manifest)).toEqual(['1:ok']);
     const attempts = resumed.manifest.launches[0]!.attempts!;
     expect(attempts.map((a) => `${a.attempt}:${a.outcome}`)).toEqual(['1:infrastructure', '2:ok']);
     expect(attempts[0]!.logs).toBe(`${resumed.manifest.launches[0]!.logs}/attempt-1`);

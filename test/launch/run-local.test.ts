@@ -14,7 +14,7 @@ import { REPO, tempFiles } from '../helpers.js';
 import { readArtifacts } from '../../src/store/index.js';
 import { ensureLlamaServerAndModel } from '../support/llama-server.js';
 import { waitFor } from '../support/wait.js';
-import { disaggRow, engineServing, evalSettings, runLocally, simCluster, singleRow, strays } from './fixtures.js';
+import { disaggRow, engineServing, evalSettings, runLocally, simCluster, singleRow, strays, pointStatuses } from './fixtures.js';
 
 async function runRows(
   rows: MatrixRow[],
@@ -31,7 +31,7 @@ describe('frontier run, local executor, simulated engines', () => {
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2 })];
     const { manifest, dir } = await runRows(rows, simCluster());
     expect(manifest.status).toBe('completed');
-    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     const logs = join(dir.root, manifest.launches[0]!.logs!);
     for (const p of manifest.points) {
       const raw = readFileSync(dir.rawFile(p.resultFilename), 'utf8');
@@ -114,7 +114,7 @@ describe('frontier run, local executor, simulated engines', () => {
     const kept = first.dir.rawFile(first.manifest.points[0]!.resultFilename);
     const mtime = statSync(kept).mtimeMs;
     const resumed = await runRows(rows, simCluster(), { out: first.dir.root, resume: true });
-    expect(statuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
     expect(resumed.manifest.status).toBe('completed');
     expect(stats(resumed.dir)).toEqual({ 'test-sim': { n_success: 2, total: 2 } });
     expect(statSync(kept).mtimeMs).toBe(mtime);
@@ -142,7 +142,7 @@ describe('frontier run, local executor, simulated engines', () => {
     });
 
     const resumed = await runRows(rows, simCluster(), { out: first.dir.root, resume: true });
-    expect(statuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(resumed.manifest)).toEqual(['1:ok', '2:ok']);
     expect(resumed.manifest.status).toBe('completed');
     expect(stats(resumed.dir)).toEqual({ 'test-sim': { n_success: 2, total: 2 } });
     const run = readArtifacts(first.dir.root, {}).run;
@@ -198,7 +198,7 @@ describe('the run directory', () => {
 describe('frontier run, disaggregated on simulated engines', () => {
   it('1P1D: a prefill sim, a decode sim and the router, benched through the router', async () => {
     const { manifest, dir } = await runRows([disaggRow({ conc: [2, 4] })], simCluster({ engines: { sim: { speed: 4 } } }));
-    expect(statuses(manifest)).toEqual(['2:ok', '4:ok']);
+    expect(pointStatuses(manifest)).toEqual(['2:ok', '4:ok']);
     const logDir = join(dir.root, manifest.launches[0]!.logs!);
     const logs = readdirSync(logDir).sort();
     expect(logs).toEqual([
@@ -271,7 +271,7 @@ describe('frontier run, speculative decoding with synthetic acceptance', () => {
   it('an MTP row measures the golden AL it was given, within its noise, and is valid', async () => {
     const { row, cluster } = mtpRow();
     const { manifest, dir } = await runRows([row], cluster);
-    expect(statuses(manifest), manifest.points.map((p) => p.error ?? '').join('; ')).toEqual(['8:ok']);
+    expect(pointStatuses(manifest)).toEqual(['8:ok']);
     const raw = rawOf(manifest, dir);
     const check = raw.frontier.acceptance_length_check;
     expect(check).toMatchObject({ expected: 3.39, far: false });
@@ -317,7 +317,7 @@ describe('frontier run, local executor, a real llama.cpp server', () => {
         'exp-name': 'qwen3-0.6b_64_16',
       });
     const { manifest, dir } = await runRows([row(1), row(2)], cluster);
-    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     for (const p of manifest.points) {
       const result = JSON.parse(readFileSync(dir.rawFile(p.resultFilename), 'utf8')) as Record<string, unknown>;
       expect(result).toMatchObject({ completed: 10 * p.conc, max_concurrency: p.conc });
@@ -348,7 +348,7 @@ describe('frontier run, evals', () => {
   it('runs GSM8K for a row with run-eval after its points, checks it, and collects agg_eval_all.json', async () => {
     const rows = [singleRow({ conc: 1 }), singleRow({ conc: 2, 'run-eval': true })];
     const { manifest, dir } = await runRows(rows, simCluster({ engines: { sim: { speed: 20 } } }), { evals });
-    expect(statuses(manifest)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     expect(manifest.evals).toHaveLength(1);
     const e = manifest.evals[0]!;
     expect(e).toMatchObject({

@@ -9,11 +9,20 @@ import { run, slurmExecutor } from '../../src/launch/index.js';
 import type { EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { CLI, tempFiles } from '../helpers.js';
+import { CLI, tempFiles, jobPorts } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
 import { waitFor } from '../support/wait.js';
-import { agenticRow, disaggRow, engineServing, evalSettings, simCluster, singleRow, smallCorpus } from './fixtures.js';
+import {
+  agenticRow,
+  disaggRow,
+  engineServing,
+  evalSettings,
+  simCluster,
+  singleRow,
+  smallCorpus,
+  pointStatuses,
+} from './fixtures.js';
 
 let slurm: LocalSlurm;
 
@@ -36,7 +45,7 @@ const cluster = (o: Partial<ClusterProfile> = {}): ClusterProfile =>
     ...o,
   });
 
-let nextPort = 20000 + (process.pid % 200) * 100;
+const nextPort = jobPorts(0);
 
 async function runOnSlurm(
   rows: MatrixRow[],
@@ -49,7 +58,7 @@ async function runOnSlurm(
   const executor = slurmExecutor({
     env: { ...process.env, ...slurm.env },
     frontierCommand: [process.execPath, CLI],
-    basePort: (nextPort += 20),
+    basePort: nextPort(),
     pollMs: 200,
   });
   const text = JSON.stringify(rows);
@@ -76,7 +85,7 @@ const shell = (command: string, args: string[]): { status: number | null; out: s
 describe('frontier run on Slurm', () => {
   it('runs a single-node launch as one job: a step for the engine, a benchmark per concurrency', async () => {
     const { manifest, dir } = await runOnSlurm([singleRow({ conc: 1 }), singleRow({ conc: 2 })], cluster());
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['1:ok', '2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['1:ok', '2:ok']);
     expect(manifest.launches[0]!.job).toMatch(/^\d+$/);
     const logs = join(dir.root, manifest.launches[0]!.logs!);
     const files = readdirSync(logs).sort();
@@ -116,7 +125,7 @@ describe('frontier run on Slurm', () => {
   it('replays an agentic point in its job (frontier bench --trace) and aggregates it from the shared run directory', async () => {
     const agentic = smallCorpus(tempFiles({}));
     const { manifest, dir } = await runOnSlurm([agenticRow({ conc: 2 })], cluster(), undefined, undefined, { agentic });
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['2:ok']);
     const rf = manifest.points[0]!.resultFilename;
     const script = readFileSync(join(dir.root, manifest.launches[0]!.logs!, 'job.sbatch'), 'utf8');
     expect(script).toContain(`bench --trace ${agentic.tracesFile} `);
@@ -135,7 +144,7 @@ describe('frontier run on Slurm', () => {
   it('runs a row’s GSM8K eval in the job after its points, and records it from the eval folder', async () => {
     const evals = await evalSettings(40);
     const { manifest, dir } = await runOnSlurm([singleRow({ conc: 2, 'run-eval': true })], cluster(), undefined, evals);
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok']);
+    expect(pointStatuses(manifest)).toEqual(['2:ok']);
     expect(manifest.points[0]!.power).toEqual({ valid: true, reasons: [] });
     expect(manifest.evals[0]).toMatchObject({ status: 'passed', concs: [2] });
     expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
@@ -155,7 +164,7 @@ describe('frontier run on Slurm', () => {
 
   it('places a 1P1D launch on two nodes: prefill sim, decode sim and the router, in one job', async () => {
     const { manifest, dir } = await runOnSlurm([disaggRow({ conc: [2, 4] })], cluster());
-    expect(manifest.points.map((p) => `${p.conc}:${p.status}`)).toEqual(['2:ok', '4:ok']);
+    expect(pointStatuses(manifest)).toEqual(['2:ok', '4:ok']);
     const logs = join(dir.root, manifest.launches[0]!.logs!);
     // Each step's log opens with the node Slurm ran it on: prefill and the router on the first, decode on the second.
     const node = (name: string): string =>
