@@ -206,6 +206,8 @@ const ARGS: ArgSpec[] = [
       ['--no-gpu-telemetry', 'flag'],
       ['--num-dataset-entries', 'one'],
       ['--unsafe-override', 'flag'],
+      // AIPerf applies the chat template when it counts input tokens itself; the replay records the server's counts.
+      ['--apply-chat-template', 'flag'],
     ] as const
   ).map(([flag, kind]) => ({
     flags: [flag],

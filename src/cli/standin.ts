@@ -10,13 +10,14 @@ import { frontendFor, registerWorker } from '../engines/standin/frontend.js';
 import { registered } from '../launch/inferencex/registry.js';
 import { listenAndClose } from '../engines/standin/ports.js';
 import { startProxy } from '../engines/standin/proxy.js';
+import { aiperfBenchArgs } from '../engines/standin/aiperf.js';
 
 /**
  * The node half of the stand-ins InferenceX scripts and srt-slurm recipes run under
  * (src/launch/inferencex/standins.ts): an engine entry point becomes `frontier sim serve`
  * (src/engines/standin/engine.ts), a frontend `frontier sim router` or a plain proxy over the workers
- * (src/engines/standin/frontend.ts), and InferenceX's benchmark client `frontier bench` with the same
- * command line. Hidden: only the stand-ins call it.
+ * (src/engines/standin/frontend.ts), and InferenceX's benchmark clients `frontier bench` with the same
+ * command line (AIPerf's trace replay: src/engines/standin/aiperf.ts). Hidden: only the stand-ins call it.
  */
 
 /** Stay up, doing nothing, until stopped (a worker rank that joins its endpoint's leader). */
@@ -51,9 +52,13 @@ async function frontend(tool: string, args: string[]): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(ExitCode.OK)));
 }
 
-async function client(args: string[]): Promise<void> {
-  const [, ...flags] = args; // the client script's path
+async function client(tool: string, args: string[]): Promise<void> {
   const extra = (process.env.FRONTIER_BENCH_ARGS ?? '').split(/\s+/).filter(Boolean);
+  if (tool === 'aiperf') {
+    await runBenchCommand([...aiperfBenchArgs(args, process.env), ...extra]);
+    return;
+  }
+  const [, ...flags] = args; // the client script's path
   // The executor's additions come last, so they win (a simulated engine: its time scale and a local tokenizer).
   const report = await runBenchCommand([...flags, ...extra]);
   const dir = process.env.FRONTIER_STANDIN_DIR;
@@ -72,6 +77,6 @@ export function standinCommand(): Command {
     standin.command(name).argument('<tool>').argument('[args...]').allowUnknownOption().helpOption(false);
   passThrough('engine').action(engine);
   passThrough('frontend').action(frontend);
-  passThrough('client').action((_tool: string, args: string[]) => client(args));
+  passThrough('client').action(client);
   return standin;
 }

@@ -14,7 +14,7 @@ import { logsKeyOf, planRun, sampleKeyOf } from '../plan/launches.js';
 import type { PlannedEval, PlannedLaunch, PlannedPoint } from '../plan/launches.js';
 import type { RepeatSettings } from '../clusters/index.js';
 import { clusterSummary, planLaunch } from '../plan/plan-launch.js';
-import type { RunnablePlan } from '../plan/launch-plan.js';
+import type { LaunchPlan, RunnablePlan } from '../plan/launch-plan.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import type { AgenticSettings } from './agentic.js';
 import { writeAnswerKeys } from './evals.js';
@@ -210,9 +210,6 @@ function itemOf(launch: PlannedLaunch, records: RunRecords, o: RunOptions, golde
     Object.assign(record, { status: 'deferred', reason: o.defer!.reason });
     return { launch, record };
   }
-  if (isAgenticRow(launch.rows[0]!) && !o.agentic)
-    return fail('an agentic-coding row replays a trace corpus: pass --traces FILE (frontier traces synth makes one)');
-  records.addEvals(launch);
   const plan = planLaunch(launch, {
     cluster: o.cluster,
     frontierCommand: o.frontierCommand,
@@ -223,9 +220,16 @@ function itemOf(launch: PlannedLaunch, records: RunRecords, o: RunOptions, golde
     profile: o.profile,
   });
   if (plan.kind === 'cannot-run') return fail(plan.reasons.join('; '));
+  if (isAgenticRow(launch.rows[0]!) && !o.agentic && replaysCorpus(plan))
+    return fail('an agentic-coding row replays a trace corpus: pass --traces FILE (frontier traces synth makes one)');
+  records.addEvals(launch);
   record.engine = plan.engine;
   return { launch, record, plan };
 }
+
+/** Whether Frontier replays an agentic launch's traces: all but a script whose own AIPerf runs (a real cluster's InferenceX client). */
+const replaysCorpus = (plan: LaunchPlan): boolean =>
+  !(plan.kind === 'script' && !plan.simulated && plan.script.client === 'inferencex');
 
 /** The canary first (`--canary`), then every launch in order, until one fails under `--fail-fast` or the run is interrupted. */
 async function runAll(items: readonly RunItem[], runner: LaunchRunner, o: RunOptions): Promise<StopReason> {

@@ -67,8 +67,10 @@ export function planLaunch(launch: PlannedLaunch, ctx: PlanContext): LaunchPlan 
 function routeOf(launch: PlannedLaunch, ctx: PlanContext): LaunchPlan {
   const row = launch.rows[0]!;
   const { tree, recipes, cluster } = ctx;
-  if (!tree || isAgenticRow(row)) return planAdapter(launch, ctx);
+  if (!tree) return planAdapter(launch, ctx);
   if (!isMultiNodeRow(row)) return planScriptLaunch(launch, tree, ctx);
+  // A multi-node agentic row's recipe replays with its own benchmark stage, not yet run here.
+  if (isAgenticRow(row)) return planAdapter(launch, ctx);
   // Frameworks InferenceX runs with a job script (whose CONFIG_FILE, if any, is the script's own).
   if (runsJobScript(row)) return planJobScriptLaunch(launch, tree, ctx);
   const config = recipeOf(row);

@@ -13,7 +13,7 @@ import { mainRequests, planReplay } from './plan.js';
 import type { LaneStart, ReplayPlan } from './plan.js';
 import { aggregateJson, isError, outputTokens, recordJson } from './records.js';
 import type { Phase, ReplayRecord } from './records.js';
-import { MetricsScraper } from './server-metrics.js';
+import { MetricsScraper, serverMetricsCsv } from './server-metrics.js';
 import { checkAcceptance, specDecodeOfExport } from '../spec-decode.js';
 import type { AcceptanceCheck, SpecDecodeStats } from '../spec-decode.js';
 
@@ -291,7 +291,14 @@ class Replay {
         [join(this.o.outputDir, 'profile_export.jsonl'), jsonl],
         [join(this.o.outputDir, 'profile_export_aiperf.json'), `${JSON.stringify(aggregate, null, 2)}\n`],
       ];
-      if (exported) out.push([join(this.o.outputDir, 'server_metrics_export.json'), JSON.stringify(exported)]);
+      if (exported)
+        out.push(
+          [join(this.o.outputDir, 'server_metrics_export.json'), JSON.stringify(exported)],
+          [
+            join(this.o.outputDir, 'server_metrics_export.csv'),
+            serverMetricsCsv(exported as Parameters<typeof serverMetricsCsv>[0]),
+          ],
+        );
       writeFilesAtomic(out, { mkdir: true });
       files.push(...out.map(([p]) => p));
     }

@@ -221,3 +221,90 @@ function timeslices(s: Series): Record<string, number>[] {
   }
   return out;
 }
+
+/** AIPerf's columns per metric type in `server_metrics_export.csv`, and the export's stat each reads (none: empty). */
+const CSV_COLUMNS: Record<string, [string, string | undefined][]> = {
+  gauge: [
+    ['avg', 'avg'],
+    ['min', 'min'],
+    ['max', 'max'],
+    ['std', undefined],
+    ['p50', 'p50'],
+    ['p90', 'p90'],
+    ['p95', undefined],
+    ['p99', 'p99'],
+  ],
+  counter: [
+    ['delta', 'total'],
+    ['rate_per_second', 'rate'],
+    ['rate_avg', undefined],
+    ['rate_min', undefined],
+    ['rate_max', undefined],
+    ['rate_std', undefined],
+  ],
+  histogram: [
+    ['observation_count', 'count'],
+    ['delta', 'sum'],
+    ['avg', 'avg'],
+    ['observations_per_second', 'rate'],
+    ['rate_per_second', undefined],
+    ['p50', undefined],
+    ['p90', undefined],
+    ['p95', undefined],
+    ['p99', undefined],
+  ],
+  summary: [
+    ['observation_count', 'count'],
+    ['delta', 'sum'],
+    ['avg', 'avg'],
+    ['observations_per_second', 'rate'],
+    ['rate_per_second', undefined],
+  ],
+};
+
+const csvCell = (v: string): string => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const csvNumber = (v: number | undefined): string => (v === undefined ? '' : Number.isInteger(v) ? String(v) : v.toFixed(4));
+
+/**
+ * AIPerf's `server_metrics_export.csv` from the JSON export: a section per metric type (gauges,
+ * counters, histograms, summaries, a blank line between), each `Endpoint,Type,Metric,Labels` and
+ * the type's statistics, a row per series sorted by metric, endpoint and labels. Statistics the
+ * scrape does not keep (histogram percentiles, rate spreads) are empty, as AIPerf leaves missing ones.
+ */
+export function serverMetricsCsv(exported: { metrics: Record<string, { type: string; series: unknown[] }> }): string {
+  const sections: string[] = [];
+  for (const [type, columns] of Object.entries(CSV_COLUMNS)) {
+    const rows = Object.entries(exported.metrics)
+      .filter(([, m]) => m.type === type)
+      .flatMap(([name, m]) =>
+        (m.series as { endpoint_url: string; labels: Record<string, string>; stats: Record<string, number> }[]).map((s) => ({
+          name,
+          endpoint: s.endpoint_url.replace(/^https?:\/\//, ''),
+          labels: Object.entries(s.labels)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([k, v]) => `${k}=${v}`)
+            .join(';'),
+          stats: s.stats,
+        })),
+      )
+      .sort((a, b) => a.name.localeCompare(b.name) || a.endpoint.localeCompare(b.endpoint) || a.labels.localeCompare(b.labels));
+    if (rows.length === 0) continue;
+    const extra = type === 'histogram' ? ['buckets'] : type === 'summary' ? ['quantiles'] : [];
+    const lines = [['Endpoint', 'Type', 'Metric', 'Labels', ...columns.map(([c]) => c), ...extra].join(',')];
+    for (const r of rows)
+      lines.push(
+        [
+          r.endpoint,
+          type,
+          r.name,
+          r.labels,
+          ...columns.map(([, stat]) => csvNumber(stat === undefined ? undefined : r.stats[stat])),
+          ...extra.map(() => ''),
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+    sections.push(lines.join('\r\n'));
+  }
+  return sections.length > 0 ? `${sections.join('\r\n\r\n')}\r\n` : '';
+}

@@ -44,6 +44,29 @@ export const DESCRIPTIVE_FIELDS: readonly string[] = Object.keys(DESCRIPTIVE_VAR
 
 const str = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
+/** GitHub's `toJson(x) || ''`: pretty-printed with two spaces, empty when absent. */
+const toJson = (v: unknown): string => (v === undefined || v === null || v === '' ? '' : JSON.stringify(v, null, 2));
+
+/**
+ * The inputs run-sweep.yml's single-node agentic job passes where they differ from a fixed-length
+ * row's: no sequence lengths, the KV-offload backend by its name with the whole object as metadata,
+ * the router as JSON, no eval.
+ */
+function agenticInputs(r: Record<string, unknown>): Record<string, string> {
+  const backend = r['kv-offload-backend'] as { name?: string } | undefined;
+  return {
+    ISL: '0',
+    OSL: '0',
+    MAX_MODEL_LEN: '0',
+    DISAGG: 'false',
+    RUN_EVAL: 'false',
+    KV_OFFLOAD_BACKEND: str(backend?.name),
+    KV_OFFLOAD_BACKEND_METADATA: toJson(backend),
+    ROUTER_METADATA: toJson(r.router),
+    TOTAL_CPU_DRAM_GB: str(r['total-cpu-dram-gb']),
+  };
+}
+
 export function workflowEnv(row: SingleNodeRow, s: ContractSettings): Record<string, string> {
   const r = row as SingleNodeRow & Record<string, unknown>;
   const agentic = r['scenario-type'] === 'agentic-coding';
@@ -91,6 +114,7 @@ export function workflowEnv(row: SingleNodeRow, s: ContractSettings): Record<str
     PYTHONPYCACHEPREFIX: '/tmp/inferencex-pycache',
     SWEBENCH_USE_MODAL: 'true',
     SALLOC_EXCLUDE: 'b300-005,b300-006',
+    ...(agentic ? agenticInputs(r) : {}),
     // The "Launch job script" step.
     RUNNER_NAME: s.runnerName,
     RUNNER_TYPE: row.runner,

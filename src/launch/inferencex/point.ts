@@ -1,8 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { isAgenticRow } from '../../matrix/index.js';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { RUN_NODE_ENV, RUN_SEED_ENV, RUN_VARIATION_ENV } from '../../sim/index.js';
+import { NODE_GPUS_ENV, NODE_HARDWARE_ENV } from '../../sim/gpu-registry.js';
 import type { RunVariation } from '../../sim/index.js';
 import { tail } from '../local.js';
 import { sampleKeyOf } from '../../plan/launches.js';
@@ -11,6 +13,7 @@ import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { PointOutcome } from '../point-outcome.js';
 import type { FailureKind } from '../failure.js';
+import type { AgenticSettings } from '../agentic.js';
 import { contractOf } from './script-record.js';
 import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 import { WORKSPACE, makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
@@ -34,6 +37,21 @@ export interface ScriptPoint {
   /** Everything the script's environment adds to its executor's. */
   env: Record<string, string>;
   logDir: string;
+  /** An agentic point's folder in the run directory (`agentic_<RF>/`), where its script's results go. */
+  agenticDir?: string | undefined;
+}
+
+/** Where and how a point's script runs. */
+export interface PointSetting {
+  dir: RunDir;
+  cluster: ClusterProfile;
+  frontier: string[];
+  /** Replaces the launcher's port where the node is shared (a local run). */
+  port?: number | undefined;
+  /** The plan's run-to-run variation (its deployment's). */
+  variation?: RunVariation | undefined;
+  /** The corpus an agentic point replays, and the run's duration overrides. */
+  agentic?: AgenticSettings | undefined;
 }
 
 /**
@@ -70,43 +88,58 @@ export function simulationVariables(
 const PROFILE_ENV = { PROFILE: '1', SGLANG_TORCH_PROFILER_DIR: `${WORKSPACE}/`, VLLM_TORCH_PROFILER_DIR: `${WORKSPACE}/` };
 
 /**
- * Set a point up: its workspace and environment. `port` replaces the launcher's where the node is
- * shared (a local run); `variation` is the plan's run-to-run variation (its deployment's). Evals inside the script (lm-eval) are not run: RUN_EVAL is false.
+ * Set a point up: its workspace and environment. Evals inside the script (lm-eval) are not run:
+ * RUN_EVAL is false. An agentic point replays the run's corpus in place of AIPerf's public dataset
+ * (src/engines/standin/aiperf.ts), for the run's duration when it sets one, as the workflow's
+ * `duration` input does.
  */
-export function preparePoint(
-  p: PlannedPoint,
-  plan: ScriptPlan,
-  dir: RunDir,
-  cluster: ClusterProfile,
-  frontier: string[],
-  port?: number,
-  variation?: RunVariation,
-): ScriptPoint {
+export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting): ScriptPoint {
+  const { dir, cluster, agentic } = o;
   const rf = p.resultFilename;
   const row = p.row as SingleNodeRow;
   // Each measurement of a repeated point has a workspace and logs of its own.
   const work = join(dir.root, 'work', sampleKeyOf(p));
   const standin = join(work, '.frontier');
   makeWorkspace(work, plan.tree);
+  const isAgentic = isAgenticRow(row);
   const contract = {
-    ...contractOf(plan, row, rf, port),
+    ...contractOf(plan, row, rf, o.port),
     RUN_EVAL: 'false',
     EVAL_ONLY: 'false',
     ...(plan.profile ? PROFILE_ENV : {}),
+    ...(isAgentic && agentic?.durationS !== undefined ? { DURATION: String(agentic.durationS) } : {}),
+    ...(isAgentic && agentic?.fast ? { AIPERF_EXPERIMENTAL_FAST: '1' } : {}),
   };
+  const standins = plan.simulated ? 'run' : plan.client === 'frontier' ? 'client' : undefined;
   const env = {
     ...contract,
-    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, variation) : {}),
-    // A single-node script's engines are on the launch's first node.
-    ...(plan.simulated && variation && variation.cv > 0 ? { [RUN_NODE_ENV]: 'node0' } : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, o.variation) : {}),
+    // A single-node script's engines are on the launch's first node, whose GPUs the fake GPU tools
+    // report from the start (idle until a sim holds them), as a script's nvidia-smi check expects.
+    ...(plan.simulated && o.variation && o.variation.cv > 0 ? { [RUN_NODE_ENV]: 'node0' } : {}),
+    ...(plan.simulated ? { [NODE_GPUS_ENV]: String(cluster.gpusPerNode), [NODE_HARDWARE_ENV]: plan.hardware } : {}),
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
-    ...(plan.simulated
-      ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'run', frontier })
-      : plan.client === 'frontier'
-        ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'client', frontier })
-        : {}),
+    ...(standins ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: standins, frontier: o.frontier }) : {}),
+    ...(standins && isAgentic && agentic ? { FRONTIER_AGENTIC_TRACES: agentic.tracesFile } : {}),
+    // The scripts' scratch (AIPerf's virtual environment) goes with the workspace.
+    ...(plan.simulated ? { TMPDIR: scratch(standin) } : {}),
   };
-  return { point: p, row, work, standin, contract, env, logDir: dir.serverLogs(sampleKeyOf(p)) };
+  return {
+    point: p,
+    row,
+    work,
+    standin,
+    contract,
+    env,
+    logDir: dir.serverLogs(sampleKeyOf(p)),
+    ...(isAgentic ? { agenticDir: dir.agenticDir(rf) } : {}),
+  };
+}
+
+function scratch(standin: string): string {
+  const tmp = join(standin, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  return tmp;
 }
 
 /** Collect a point whose script has ended (`code`; `output`: the end of what it printed). */
@@ -124,7 +157,7 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
   );
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
-  const outcome = outcomeOf(s, code, output, calls);
+  const outcome = s.agenticDir ? agenticOutcome(s, s.agenticDir, code, output, calls) : outcomeOf(s, code, output, calls);
   // The script's move_profile_trace_for_relay left the profiler's trace in the workspace, now beside its logs.
   const trace = `profile_${rf}.trace.json.gz`;
   if ('raw' in outcome && existsSync(join(s.logDir, trace))) outcome.profile = `${basename(s.logDir)}/${trace}`;
@@ -161,4 +194,34 @@ function outcomeOf(s: ScriptPoint, code: number | null, output: string, calls: r
     ? (JSON.parse(readFileSync(validity, 'utf8')) as { valid: boolean; problems: string[] })
     : undefined;
   return { status: v && !v.valid ? 'invalid' : 'ok', raw: readFileSync(raw, 'utf8'), problems: v?.problems ?? [] };
+}
+
+/**
+ * An agentic point's script has ended: its results folder (RESULT_DIR: AIPerf's artifacts, the
+ * benchmark command and log, its GPU telemetry and power audit) becomes the point's `agentic_<RF>/`,
+ * with the aggregate InferenceX's own process_agentic_result wrote (`<RF>.json`) beside it. A script that exits non-zero after writing records (its own
+ * validate_agentic_result or power check refused them) measured an invalid point.
+ */
+function agenticOutcome(
+  s: ScriptPoint,
+  agenticDir: string,
+  code: number | null,
+  output: string,
+  calls: readonly RecordedCall[],
+): PointOutcome {
+  const rf = s.point.resultFilename;
+  const results = join(s.work, s.contract.RESULT_DIR!.replace(new RegExp(`^${WORKSPACE}/?`), ''));
+  if (!existsSync(join(results, 'aiperf_artifacts', 'profile_export.jsonl')))
+    return {
+      status: 'failed',
+      error: `the agentic script ended (${code === null ? 'killed' : `exit code ${code}`}) without AIPerf records in RESULT_DIR/aiperf_artifacts; the end of its output:\n${output}`,
+      kind: failureKindOfScript(s, calls),
+    };
+  rmSync(agenticDir, { recursive: true, force: true });
+  cpSync(results, agenticDir, { recursive: true });
+  if (existsSync(join(s.work, `${rf}.json`))) copyFileSync(join(s.work, `${rf}.json`), join(agenticDir, `${rf}.json`));
+  const problems =
+    code === 0 ? [] : [`the script ended with exit code ${code ?? 'killed'}: ${output.split('\n').slice(-3).join(' ')}`];
+  // Its server log is the one in the results folder, as InferenceX's aggregation reads it.
+  return { status: problems.length > 0 ? 'invalid' : 'ok', agentic: true, logDir: agenticDir, problems };
 }

@@ -22,7 +22,14 @@ export async function runScriptPoints(
     if (signal.aborted) return;
     reporter.pointStart?.(ctx.plan.launch, p);
     // The launcher's fixed port could be taken on a shared host: a free one stands in.
-    const s = preparePoint(p, plan, dir, cluster, frontier, await freePort(), ctx.plan.deployment.runVariation);
+    const s = preparePoint(p, plan, {
+      dir,
+      cluster,
+      frontier,
+      port: await freePort(),
+      variation: ctx.plan.deployment.runVariation,
+      agentic: ctx.agentic,
+    });
     const command = scriptCommand(cluster, s.row.image, s.work, plan.script, Object.keys(s.contract));
     const running = startProcesses(
       [{ name: 'script', role: 'server', host: '127.0.0.1', gpus: [], command, env: s.env }],

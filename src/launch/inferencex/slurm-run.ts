@@ -32,15 +32,14 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
   const script = plan.script;
   // On a simulating cluster the nodes are shared (one host): a free port each; a real node is the job's own.
   const scripts = points.map((p, i) =>
-    preparePoint(
-      p,
-      script,
+    preparePoint(p, script, {
       dir,
       cluster,
-      o.frontierCommand,
-      plan.simulated ? o.basePort + i : undefined,
-      plan.deployment.runVariation,
-    ),
+      frontier: o.frontierCommand,
+      port: plan.simulated ? o.basePort + i : undefined,
+      variation: plan.deployment.runVariation,
+      agentic: ctx.agentic,
+    }),
   );
   const logDir = dir.serverLogs(logsKeyOf(plan.launch, points));
   mkdirSync(logDir, { recursive: true });

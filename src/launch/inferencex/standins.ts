@@ -46,6 +46,8 @@ const STANDIN_TOOLS = [
   'srun',
   'enroot',
   'unsquashfs',
+  // Astral's uv: InferenceX's agentic scripts make AIPerf's virtual environment with it.
+  'uv',
 ] as const;
 
 /**
@@ -89,8 +91,13 @@ real() {
   if [[ "$FRONTIER_STANDIN_MODE" == run && ( "$tool" == python3 || "$tool" == python ) ]]; then
     export PYTHONPATH="$FRONTIER_STANDIN_BIN/python-site\${PYTHONPATH:+:$PYTHONPATH}"
   fi
-  for d in $FRONTIER_STANDIN_PATH; do
-    if [[ -x "$d/$tool" && "$d" != "$FRONTIER_STANDIN_BIN" ]]; then exec "$d/$tool" "$@"; fi
+  # A virtual environment's python is the host's python3 where the host has no python.
+  local names=("$tool")
+  if [[ "$tool" == python ]]; then names+=(python3); fi
+  for t in "\${names[@]}"; do
+    for d in $FRONTIER_STANDIN_PATH; do
+      if [[ -x "$d/$t" && "$d" != "$FRONTIER_STANDIN_BIN" ]]; then exec "$d/$t" "$@"; fi
+    done
   done
   echo "$tool: command not found" >&2
   exit 127
@@ -137,6 +144,20 @@ case "$tool" in
     ;;
   pip | pip3) kind=pip ;;
   hf | huggingface-cli | enroot | unsquashfs) kind=noop ;;
+  uv)
+    # The virtual environment InferenceX's agentic scripts install AIPerf into: its python is the
+    # host's, its aiperf and hf are stand-ins (what \`uv pip install\` would put there).
+    kind=noop
+    if [[ "$1" == venv ]]; then
+      venv=\${!#}
+      mkdir -p "$venv/bin"
+      for t in python aiperf hf; do ln -sfn "$FRONTIER_STANDIN_BIN/frontier-standin" "$venv/bin/$t"; done
+    fi
+    ;;
+  aiperf)
+    # AIPerf's trace replay becomes frontier bench --trace (src/engines/standin/aiperf.ts).
+    if [[ "$1" == profile ]]; then kind=client; else kind=noop; fi
+    ;;
   nvidia-smi | amd-smi | rocm-smi) kind=gpu ;;
   mpirun | numactl | trtllm-llmapi-launch) kind=launcher ;;
   nginx) kind=frontend ;;
@@ -224,7 +245,8 @@ while IFS= read -r name; do printf '%s=%s\\0' "$name" "\${!name}"; done < <(comp
 printf '%s\\0' "$kind" "$tool" "$PWD" "$@" >"$call.argv"
 : >"$call.done"
 # On a real cluster whose client is frontier bench, every other tool is the real one.
-if [[ "$FRONTIER_STANDIN_MODE" == client && "$kind" != client ]]; then real "$@"; fi
+# (uv's environment stays the stand-ins', so that its aiperf is frontier bench.)
+if [[ "$FRONTIER_STANDIN_MODE" == client && "$kind" != client && "$tool" != uv ]]; then real "$@"; fi
 case "$kind" in
   noop | other) exit 0 ;;
   gpu)
