@@ -5,13 +5,15 @@
 // validation (utils/agentic/…) then run on what the replay wrote, unchanged; the run ingests.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTree } from '../../src/plan/index.js';
-import { run, localExecutor } from '../../src/launch/index.js';
+import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
 import type { LaunchExecutor } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { SingleNodeAgenticRow } from '../../src/matrix/index.js';
-import { CLI, runCliAsync, tempFiles } from '../helpers.js';
+import { CLI, jobPorts, runCliAsync, tempFiles } from '../helpers.js';
+import { startSlurm } from '../support/slurm.js';
+import type { LocalSlurm } from '../support/slurm.js';
 import { FIXTURE_TREE, fixtureSweep, pointStatuses, simCluster, smallCorpus, strays } from './fixtures.js';
 
 const FRONTIER = [process.execPath, CLI];
@@ -24,6 +26,12 @@ const KINDS: [string, string, string][] = [
 ];
 
 let rows: SingleNodeAgenticRow[];
+let slurm: LocalSlurm | undefined;
+const nextPort = jobPorts(4);
+
+afterAll(async () => {
+  await slurm?.stop();
+});
 
 beforeAll(async () => {
   const all = (await fixtureSweep()) as SingleNodeAgenticRow[];
@@ -71,30 +79,60 @@ async function runRows(c: ClusterProfile, executor: LaunchExecutor, picked: Sing
   return { ...result, out };
 }
 
+async function expectAgenticRun(c: ClusterProfile, executor: LaunchExecutor, picked: SingleNodeAgenticRow[], runId: string) {
+  const { manifest, dir, out } = await runRows(c, executor, picked);
+  expect(pointStatuses(manifest)).toEqual(manifest.points.map((p) => `${p.conc}:ok`));
+  expect(manifest.launches.map((g) => g.engine)).toEqual(picked.map((r) => `${KINDS[rows.indexOf(r)]![2]} (stand-ins: sim)`));
+  for (const p of manifest.points) {
+    const rf = p.resultFilename;
+    const agentic = dir.agenticDir(rf);
+    // AIPerf's command line as build_replay_cmd wrote it, the replay's records, and the aggregate
+    // InferenceX's own process_agentic_result wrote: Frontier's (from the same records) equals it.
+    expect(readFileSync(join(agentic, 'benchmark_command.txt'), 'utf8')).toMatch(
+      /\/venv\/bin\/aiperf profile --scenario inferencex-agentx-mvp .* --public-dataset semianalysis_cc_traces_weka_/,
+    );
+    expect(existsSync(join(agentic, 'aiperf_artifacts', 'profile_export.jsonl'))).toBe(true);
+    const theirs = JSON.parse(readFileSync(join(agentic, `${rf}.json`), 'utf8')) as Record<string, unknown>;
+    const ours = JSON.parse(readFileSync(dir.agenticAggFile(rf), 'utf8')) as Record<string, unknown>;
+    expect(ours).toEqual(theirs);
+    expect(theirs.num_requests_successful).toBeGreaterThan(0);
+    // The script's own GPU monitor sampled the replay; the power step integrated it.
+    expect(existsSync(join(agentic, 'gpu_metrics.csv'))).toBe(true);
+    expect(p.power, rf).toEqual({ valid: true, reasons: [] });
+  }
+  expect(strays(out)).toEqual([]);
+  const db = join(tempFiles({}), 'store.db');
+  const ingest = await runCliAsync(['ingest', out, '--run-id', runId, '--db', db]);
+  expect(ingest.stderr).toBe('');
+  expect(ingest.stdout).toContain(`points: ${picked.length} (${picked.length} new)`);
+}
+
 describe('frontier run on InferenceX agentic rows, through the checkout’s agentic scripts', () => {
   it(
     'locally: the script’s engine is the sim, its AIPerf replay frontier bench, its own aggregation and validation pass',
     { timeout: 300_000 },
     async () => {
-      const { manifest, dir, out } = await runRows(cluster(), localExecutor, rows);
-      expect(pointStatuses(manifest)).toEqual(manifest.points.map((p) => `${p.conc}:ok`));
-      expect(manifest.launches.map((g) => g.engine)).toEqual(KINDS.map(([, , script]) => `${script} (stand-ins: sim)`));
-      for (const p of manifest.points) {
-        const rf = p.resultFilename;
-        const agentic = dir.agenticDir(rf);
-        // AIPerf's command line as build_replay_cmd wrote it; the replay's records; InferenceX's aggregate.
-        expect(readFileSync(join(agentic, 'benchmark_command.txt'), 'utf8')).toMatch(
-          /\/venv\/bin\/aiperf profile --scenario inferencex-agentx-mvp /,
-        );
-        expect(existsSync(join(agentic, 'aiperf_artifacts', 'profile_export.jsonl'))).toBe(true);
-        const theirs = JSON.parse(readFileSync(join(agentic, `${rf}.json`), 'utf8')) as Record<string, unknown>;
-        const ours = JSON.parse(readFileSync(dir.agenticAggFile(rf), 'utf8')) as Record<string, unknown>;
-        expect(ours).toEqual(theirs);
-      }
-      expect(strays(out)).toEqual([]);
-      const db = join(tempFiles({}), 'store.db');
-      const ingest = await runCliAsync(['ingest', out, '--run-id', 'agentic-local', '--db', db]);
-      expect(ingest.stderr).toBe('');
+      await expectAgenticRun(cluster(), localExecutor, rows, 'agentic-local');
+    },
+  );
+
+  it(
+    'on Slurm: the script is a step of the row’s job, the corpus read from the run directory',
+    { timeout: 300_000 },
+    async () => {
+      slurm = await startSlurm({ nodes: 2, cpusPerNode: 2, gpusPerNode: 8 });
+      const executor = slurmExecutor({
+        env: { ...process.env, ...slurm.env },
+        frontierCommand: FRONTIER,
+        basePort: nextPort(),
+        pollMs: 200,
+      });
+      await expectAgenticRun(
+        cluster({ name: 'test-slurm', scheduler: 'slurm', partition: slurm.partition, nodes: 2 }),
+        executor,
+        [rows[0]!],
+        'agentic-slurm',
+      );
     },
   );
 });

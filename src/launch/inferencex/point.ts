@@ -5,6 +5,7 @@ import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { RUN_NODE_ENV, RUN_SEED_ENV, RUN_VARIATION_ENV } from '../../sim/index.js';
 import { NODE_GPUS_ENV, NODE_HARDWARE_ENV } from '../../sim/gpu-registry.js';
+import { CLOCK_ANCHOR_ENV } from '../../util/virtual-clock.js';
 import type { RunVariation } from '../../sim/index.js';
 import { tail } from '../local.js';
 import { sampleKeyOf } from '../../plan/launches.js';
@@ -118,6 +119,8 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
     // report from the start (idle until a sim holds them), as a script's nvidia-smi check expects.
     ...(plan.simulated && o.variation && o.variation.cv > 0 ? { [RUN_NODE_ENV]: 'node0' } : {}),
     ...(plan.simulated ? { [NODE_GPUS_ENV]: String(cluster.gpusPerNode), [NODE_HARDWARE_ENV]: plan.hardware } : {}),
+    // One virtual clock for the point's sim, GPU monitor and client, so their stamps line up.
+    ...(plan.simulated ? { [CLOCK_ANCHOR_ENV]: String(Date.now()) } : {}),
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
     ...(standins ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: standins, frontier: o.frontier }) : {}),
     ...(standins && isAgentic && agentic ? { FRONTIER_AGENTIC_TRACES: agentic.tracesFile } : {}),
