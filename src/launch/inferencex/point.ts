@@ -115,10 +115,11 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
   const env = {
     ...contract,
     ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, o.variation) : {}),
-    // A single-node script's engines are on the launch's first node, whose GPUs the fake GPU tools
-    // report from the start (idle until a sim holds them), as a script's nvidia-smi check expects.
+    // A single-node script's engines are on the launch's first node, whose allocated GPUs (the
+    // row's, as Slurm exposes them) the fake GPU tools report from the start, idle until a sim holds
+    // them, as a script's nvidia-smi check expects.
     ...(plan.simulated && o.variation && o.variation.cv > 0 ? { [RUN_NODE_ENV]: 'node0' } : {}),
-    ...(plan.simulated ? { [NODE_GPUS_ENV]: String(cluster.gpusPerNode), [NODE_HARDWARE_ENV]: plan.hardware } : {}),
+    ...(plan.simulated ? { [NODE_GPUS_ENV]: String(row.tp * row.pp * row['pcp-size']), [NODE_HARDWARE_ENV]: plan.hardware } : {}),
     // One virtual clock for the point's sim, GPU monitor and client, so their stamps line up.
     ...(plan.simulated ? { [CLOCK_ANCHOR_ENV]: String(Date.now()) } : {}),
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
