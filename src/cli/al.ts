@@ -30,7 +30,9 @@ function showCurves(files: GoldenFile[], model: string): string {
       const kwargs = file.chatTemplateKwargs[mode];
       if (kwargs && mine.some((c) => c.mode === mode)) out.push(`  ${mode} chat_template_kwargs ${JSON.stringify(kwargs)}`);
     }
-    const lengths = [...new Set(mine.flatMap((c) => c.points.map((p) => p.draftLength)))].sort((a, b) => a - b);
+    const lengths = [...new Set(mine.flatMap((c) => [...c.points.map((p) => p.draftLength), ...c.unmeasured]))].sort(
+      (a, b) => a - b,
+    );
     const heads = mine.map((c) => c.mode ?? 'AL');
     out.push(`  ${['draft', ...heads].map((h) => h.padStart(14)).join('')}`);
     for (const n of lengths) {
