@@ -168,6 +168,10 @@ async function collect(f: CollectFlags): Promise<number> {
   if (!/^https?:\/\//.test(url)) throw new UserError(`--url ${url}: expected an http:// or https:// URL`);
   if (f.serve === undefined && url.includes('{port}'))
     throw new UserError(`--url ${url}: {port} is a port --serve picks; without --serve, name the server's port`);
+  if (f.serve !== undefined && url.includes('{port}') && !f.serve.includes('{port}'))
+    throw new UserError(`--serve does not name {port}, the port --url ${url} reaches`, {
+      hint: "put the engine's port flag in the command (vLLM: --port {port}), or pass --url with the port it serves on",
+    });
   const draftLengths = parseDraftLengths(f.draftLengths);
   const modes = parseThinking(f.thinking);
   const kwargsText: Partial<Record<ThinkingMode, string>> = {

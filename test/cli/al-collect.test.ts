@@ -326,7 +326,7 @@ describe('al collect refuses what it cannot measure', () => {
     const r = await runCliAsync([
       ...COMMON,
       '--serve',
-      'echo "no GPU here" >&2; exit 3',
+      'echo "no GPU here for port {port}" >&2; exit 3',
       '--draft-lengths',
       '1',
       '--thinking',
@@ -354,6 +354,11 @@ describe('al collect refuses what it cannot measure', () => {
   it('bad input: errors naming the flag or file and the fix, before any server is reached', () => {
     const missing = join(tempFiles({}), 'speed_bench_data');
     refused(['--data', DATA], 'al collect needs a server: --url of a running one, or --serve', 'e.g. --serve');
+    refused(
+      ['--data', DATA, '--serve', 'vllm serve {model}'],
+      '--serve does not name {port}, the port --url http://127.0.0.1:{port} reaches',
+      "put the engine's port flag in the command",
+    );
     refused(
       ['--url', 'http://127.0.0.1:9', '--data', DATA, '--category', 'cooking'],
       '--category cooking: not a SPEED-Bench category',
