@@ -29,6 +29,8 @@ export interface GoldenCurve {
   /** The thinking mode it was measured in; undefined for the flat forms (no mode). */
   mode: ThinkingMode | undefined;
   points: GoldenPoint[];
+  /** Draft lengths the file writes N/A for: collected, but not measured (a cell that failed). */
+  unmeasured: number[];
 }
 
 export interface GoldenFile {
@@ -43,6 +45,9 @@ export interface GoldenFile {
 }
 
 export class GoldenError extends Error {}
+
+/** What InferenceX's collectors (and `frontier al collect`) write for a cell that could not be measured. */
+export const NOT_MEASURED = 'N/A';
 
 /** The copy of InferenceX's curves Frontier ships, for trees that have none (beside the bundle in dist/). */
 export const BUILTIN_GOLDEN_DIR = fileURLToPath(new URL('./golden-al/', import.meta.url));
@@ -89,18 +94,25 @@ export async function parseGoldenFile(file: string, source: string | Buffer): Pr
   if (!isPlainMapping(doc.value)) fail(1, 'file', 'expected a mapping of model → curve', 'see golden_al_distribution/README.md');
   const curves: GoldenCurve[] = [];
   for (const [model, block] of Object.entries(doc.value as Record<string, unknown>)) {
-    const points = (path: (string | number)[], value: unknown): GoldenPoint[] => {
+    /** A curve's points, and the draft lengths it writes N/A for. */
+    const curveOf = (path: (string | number)[], value: unknown): Pick<GoldenCurve, 'points' | 'unmeasured'> => {
+      const unmeasured: number[] = [];
       // The flat list form ([{1: 1.90}, {2: 2.60}]) the injector also reads.
       const pairs = Array.isArray(value)
         ? value.flatMap((item, i) => (isPlainMapping(item) ? Object.entries(item).map(([k, v]) => [k, v, [...path, i, k]]) : []))
         : isPlainMapping(value)
           ? Object.entries(value).map(([k, v]) => [k, v, [...path, k]])
           : fail(doc.locate(path).line, path.join('.'), 'expected draft length → AL', 'write e.g. `3: 2.49`');
-      return (pairs as [string, unknown, (string | number)[]][]).map(([k, v, at]) => {
+      const points = (pairs as [string, unknown, (string | number)[]][]).flatMap(([k, v, at]) => {
         const line = doc.locate(at).line;
         const n = Number(k);
         if (!Number.isInteger(n) || n < 1)
           fail(line, at.join('.'), `draft length ${k} is not a positive integer`, 'key by num_speculative_tokens');
+        // The collectors write N/A for a cell they could not measure: the curve has no value there.
+        if (v === NOT_MEASURED) {
+          unmeasured.push(n);
+          return [];
+        }
         if (typeof v !== 'number' || v < 1 || v > n + 1)
           fail(
             line,
@@ -108,17 +120,18 @@ export async function parseGoldenFile(file: string, source: string | Buffer): Pr
             `AL ${String(v)} is not a number in [1, ${n + 1}]`,
             'AL counts the verified token, so 1 ≤ AL ≤ draft length + 1',
           );
-        return { draftLength: n, al: v as number, line };
+        return [{ draftLength: n, al: v as number, line }];
       });
+      return { points, unmeasured };
     };
     if (isPlainMapping(block) && Object.keys(block).some((k) => k.startsWith('thinking'))) {
       for (const [mode, curve] of Object.entries(block)) {
         if (!THINKING_MODES.includes(mode as ThinkingMode))
           fail(doc.locate([model, mode]).line, `${model}.${mode}`, 'unknown thinking mode', 'use thinking_on or thinking_off');
-        curves.push({ file, model, mode: mode as ThinkingMode, points: points([model, mode], curve) });
+        curves.push({ file, model, mode: mode as ThinkingMode, ...curveOf([model, mode], curve) });
       }
     } else {
-      curves.push({ file, model, mode: undefined, points: points([model], block) });
+      curves.push({ file, model, mode: undefined, ...curveOf([model], block) });
     }
   }
   return { file, sourceRun, measuredOn, chatTemplateKwargs, curves };

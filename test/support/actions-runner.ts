@@ -5,7 +5,7 @@
  * Frontier's generated workflows use: actions/checkout and actions/setup-node (the clone is the
  * checkout; the host's Node runs), actions/upload-artifact and actions/download-artifact (v4
  * layout), reusable workflows (`uses: ./.github/workflows/X.yml`, matrix rows included), job
- * outputs, `needs.*.result`, `if:` with status checks. `frontier` on the PATH runs the built CLI (so
+ * outputs, `needs.*.result`, `if:` with status checks, a dispatched workflow's inputs (the event's `inputs`, else the defaults). `frontier` on the PATH runs the built CLI (so
  * the step named "Install Frontier" is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
  * `gh api` from recorded JSON and from the jobs this runner ran. `runs-on` is ignored: all runs here.
  */
@@ -91,7 +91,10 @@ export interface RunResult {
 
 interface Workflow {
   env?: Record<string, unknown>;
-  on?: { workflow_call?: { inputs?: Record<string, { type?: string; default?: unknown }> } };
+  on?: {
+    workflow_call?: { inputs?: Record<string, { type?: string; default?: unknown }> };
+    workflow_dispatch?: { inputs?: Record<string, { type?: string; default?: unknown }> };
+  };
   jobs: Record<string, JobSpec>;
 }
 
@@ -602,7 +605,15 @@ export function runWorkflowLocally(o: RunOptions): RunResult {
   writeFileSync(join(ghDir, 'calls.jsonl'), '');
   writeFileSync(join(ghDir, 'comments.jsonl'), '');
   const wf = parseYaml(readFileSync(join(o.repo, o.workflow), 'utf8')) as Workflow;
-  const top = runWorkflow(run, wf, {}, { name: '', path: '' });
+  // A dispatched workflow's inputs: the event's, else each declared input's default.
+  const dispatched =
+    o.eventName === 'workflow_dispatch'
+      ? callInputs(
+          { on: { workflow_call: wf.on?.workflow_dispatch } } as Workflow,
+          (payload.inputs ?? {}) as Record<string, Value>,
+        )
+      : {};
+  const top = runWorkflow(run, wf, dispatched, { name: '', path: '' });
   const lines = (file: string) =>
     readFileSync(join(ghDir, file), 'utf8')
       .split('\n')

@@ -7,10 +7,11 @@ import type { WorkflowOptions } from './common.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
+import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW };
+export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
@@ -27,6 +28,15 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
     [
       PROFILE_WORKFLOW,
       workflowYaml(header("Profiles one point of a config under the engine's profiler (dispatched)."), profileWorkflow(o)),
+    ],
+    [
+      SPEEDBENCH_AL_WORKFLOW,
+      workflowYaml(
+        header(
+          "Collects a model's golden acceptance-length curve on SPEED-Bench, as InferenceX's speedbench-al.yml (dispatched).",
+        ),
+        speedbenchAlWorkflow(o),
+      ),
     ],
   ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);
 }
