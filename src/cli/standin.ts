@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { basename, join } from 'node:path';
 import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
@@ -26,9 +27,24 @@ function idle(what: string): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(ExitCode.OK));
 }
 
+/** Servers (proxies) listening now, kept up until stopped; `lines` say where and to what. */
+function keepServing(servers: Server[], lines: string[]): void {
+  process.stdout.write(`${lines.join('\n')}\n`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const s of servers) s.close();
+      process.exit(ExitCode.OK);
+    });
+}
+
 async function engine(tool: string, args: string[]): Promise<void> {
   const standIn = await engineStandIn(tool, args, process.env);
   if (standIn.kind === 'idle') return idle(standIn.why);
+  if (standIn.kind === 'proxy')
+    return keepServing(
+      [await startProxy([standIn.to], standIn.host, Number(standIn.port), { forwardHealth: true })],
+      [`frontier standin: ${standIn.why}: a proxy on http://${standIn.host}:${standIn.port} to ${standIn.to}`],
+    );
   // TileRT's decode server also listens on a control port, where its prefill connects first.
   if (standIn.controlPort) listenAndClose(standIn.host, standIn.controlPort);
   const sim = simServeArgs(args, standIn, process.env, (line) => process.stderr.write(`${line}\n`));
