@@ -1,7 +1,14 @@
 // vLLM's data parallelism under the engine stand-in, as InferenceX's llm-d job starts vLLM
-// (benchmarks/multi_node/llm-d/server.sh).
+// (benchmarks/multi_node/llm-d/server.sh), and the launcher's squash import with enroot's stand-ins.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { engineStandIn, simServeArgs, vllmDataParallel } from '../../src/engines/standin/engine.js';
+import { enrootUri } from '../../src/plan/inferencex/launchers.js';
+import { importImages } from '../../src/launch/inferencex/job-script.js';
+import type { JobScriptRun } from '../../src/launch/inferencex/job-script.js';
+import { standinVariables } from '../../src/launch/inferencex/workspace.js';
+import { CLI, tempFiles } from '../helpers.js';
 
 describe('vLLM’s data parallelism under the engine stand-in', () => {
   // server.sh's prefill command on the second node of a DEP8 engine over two 4-GPU nodes.
@@ -58,5 +65,50 @@ describe('vLLM’s data parallelism under the engine stand-in', () => {
   it('a headless node idles', async () => {
     const args = ['serve', '/models', '--tensor-parallel-size', '8', '--master-addr', '127.0.0.3', '--nnodes', '2', '--headless'];
     expect(await engineStandIn('vllm', args, env)).toMatchObject({ kind: 'idle' });
+  });
+});
+
+describe('the launcher’s squash import', () => {
+  it('writes enroot’s URI of an image as enroot_uri_for_image does', () => {
+    // Each expectation is launch_gb200-nv.sh's enroot_uri_for_image's output for the image.
+    expect(
+      [
+        'quay.io/rh-ee-imarkov/llm-d-nokube-vllm:vllm0.26@sha256:a9095d4c',
+        'vllm/vllm-openai:v0.20.1',
+        'ubuntu@sha256:abc',
+        'nvcr.io/nvidia/foo:1.0',
+        'localhost/x:1@sha256:def',
+        'lmsysorg/sglang@sha256:123',
+      ].map(enrootUri),
+    ).toEqual([
+      'docker://quay.io#rh-ee-imarkov/llm-d-nokube-vllm:sha256:a9095d4c',
+      'docker://vllm/vllm-openai:v0.20.1',
+      'docker://registry-1.docker.io#library/ubuntu:sha256:abc',
+      'docker://nvcr.io#nvidia/foo:1.0',
+      'docker://localhost#x:sha256:def',
+      'docker://registry-1.docker.io#lmsysorg/sglang:sha256:123',
+    ]);
+  });
+
+  it('imports an image with the enroot stand-in once; unsquashfs then lists it, and refuses another file', async () => {
+    const work = tempFiles({ 'not-a-squash.sqsh': 'x\n' });
+    const dir = join(work, '.frontier');
+    const env = {
+      ...process.env,
+      ...standinVariables({ bin: join(dir, 'bin'), dir, mode: 'run', frontier: [process.execPath, CLI] }),
+    };
+    const squash = join(work, 'squash', 'img.sqsh');
+    const run = { work, images: [{ image: 'quay.io/a/b:1@sha256:f00', squash }] } as JobScriptRun;
+    expect(await importImages(run, env)).toBe('');
+    expect(readFileSync(squash, 'utf8')).toBe('frontier stand-in squash of docker://quay.io#a/b:sha256:f00\n');
+    expect(await importImages(run, env)).toContain(`Squash file already exists and is valid, skipping import: ${squash}`);
+    const bad = { work, images: [{ image: 'x', squash: join(work, 'not-a-squash.sqsh') }] } as JobScriptRun;
+    // Not a squash: it is imported over (the launcher's rm -f, then enroot import).
+    await importImages(bad, env);
+    expect(readFileSync(join(work, 'not-a-squash.sqsh'), 'utf8')).toBe('frontier stand-in squash of docker://x\n');
+    writeFileSync(join(work, 'plain'), 'x\n');
+    const { execFileSync } = await import('node:child_process');
+    expect(() => execFileSync('unsquashfs', ['-l', join(work, 'plain')], { env, stdio: 'pipe' })).toThrow(/is not a squash file/);
+    expect(existsSync(`${squash}.lock`)).toBe(true);
   });
 });

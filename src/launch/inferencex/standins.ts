@@ -136,7 +136,8 @@ case "$tool" in
     fi
     ;;
   pip | pip3) kind=pip ;;
-  hf | huggingface-cli | enroot | unsquashfs) kind=noop ;;
+  hf | huggingface-cli) kind=noop ;;
+  enroot | unsquashfs) kind=image ;;
   nvidia-smi | amd-smi | rocm-smi) kind=gpu ;;
   mpirun | numactl | trtllm-llmapi-launch) kind=launcher ;;
   nginx) kind=frontend ;;
@@ -289,6 +290,41 @@ case "$kind" in
           ;;
       esac
     done
+    exit 0
+    ;;
+  image)
+    # enroot's image import writes a stand-in squash file (no layers: the host's tools stand in for
+    # the image); unsquashfs -l lists one and, as on anything that is not a squash, fails otherwise.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    marker="frontier stand-in squash"
+    case "$tool $1" in
+      "enroot import")
+        shift
+        out= uri=
+        while [[ $# -gt 0 ]]; do
+          case "$1" in
+            -o | --output) out=$2; shift 2 ;;
+            --output=*) out=\${1#*=}; shift ;;
+            -*) shift ;;
+            *) uri=$1; shift ;;
+          esac
+        done
+        [[ -n "$uri" ]] || { echo "enroot import: no image URI" >&2; exit 1; }
+        if [[ -z "$out" ]]; then out=\${uri##*/}; out=\${out//[:#]/+}.sqsh; fi
+        [[ ! -e "$out" ]] || { echo "enroot import: $out already exists" >&2; exit 1; }
+        printf '%s of %s\\n' "$marker" "$uri" >"$out"
+        exit 0
+        ;;
+      "unsquashfs -l")
+        file=\${!#}
+        if [[ -f "$file" ]] && IFS= read -r line <"$file" && [[ "$line" == "$marker of "* ]]; then
+          echo "squashfs-root"
+          exit 0
+        fi
+        echo "unsquashfs: $file is not a squash file (one enroot import made here)" >&2
+        exit 1
+        ;;
+    esac
     exit 0
     ;;
   convert)
