@@ -449,11 +449,31 @@ setup='
 set -e
 root=$1 workdir=$2 hosts=$3 n=$4
 shift 4
+hostdirs=" "
 for e in /*; do
   name=\${e#/}
   if [[ -L "$e" ]]; then ln -s "$(readlink "$e")" "$root/$name"
-  elif [[ -d "$e" ]]; then mkdir "$root/$name"; mount --rbind "$e" "$root/$name"
+  elif [[ -d "$e" ]]; then mkdir "$root/$name"; mount --rbind "$e" "$root/$name"; hostdirs+="$name "
   fi
+done
+# What the container writes in a folder of the host (its /tmp; the mount points its volumes need
+# there, such as /etc/epp) is its own, as a container root is: an overlay of the host folder with a
+# private upper layer, in memory. The folder of the stand-ins stays the host one (their records).
+private=$root.private
+mkdir -p "$private"
+mount -t tmpfs tmpfs "$private"
+own() {
+  [[ ! -d "$private/$1" ]] || return 0
+  mkdir -p "$private/$1/upper" "$private/$1/work"
+  umount -l "$root/$1"
+  mount -t overlay overlay -o "lowerdir=/$1,upperdir=$private/$1/upper,workdir=$private/$1/work" "$root/$1"
+  if [[ "$FRONTIER_STANDIN_DIR" == "/$1/"* ]]; then mount --bind "$FRONTIER_STANDIN_DIR" "$root$FRONTIER_STANDIN_DIR"; fi
+}
+if [[ "$hostdirs" == *" tmp "* ]]; then own tmp; fi
+for v in "\${@:1:n}"; do
+  IFS=: read -r source target mode <<<"$v"
+  top=\${target#/} top=\${top%%/*}
+  if [[ "$target" == /*/* && ! -e "$root$target" && "$hostdirs" == *" $top "* ]]; then own "$top"; fi
 done
 for ((i = 0; i < n; i++)); do
   IFS=: read -r source target mode <<<"$1"
