@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { basename, join } from 'node:path';
 import { Command } from 'commander';
@@ -6,17 +7,20 @@ import { runBenchCommand } from './bench.js';
 import { simCommand } from './sim.js';
 import { flagValue } from '../util/argv.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { UserError } from '../util/user-error.js';
 import { engineStandIn, simServeArgs } from '../engines/standin/engine.js';
 import { frontendFor, registerWorker } from '../engines/standin/frontend.js';
 import { registered } from '../launch/inferencex/registry.js';
 import { listenAndClose } from '../engines/standin/ports.js';
 import { startProxy } from '../engines/standin/proxy.js';
+import { envoyStandIn, eppStandIn, sidecarStandIn } from '../engines/standin/llm-d.js';
 
 /**
  * The node half of the stand-ins InferenceX scripts and srt-slurm recipes run under
  * (src/launch/inferencex/standins.ts): an engine entry point becomes `frontier sim serve`
  * (src/engines/standin/engine.ts), a frontend `frontier sim router` or a plain proxy over the workers
- * (src/engines/standin/frontend.ts), and InferenceX's benchmark client `frontier bench` with the same
+ * (src/engines/standin/frontend.ts), llm-d's EPP a sim router and its Envoy and P/D sidecar proxies
+ * (src/engines/standin/llm-d.ts), and InferenceX's benchmark client `frontier bench` with the same
  * command line. Hidden: only the stand-ins call it.
  */
 
@@ -54,6 +58,13 @@ async function engine(tool: string, args: string[]): Promise<void> {
 }
 
 async function frontend(tool: string, args: string[]): Promise<void> {
+  if (tool === 'epp') {
+    const epp = eppStandIn(args);
+    process.stderr.write(`${epp.notes.join('\n')}\n`);
+    const workers = [...epp.prefill.flatMap((u) => ['--prefill', u]), ...epp.decode.flatMap((u) => ['--decode', u])];
+    await simCommand().parseAsync(['router', ...workers, '--host', epp.host, '--port', epp.port], { from: 'user' });
+    return;
+  }
   const f = await frontendFor(tool, args, process.env, registered);
   if (f.kind === 'router') {
     const workers = [...f.prefill.flatMap((u) => ['--prefill', u]), ...f.decode.flatMap((u) => ['--decode', u])];
@@ -65,6 +76,35 @@ async function frontend(tool: string, args: string[]): Promise<void> {
     `frontier standin proxy listening on http://${f.host}:${f.port}\n${f.workers.map((w) => `  worker: ${w}`).join('\n')}\n`,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(ExitCode.OK)));
+}
+
+/** llm-d's Envoy (its listener and admin) and P/D sidecar: proxies (src/engines/standin/llm-d.ts). */
+async function proxy(tool: string, args: string[]): Promise<void> {
+  if (tool === 'pd-sidecar') {
+    const s = sidecarStandIn(args, process.env);
+    return keepServing([await startProxy([s.to], s.host, Number(s.port), { forwardHealth: true })], s.notes);
+  }
+  if (tool === 'envoy') {
+    const e = envoyStandIn(args);
+    const servers = [await startProxy([e.upstream], e.listen.host, e.listen.port, { forwardHealth: true })];
+    // The admin listener comes up after the listener: its /ready means the listener is there.
+    if (e.admin) servers.push(await adminServer(e.admin.host, e.admin.port));
+    return keepServing(servers, e.notes);
+  }
+  throw new UserError(`stand-in: ${tool} is not a proxy the stand-ins know`);
+}
+
+/** Envoy's admin listener: /ready answers LIVE, as Envoy's does once its listeners are up. */
+function adminServer(host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    const ready = req.url === '/ready';
+    res.writeHead(ready ? 200 : 404, { 'content-type': 'text/plain' });
+    res.end(ready ? 'LIVE\n' : 'the stand-in admin answers /ready only\n');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
 }
 
 async function client(args: string[]): Promise<void> {
@@ -88,6 +128,7 @@ export function standinCommand(): Command {
     standin.command(name).argument('<tool>').argument('[args...]').allowUnknownOption().helpOption(false);
   passThrough('engine').action(engine);
   passThrough('frontend').action(frontend);
+  passThrough('proxy').action(proxy);
   passThrough('client').action((_tool: string, args: string[]) => client(args));
   return standin;
 }

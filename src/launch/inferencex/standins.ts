@@ -46,6 +46,11 @@ const STANDIN_TOOLS = [
   'srun',
   'enroot',
   'unsquashfs',
+  // What llm-d's job (benchmarks/multi_node/llm-d/server.sh) starts besides vLLM: the P/D routing
+  // sidecar on each decode node, the endpoint picker (EPP) and Envoy in front of it.
+  'pd-sidecar',
+  'epp',
+  'envoy',
 ] as const;
 
 /**
@@ -166,6 +171,8 @@ case "$tool" in
     esac
     ;;
   atomesh) if [[ "$1" == launch ]]; then kind=frontend; fi ;;
+  epp) kind=frontend ;;
+  envoy | pd-sidecar) kind=proxy ;;
   ibv_devinfo)
     # A node's RDMA NICs (eight, as on InferenceX's MI355X nodes), for scripts that look them up.
     for i in {0..7}; do printf 'hca_id:\trdma%d\n' "$i"; done
@@ -336,7 +343,7 @@ case "$kind" in
     done
     exit 0
     ;;
-  engine | client | frontend)
+  engine | client | frontend | proxy)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     on_this_node "$@"
     exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "\${args[@]}"
