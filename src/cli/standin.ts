@@ -1,22 +1,27 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import { basename, join } from 'node:path';
 import { Command } from 'commander';
 import { runBenchCommand } from './bench.js';
 import { simCommand } from './sim.js';
 import { flagValue } from '../util/argv.js';
 import { ExitCode } from '../util/exit-codes.js';
+import { UserError } from '../util/user-error.js';
 import { engineStandIn, simServeArgs } from '../engines/standin/engine.js';
 import { frontendFor, registerWorker } from '../engines/standin/frontend.js';
 import { registered } from '../launch/inferencex/registry.js';
 import { listenAndClose } from '../engines/standin/ports.js';
 import { startProxy } from '../engines/standin/proxy.js';
 import { aiperfBenchArgs } from '../engines/standin/aiperf.js';
+import { envoyStandIn, eppStandIn, sidecarStandIn } from '../engines/standin/llm-d.js';
 
 /**
  * The node half of the stand-ins InferenceX scripts and srt-slurm recipes run under
  * (src/launch/inferencex/standins.ts): an engine entry point becomes `frontier sim serve`
  * (src/engines/standin/engine.ts), a frontend `frontier sim router` or a plain proxy over the workers
- * (src/engines/standin/frontend.ts), and InferenceX's benchmark clients `frontier bench` with the same
+ * (src/engines/standin/frontend.ts), llm-d's EPP a sim router and its Envoy and P/D sidecar proxies
+ * (src/engines/standin/llm-d.ts), and InferenceX's benchmark clients `frontier bench` with the same
  * command line (AIPerf's trace replay: src/engines/standin/aiperf.ts). Hidden: only the stand-ins call it.
  */
 
@@ -27,9 +32,24 @@ function idle(what: string): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(ExitCode.OK));
 }
 
+/** Servers (proxies) listening now, kept up until stopped; `lines` say where and to what. */
+function keepServing(servers: Server[], lines: string[]): void {
+  process.stdout.write(`${lines.join('\n')}\n`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const s of servers) s.close();
+      process.exit(ExitCode.OK);
+    });
+}
+
 async function engine(tool: string, args: string[]): Promise<void> {
   const standIn = await engineStandIn(tool, args, process.env);
   if (standIn.kind === 'idle') return idle(standIn.why);
+  if (standIn.kind === 'proxy')
+    return keepServing(
+      [await startProxy([standIn.to], standIn.host, Number(standIn.port), { forwardHealth: true })],
+      [`frontier standin: ${standIn.why}: a proxy on http://${standIn.host}:${standIn.port} to ${standIn.to}`],
+    );
   // TileRT's decode server also listens on a control port, where its prefill connects first.
   if (standIn.controlPort) listenAndClose(standIn.host, standIn.controlPort);
   const sim = simServeArgs(args, standIn, process.env, (line) => process.stderr.write(`${line}\n`));
@@ -39,6 +59,13 @@ async function engine(tool: string, args: string[]): Promise<void> {
 }
 
 async function frontend(tool: string, args: string[]): Promise<void> {
+  if (tool === 'epp') {
+    const epp = eppStandIn(args);
+    process.stderr.write(`${epp.notes.join('\n')}\n`);
+    const workers = [...epp.prefill.flatMap((u) => ['--prefill', u]), ...epp.decode.flatMap((u) => ['--decode', u])];
+    await simCommand().parseAsync(['router', ...workers, '--host', epp.host, '--port', epp.port], { from: 'user' });
+    return;
+  }
   const f = await frontendFor(tool, args, process.env, registered);
   if (f.kind === 'router') {
     const workers = [...f.prefill.flatMap((u) => ['--prefill', u]), ...f.decode.flatMap((u) => ['--decode', u])];
@@ -50,6 +77,35 @@ async function frontend(tool: string, args: string[]): Promise<void> {
     `frontier standin proxy listening on http://${f.host}:${f.port}\n${f.workers.map((w) => `  worker: ${w}`).join('\n')}\n`,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(ExitCode.OK)));
+}
+
+/** llm-d's Envoy (its listener and admin) and P/D sidecar: proxies (src/engines/standin/llm-d.ts). */
+async function proxy(tool: string, args: string[]): Promise<void> {
+  if (tool === 'pd-sidecar') {
+    const s = sidecarStandIn(args, process.env);
+    return keepServing([await startProxy([s.to], s.host, Number(s.port), { forwardHealth: true })], s.notes);
+  }
+  if (tool === 'envoy') {
+    const e = envoyStandIn(args);
+    const servers = [await startProxy([e.upstream], e.listen.host, e.listen.port, { forwardHealth: true })];
+    // The admin listener comes up after the listener: its /ready means the listener is there.
+    if (e.admin) servers.push(await adminServer(e.admin.host, e.admin.port));
+    return keepServing(servers, e.notes);
+  }
+  throw new UserError(`stand-in: ${tool} is not a proxy the stand-ins know`);
+}
+
+/** Envoy's admin listener: /ready answers LIVE, as Envoy's does once its listeners are up. */
+function adminServer(host: string, port: number): Promise<Server> {
+  const server = createServer((req, res) => {
+    const ready = req.url === '/ready';
+    res.writeHead(ready ? 200 : 404, { 'content-type': 'text/plain' });
+    res.end(ready ? 'LIVE\n' : 'the stand-in admin answers /ready only\n');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
 }
 
 async function client(tool: string, args: string[]): Promise<void> {
@@ -78,5 +134,6 @@ export function standinCommand(): Command {
   passThrough('engine').action(engine);
   passThrough('frontend').action(frontend);
   passThrough('client').action(client);
+  passThrough('proxy').action(proxy);
   return standin;
 }

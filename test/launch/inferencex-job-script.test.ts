@@ -4,7 +4,8 @@
 // same, through llm-d/submit.sh) and TileRT on B200 (tilert_utils/submit.sh allocates its nodes
 // with salloc and runs its steps itself). The dry run records the submission for every such row of
 // the fixture sweep; `frontier run` runs the AMD rows
-// and the TileRT row end to end on the test Slurm cluster (slurmctld and two slurmd on this host):
+// and the TileRT row end to end on the test Slurm cluster (slurmctld and two slurmd on this host;
+// the llm-d row's run, on four nodes of four GPUs, is inferencex-llmd.test.ts):
 // the checkout's job.slurm starts a container per node (the docker stand-in), TileRT's script one
 // per role (srun with pyxis's options, a stand-in too), then the prefill and decode servers, the
 // router and the benchmark in them (the sim and frontier bench), and the run ingests.

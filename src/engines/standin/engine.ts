@@ -18,6 +18,10 @@ import { freePort } from './ports.js';
  * registered, since real workers are found through etcd/NATS rather than named on the frontend's
  * command line; a process that joins another's endpoint (a multi-node worker's other ranks,
  * $FRONTIER_RECIPE_LEADER=0) idles.
+ *
+ * vLLM's data parallelism is the sim's D×T GPUs with data-parallel attention (vllmDataParallel);
+ * of a data-parallel server spanning nodes with hybrid load balancing (llm-d's), the first node
+ * serves it whole and another node's API server is a proxy to it; a `--headless` node idles.
  */
 
 type Env = NodeJS.ProcessEnv;
@@ -25,6 +29,8 @@ export type WorkerRole = SimRole;
 
 export type EngineStandIn =
   | { kind: 'idle'; why: string }
+  /** A server that fronts another's ranks: a proxy on its port to the one that serves them. */
+  | { kind: 'proxy'; host: string; port: string; to: string; why: string }
   | {
       kind: 'serve';
       role: WorkerRole;
@@ -36,7 +42,16 @@ export type EngineStandIn =
       controlPort?: number;
       /** The registry file to write once serving (a recipe worker). */
       registerAs?: string;
+      /** vLLM's data parallelism, as the sim's shape (vllmDataParallel). */
+      dataParallel?: SimShape;
     };
+
+/** A server's shape as `frontier sim serve` takes it. */
+export interface SimShape {
+  tp: string;
+  ep: string;
+  dpAttn: boolean;
+}
 
 const DEFAULT_PORTS: Record<string, number> = { vllm: 8000, 'trtllm-serve': 8000, sglang: 30000 };
 
@@ -64,16 +79,61 @@ export async function engineStandIn(tool: string, args: readonly string[], env: 
   const rank = flagValue(args, '--node-rank');
   if (rank !== undefined && rank !== '0')
     return { kind: 'idle', why: `${what} is rank ${rank} of a server whose rank 0 serves it` };
+  // vLLM's other nodes of a server spanning nodes run --headless: no API server, the first serves.
+  if (args.includes('--headless'))
+    return { kind: 'idle', why: `${what} is a headless node of a server whose first node serves it` };
+  // Nodes sharing this host each have a loopback address of their own (frontier-node-addr).
+  const host = env.FRONTIER_NODE_ADDR || '127.0.0.1';
+  const port = flagValue(args, '--port', '--server-port', '--http-port') ?? String(defaultPort(tool, args));
+  const dataParallel = isVllm(tool, args) ? vllmDataParallel(args) : undefined;
+  // vLLM's hybrid load balancing (--data-parallel-hybrid-lb): every node of a data-parallel server
+  // runs an API server for its own ranks. The sim serves the whole server on its first node (its
+  // ranks are one engine: their MoE layers and steps are shared); another node's API server is a
+  // proxy to it, on that node's port, so whatever is sent to either reaches the same engine.
+  const start = flagValue(args, '--data-parallel-start-rank');
+  if (dataParallel && args.includes('--data-parallel-hybrid-lb') && start !== undefined && start !== '0') {
+    const leader = flagValue(args, '--data-parallel-address');
+    if (!leader)
+      throw new UserError(
+        `stand-in: ${what} runs ranks from ${start} of a data-parallel server but names no --data-parallel-address`,
+      );
+    return {
+      kind: 'proxy',
+      host,
+      port,
+      to: `http://${leader}:${port}`,
+      why: `${what} serves ranks from ${start} of the data-parallel server whose first node (${leader}) the sim serves`,
+    };
+  }
   const ctrl = flagValue(args, '--ctrl-port');
   return {
     kind: 'serve',
     role: recipeRole(args, env),
-    // Nodes sharing this host each have a loopback address of their own (frontier-node-addr).
-    host: env.FRONTIER_NODE_ADDR || '127.0.0.1',
-    port: flagValue(args, '--port', '--server-port', '--http-port') ?? String(defaultPort(tool, args)),
+    host,
+    port,
     model: modelArg(tool, args) ?? need(env, 'MODEL'),
     ...(ctrl ? { controlPort: Number(ctrl) } : {}),
+    ...(dataParallel ? { dataParallel } : {}),
   };
+}
+
+/** `vllm serve` or vLLM's API server module. */
+const isVllm = (tool: string, args: readonly string[]): boolean =>
+  (tool === 'vllm' && args[0] === 'serve') ||
+  ((tool === 'python3' || tool === 'python') && args[1] === 'vllm.entrypoints.openai.api_server');
+
+/**
+ * vLLM's data parallelism as the sim's shape: `--data-parallel-size D` ranks of
+ * `--tensor-parallel-size T` are D×T GPUs with data-parallel attention, the MoE layers over all of
+ * them with --enable-expert-parallel (vLLM's expert-parallel size is always D×T). Undefined without
+ * data parallelism.
+ */
+export function vllmDataParallel(args: readonly string[]): SimShape | undefined {
+  const dp = Number(flagValue(args, '--data-parallel-size', '--data_parallel_size', '-dp') ?? 1);
+  if (!(dp > 1)) return undefined;
+  const tp = Number(flagValue(args, '--tensor-parallel-size', '--tensor_parallel_size', '-tp') ?? 1);
+  const gpus = String(dp * tp);
+  return { tp: gpus, ep: args.includes('--enable-expert-parallel') ? gpus : '1', dpAttn: true };
 }
 
 function defaultPort(tool: string, args: readonly string[]): number {
@@ -95,7 +155,9 @@ export function recipeRole(args: readonly string[], env: Env): WorkerRole {
   if (mode === 'prefill' || mode === 'decode') return mode;
   if (args.includes('--is-prefill-worker')) return 'prefill';
   if (args.includes('--is-decode-worker')) return 'decode';
-  const kv = /"kv_role"\s*:\s*"kv_(producer|consumer)"/.exec(flagValue(args, '--kv-transfer-config') ?? '');
+  const kv = /"kv_role"\s*:\s*"kv_(producer|consumer)"/.exec(
+    flagValue(args, '--kv-transfer-config', '--kv_transfer_config') ?? '',
+  );
   if (kv) return kv[1] === 'producer' ? 'prefill' : 'decode';
   if (args[1] === 'tilert.pd_vllm.decode_server') return 'decode';
   const role = env.FRONTIER_RECIPE_ROLE;
@@ -108,18 +170,19 @@ export function recipeRole(args: readonly string[], env: Env): WorkerRole {
  */
 export function simServeArgs(
   args: readonly string[],
-  serve: { role: WorkerRole; host: string; port: string; model?: string },
+  serve: { role: WorkerRole; host: string; port: string; model?: string; dataParallel?: SimShape },
   env: Env,
   note: (line: string) => void,
 ): string[] {
-  const { role } = serve;
+  const { role, dataParallel: dp } = serve;
   const served = flagValue(args, '--served-model-name', '--served_model_name') ?? serve.model ?? need(env, 'MODEL');
   // The shape: the workflow's variables, else (a multi-node script's server) the engine's own
-  // flags, else its role's.
+  // flags (vLLM's data parallelism among them), else its role's.
   const roleTp = role === 'prefill' ? env.PREFILL_TP : role === 'decode' ? env.DECODE_TP : undefined;
-  const tp = env.TP || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || roleTp || need(env, 'TP');
-  const ep = env.EP_SIZE || flagValue(args, '--ep-size', '--ep', '--expert-parallel-size') || '1';
-  const dpAttn = env.DP_ATTENTION ? env.DP_ATTENTION === 'true' : args.includes('--enable-dp-attention');
+  const tp =
+    env.TP || dp?.tp || flagValue(args, '--tp-size', '--tp', '-tp', '--tensor-parallel-size') || roleTp || need(env, 'TP');
+  const ep = env.EP_SIZE || dp?.ep || flagValue(args, '--ep-size', '--ep', '--expert-parallel-size') || '1';
+  const dpAttn = env.DP_ATTENTION ? env.DP_ATTENTION === 'true' : dp ? dp.dpAttn : args.includes('--enable-dp-attention');
   const spec = syntheticSpecOf(args, env);
   if (spec)
     note(

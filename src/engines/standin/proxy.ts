@@ -1,11 +1,20 @@
 import { createServer, request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
 
-/** A plain HTTP proxy over aggregated workers, taken in turn (what a frontend does with them); /health answers itself. */
-export async function startProxy(workers: readonly string[], host: string, port: number): Promise<Server> {
+/**
+ * A plain HTTP proxy over aggregated workers, taken in turn (what a frontend does with them); /health
+ * answers itself, or with `forwardHealth` is forwarded too (a proxy that is ready when what it
+ * fronts is: another node's API server of a data-parallel engine, llm-d's P/D sidecar).
+ */
+export async function startProxy(
+  workers: readonly string[],
+  host: string,
+  port: number,
+  o: { forwardHealth?: boolean } = {},
+): Promise<Server> {
   let next = 0;
   const server = createServer((req, res) => {
-    if (req.url === '/health') {
+    if (req.url === '/health' && !o.forwardHealth) {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');
       return;

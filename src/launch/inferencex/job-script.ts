@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
 import type { MultiNodeRow } from '../../matrix/index.js';
 import type { PlannedPoint } from '../../plan/launches.js';
 import { resultFilenameOf } from '../../results/index.js';
@@ -10,6 +12,7 @@ import { simulationVariables } from './point.js';
 import { basics } from './script-record.js';
 import { makeWorkspace, readCalls, recordScript, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
 import type { JobScriptPlan } from '../../plan/inferencex/job-script-plan.js';
+import { enrootUri } from '../../plan/inferencex/launchers.js';
 import type { RunVariation } from '../../sim/index.js';
 
 /**
@@ -24,6 +27,8 @@ import type { RunVariation } from '../../sim/index.js';
  * and the client, each node on a loopback address of its own (standins.ts).
  */
 
+const exec = promisify(execFile);
+
 /** A launch's job script, set up to run: its workspace (a copy of the checkout) and environment. */
 export interface JobScriptRun {
   work: string;
@@ -34,6 +39,8 @@ export interface JobScriptRun {
   env: Record<string, string>;
   /** BENCHMARK_LOGS_DIR: where the job writes its logs and results. */
   logs: string;
+  /** Images the launcher imports into squash files before it runs the script (importImages). */
+  images: { image: string; squash: string }[];
 }
 
 /**
@@ -93,7 +100,71 @@ export function setUpJobScript(
     // Login shells (the job's `bash -lc`) reset PATH: the stand-ins' home puts them back.
     ...(stand ? { HOME: variables.FRONTIER_STANDIN_HOME! } : {}),
   };
-  return { work, standin, contract, env, logs: contract.BENCHMARK_LOGS_DIR ?? join(work, 'benchmark_logs') };
+  return {
+    work,
+    standin,
+    contract,
+    env,
+    logs: contract.BENCHMARK_LOGS_DIR ?? join(work, 'benchmark_logs'),
+    images: plan.rule.images?.(row, site) ?? [],
+  };
+}
+
+/**
+ * The launcher's `import_squash` (launch_gb200-nv.sh): under a lock on the file, the image is
+ * imported with `enroot import` into a temporary file, checked with `unsquashfs -l` and moved into
+ * place, unless the file already is a squash. $1 the file, $2 enroot's URI of the image.
+ */
+const IMPORT_SQUASH = `set -uo pipefail
+squash=$1 uri=$2 tmp="$1.tmp.$$"
+mkdir -p "$(dirname "$squash")" || exit 1
+exec 9>"$squash.lock"
+flock -w 1800 9 || { echo "Failed to acquire lock for $squash" >&2; exit 1; }
+if unsquashfs -l "$squash" >/dev/null 2>&1; then
+  echo "Squash file already exists and is valid, skipping import: $squash"
+  exit 0
+fi
+runtime=$(mktemp -d "\${TMPDIR:-/tmp}/enroot-import.XXXXXX") || exit 1
+trap 'rm -rf -- "$runtime"' EXIT
+export ENROOT_RUNTIME_PATH="$runtime"
+rm -f "$squash" "$squash".tmp.*
+if ! enroot import -o "$tmp" "$uri"; then
+  rm -f "$tmp"
+  echo "Error: enroot import failed for $uri" >&2
+  exit 1
+fi
+if ! unsquashfs -l "$tmp" >/dev/null 2>&1; then
+  rm -f "$tmp"
+  echo "Error: enroot import produced an invalid squash file: $tmp" >&2
+  exit 1
+fi
+mv -f "$tmp" "$squash"
+`;
+
+/**
+ * Import the images the launcher imports before the script (JobScriptRule.images), as it does:
+ * with the script's environment, so on a simulating cluster enroot and unsquashfs are the
+ * stand-ins'. Returns what the imports printed; throws with it when one fails.
+ */
+export async function importImages(run: JobScriptRun, env: NodeJS.ProcessEnv): Promise<string> {
+  let output = '';
+  for (const { image, squash } of run.images) {
+    const uri = enrootUri(image);
+    try {
+      const out = await exec('bash', ['-c', IMPORT_SQUASH, 'import_squash', squash, uri], {
+        cwd: run.work,
+        env,
+        encoding: 'utf8',
+      });
+      output += `${out.stdout}${out.stderr}`;
+    } catch (e) {
+      const err = e as { stdout?: string; stderr?: string; message: string };
+      throw new Error(
+        `importing ${image} into ${squash} (${uri}), as the launcher does before the script: ${`${err.stdout ?? ''}${err.stderr ?? ''}`.trim() || err.message}`,
+      );
+    }
+  }
+  return output;
 }
 
 /** The job id the script printed: its last line of output, a number. */
@@ -137,7 +208,7 @@ export function jobScriptProcesses(
 ): { node: string; kind: string; argv: string[]; env: Record<string, string> }[] {
   const given = { ...process.env, ...run.env };
   return readCalls(run.standin)
-    .filter((c) => !['noop', 'other', 'gpu'].includes(c.kind))
+    .filter((c) => !['noop', 'other', 'gpu', 'image'].includes(c.kind))
     .map((c) => ({
       node: c.env.FRONTIER_NODE_NAME ?? c.env.SLURMD_NODENAME ?? 'submit host',
       kind: c.kind,

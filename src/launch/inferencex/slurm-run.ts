@@ -12,7 +12,7 @@ import { jobWatchOf } from '../slurm-client.js';
 import type { FollowedJob, SlurmRunSettings } from '../slurm-client.js';
 import { readExits } from '../slurm-exits.js';
 import { isInfrastructureState } from '../failure.js';
-import { jobScriptResults, keepJobScriptLogs, printedJobId, setUpJobScript, validityOf } from './job-script.js';
+import { importImages, jobScriptResults, keepJobScriptLogs, printedJobId, setUpJobScript, validityOf } from './job-script.js';
 import { collectPoint, preparePoint } from './point.js';
 import { renderScriptJob } from './slurm-job.js';
 import { collectSrtctlResults, injectIntoRecipe, placeRecipe, srtctlJobId } from './srtctl.js';
@@ -231,19 +231,27 @@ async function runJobScriptOnce(
   o: SlurmRunSettings,
 ): Promise<string> {
   const { jobScript } = plan;
+  const env = { ...o.slurm.env, ...setUp.env };
+  let imported = '';
+  try {
+    imported = await importImages(setUp, env);
+  } catch (e) {
+    writeFileSync(join(logDir, 'job-script.log'), `${(e as Error).message}\n`);
+    throw e;
+  }
   try {
     const out = await exec('bash', [jobScript.script], {
       cwd: setUp.work,
-      env: { ...o.slurm.env, ...setUp.env },
+      env,
       encoding: 'utf8',
       maxBuffer: 64 << 20,
       ...(jobScript.rule.job === 'foreground' ? { signal: ctx.signal } : {}),
     });
-    writeFileSync(join(logDir, 'job-script.log'), `${out.stderr}${out.stdout}`);
+    writeFileSync(join(logDir, 'job-script.log'), `${imported}${out.stderr}${out.stdout}`);
     return out.stdout;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    writeFileSync(join(logDir, 'job-script.log'), `${err.stderr ?? ''}${err.stdout ?? ''}`);
+    writeFileSync(join(logDir, 'job-script.log'), `${imported}${err.stderr ?? ''}${err.stdout ?? ''}`);
     throw new Error(`${jobScript.script}: ${`${err.stdout ?? ''}${err.stderr ?? ''}`.trim().slice(-LOG_TAIL) || err.message}`);
   }
 }

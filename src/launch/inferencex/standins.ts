@@ -48,6 +48,11 @@ const STANDIN_TOOLS = [
   'unsquashfs',
   // Astral's uv: InferenceX's agentic scripts make AIPerf's virtual environment with it.
   'uv',
+  // What llm-d's job (benchmarks/multi_node/llm-d/server.sh) starts besides vLLM: the P/D routing
+  // sidecar on each decode node, the endpoint picker (EPP) and Envoy in front of it.
+  'pd-sidecar',
+  'epp',
+  'envoy',
 ] as const;
 
 /**
@@ -143,7 +148,8 @@ case "$tool" in
     fi
     ;;
   pip | pip3) kind=pip ;;
-  hf | huggingface-cli | enroot | unsquashfs) kind=noop ;;
+  hf | huggingface-cli) kind=noop ;;
+  enroot | unsquashfs) kind=image ;;
   uv)
     # The virtual environment InferenceX's agentic scripts install AIPerf into: its python is the
     # host's, its aiperf and hf are stand-ins (what \`uv pip install\` would put there).
@@ -186,6 +192,8 @@ case "$tool" in
     esac
     ;;
   atomesh) if [[ "$1" == launch ]]; then kind=frontend; fi ;;
+  epp) kind=frontend ;;
+  envoy | pd-sidecar) kind=proxy ;;
   ibv_devinfo)
     # A node's RDMA NICs (eight, as on InferenceX's MI355X nodes), for scripts that look them up.
     for i in {0..7}; do printf 'hca_id:\trdma%d\n' "$i"; done
@@ -313,6 +321,41 @@ case "$kind" in
     done
     exit 0
     ;;
+  image)
+    # enroot's image import writes a stand-in squash file (no layers: the host's tools stand in for
+    # the image); unsquashfs -l lists one and, as on anything that is not a squash, fails otherwise.
+    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
+    marker="frontier stand-in squash"
+    case "$tool $1" in
+      "enroot import")
+        shift
+        out= uri=
+        while [[ $# -gt 0 ]]; do
+          case "$1" in
+            -o | --output) out=$2; shift 2 ;;
+            --output=*) out=\${1#*=}; shift ;;
+            -*) shift ;;
+            *) uri=$1; shift ;;
+          esac
+        done
+        [[ -n "$uri" ]] || { echo "enroot import: no image URI" >&2; exit 1; }
+        if [[ -z "$out" ]]; then out=\${uri##*/}; out=\${out//[:#]/+}.sqsh; fi
+        [[ ! -e "$out" ]] || { echo "enroot import: $out already exists" >&2; exit 1; }
+        printf '%s of %s\\n' "$marker" "$uri" >"$out"
+        exit 0
+        ;;
+      "unsquashfs -l")
+        file=\${!#}
+        if [[ -f "$file" ]] && IFS= read -r line <"$file" && [[ "$line" == "$marker of "* ]]; then
+          echo "squashfs-root"
+          exit 0
+        fi
+        echo "unsquashfs: $file is not a squash file (one enroot import made here)" >&2
+        exit 1
+        ;;
+    esac
+    exit 0
+    ;;
   convert)
     # A checkpoint conversion: its output's index, no weights.
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
@@ -322,7 +365,7 @@ case "$kind" in
     done
     exit 0
     ;;
-  engine | client | frontend)
+  engine | client | frontend | proxy)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     on_this_node "$@"
     exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "\${args[@]}"
@@ -435,11 +478,31 @@ setup='
 set -e
 root=$1 workdir=$2 hosts=$3 n=$4
 shift 4
+hostdirs=" "
 for e in /*; do
   name=\${e#/}
   if [[ -L "$e" ]]; then ln -s "$(readlink "$e")" "$root/$name"
-  elif [[ -d "$e" ]]; then mkdir "$root/$name"; mount --rbind "$e" "$root/$name"
+  elif [[ -d "$e" ]]; then mkdir "$root/$name"; mount --rbind "$e" "$root/$name"; hostdirs+="$name "
   fi
+done
+# What the container writes in a folder of the host (its /tmp; the mount points its volumes need
+# there, such as /etc/epp) is its own, as a container root is: an overlay of the host folder with a
+# private upper layer, in memory. The folder of the stand-ins stays the host one (their records).
+private=$root.private
+mkdir -p "$private"
+mount -t tmpfs tmpfs "$private"
+own() {
+  [[ ! -d "$private/$1" ]] || return 0
+  mkdir -p "$private/$1/upper" "$private/$1/work"
+  umount -l "$root/$1"
+  mount -t overlay overlay -o "lowerdir=/$1,upperdir=$private/$1/upper,workdir=$private/$1/work" "$root/$1"
+  if [[ "$FRONTIER_STANDIN_DIR" == "/$1/"* ]]; then mount --bind "$FRONTIER_STANDIN_DIR" "$root$FRONTIER_STANDIN_DIR"; fi
+}
+if [[ "$hostdirs" == *" tmp "* ]]; then own tmp; fi
+for v in "\${@:1:n}"; do
+  IFS=: read -r source target mode <<<"$v"
+  top=\${target#/} top=\${top%%/*}
+  if [[ "$target" == /*/* && ! -e "$root$target" && "$hostdirs" == *" $top "* ]]; then own "$top"; fi
 done
 for ((i = 0; i < n; i++)); do
   IFS=: read -r source target mode <<<"$1"

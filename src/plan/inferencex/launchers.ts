@@ -231,6 +231,11 @@ export interface JobScriptRule {
   /** The launcher's exports before it runs the script. */
   exports: (row: MultiNodeRow, site: JobSite) => Record<string, string>;
   /**
+   * Images the launcher imports into squash files before it runs the script (its `import_squash`:
+   * each unless its file already is one), for a job that names the file.
+   */
+  images?: (row: MultiNodeRow, site: JobSite) => { image: string; squash: string }[];
+  /**
    * Where the job leaves results: folders to look in, newest job first (`logs` is
    * BENCHMARK_LOGS_DIR, `workspace` the checkout), and a result's file name, whose groups are its
    * concurrency and `gpus_<n>_ctx_<p>_gen_<d>`.
@@ -252,6 +257,31 @@ function foldersUnder(root: string, depth: number): string[] {
   if (!existsSync(root)) return [];
   const below = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory());
   return [root, ...(depth > 0 ? below.flatMap((e) => foldersUnder(join(root, e.name), depth - 1)) : [])];
+}
+
+/** The launchers' squash file of an image: `$SQUASH_DIR/<image, / : @ # as _>.sqsh`. */
+const squashFile = (site: JobSite, image: string): string => `${site.squashDir}/${image.replace(/[/:@#]/g, '_')}.sqsh`;
+
+/**
+ * enroot's URI for an image, as the launchers' `enroot_uri_for_image` writes it: enroot 3 does not
+ * parse Docker's `tag@digest`, so a digest-pinned image names its registry and the digest as the
+ * reference (`docker://<registry>#<repository>:sha256:…`); another registry than Docker Hub is
+ * named with `#`.
+ */
+export function enrootUri(image: string): string {
+  const at = image.indexOf('@sha256:');
+  const bare = at >= 0 ? image.slice(0, at) : image;
+  const digest = at >= 0 ? image.slice(at + 1) : '';
+  const first = bare.split('/')[0]!;
+  const named = bare.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const registry = named ? first : 'registry-1.docker.io';
+  let repository = named ? bare.slice(first.length + 1) : bare;
+  if (!digest) return registry === 'registry-1.docker.io' ? `docker://${image}` : `docker://${registry}#${repository}`;
+  const slash = repository.lastIndexOf('/');
+  const name = repository.slice(slash + 1).split(':')[0]!;
+  repository = slash >= 0 ? `${repository.slice(0, slash)}/${name}` : name;
+  if (registry === 'registry-1.docker.io' && !repository.includes('/')) repository = `library/${repository}`;
+  return `docker://${registry}#${repository}:${digest}`;
 }
 
 /** A result named `<RESULT_FILENAME>_c<conc>_gpus_<n>_ctx_<p>_gen_<d>.json` (tilert's and llm-d's benchmark). */
@@ -317,9 +347,11 @@ export const JOB_SCRIPT_LAUNCHERS: Readonly<Record<string, JobScriptRule>> = {
       MODEL_PATH: site.modelPath,
       MODEL_NAME: row.model,
       LLMD_CONTAINER_ENGINE: 'pyxis',
-      LLMD_SQUASH_FILE: `${site.squashDir}/${row.image.replace(/[/:@#]/g, '_')}.sqsh`,
+      LLMD_SQUASH_FILE: squashFile(site, row.image),
       BENCHMARK_LOGS_DIR: `${site.workspace}/benchmark_logs`,
     }),
+    // job.slurm refuses a missing or empty LLMD_SQUASH_FILE: the launcher imports the image first.
+    images: (row, site) => [{ image: row.image, squash: squashFile(site, row.image) }],
     // llm-d/server.sh: --result-dir $BENCHMARK_LOGS_DIR/ (the launcher finds them anywhere below it)
     results: { dirs: (_, at) => foldersUnder(at.logs, 3), file: STEM_RESULT },
   },
