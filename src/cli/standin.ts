@@ -14,6 +14,8 @@ import { registered } from '../launch/inferencex/registry.js';
 import { listenAndClose } from '../engines/standin/ports.js';
 import { startProxy } from '../engines/standin/proxy.js';
 import { aiperfBenchArgs } from '../engines/standin/aiperf.js';
+import { lmEvalArgs } from '../engines/standin/lm-eval.js';
+import { evalCommand } from './eval.js';
 import { envoyStandIn, eppStandIn, sidecarStandIn } from '../engines/standin/llm-d.js';
 
 /**
@@ -127,6 +129,12 @@ async function client(tool: string, args: string[]): Promise<void> {
     );
 }
 
+/** lm-evaluation-harness (`python3 -m lm_eval …`): `frontier eval run` with the same meaning. */
+async function lmEval(_tool: string, args: string[]): Promise<void> {
+  const at = args.indexOf('lm_eval');
+  await evalCommand().parseAsync(lmEvalArgs(args.slice(at + 1), process.env), { from: 'user' });
+}
+
 export function standinCommand(): Command {
   const standin = new Command('standin').description('(internal) what the stand-ins of GPU tools run');
   const passThrough = (name: string): Command =>
@@ -135,5 +143,6 @@ export function standinCommand(): Command {
   passThrough('frontend').action(frontend);
   passThrough('client').action(client);
   passThrough('proxy').action(proxy);
+  passThrough('eval').action(lmEval);
   return standin;
 }

@@ -173,8 +173,7 @@ export async function run(o: RunOptions): Promise<{ manifest: RunManifest; dir: 
     launches,
   );
   const items = launches.map((launch) => itemOf(launch, records, o, golden));
-  if (o.evals && items.some(({ plan }) => plan?.kind === 'adapter' && plan.deployment.evalAnswers !== undefined))
-    writeAnswerKeys(o.evals);
+  if (o.evals && items.some(({ plan }) => plan && servesEvalAnswers(plan))) writeAnswerKeys(o.evals);
   records.save();
   const runner = new LaunchRunner(o, dir, records);
   const stopped = await runAll(items, runner, o);
@@ -226,6 +225,12 @@ function itemOf(launch: PlannedLaunch, records: RunRecords, o: RunOptions, golde
   record.engine = plan.engine;
   return { launch, record, plan };
 }
+
+/** Whether a launch's simulated engine answers its evals from the answer keys (an adapter's sim, or a simulating cluster's script). */
+const servesEvalAnswers = (plan: LaunchPlan): boolean =>
+  plan.kind === 'adapter'
+    ? plan.deployment.evalAnswers !== undefined
+    : plan.kind === 'script' && plan.simulated && plan.launch.evals.length > 0;
 
 /** Whether Frontier replays an agentic launch's traces: all but a script whose own AIPerf runs (a real cluster's InferenceX client). */
 const replaysCorpus = (plan: LaunchPlan): boolean =>

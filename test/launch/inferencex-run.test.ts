@@ -2,6 +2,7 @@
 // TensorRT-LLM, AMD's ATOM): each point runs the checkout's own benchmark script, whose engine and
 // client become the sim and `frontier bench` through the stand-ins; locally and on the test Slurm
 // cluster (slurmctld and two slurmd on this host). The run directory ingests.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import type { SingleNodeRow } from '../../src/matrix/index.js';
 import { CLI, runCliAsync, tempFiles, jobPorts } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { FIXTURE_TREE, fixtureSweep, simCluster, singleRow, strays } from './fixtures.js';
+import { FIXTURE_TREE, evalSettings, fixtureSweep, pointStatuses, simCluster, singleRow, strays } from './fixtures.js';
 
 const nextPort = jobPorts(2);
 
@@ -181,6 +182,45 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
         traceEvents: { name: string; dur: number }[];
       };
       expect(trace.traceEvents.find((e) => e.name === 'frontier-sim profile')!.dur).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    'RUN_EVAL: the script runs its own lm-eval step, served by frontier eval run, and InferenceX’s score validation passes what it wrote',
+    { timeout: 300_000 },
+    async () => {
+      const row = (await fixtureSweep()).find(
+        (r): r is SingleNodeRow =>
+          !('prefill' in r) &&
+          r.runner === 'h200' &&
+          r.framework === 'sglang' &&
+          r.model === 'deepseek-ai/DeepSeek-R1-0528' &&
+          r['run-eval'] === true,
+      )!;
+      const evals = await evalSettings(20);
+      const { manifest, dir } = await runRows(cluster(), localExecutor, [row], { evals });
+      expect(pointStatuses(manifest)).toEqual([`${row.conc}:ok`]);
+      expect(manifest.evals[0], manifest.evals[0]?.error).toMatchObject({ status: 'passed', concs: [row.conc] });
+      expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
+      // The script's run_lm_eval called lm-eval; its stand-in was frontier eval run.
+      const started = JSON.parse(
+        readFileSync(join(dir.serverLogs(manifest.points[0]!.resultFilename), 'processes.json'), 'utf8'),
+      ) as {
+        processes: { kind: string; argv: string[] }[];
+      };
+      const lmEval = started.processes.find((p) => p.kind === 'eval')!.argv;
+      expect(lmEval.slice(0, 5)).toEqual(['python3', '-m', 'lm_eval', '--model', 'local-chat-completions']);
+      expect(lmEval).toEqual(expect.arrayContaining(['--limit', '20', '--log_samples']));
+      // append_lm_eval_summary's files, in the eval's folder; InferenceX's validate_scores.py accepts them.
+      const folder = join(dir.root, manifest.evals[0]!.dir);
+      expect(readdirSync(folder).sort()).toEqual([
+        'meta_env.json',
+        expect.stringMatching(/^results_.*\.json$/),
+        'row.json',
+        expect.stringMatching(/^samples_gsm8k_.*\.jsonl$/),
+      ]);
+      const validate = spawnSync('python3', [join(TREE, 'utils/evals/validate_scores.py')], { cwd: folder, encoding: 'utf8' });
+      expect(validate.status, validate.stdout + validate.stderr).toBe(0);
     },
   );
 

@@ -38,12 +38,13 @@ import { FIXTURE_TREE, fixtureSweep } from './fixtures.js';
 
 const TREE = FIXTURE_TREE;
 
+/** The sweep's single-node rows, once each (the agentic configs list a few points twice). */
 async function singleNodeRows(): Promise<SingleNodeRow[]> {
-  const rows = await fixtureSweep();
-  return rows.filter(
-    (r): r is SingleNodeRow => !('prefill' in r) && (r as { 'scenario-type'?: string })['scenario-type'] !== 'agentic-coding',
-  );
+  const rows = (await fixtureSweep()).filter((r): r is SingleNodeRow => !('prefill' in r));
+  return [...new Map(rows.map((r) => [rowKey(r), r])).values()];
 }
+
+const isAgentic = (row: SingleNodeRow): boolean => (row as { 'scenario-type'?: string })['scenario-type'] === 'agentic-coding';
 
 // ---------------------------------------------------------------------------------------------
 // The workflow's environment, from benchmark-tmpl.yml.
@@ -58,11 +59,56 @@ const workflow = parseYaml(readFileSync(join(TREE, '.github/workflows/benchmark-
   env: Record<string, unknown>;
 };
 
+/**
+ * How run-sweep.yml's agentic job passes a matrix entry to the template: its `with:` block, whose
+ * expressions (matrix.config paths, toJson, literals, && and ||) differ from a fixed-length row's
+ * field-for-field inputs (the backend by its name, JSON for objects, zero sequence lengths).
+ */
+const sweep = parseYaml(readFileSync(join(TREE, '.github/workflows/run-sweep.yml'), 'utf8'), { maxAliasCount: -1 }) as {
+  jobs: Record<string, { uses?: string; with?: Record<string, unknown> }>;
+};
+const AGENTIC_WITH = Object.values(sweep.jobs).find(
+  (j) => j.uses?.endsWith('/benchmark-tmpl.yml') && j.with?.['scenario-type'] === 'agentic-coding',
+)!.with!;
+
+/** A `with:` value for a matrix entry, as GitHub evaluates it (`toJson` pretty-prints; no PR labels). */
+function withValue(raw: unknown, config: Record<string, unknown>): unknown {
+  const m = typeof raw === 'string' ? /^\$\{\{(.*)\}\}$/s.exec(raw.trim()) : null;
+  if (!m) return raw;
+  const truthy = (v: unknown): boolean => v !== undefined && v !== null && v !== false && v !== '' && v !== 0;
+  const term = (t: string): unknown => {
+    t = t.trim();
+    if (t.startsWith("'")) return t.slice(1, -1);
+    if (t === 'true' || t === 'false') return t === 'true';
+    const json = /^toJson\((.*)\)$/.exec(t);
+    if (json) return JSON.stringify(term(json[1]!), null, 2);
+    if (t.startsWith('contains(github.event')) return false;
+    if (!t.startsWith('matrix.config')) throw new Error(`expression not understood: ${t}`);
+    let v: unknown = config;
+    for (const [, dotted, quoted] of t.slice('matrix.config'.length).matchAll(/\.([\w-]+)|\['([^']+)'\]/g))
+      v = (v as Record<string, unknown> | undefined)?.[(dotted ?? quoted)!];
+    return v;
+  };
+  const and = (a: string): unknown => {
+    let v: unknown = true;
+    for (const t of a.split('&&')) if (!truthy((v = term(t)))) return v;
+    return v;
+  };
+  const alternatives = m[1]!.split('||');
+  for (const a of alternatives.slice(0, -1)) {
+    const v = and(a);
+    if (truthy(v)) return v;
+  }
+  return and(alternatives[alternatives.length - 1]!);
+}
+
 /** The workflow's inputs for a row, as the calling workflow passes a matrix entry (absent → default). */
 function inputsOf(row: SingleNodeRow): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
+  const config = row as unknown as Record<string, unknown>;
   for (const [name, spec] of Object.entries(workflow.on.workflow_call.inputs)) {
-    const value = (row as unknown as Record<string, unknown>)[name] ?? spec.default;
+    const given = isAgentic(row) ? (name in AGENTIC_WITH ? withValue(AGENTIC_WITH[name], config) : undefined) : config[name];
+    const value = given ?? spec.default;
     if (spec.type === 'boolean') out[name] = value === true;
     else
       out[name] = value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -77,11 +123,11 @@ function inputsOf(row: SingleNodeRow): Record<string, string | boolean> {
 function evaluate(expr: string, inputs: Record<string, string | boolean>): string | boolean {
   const value = (term: string): string | boolean => {
     term = term.trim();
+    const eq = /^(.+?)\s*==\s*(.+)$/.exec(term);
+    if (eq) return value(eq[1]!) === value(eq[2]!);
     if (term.startsWith("'")) return term.slice(1, -1);
     if (term.startsWith('inputs.')) return inputs[term.slice('inputs.'.length)] ?? '';
     if (term.startsWith('secrets.')) return '';
-    const eq = /^(.+?)\s*==\s*(.+)$/.exec(term);
-    if (eq) return value(eq[1]!) === value(eq[2]!);
     throw new Error(`expression not understood: ${term}`);
   };
   const truthy = (v: string | boolean): boolean => v !== false && v !== '';
@@ -203,9 +249,13 @@ case "$tool" in
   vllm) [[ "$1" == serve ]] && engine=1 ;;
   trtllm-serve | mpirun) engine=1 ;;
   sglang) [[ "$1" == serve ]] && engine=1 ;;
-  python3) if [[ "$1" == -m && "$2" != pip ]]; then engine=1; fi ;;
+  python3 | python) if [[ "$1" == -m && "$2" != pip ]]; then engine=1; fi ;;
+  # AIPerf's virtual environment (agentic scripts): its tools are this shim.
+  uv) if [[ "$1" == venv ]]; then v=\${!#}; mkdir -p "$v/bin"; for t in python aiperf hf; do ln -sf "$(dirname "$0")/shim" "$v/bin/$t"; done; fi ;;
   curl) exit 7 ;;
   sleep) exec /bin/sleep 0.01 ;;
+  # An idle AMD node's memory use, which AMD scripts poll before they start.
+  rocm-smi) if [[ " $* " == *" --showmemuse "* ]]; then for i in 0 1 2 3 4 5 6 7; do printf 'GPU[%d]\t\t: GPU Memory Allocated (VRAM%%): 0\n' $i; done; fi ;;
 esac
 if [[ $engine == 1 ]]; then
   n="$ORACLE_OUT/$(date +%s%N)"
@@ -220,6 +270,7 @@ const SCRIPT_TOOLS = [
   'trtllm-serve',
   'mpirun',
   'python3',
+  'python',
   'pip',
   'pip3',
   'hf',
@@ -228,6 +279,7 @@ const SCRIPT_TOOLS = [
   'rocm-smi',
   'curl',
   'sleep',
+  'uv',
 ];
 
 function shims(dir: string, script: string, tools: string[]): string {
@@ -293,8 +345,12 @@ interface Process {
   env: Record<string, string>;
 }
 
-/** InferenceX's answer for a row: the script its launcher runs, with what environment, and the engines it starts. */
-type Answer = { script: string; env: Record<string, string>; processes: Process[] } | { problem: string };
+/**
+ * InferenceX's answer for a row: the script its launcher runs, with what environment, and the
+ * engines it starts (none, with the script's last words, when it stops before: an agentic script
+ * that patches its image's files, which the oracle has not); or why the launcher ran no script.
+ */
+type Answer = { script: string; env: Record<string, string>; processes: Process[]; problem?: string } | { problem: string };
 
 /** A row's name in the golden and in the dry run: its runner label and result file name. */
 const rowKey = (row: SingleNodeRow): string => `${row.runner} ${resultFilenameOf(row, 'node')}`;
@@ -350,6 +406,9 @@ async function oracle(rows: readonly SingleNodeRow[], root: string): Promise<Map
     const out = join(root, 'started', String(i));
     mkdirSync(out, { recursive: true });
     const work = workspace(join(root, 'ws', String(i)));
+    // The scripts' scratch (an agentic script's AIPerf environment under $TMPDIR) stays in the test's.
+    const tmp = join(root, 'tmp', String(i));
+    mkdirSync(tmp, { recursive: true });
     // srun --export=ALL passes the workflow's variables (the launcher's own site settings, cache
     // mounts and partitions, are a cluster profile's business); docker only what it names.
     const env = { ...BASE_ENV, ...(l.env ?? { ...stepEnv(row), PORT: l.port }) };
@@ -366,7 +425,7 @@ async function oracle(rows: readonly SingleNodeRow[], root: string): Promise<Map
         work,
         l.script,
       ],
-      { ...env, PATH: `${scriptBin}:${BASE_ENV.PATH}`, ORACLE_OUT: out },
+      { ...env, PATH: `${scriptBin}:${BASE_ENV.PATH}`, ORACLE_OUT: out, TMPDIR: tmp },
       work,
     );
     const calls = readdirSync(out)
@@ -379,7 +438,7 @@ async function oracle(rows: readonly SingleNodeRow[], root: string): Promise<Map
       const own = Object.fromEntries(
         Object.entries(recorded).filter(
           ([k, v]) =>
-            !['_', 'SHLVL', 'PWD', 'OLDPWD', 'ORACLE_OUT', 'PATH'].includes(k) &&
+            !['_', 'SHLVL', 'PWD', 'OLDPWD', 'ORACLE_OUT', 'PATH', 'TMPDIR'].includes(k) &&
             (k in env || (BASE_ENV as Record<string, string>)[k] !== v),
         ),
       );
@@ -389,7 +448,12 @@ async function oracle(rows: readonly SingleNodeRow[], root: string): Promise<Map
       rowKey(row),
       processes.length > 0
         ? { script: l.script, env: settings(env), processes }
-        : { problem: `${l.script} started no engine; its output ends: ${output.slice(-600)}` },
+        : {
+            script: l.script,
+            env: settings(env),
+            processes: [],
+            problem: `${l.script} started no engine; its output ends: ${output.slice(-600)}`,
+          },
     );
     rmSync(work, { recursive: true, force: true });
   });
@@ -401,7 +465,10 @@ async function oracle(rows: readonly SingleNodeRow[], root: string): Promise<Map
  * environment, which is compared for every row; the stand-ins that record it care for which
  * commands run, with which options and variables, not for the numbers they carry.
  */
-const kindOf = (answer: Answer): string => JSON.stringify(answer).replace(/\d+/g, '#');
+const kindOf = (answer: Answer): string => JSON.stringify(essence(answer)).replace(/\d+/g, '#');
+
+/** What an answer says, without the last words of a script that started no engine (their PIDs and timings vary). */
+const essence = (a: Answer): Answer => ('script' in a ? { script: a.script, env: a.env, processes: a.processes } : a);
 
 const GOLDEN = join(BUNDLED_INFERENCEX, 'golden', 'single-node-scripts.json.gz');
 
@@ -460,7 +527,9 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
       expect(recorded, `the fixture checkout changed: ${regenerate}`).toBe(digestOf(TREE));
       expect(Object.keys(golden).sort(), `the fixture sweep changed: ${regenerate}`).toEqual(rows.map(rowKey).sort());
       const answerOf = (row: SingleNodeRow): Answer => golden[rowKey(row)]!;
-      expect(rows.filter((r) => 'problem' in answerOf(r)).map(rowKey)).toEqual([]);
+      // Every launcher runs a script; every fixed-length script starts its engine.
+      expect(rows.filter((r) => !('script' in answerOf(r))).map(rowKey)).toEqual([]);
+      expect(rows.filter((r) => !isAgentic(r) && answerOf(r).problem).map(rowKey)).toEqual([]);
 
       // The script and environment of every row, as the dry run plans them.
       const cluster = await loadClusterProfile(join(root, 'clusters/node.yaml'));
@@ -474,7 +543,17 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
           const row = p.row as SingleNodeRow;
           const answer = answerOf(row) as Exclude<Answer, { problem: string }>;
           const plan = planned.kind === 'script' ? planned.script : undefined;
-          if (!plan)
+          // A script the launcher runs but the checkout lacks (InferenceX's job fails): Frontier refuses, naming it.
+          const missing = !existsSync(join(TREE, answer.script));
+          if (missing) {
+            if (
+              planned.kind !== 'cannot-run' ||
+              !planned.reasons.some((r) => r.includes(`${answer.script}, which the InferenceX checkout does not have`))
+            )
+              mismatches.push(
+                `${what(row)}: the launcher runs ${answer.script}, which the checkout lacks; frontier does not refuse it`,
+              );
+          } else if (!plan)
             mismatches.push(
               `${what(row)}: frontier cannot run it: ${planned.kind === 'cannot-run' ? planned.reasons.join('; ') : planned.kind}`,
             );
@@ -497,7 +576,8 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
       // What the script starts, by the dry run, for one row of each kind; the oracle reruns on one
       // row of each script, to show the golden is still what its code records.
       const kinds = new Map<string, SingleNodeRow>();
-      for (const row of rows) if (!kinds.has(kindOf(answerOf(row)))) kinds.set(kindOf(answerOf(row)), row);
+      const runnable = rows.filter((r) => existsSync(join(TREE, (answerOf(r) as { script: string }).script)));
+      for (const row of runnable) if (!kinds.has(kindOf(answerOf(row)))) kinds.set(kindOf(answerOf(row)), row);
       const chosen = [...kinds.values()];
       const scripts = new Map<string, SingleNodeRow>();
       for (const row of chosen) {
@@ -534,13 +614,20 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
         ),
       );
       expect(points.size).toBe(chosen.length);
-      const shown = (x: unknown): string => JSON.stringify(x).slice(0, 1600);
+      // Two answers, from where they first differ.
+      const apart = (a: unknown, b: unknown): [string, string] => {
+        const [x, y] = [JSON.stringify(a), JSON.stringify(b)];
+        let i = 0;
+        while (i < x.length && x[i] === y[i]) i++;
+        const from = Math.max(0, i - 300);
+        return [`…${x.slice(from, i + 500)}`, `…${y.slice(from, i + 500)}`];
+      };
       for (const row of chosen) {
         const answer = answerOf(row) as Exclude<Answer, { problem: string }>;
         // The golden is still what InferenceX does.
-        if (rerun.has(rowKey(row)) && JSON.stringify(rerun.get(rowKey(row))) !== JSON.stringify(answer))
+        if (rerun.has(rowKey(row)) && JSON.stringify(essence(rerun.get(rowKey(row))!)) !== JSON.stringify(essence(answer)))
           mismatches.push(
-            `${what(row)}: InferenceX now ${shown(rerun.get(rowKey(row)))}\n  the golden ${shown(answer)}\n  (UPDATE_GOLDEN=1 rewrites it)`,
+            `${what(row)}: InferenceX now ${apart(rerun.get(rowKey(row)), answer).join('\n  the golden ')}\n  (UPDATE_GOLDEN=1 rewrites it)`,
           );
         const point = points.get(rowKey(row))!;
         const ours = {
@@ -548,9 +635,10 @@ describe('InferenceX single-node rows run the checkout’s own benchmark scripts
           env: settings(point.env),
           processes: point.processes.map((p) => ({ argv: p.argv, env: settings(p.env) })),
         };
-        if (JSON.stringify(ours) !== JSON.stringify(answer))
+        const theirs = essence(answer);
+        if (JSON.stringify(ours) !== JSON.stringify(theirs))
           mismatches.push(
-            `${what(row)}: frontier ${shown(ours)}${point.problem ? ` (${point.problem})` : ''}\n  InferenceX ${shown(answer)}`,
+            `${what(row)}: frontier ${apart(ours, theirs).join('\n  InferenceX ')}${point.problem ? `\n  (${point.problem.slice(-400)})` : ''}`,
           );
       }
       expect({ count: mismatches.length, first: mismatches.slice(0, 3) }).toEqual({ count: 0, first: [] });

@@ -1,4 +1,15 @@
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { isAgenticRow } from '../../matrix/index.js';
 import type { SingleNodeRow } from '../../matrix/index.js';
@@ -9,15 +20,16 @@ import { CLOCK_ANCHOR_ENV } from '../../util/virtual-clock.js';
 import type { RunVariation } from '../../sim/index.js';
 import { tail } from '../local.js';
 import { sampleKeyOf } from '../../plan/launches.js';
-import type { PlannedPoint } from '../../plan/launches.js';
+import type { PlannedEval, PlannedPoint } from '../../plan/launches.js';
 import type { ClusterProfile } from '../../clusters/index.js';
 import type { RunDir } from '../run-dir.js';
 import type { PointOutcome } from '../point-outcome.js';
 import type { FailureKind } from '../failure.js';
 import type { AgenticSettings } from '../agentic.js';
+import type { EvalSettings } from '../evals.js';
 import { contractOf } from './script-record.js';
 import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
-import { WORKSPACE, makeWorkspace, readCalls, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
+import { WORKSPACE, makeWorkspace, readCalls, scratchDir, settingsOf, standinVariables, workspaceOutputs } from './workspace.js';
 import type { RecordedCall } from './workspace.js';
 
 /**
@@ -40,6 +52,8 @@ export interface ScriptPoint {
   logDir: string;
   /** An agentic point's folder in the run directory (`agentic_<RF>/`), where its script's results go. */
   agenticDir?: string | undefined;
+  /** The folder of the eval the script runs after its benchmark (RUN_EVAL), where its lm-eval files go. */
+  evalDir?: string | undefined;
 }
 
 /** Where and how a point's script runs. */
@@ -53,6 +67,8 @@ export interface PointSetting {
   variation?: RunVariation | undefined;
   /** The corpus an agentic point replays, and the run's duration overrides. */
   agentic?: AgenticSettings | undefined;
+  /** The launch's pending evals and their data: a point whose row asks for one runs it in its script. */
+  evals?: { list: readonly PlannedEval[]; settings: EvalSettings } | undefined;
 }
 
 /**
@@ -65,12 +81,15 @@ export function simulationVariables(
   row: { model: string },
   hardware: string,
   variation?: RunVariation,
+  /** The eval tasks' answer keys, when the sim serves an eval. */
+  evalAnswers?: string,
 ): Record<string, string> {
   const o = cluster.engines.sim ?? {};
   const speed = o.speed === undefined ? 1 : Number(o.speed);
   const simArgs = [
     ...(o.speed !== undefined ? ['--speed', String(o.speed)] : []),
     ...(o.seed !== undefined ? ['--seed', String(o.seed)] : []),
+    ...(evalAnswers ? ['--answers', evalAnswers, '--accuracy', String(o['eval-accuracy'] ?? 0.95)] : []),
     ...(o['extra-args'] !== undefined ? String(o['extra-args']).split(/\s+/) : []),
   ];
   return {
@@ -89,8 +108,9 @@ export function simulationVariables(
 const PROFILE_ENV = { PROFILE: '1', SGLANG_TORCH_PROFILER_DIR: `${WORKSPACE}/`, VLLM_TORCH_PROFILER_DIR: `${WORKSPACE}/` };
 
 /**
- * Set a point up: its workspace and environment. Evals inside the script (lm-eval) are not run:
- * RUN_EVAL is false. An agentic point replays the run's corpus in place of AIPerf's public dataset
+ * Set a point up: its workspace and environment. A point whose row's eval is pending runs it in
+ * its script (RUN_EVAL, its lm-eval served by `frontier eval run` over the run's eval data:
+ * src/engines/standin/lm-eval.ts); any other runs none. An agentic point replays the run's corpus in place of AIPerf's public dataset
  * (src/engines/standin/aiperf.ts), for the run's duration when it sets one, as the workflow's
  * `duration` input does.
  */
@@ -103,10 +123,13 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
   const standin = join(work, '.frontier');
   makeWorkspace(work, plan.tree);
   const isAgentic = isAgenticRow(row);
+  const pendingEval = o.evals?.list.find((e) => e.row === row);
+  const evals = pendingEval ? o.evals!.settings : undefined;
   const contract = {
     ...contractOf(plan, row, rf, o.port),
-    RUN_EVAL: 'false',
+    RUN_EVAL: String(evals !== undefined),
     EVAL_ONLY: 'false',
+    ...(evals?.limit !== undefined ? { EVAL_LIMIT: String(evals.limit) } : {}),
     ...(plan.profile ? PROFILE_ENV : {}),
     ...(isAgentic && agentic?.durationS !== undefined ? { DURATION: String(agentic.durationS) } : {}),
     ...(isAgentic && agentic?.fast ? { AIPERF_EXPERIMENTAL_FAST: '1' } : {}),
@@ -114,7 +137,7 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
   const standins = plan.simulated ? 'run' : plan.client === 'frontier' ? 'client' : undefined;
   const env = {
     ...contract,
-    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, o.variation) : {}),
+    ...(plan.simulated ? simulationVariables(cluster, row, plan.hardware, o.variation, evals?.answersFile) : {}),
     // A single-node script's engines are on the launch's first node, whose allocated GPUs (the
     // row's, as Slurm exposes them) the fake GPU tools report from the start, idle until a sim holds
     // them, as a script's nvidia-smi check expects.
@@ -125,8 +148,9 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
     // A simulating cluster: stand-ins for every GPU tool; a real one: only the client's, if frontier bench is it.
     ...(standins ? standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: standins, frontier: o.frontier }) : {}),
     ...(standins && isAgentic && agentic ? { FRONTIER_AGENTIC_TRACES: agentic.tracesFile } : {}),
+    ...(standins && evals?.dataDir ? { FRONTIER_EVAL_DATA: evals.dataDir } : {}),
     // The scripts' scratch (AIPerf's virtual environment) goes with the workspace.
-    ...(plan.simulated ? { TMPDIR: scratch(standin) } : {}),
+    ...(plan.simulated ? { TMPDIR: scratchDir(standin) } : {}),
   };
   return {
     point: p,
@@ -137,13 +161,8 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
     env,
     logDir: dir.serverLogs(sampleKeyOf(p)),
     ...(isAgentic ? { agenticDir: dir.agenticDir(rf) } : {}),
+    ...(pendingEval ? { evalDir: join(dir.root, pendingEval.dir) } : {}),
   };
-}
-
-function scratch(standin: string): string {
-  const tmp = join(standin, 'tmp');
-  mkdirSync(tmp, { recursive: true });
-  return tmp;
 }
 
 /** Collect a point whose script has ended (`code`; `output`: the end of what it printed). */
@@ -161,6 +180,7 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
   );
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
+  if (s.evalDir) keepEvalFiles(s.work, s.evalDir, s.point.row);
   const outcome = s.agenticDir ? agenticOutcome(s, s.agenticDir, code, output, calls) : outcomeOf(s, code, output, calls);
   // The script's move_profile_trace_for_relay left the profiler's trace in the workspace, now beside its logs.
   const trace = `profile_${rf}.trace.json.gz`;
@@ -228,4 +248,19 @@ function agenticOutcome(
     code === 0 ? [] : [`the script ended with exit code ${code ?? 'killed'}: ${output.split('\n').slice(-3).join(' ')}`];
   // Its server log is the one in the results folder, as InferenceX's aggregation reads it.
   return { status: problems.length > 0 ? 'invalid' : 'ok', agentic: true, logDir: agenticDir, problems };
+}
+
+/**
+ * The files the script's eval left in the workspace (append_lm_eval_summary moves lm-eval's
+ * `results_*.json` and `samples_*.jsonl` there, with its `meta_env.json`) into the eval's folder,
+ * with the row it evaluated, where the run's eval step reads them.
+ */
+function keepEvalFiles(work: string, evalDir: string, row: PlannedPoint['row']): void {
+  const files = readdirSync(work).filter(
+    (f) => f === 'meta_env.json' || /^results.*\.json$/.test(f) || /^samples_.*\.jsonl$/.test(f),
+  );
+  if (files.length === 0) return;
+  mkdirSync(evalDir, { recursive: true });
+  for (const f of files) renameSync(join(work, f), join(evalDir, f));
+  writeFileSync(join(evalDir, 'row.json'), `${JSON.stringify(row, null, 2)}\n`);
 }

@@ -29,6 +29,7 @@ export async function runScriptPoints(
       port: await freePort(),
       variation: ctx.plan.deployment.runVariation,
       agentic: ctx.agentic,
+      evals: ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined,
     });
     const command = scriptCommand(cluster, s.row.image, s.work, plan.script, Object.keys(s.contract));
     const running = startProcesses(

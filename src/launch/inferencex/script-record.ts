@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { workflowEnv } from '../../clusters/index.js';
 import type { ClusterProfile } from '../../clusters/index.js';
-import { makeWorkspace, readCalls, recordScript, scriptCommand, settingsOf, standinVariables } from './workspace.js';
+import { makeWorkspace, readCalls, recordScript, scratchDir, scriptCommand, settingsOf, standinVariables } from './workspace.js';
 import type { RecordedCall } from './workspace.js';
 import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 
@@ -78,6 +78,8 @@ export async function recordPoint(
     ...basics(),
     ...contract,
     ...standinVariables({ bin: join(standin, 'bin'), dir: standin, mode: 'record', frontier }),
+    // The script's scratch (an agentic script's AIPerf environment) goes with the workspace.
+    TMPDIR: scratchDir(standin),
   };
   const command = scriptCommand(
     { ...cluster, container: { ...cluster.container, runtime: 'none' } },

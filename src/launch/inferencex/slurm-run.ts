@@ -39,6 +39,7 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
       port: plan.simulated ? o.basePort + i : undefined,
       variation: plan.deployment.runVariation,
       agentic: ctx.agentic,
+      evals: ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined,
     }),
   );
   const logDir = dir.serverLogs(logsKeyOf(plan.launch, points));

@@ -92,8 +92,9 @@ if [[ "$FRONTIER_STANDIN_MODE" == run && -z "$FRONTIER_SIM_GPU_REGISTRY" ]]; the
 fi
 real() {
   local IFS=: d
-  # A simulating cluster runs faster than real time: so do Python's sleeps (sitecustomize.py).
-  if [[ "$FRONTIER_STANDIN_MODE" == run && ( "$tool" == python3 || "$tool" == python ) ]]; then
+  # What the stand-in pip installed imports, and a simulating cluster's Python sleeps at its
+  # speed (sitecustomize.py); a real cluster's Python is left alone.
+  if [[ "$FRONTIER_STANDIN_MODE" != client && ( "$tool" == python3 || "$tool" == python ) ]]; then
     export PYTHONPATH="$FRONTIER_STANDIN_BIN/python-site\${PYTHONPATH:+:$PYTHONPATH}"
   fi
   # A virtual environment's python is the host's python3 where the host has no python.
@@ -134,6 +135,8 @@ case "$tool" in
             *)
               case "$2" in
                 pip) kind=pip ;;
+                # lm-evaluation-harness (run_lm_eval): frontier eval run (src/engines/standin/lm-eval.ts).
+                lm_eval) kind=eval ;;
                 tilert.models.preprocess.weight_converter) kind=convert ;;
                 *) real "$@" ;;
               esac
@@ -258,6 +261,14 @@ if [[ "$FRONTIER_STANDIN_MODE" == client && "$kind" != client && "$tool" != uv ]
 case "$kind" in
   noop | other) exit 0 ;;
   gpu)
+    # rocm-smi's memory use, which AMD scripts poll until a previous job's memory is reclaimed:
+    # the node's GPUs, none in use before the script's engine starts.
+    if [[ $tool == rocm-smi && " $* " == *" --showmemuse "* ]]; then
+      for ((i = 0; i < \${FRONTIER_SIM_NODE_GPUS:-8}; i++)); do
+        printf 'GPU[%d]\t\t: GPU Memory Allocated (VRAM%%): 0\n' "$i"
+      done
+      exit 0
+    fi
     # A monitor loop (-l/-w) runs until it is stopped; a one-shot query answers nothing.
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     # On a simulating cluster nvidia-smi and amd-smi report the sims' GPUs (frontier-smi).
@@ -300,7 +311,6 @@ case "$kind" in
   pip)
     # What it is asked to install counts as installed: each requirement's metadata (its pinned
     # version) in the stand-ins' Python path, where its modules import as empty ones.
-    if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     site="$FRONTIER_STANDIN_BIN/python-site" skip=0
     for a in "$@"; do
       if [[ $skip == 1 ]]; then skip=0; continue; fi
@@ -312,6 +322,10 @@ case "$kind" in
           name=\${a%%[<>=!~]*} version=0+frontier.standin
           if [[ "$a" == *==* ]]; then version=\${a#*==}; fi
           name=\${name,,} name=\${name//-/_}
+          # The module a distribution installs, where its name is not the distribution's.
+          case "$name" in
+            mooncake_transfer_engine*) echo mooncake >>"$site/installed.txt" ;;
+          esac
           rm -rf "$site/$name"-*.dist-info
           mkdir -p "$site/$name-$version.dist-info"
           printf 'Metadata-Version: 2.1\\nName: %s\\nVersion: %s\\n' "$name" "$version" >"$site/$name-$version.dist-info/METADATA"
@@ -365,7 +379,7 @@ case "$kind" in
     done
     exit 0
     ;;
-  engine | client | frontend | proxy)
+  engine | client | frontend | proxy | eval)
     if [[ "$FRONTIER_STANDIN_MODE" == record ]]; then exit 0; fi
     on_this_node "$@"
     exec "$FRONTIER_STANDIN_NODE" "$FRONTIER_STANDIN_CLI" standin "$kind" "$tool" "\${args[@]}"
@@ -563,6 +577,14 @@ class _Installed(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         module.__path__ = []
+        module.__getattr__ = _placeholder
+
+
+def _placeholder(name):
+    """\`from package import Name\` of an installed stand-in: a placeholder class."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return type(name, (), {})
 
 
 sys.meta_path.append(_Installed())

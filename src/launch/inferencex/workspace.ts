@@ -88,7 +88,7 @@ export function scriptCommand(
 
 /** One call a stand-in recorded. */
 export interface RecordedCall {
-  kind: 'engine' | 'client' | 'frontend' | 'container' | 'job' | 'launcher' | 'gpu' | 'noop' | 'other';
+  kind: 'engine' | 'client' | 'frontend' | 'proxy' | 'eval' | 'container' | 'job' | 'launcher' | 'gpu' | 'noop' | 'other';
   tool: string;
   cwd: string;
   /** As the script wrote it, the tool's name first. */
@@ -207,4 +207,11 @@ export async function recordScript(
     });
     child.once('close', (code) => resolve({ code, output }));
   });
+}
+
+/** A script's $TMPDIR beside its stand-ins, removed with its workspace. */
+export function scratchDir(standin: string): string {
+  const tmp = join(standin, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  return tmp;
 }
