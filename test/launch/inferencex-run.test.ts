@@ -198,7 +198,9 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
           r['run-eval'] === true,
       )!;
       const evals = await evalSettings(20);
-      const { manifest, dir } = await runRows(cluster(), localExecutor, [row], { evals });
+      // A faster sim: the benchmark before the eval is 320 requests.
+      const fast = cluster({ engines: { sim: { speed: 100, 'stand-in-model': 'deepseek-r1' } } });
+      const { manifest, dir } = await runRows(fast, localExecutor, [row], { evals });
       expect(pointStatuses(manifest)).toEqual([`${row.conc}:ok`]);
       expect(manifest.evals[0], manifest.evals[0]?.error).toMatchObject({ status: 'passed', concs: [row.conc] });
       expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
