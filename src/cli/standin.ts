@@ -14,7 +14,7 @@ import { registered } from '../launch/inferencex/registry.js';
 import { listenAndClose } from '../engines/standin/ports.js';
 import { startProxy } from '../engines/standin/proxy.js';
 import { aiperfBenchArgs } from '../engines/standin/aiperf.js';
-import { lmEvalArgs } from '../engines/standin/lm-eval.js';
+import { lmEvalArgs } from '../evals/lm-eval-args.js';
 import { evalCommand } from './eval.js';
 import { envoyStandIn, eppStandIn, sidecarStandIn } from '../engines/standin/llm-d.js';
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { RunDir, evalSettingsFor, run, localExecutor } from '../../src/launch/index.js';
 import type { AgenticSettings, EvalSettings, RunManifest, RunOptions } from '../../src/launch/index.js';
 import { LOCAL_PROFILE } from '../../src/clusters/index.js';
@@ -8,7 +9,7 @@ import type { MultiNodeRow, SingleNodeAgenticRow, SingleNodeRow } from '../../sr
 import { DEFAULT_SYNTH_OPTIONS, formatWekaTraces, synthTraces } from '../../src/traces/index.js';
 import { runMatrix } from '../../src/cli/matrix.js';
 import type { MatrixRow } from '../../src/matrix/index.js';
-import { BUNDLED_INFERENCEX, CLI, REPO, tempFiles } from '../helpers.js';
+import { BUNDLED_INFERENCEX, CLI, REPO, runCliAsync, tempFiles } from '../helpers.js';
 import { waitFor } from '../support/wait.js';
 
 /** Matrix rows and cluster profiles for the launch tests. */
@@ -190,4 +191,11 @@ export function smallCorpus(dir: string): AgenticSettings {
   const tracesFile = join(dir, 'traces.jsonl');
   writeFileSync(tracesFile, formatWekaTraces(traces));
   return { tracesFile, traces };
+}
+
+/** `frontier ingest` of a run directory into a fresh store: it must say nothing on stderr; what it printed. */
+export async function ingested(out: string, runId: string): Promise<string> {
+  const ingest = await runCliAsync(['ingest', out, '--run-id', runId, '--db', join(tempFiles({}), 'store.db')]);
+  expect(ingest.stderr).toBe('');
+  return ingest.stdout;
 }

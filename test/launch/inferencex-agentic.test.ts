@@ -11,10 +11,10 @@ import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
 import type { LaunchExecutor } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { SingleNodeAgenticRow } from '../../src/matrix/index.js';
-import { CLI, jobPorts, runCliAsync, tempFiles } from '../helpers.js';
+import { CLI, jobPorts, tempFiles } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { FIXTURE_TREE, fixtureSweep, pointStatuses, simCluster, smallCorpus, strays } from './fixtures.js';
+import { FIXTURE_TREE, fixtureSweep, pointStatuses, simCluster, smallCorpus, strays, ingested } from './fixtures.js';
 
 const FRONTIER = [process.execPath, CLI];
 
@@ -101,10 +101,7 @@ async function expectAgenticRun(c: ClusterProfile, executor: LaunchExecutor, pic
     expect(p.power, rf).toEqual({ valid: true, reasons: [] });
   }
   expect(strays(out)).toEqual([]);
-  const db = join(tempFiles({}), 'store.db');
-  const ingest = await runCliAsync(['ingest', out, '--run-id', runId, '--db', db]);
-  expect(ingest.stderr).toBe('');
-  expect(ingest.stdout).toContain(`points: ${picked.length} (${picked.length} new)`);
+  expect(await ingested(out, runId)).toContain(`points: ${picked.length} (${picked.length} new)`);
 }
 
 describe('frontier run on InferenceX agentic rows, through the checkout’s agentic scripts', () => {

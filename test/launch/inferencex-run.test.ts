@@ -13,10 +13,11 @@ import { run, localExecutor, slurmExecutor } from '../../src/launch/index.js';
 import type { LaunchExecutor, RunOptions } from '../../src/launch/index.js';
 import type { ClusterProfile } from '../../src/clusters/index.js';
 import type { SingleNodeRow } from '../../src/matrix/index.js';
-import { CLI, runCliAsync, tempFiles, jobPorts } from '../helpers.js';
+import { resultFilenameOf } from '../../src/results/index.js';
+import { CLI, tempFiles, jobPorts } from '../helpers.js';
 import { startSlurm } from '../support/slurm.js';
 import type { LocalSlurm } from '../support/slurm.js';
-import { FIXTURE_TREE, evalSettings, fixtureSweep, pointStatuses, simCluster, singleRow, strays } from './fixtures.js';
+import { FIXTURE_TREE, evalSettings, fixtureSweep, pointStatuses, simCluster, singleRow, strays, ingested } from './fixtures.js';
 
 const nextPort = jobPorts(2);
 
@@ -85,6 +86,44 @@ async function runRows(c: ClusterProfile, executor: LaunchExecutor, picked: Sing
   return { ...result, out };
 }
 
+// A faster sim for the eval runs: a run-eval row's benchmark is 320 requests before its eval.
+const FAST: Partial<ClusterProfile> = { engines: { sim: { speed: 100, 'stand-in-model': 'deepseek-r1' } } };
+
+/** The fixture sweep's H200 SGLang DeepSeek-R1 row with run-eval. */
+const evalRow = async (): Promise<SingleNodeRow> =>
+  (await fixtureSweep()).find(
+    (r): r is SingleNodeRow =>
+      !('prefill' in r) &&
+      r.runner === 'h200' &&
+      r.framework === 'sglang' &&
+      r.model === 'deepseek-ai/DeepSeek-R1-0528' &&
+      r['run-eval'] === true,
+  )!;
+
+/**
+ * Run a row whose eval its script runs: the eval passed at the row's concurrency, the script's
+ * run_lm_eval called lm-eval (its stand-in: frontier eval run), and InferenceX's
+ * validate_scores.py accepts the eval's folder.
+ */
+async function expectScriptEval(c: ClusterProfile, executor: LaunchExecutor, row: SingleNodeRow) {
+  const evals = await evalSettings(20);
+  const { manifest, dir, out } = await runRows(c, executor, [row], { evals });
+  expect(manifest.evals[0], manifest.evals[0]?.error).toMatchObject({ status: 'passed', concs: [row.conc] });
+  expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
+  const logs = dir.serverLogs(resultFilenameOf(row, c.name));
+  const started = (
+    JSON.parse(readFileSync(join(logs, 'processes.json'), 'utf8')) as { processes: { kind: string; argv: string[] }[] }
+  ).processes;
+  const lmEval = started.find((p) => p.kind === 'eval')!.argv;
+  expect(lmEval.slice(0, 5)).toEqual(['python3', '-m', 'lm_eval', '--model', 'local-chat-completions']);
+  const folder = join(dir.root, manifest.evals[0]!.dir);
+  const validate = spawnSync('python3', [join(TREE, 'utils/evals/validate_scores.py')], { cwd: folder, encoding: 'utf8' });
+  expect(validate.status, validate.stdout + validate.stderr).toBe(0);
+  expect(strays(out)).toEqual([]);
+  expect(await ingested(out, `eval-${c.name}`)).toContain('evals: 1 (1 new)');
+  return { manifest, folder, lmEval, started };
+}
+
 async function expectScriptRun(
   c: ClusterProfile,
   executor: LaunchExecutor,
@@ -123,10 +162,7 @@ async function expectScriptRun(
     expect(p.power, p.resultFilename).toEqual({ valid: true, reasons: [] });
   }
   expect(strays(out)).toEqual([]);
-  const db = join(tempFiles({}), 'store.db');
-  const ingest = await runCliAsync(['ingest', out, '--run-id', runId, '--db', db]);
-  expect(ingest.stderr).toBe('');
-  expect(ingest.stdout).toContain(`points: ${picked.length} (${picked.length} new)`);
+  expect(await ingested(out, runId)).toContain(`points: ${picked.length} (${picked.length} new)`);
 }
 
 describe('frontier run on InferenceX single-node rows, through the checkout’s scripts', () => {
@@ -189,40 +225,35 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
     'RUN_EVAL: the script runs its own lm-eval step, served by frontier eval run, and InferenceX’s score validation passes what it wrote',
     { timeout: 300_000 },
     async () => {
-      const row = (await fixtureSweep()).find(
-        (r): r is SingleNodeRow =>
-          !('prefill' in r) &&
-          r.runner === 'h200' &&
-          r.framework === 'sglang' &&
-          r.model === 'deepseek-ai/DeepSeek-R1-0528' &&
-          r['run-eval'] === true,
-      )!;
-      const evals = await evalSettings(20);
-      // A faster sim: the benchmark before the eval is 320 requests.
-      const fast = cluster({ engines: { sim: { speed: 100, 'stand-in-model': 'deepseek-r1' } } });
-      const { manifest, dir } = await runRows(fast, localExecutor, [row], { evals });
+      const row = await evalRow();
+      const { manifest, folder, lmEval } = await expectScriptEval(cluster(FAST), localExecutor, row);
       expect(pointStatuses(manifest)).toEqual([`${row.conc}:ok`]);
-      expect(manifest.evals[0], manifest.evals[0]?.error).toMatchObject({ status: 'passed', concs: [row.conc] });
-      expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
-      // The script's run_lm_eval called lm-eval; its stand-in was frontier eval run.
-      const started = JSON.parse(
-        readFileSync(join(dir.serverLogs(manifest.points[0]!.resultFilename), 'processes.json'), 'utf8'),
-      ) as {
-        processes: { kind: string; argv: string[] }[];
-      };
-      const lmEval = started.processes.find((p) => p.kind === 'eval')!.argv;
-      expect(lmEval.slice(0, 5)).toEqual(['python3', '-m', 'lm_eval', '--model', 'local-chat-completions']);
       expect(lmEval).toEqual(expect.arrayContaining(['--limit', '20', '--log_samples']));
-      // append_lm_eval_summary's files, in the eval's folder; InferenceX's validate_scores.py accepts them.
-      const folder = join(dir.root, manifest.evals[0]!.dir);
       expect(readdirSync(folder).sort()).toEqual([
         'meta_env.json',
         expect.stringMatching(/^results_.*\.json$/),
         'row.json',
         expect.stringMatching(/^samples_gsm8k_.*\.jsonl$/),
       ]);
-      const validate = spawnSync('python3', [join(TREE, 'utils/evals/validate_scores.py')], { cwd: folder, encoding: 'utf8' });
-      expect(validate.status, validate.stdout + validate.stderr).toBe(0);
+    },
+  );
+
+  it(
+    'eval-only on Slurm: the script evaluates its engine and benchmarks nothing (EVAL_ONLY), as a step of the row’s job',
+    { timeout: 300_000 },
+    async () => {
+      const row = { ...(await evalRow()), 'eval-only': true };
+      const executor = slurmExecutor({
+        env: { ...process.env, ...slurm.env },
+        frontierCommand: FRONTIER,
+        basePort: nextPort(),
+        pollMs: 200,
+      });
+      const c = cluster({ ...FAST, name: 'test-slurm', scheduler: 'slurm', partition: slurm.partition, nodes: 2 });
+      const { manifest, started } = await expectScriptEval(c, executor, row);
+      expect(manifest.points).toEqual([]);
+      // run_benchmark_serving skipped the client.
+      expect(started.map((p) => p.kind)).not.toContain('client');
     },
   );
 

@@ -11,7 +11,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isAgenticRow } from '../../matrix/index.js';
+import { isAgenticRow, isMultiNodeRow } from '../../matrix/index.js';
+import { resultFilenameOf } from '../../results/index.js';
 import type { SingleNodeRow } from '../../matrix/index.js';
 import { simulatedModel } from '../../engines/index.js';
 import { RUN_NODE_ENV, RUN_SEED_ENV, RUN_VARIATION_ENV } from '../../sim/index.js';
@@ -54,6 +55,25 @@ export interface ScriptPoint {
   agenticDir?: string | undefined;
   /** The folder of the eval the script runs after its benchmark (RUN_EVAL), where its lm-eval files go. */
   evalDir?: string | undefined;
+  /** An eval-only row's run (EVAL_ONLY): the script evaluates its engine and benchmarks nothing. */
+  evalOnly?: boolean | undefined;
+}
+
+/**
+ * The script runs of a launch: one per point, then one per eval whose row has no point here (an
+ * eval-only row, or the evals a launch with synthetic acceptance leaves to a launch of their own),
+ * at its concurrency under its row's result file name, which InferenceX runs as a job of its own
+ * with EVAL_ONLY.
+ */
+export function scriptRuns(
+  points: readonly PlannedPoint[],
+  evals: readonly PlannedEval[],
+  runner: string,
+): { point: PlannedPoint; evalOnly: boolean }[] {
+  const evalOnly = evals
+    .filter((e) => !isMultiNodeRow(e.row) && !points.some((p) => p.row === e.row))
+    .map((e) => ({ conc: e.concs[0]!, resultFilename: resultFilenameOf(e.row, runner), row: e.row }));
+  return [...points.map((point) => ({ point, evalOnly: false })), ...evalOnly.map((point) => ({ point, evalOnly: true }))];
 }
 
 /** Where and how a point's script runs. */
@@ -110,11 +130,11 @@ const PROFILE_ENV = { PROFILE: '1', SGLANG_TORCH_PROFILER_DIR: `${WORKSPACE}/`, 
 /**
  * Set a point up: its workspace and environment. A point whose row's eval is pending runs it in
  * its script (RUN_EVAL, its lm-eval served by `frontier eval run` over the run's eval data:
- * src/engines/standin/lm-eval.ts); any other runs none. An agentic point replays the run's corpus in place of AIPerf's public dataset
+ * src/evals/lm-eval-args.ts); any other runs none. An agentic point replays the run's corpus in place of AIPerf's public dataset
  * (src/engines/standin/aiperf.ts), for the run's duration when it sets one, as the workflow's
  * `duration` input does.
  */
-export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting): ScriptPoint {
+export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting, evalOnly = false): ScriptPoint {
   const { dir, cluster, agentic } = o;
   const rf = p.resultFilename;
   const row = p.row as SingleNodeRow;
@@ -128,7 +148,7 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
   const contract = {
     ...contractOf(plan, row, rf, o.port),
     RUN_EVAL: String(evals !== undefined),
-    EVAL_ONLY: 'false',
+    EVAL_ONLY: String(evals !== undefined && evalOnly),
     ...(evals?.limit !== undefined ? { EVAL_LIMIT: String(evals.limit) } : {}),
     ...(plan.profile ? PROFILE_ENV : {}),
     ...(isAgentic && agentic?.durationS !== undefined ? { DURATION: String(agentic.durationS) } : {}),
@@ -162,12 +182,19 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting)
     logDir: dir.serverLogs(sampleKeyOf(p)),
     ...(isAgentic ? { agenticDir: dir.agenticDir(rf) } : {}),
     ...(pendingEval ? { evalDir: join(dir.root, pendingEval.dir) } : {}),
+    ...(evalOnly ? { evalOnly } : {}),
   };
 }
 
-/** Collect a point whose script has ended (`code`; `output`: the end of what it printed). */
-export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | null, output: string): PointOutcome {
-  const rf = s.point.resultFilename;
+/** An eval-only run's script has ended: what it started beside its logs, its eval's files into the eval's folder (the run scores them), its workspace gone. */
+export function collectEvalOnly(s: ScriptPoint, plan: ScriptPlan): void {
+  keepProcesses(s, plan);
+  if (s.evalDir) keepEvalFiles(s.work, s.evalDir, s.point.row);
+  rmSync(s.work, { recursive: true, force: true });
+}
+
+/** The processes the script started (the stand-ins' calls), as `processes.json` beside its logs; the calls. */
+function keepProcesses(s: ScriptPoint, plan: ScriptPlan): RecordedCall[] {
   const given = { ...process.env, ...s.env };
   const calls = readCalls(s.standin);
   const processes = calls
@@ -178,6 +205,13 @@ export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | nu
     join(s.logDir, 'processes.json'),
     `${JSON.stringify({ script: plan.script, runner: plan.runnerName, processes }, null, 2)}\n`,
   );
+  return calls;
+}
+
+/** Collect a point whose script has ended (`code`; `output`: the end of what it printed). */
+export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | null, output: string): PointOutcome {
+  const rf = s.point.resultFilename;
+  const calls = keepProcesses(s, plan);
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
   if (s.evalDir) keepEvalFiles(s.work, s.evalDir, s.point.row);

@@ -1,7 +1,7 @@
 import { startProcesses } from '../local.js';
 import { clearEngines, recordEngines } from '../leftovers.js';
 import type { LaunchContext } from '../run.js';
-import { collectPoint, preparePoint } from './point.js';
+import { collectEvalOnly, collectPoint, preparePoint, scriptRuns } from './point.js';
 import type { ScriptPlan } from '../../plan/inferencex/script-plan.js';
 import { scriptCommand } from './workspace.js';
 
@@ -18,19 +18,24 @@ export async function runScriptPoints(
   freePort: () => Promise<number>,
 ): Promise<void> {
   const { points, dir, cluster, reporter, signal } = ctx;
-  for (const p of points) {
+  for (const { point: p, evalOnly } of scriptRuns(points, ctx.evals, cluster.name)) {
     if (signal.aborted) return;
-    reporter.pointStart?.(ctx.plan.launch, p);
+    if (!evalOnly) reporter.pointStart?.(ctx.plan.launch, p);
     // The launcher's fixed port could be taken on a shared host: a free one stands in.
-    const s = preparePoint(p, plan, {
-      dir,
-      cluster,
-      frontier,
-      port: await freePort(),
-      variation: ctx.plan.deployment.runVariation,
-      agentic: ctx.agentic,
-      evals: ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined,
-    });
+    const s = preparePoint(
+      p,
+      plan,
+      {
+        dir,
+        cluster,
+        frontier,
+        port: await freePort(),
+        variation: ctx.plan.deployment.runVariation,
+        agentic: ctx.agentic,
+        evals: ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined,
+      },
+      evalOnly,
+    );
     const command = scriptCommand(cluster, s.row.image, s.work, plan.script, Object.keys(s.contract));
     const running = startProcesses(
       [{ name: 'script', role: 'server', host: '127.0.0.1', gpus: [], command, env: s.env }],
@@ -50,6 +55,7 @@ export async function runScriptPoints(
       clearEngines(dir.enginesFile);
     }
     if (signal.aborted) return;
-    ctx.finishPoint(p, collectPoint(s, plan, exit.code, running.logTail('script', LOG_TAIL_BYTES).trimEnd()));
+    if (evalOnly) collectEvalOnly(s, plan);
+    else ctx.finishPoint(p, collectPoint(s, plan, exit.code, running.logTail('script', LOG_TAIL_BYTES).trimEnd()));
   }
 }

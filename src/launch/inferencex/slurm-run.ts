@@ -13,7 +13,7 @@ import type { FollowedJob, SlurmRunSettings } from '../slurm-client.js';
 import { readExits } from '../slurm-exits.js';
 import { isInfrastructureState } from '../failure.js';
 import { importImages, jobScriptResults, keepJobScriptLogs, printedJobId, setUpJobScript, validityOf } from './job-script.js';
-import { collectPoint, preparePoint } from './point.js';
+import { collectEvalOnly, collectPoint, preparePoint, scriptRuns } from './point.js';
 import { renderScriptJob } from './slurm-job.js';
 import { collectSrtctlResults, injectIntoRecipe, placeRecipe, srtctlJobId } from './srtctl.js';
 
@@ -31,16 +31,21 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
   const { points, dir, cluster } = ctx;
   const script = plan.script;
   // On a simulating cluster the nodes are shared (one host): a free port each; a real node is the job's own.
-  const scripts = points.map((p, i) =>
-    preparePoint(p, script, {
-      dir,
-      cluster,
-      frontier: o.frontierCommand,
-      port: plan.simulated ? o.basePort + i : undefined,
-      variation: plan.deployment.runVariation,
-      agentic: ctx.agentic,
-      evals: ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined,
-    }),
+  const scripts = scriptRuns(points, ctx.evals, cluster.name).map(({ point, evalOnly }, i) =>
+    preparePoint(
+      point,
+      script,
+      {
+        dir,
+        cluster,
+        frontier: o.frontierCommand,
+        port: plan.simulated ? o.basePort + i : undefined,
+        variation: plan.deployment.runVariation,
+        agentic: ctx.agentic,
+        evals: ctx.evalSettings ? { list: ctx.evals, settings: ctx.evalSettings } : undefined,
+      },
+      evalOnly,
+    ),
   );
   const logDir = dir.serverLogs(logsKeyOf(plan.launch, points));
   mkdirSync(logDir, { recursive: true });
@@ -59,6 +64,10 @@ export async function runScriptJob(ctx: LaunchContext, plan: ScriptLaunchPlan, o
   if (!job) return;
   const exits = readExits(logDir);
   for (const s of scripts) {
+    if (s.evalOnly) {
+      collectEvalOnly(s, script);
+      continue;
+    }
     const code = exits.get(s.point.resultFilename);
     const output =
       tail(join(s.logDir, 'script.log'), LOG_TAIL).trimEnd() || tail(join(logDir, `slurm-${job.id}.out`), LOG_TAIL).trimEnd();

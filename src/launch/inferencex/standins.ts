@@ -135,7 +135,7 @@ case "$tool" in
             *)
               case "$2" in
                 pip) kind=pip ;;
-                # lm-evaluation-harness (run_lm_eval): frontier eval run (src/engines/standin/lm-eval.ts).
+                # lm-evaluation-harness (run_lm_eval): frontier eval run (src/evals/lm-eval-args.ts).
                 lm_eval) kind=eval ;;
                 tilert.models.preprocess.weight_converter) kind=convert ;;
                 *) real "$@" ;;

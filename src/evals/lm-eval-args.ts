@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { maxTokensFor } from '../../evals/task-run.js';
-import { UserError } from '../../util/user-error.js';
+import { maxTokensFor } from './task-run.js';
+import { UserError } from '../util/user-error.js';
 
 /**
  * What lm-evaluation-harness's `python3 -m lm_eval` becomes under the stand-ins, as InferenceX's
