@@ -205,7 +205,8 @@ function itemOf(launch: PlannedLaunch, records: RunRecords, o: RunOptions, golde
     for (const p of launch.points) Object.assign(records.point(p), { status: 'failed', error });
     return { launch, record };
   };
-  if (launch.points.every((p) => records.point(p).status === 'deferred')) {
+  // (A launch of evals alone has no points to defer.)
+  if (launch.points.length > 0 && launch.points.every((p) => records.point(p).status === 'deferred')) {
     Object.assign(record, { status: 'deferred', reason: o.defer!.reason });
     return { launch, record };
   }
