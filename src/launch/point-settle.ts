@@ -1,6 +1,6 @@
 import { isAgenticRow } from '../matrix/index.js';
 import type { PlannedPoint } from '../plan/launches.js';
-import { loads } from '../pycompat/index.js';
+import { PythonError, loads } from '../pycompat/index.js';
 import { fsTelemetry, identityFromRow, processResult } from '../results/index.js';
 import { finishAgenticPoint } from './agentic.js';
 import type { PointOutcome } from './point-outcome.js';
@@ -38,14 +38,17 @@ export function settlePoint(
     if (outcome.status !== 'ok') Object.assign(record, { status: 'invalid', error: outcome.problems.join('; ') });
     else {
       // The power step reads the telemetry from the run directory, as process_result.py from its workspace.
-      const processed = processResult(
-        loads(outcome.raw),
-        identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename }),
-        {
+      const identity = identityFromRow(p.row, { runner: p.row.runner, resultFilename: p.resultFilename });
+      const processed = processedOrWhy(() =>
+        processResult(loads(outcome.raw), identity, {
           settings: powerSettingsOf(outcome.telemetry, requirePower, run.node),
           files: fsTelemetry(dir.root),
-        },
+        }),
       );
+      if (typeof processed === 'string') {
+        Object.assign(record, { status: 'invalid', error: processed });
+        return;
+      }
       dir.writeAggWithPower(
         p.resultFilename,
         processed.aggJson,
@@ -58,5 +61,19 @@ export function settlePoint(
       record.medianTtftMs = Number(processed.agg.median_ttft) * 1000;
       settlePower(record, processed.powerValidation, requirePower);
     }
+  }
+}
+
+/**
+ * process_result.py's verdict on a raw result: its aggregate, or why it has none (a measurement it
+ * cannot aggregate, such as a median TPOT of 0 when no request streamed a second token, on which
+ * InferenceX's script stops with a Python error): the point is invalid, and says why.
+ */
+function processedOrWhy<T>(process: () => T): T | string {
+  try {
+    return process();
+  } catch (e) {
+    if (e instanceof PythonError) return `process_result: ${e.describe()}`;
+    throw e;
   }
 }
