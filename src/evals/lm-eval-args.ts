@@ -9,7 +9,8 @@ import { UserError } from '../util/user-error.js';
  * model from --model_args, its concurrency, context length, timeout and retries, the sampling of
  * --gen_kwargs, --limit), writing lm-eval's files where lm-eval would:
  * `<output_path>/<model, sanitized>/results_*.json` and `samples_<task>_*.jsonl`. The datasets are
- * the run's local ones ($FRONTIER_EVAL_DATA). What Frontier's eval cannot express is refused by name.
+ * the run's (`--eval-data`, as $FRONTIER_EVAL_DATA), else frontier eval run's own. What Frontier's
+ * eval cannot express is refused by name.
  */
 
 const MODEL_ARGS = new Set([
@@ -82,8 +83,6 @@ export function lmEvalArgs(args: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const name = model.get('model') ?? refuse('--model_args has no model');
   const baseUrl = (model.get('base_url') ?? refuse('--model_args has no base_url')).replace(/\/v1\/(chat\/)?completions\/?$/, '');
   const outputPath = typeof flags.get('output_path') === 'string' ? String(flags.get('output_path')) : refuse('no --output_path');
-  const data =
-    env.FRONTIER_EVAL_DATA || refuse('no local eval data', 'give frontier run --eval-data DIR (nothing is downloaded)');
   const maxLength = model.get('max_length');
   const maxTokens = gen.get('max_tokens') ?? gen.get('max_gen_toks');
   if (maxTokens !== undefined && maxLength !== undefined && Number(maxTokens) !== maxTokensFor(Number(maxLength)))
@@ -102,8 +101,8 @@ export function lmEvalArgs(args: readonly string[], env: NodeJS.ProcessEnv, cwd 
   return [
     'run',
     ...tasks.flatMap((t) => ['--task', t]),
-    '--data',
-    data,
+    // The run's datasets; without them, frontier eval run's own (GSM8K: $FRONTIER_GSM8K, else its cache).
+    ...option('--data', env.FRONTIER_EVAL_DATA || undefined),
     '--base-url',
     baseUrl,
     '--model',

@@ -56,6 +56,10 @@ describe('the lm_eval stand-in', () => {
     ]);
   });
 
+  it('without the run’s datasets, leaves them to frontier eval run’s own default', () => {
+    expect(lmEvalArgs(RUN_LM_EVAL, {}, '/workspace')).not.toContain('--data');
+  });
+
   it('names lm-eval’s model directory as lm-eval does', () => {
     expect(sanitizedModel('deepseek-ai/DeepSeek-R1-0528')).toBe('deepseek-ai__DeepSeek-R1-0528');
     expect(sanitizedModel('a:b/c')).toBe('a__b__c');
@@ -76,7 +80,6 @@ describe('the lm_eval stand-in', () => {
         ENV,
       ),
     ).toThrow(/max_tokens=100: frontier eval run caps output at 5376 for max_length=9472/);
-    expect(() => lmEvalArgs(RUN_LM_EVAL, {})).toThrow(/no local eval data/);
     expect(() => lmEvalArgs(without('--output_path'), ENV)).toThrow(/no --output_path/);
   });
 });
