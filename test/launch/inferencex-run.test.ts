@@ -101,28 +101,46 @@ const evalRow = async (): Promise<SingleNodeRow> =>
   )!;
 
 /**
- * Run a row whose eval its script runs: the eval passed at the row's concurrency, the script's
- * run_lm_eval called lm-eval (its stand-in: frontier eval run), and InferenceX's
- * validate_scores.py accepts the eval's folder.
+ * Run the eval row and an eval-only copy of it at another concurrency (one launch): each eval
+ * passed, run by the script's own run_lm_eval (its lm-eval call's stand-in: frontier eval run);
+ * InferenceX's validate_scores.py accepts each eval's folder; the store holds their scores. The
+ * RUN_EVAL row's script benchmarked, then evaluated; the eval-only one only evaluated (EVAL_ONLY).
  */
-async function expectScriptEval(c: ClusterProfile, executor: LaunchExecutor, row: SingleNodeRow) {
+async function expectScriptEvals(c: ClusterProfile, executor: LaunchExecutor) {
+  const row = await evalRow();
+  const evalOnly: SingleNodeRow = { ...row, conc: 4, 'eval-only': true };
   const evals = await evalSettings(20);
-  const { manifest, dir, out } = await runRows(c, executor, [row], { evals });
-  expect(manifest.evals[0], manifest.evals[0]?.error).toMatchObject({ status: 'passed', concs: [row.conc] });
-  expect(manifest.evals[0]!.scores![0]!.score).toBeGreaterThan(0.8);
-  const logs = dir.serverLogs(resultFilenameOf(row, c.name));
-  const started = (
-    JSON.parse(readFileSync(join(logs, 'processes.json'), 'utf8')) as { processes: { kind: string; argv: string[] }[] }
-  ).processes;
-  const lmEval = started.find((p) => p.kind === 'eval')!.argv;
-  expect(lmEval.slice(0, 5)).toEqual(['python3', '-m', 'lm_eval', '--model', 'local-chat-completions']);
-  const folder = join(dir.root, manifest.evals[0]!.dir);
-  const validate = spawnSync('python3', [join(TREE, 'utils/evals/validate_scores.py')], { cwd: folder, encoding: 'utf8' });
-  expect(validate.status, validate.stdout + validate.stderr).toBe(0);
+  const { manifest, dir, out } = await runRows(c, executor, [row, evalOnly], { evals });
+  expect(pointStatuses(manifest)).toEqual([`${row.conc}:ok`]);
+  expect(manifest.evals.map((e) => `${e.concs.join(',')}:${e.status} ${e.error ?? ''}`.trim())).toEqual([
+    `${row.conc}:passed`,
+    '4:passed',
+  ]);
+  const started = [row, evalOnly].map((r) => {
+    const logs = dir.serverLogs(resultFilenameOf(r, c.name));
+    return (JSON.parse(readFileSync(join(logs, 'processes.json'), 'utf8')) as { processes: { kind: string; argv: string[] }[] })
+      .processes;
+  });
+  for (const [i, e] of manifest.evals.entries()) {
+    expect(e.scores![0]!.score).toBeGreaterThan(0.8);
+    const lmEval = started[i]!.find((p) => p.kind === 'eval')!.argv;
+    expect(lmEval.slice(0, 5)).toEqual(['python3', '-m', 'lm_eval', '--model', 'local-chat-completions']);
+    expect(lmEval).toEqual(expect.arrayContaining(['--limit', '20', '--log_samples']));
+    const folder = join(dir.root, e.dir);
+    expect(readdirSync(folder).sort()).toEqual([
+      'meta_env.json',
+      expect.stringMatching(/^results_.*\.json$/),
+      'row.json',
+      expect.stringMatching(/^samples_gsm8k_.*\.jsonl$/),
+    ]);
+    const validate = spawnSync('python3', [join(TREE, 'utils/evals/validate_scores.py')], { cwd: folder, encoding: 'utf8' });
+    expect(validate.status, validate.stdout + validate.stderr).toBe(0);
+  }
+  // run_benchmark_serving ran the client for the RUN_EVAL row only.
+  expect(started.map((p) => p.some((x) => x.kind === 'client'))).toEqual([true, false]);
   expect(strays(out)).toEqual([]);
-  // The store holds the eval's scores (one row per metric).
+  // The store holds the evals' scores (a row per metric).
   expect(await ingested(out, `eval-${c.name}`)).toMatch(/\n {2}evals: [1-9]\d* \([1-9]\d* new/);
-  return { manifest, folder, lmEval, started };
 }
 
 async function expectScriptRun(
@@ -223,40 +241,25 @@ describe('frontier run on InferenceX single-node rows, through the checkout’s 
   );
 
   it(
-    'RUN_EVAL: the script runs its own lm-eval step, served by frontier eval run, and InferenceX’s score validation passes what it wrote',
+    'evals inside the script: a RUN_EVAL row evaluates after its benchmark, an eval-only row instead of it, served by frontier eval run; InferenceX’s score validation passes',
     { timeout: 300_000 },
     async () => {
-      const row = await evalRow();
-      const { manifest, folder, lmEval } = await expectScriptEval(cluster(FAST), localExecutor, row);
-      expect(pointStatuses(manifest)).toEqual([`${row.conc}:ok`]);
-      expect(lmEval).toEqual(expect.arrayContaining(['--limit', '20', '--log_samples']));
-      expect(readdirSync(folder).sort()).toEqual([
-        'meta_env.json',
-        expect.stringMatching(/^results_.*\.json$/),
-        'row.json',
-        expect.stringMatching(/^samples_gsm8k_.*\.jsonl$/),
-      ]);
+      await expectScriptEvals(cluster(FAST), localExecutor);
     },
   );
 
-  it(
-    'eval-only on Slurm: the script evaluates its engine and benchmarks nothing (EVAL_ONLY), as a step of the row’s job',
-    { timeout: 300_000 },
-    async () => {
-      const row = { ...(await evalRow()), 'eval-only': true };
-      const executor = slurmExecutor({
-        env: { ...process.env, ...slurm.env },
-        frontierCommand: FRONTIER,
-        basePort: nextPort(),
-        pollMs: 200,
-      });
-      const c = cluster({ ...FAST, name: 'test-slurm', scheduler: 'slurm', partition: slurm.partition, nodes: 2 });
-      const { manifest, started } = await expectScriptEval(c, executor, row);
-      expect(manifest.points).toEqual([]);
-      // run_benchmark_serving skipped the client.
-      expect(started.map((p) => p.kind)).not.toContain('client');
-    },
-  );
+  it('evals inside the script on Slurm: each run is a step of the row’s job', { timeout: 300_000 }, async () => {
+    const executor = slurmExecutor({
+      env: { ...process.env, ...slurm.env },
+      frontierCommand: FRONTIER,
+      basePort: nextPort(),
+      pollMs: 200,
+    });
+    await expectScriptEvals(
+      cluster({ ...FAST, name: 'test-slurm', scheduler: 'slurm', partition: slurm.partition, nodes: 2 }),
+      executor,
+    );
+  });
 
   it('--profile on a launch that is not an InferenceX script says why it cannot run', () => {
     const launch = planRun([singleRow()], 'test-sim')[0]!;
