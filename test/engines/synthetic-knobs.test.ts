@@ -4,7 +4,7 @@ import { syntheticSpecFlags, syntheticSpecOf } from '../../src/engines/synthetic
 import { tempFiles } from '../helpers.js';
 
 // Command lines and environments as InferenceX's agentic MTP scripts give them to the engine
-// (test/fixtures/inferencex/specdec/benchmarks/single_node/agentic/).
+// (test/fixtures/inferencex/tree/benchmarks/single_node/agentic/).
 describe('the synthetic acceptance an engine command line was told', () => {
   it('reads each engine’s knob as the engine does', () => {
     // dsv4_fp4_b300_vllm_mtp.sh: SPEC_CONFIG with synthetic rejection sampling.

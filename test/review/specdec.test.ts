@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirSnapshot } from '../../src/changelog/index.js';
@@ -18,6 +18,16 @@ import { REPO, inferencexTree } from '../helpers.js';
 const FIXTURE = join(REPO, 'test/fixtures/inferencex');
 const GOLDEN = join(REPO, 'src/specdec/golden-al');
 const AGENTIC = 'benchmarks/single_node/agentic';
+const SPECDEC_SCRIPTS = [
+  'dsv4_fp4_b300_vllm_mtp.sh',
+  'dsv4_fp4_mi355x_atom_mtp.sh',
+  'dsv4_fp4_mi355x_sglang_mtp.sh',
+  'glm5.2_fp4_b300_sglang_mtp.sh',
+  'kimik3_fp4_b300_vllm_mtp.sh',
+  'minimaxm3_fp4_b300_mtp.sh',
+  'minimaxm3_fp4_b300_trt_mtp.sh',
+  'qwen3.5_fp8_h200_mtp.sh',
+];
 const RECIPES = 'benchmarks/multi_node/srt-slurm-recipes';
 const CONFIG = 'configs/nvidia-master.yaml';
 
@@ -25,7 +35,9 @@ function specdecTree(): string {
   const dir = inferencexTree();
   cpSync(join(FIXTURE, 'tree/runners'), join(dir, 'runners'), { recursive: true });
   for (const f of readdirSync(join(dir, 'runners'))) if (f.endsWith('.sh')) chmodSync(join(dir, 'runners', f), 0o644);
-  cpSync(join(FIXTURE, 'specdec/benchmarks'), join(dir, 'benchmarks'), { recursive: true });
+  // The agentic scripts that pin synthetic acceptance through each engine's knob.
+  mkdirSync(join(dir, AGENTIC), { recursive: true });
+  for (const script of SPECDEC_SCRIPTS) cpSync(join(FIXTURE, 'tree', AGENTIC, script), join(dir, AGENTIC, script));
   cpSync(GOLDEN, join(dir, 'golden_al_distribution'), { recursive: true, filter: (p) => !p.endsWith('README.md') });
   return dir;
 }
