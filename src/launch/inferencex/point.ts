@@ -1,6 +1,5 @@
 import {
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -130,9 +129,9 @@ const PROFILE_ENV = { PROFILE: '1', SGLANG_TORCH_PROFILER_DIR: `${WORKSPACE}/`, 
 /**
  * Set a point up: its workspace and environment. A point whose row's eval is pending runs it in
  * its script (RUN_EVAL, its lm-eval served by `frontier eval run` over the run's eval data:
- * src/evals/lm-eval-args.ts); any other runs none. An agentic point replays the run's corpus in place of AIPerf's public dataset
- * (src/engines/standin/aiperf.ts), for the run's duration when it sets one, as the workflow's
- * `duration` input does.
+ * src/evals/lm-eval-args.ts); any other runs none. An agentic point replays the run's corpus in
+ * place of AIPerf's public dataset (src/engines/standin/aiperf.ts), for the run's duration when it
+ * sets one, as the workflow's `duration` input does.
  */
 export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting, evalOnly = false): ScriptPoint {
   const { dir, cluster, agentic } = o;
@@ -186,7 +185,10 @@ export function preparePoint(p: PlannedPoint, plan: ScriptPlan, o: PointSetting,
   };
 }
 
-/** An eval-only run's script has ended: what it started beside its logs, its eval's files into the eval's folder (the run scores them), its workspace gone. */
+/**
+ * An eval-only run's script has ended: what it started beside its logs, its eval's files into the
+ * eval's folder (the run scores them), its workspace gone.
+ */
 export function collectEvalOnly(s: ScriptPoint, plan: ScriptPlan): void {
   keepProcesses(s, plan);
   if (s.evalDir) keepEvalFiles(s.work, s.evalDir, s.point.row);
@@ -212,9 +214,10 @@ function keepProcesses(s: ScriptPoint, plan: ScriptPlan): RecordedCall[] {
 export function collectPoint(s: ScriptPoint, plan: ScriptPlan, code: number | null, output: string): PointOutcome {
   const rf = s.point.resultFilename;
   const calls = keepProcesses(s, plan);
+  // The eval's files go to the eval's folder, not also beside the logs.
+  if (s.evalDir) keepEvalFiles(s.work, s.evalDir, s.point.row);
   for (const f of workspaceOutputs(s.work, plan.tree))
     if (f !== `${rf}.json` && statSync(join(s.work, f)).isFile()) copyFileSync(join(s.work, f), join(s.logDir, f));
-  if (s.evalDir) keepEvalFiles(s.work, s.evalDir, s.point.row);
   const outcome = s.agenticDir ? agenticOutcome(s, s.agenticDir, code, output, calls) : outcomeOf(s, code, output, calls);
   // The script's move_profile_trace_for_relay left the profiler's trace in the workspace, now beside its logs.
   const trace = `profile_${rf}.trace.json.gz`;
@@ -257,8 +260,9 @@ function outcomeOf(s: ScriptPoint, code: number | null, output: string, calls: r
 /**
  * An agentic point's script has ended: its results folder (RESULT_DIR: AIPerf's artifacts, the
  * benchmark command and log, its GPU telemetry and power audit) becomes the point's `agentic_<RF>/`,
- * with the aggregate InferenceX's own process_agentic_result wrote (`<RF>.json`) beside it. A script that exits non-zero after writing records (its own
- * validate_agentic_result or power check refused them) measured an invalid point.
+ * with the aggregate InferenceX's own process_agentic_result wrote (`<RF>.json`) beside it. A
+ * script that exits non-zero after writing records (its own validate_agentic_result or power check
+ * refused them) measured an invalid point.
  */
 function agenticOutcome(
   s: ScriptPoint,
@@ -275,9 +279,10 @@ function agenticOutcome(
       error: `the agentic script ended (${code === null ? 'killed' : `exit code ${code}`}) without AIPerf records in RESULT_DIR/aiperf_artifacts; the end of its output:\n${output}`,
       kind: failureKindOfScript(s, calls),
     };
+  // Moved, not copied: the workspace is in the run directory and goes once the point is collected.
   rmSync(agenticDir, { recursive: true, force: true });
-  cpSync(results, agenticDir, { recursive: true });
-  if (existsSync(join(s.work, `${rf}.json`))) copyFileSync(join(s.work, `${rf}.json`), join(agenticDir, `${rf}.json`));
+  renameSync(results, agenticDir);
+  if (existsSync(join(s.work, `${rf}.json`))) renameSync(join(s.work, `${rf}.json`), join(agenticDir, `${rf}.json`));
   const problems =
     code === 0 ? [] : [`the script ended with exit code ${code ?? 'killed'}: ${output.split('\n').slice(-3).join(' ')}`];
   // Its server log is the one in the results folder, as InferenceX's aggregation reads it.

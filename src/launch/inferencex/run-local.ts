@@ -55,7 +55,7 @@ export async function runScriptPoints(
       clearEngines(dir.enginesFile);
     }
     if (signal.aborted) return;
-    if (evalOnly) collectEvalOnly(s, plan);
+    if (s.evalOnly) collectEvalOnly(s, plan);
     else ctx.finishPoint(p, collectPoint(s, plan, exit.code, running.logTail('script', LOG_TAIL_BYTES).trimEnd()));
   }
 }
