@@ -224,7 +224,7 @@ beforeAll(async () => {
     writeFileSync(join(repo, f), readFileSync(join(REPO, 'test/fixtures/inferencex', from, f)));
   };
   for (const f of [LAUNCHER, 'runners/launch_b200-dgxc-slurm.sh', POWER_LAUNCHER, ...AGENTIC_ROUTES]) copy('tree', f);
-  copy('specdec', B300_AGENTIC);
+  copy('tree', B300_AGENTIC);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'the fixture tree');
