@@ -29,6 +29,7 @@ const ALONE = ['test/cli/start.test.ts'];
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    globalSetup: ['test/support/temp-root.ts'],
     projects: [
       { extends: true, test: { name: 'checks', include: CHECKS, maxWorkers: 2, isolate: false, sequence: { groupOrder: 0 } } },
       {

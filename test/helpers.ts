@@ -49,9 +49,12 @@ export function runCli(args: string[], options: { cwd?: string; env?: Record<str
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** A fresh temporary directory, inside the one the test run removes when it ends (test/support/temp-root.ts). */
+export const testTempDir = (): string => mkdtempSync(join(process.env.FRONTIER_TEST_TMP ?? tmpdir(), 'frontier-test-'));
+
 /** A fresh temporary directory holding the given files (path → content). */
 export function tempFiles(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'frontier-test-'));
+  const dir = testTempDir();
   for (const [path, content] of Object.entries(files)) {
     const full = join(dir, path);
     mkdirSync(dirname(full), { recursive: true });

@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { INFERENCEX, readFixture, tempFiles } from '../helpers.js';
+import { INFERENCEX, readFixture, tempFiles, testTempDir } from '../helpers.js';
 
 /** The eval goldens (golden/evals/README.md), where the reference fixtures are (test/helpers.ts). */
 export const EVALS = 'golden/evals';
@@ -24,7 +23,7 @@ export function fixtureTree(rel: string): Record<string, string> {
 export const materialize = (rel: string): string => tempFiles(fixtureTree(rel));
 
 /** An empty temporary directory. */
-export const emptyDir = (): string => mkdtempSync(join(tmpdir(), 'frontier-test-'));
+export const emptyDir = testTempDir;
 
 /** JSON lines of a fixture file. */
 export const jsonLines = <T>(rel: string): T[] =>
