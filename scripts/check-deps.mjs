@@ -29,8 +29,8 @@ export const LAYERS = {
     imports: ['catalog', 'matrix', 'recipes', 'pycompat', 'util'],
   },
   clusters: {
-    job: 'cluster profiles: schema, loading, checks, routing a row to a toolchain; InferenceX launcher import',
-    imports: ['catalog', 'matrix', 'recipes', 'util'],
+    job: 'cluster profiles: schema, loading, checks, routing a row to a toolchain; InferenceX launcher import; the fleet health digest',
+    imports: ['catalog', 'contract', 'matrix', 'recipes', 'util'],
   },
   plan: {
     job: "a run's plan: the matrix file, rows grouped into launches, and each launch's plan (kind, deployment, placement; pure but for reading an InferenceX checkout)",

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { workflowFiles } from '../ci/workflows/index.js';
+import { HEALTH_WEBHOOK_SECRET, RUNNERS_TOKEN_SECRET, workflowFiles } from '../ci/workflows/index.js';
 import { writeFilesAtomic } from '../util/atomic-write.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
@@ -26,7 +26,7 @@ interface InitOptions {
 export function ciInitCommand(): Command {
   return new Command('init')
     .description(
-      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, reuse, sign-off, profiling and golden-AL collection',
+      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, reuse, sign-off, profiling, golden-AL collection and the daily fleet health',
     )
     .addOption(pathOption('--dir <dir>', 'the repository', 'catalog').default('.'))
     .option('--package <spec>', `what runners install with npm install --global (default frontier@${VERSION})`)
@@ -71,7 +71,8 @@ export function ciInitCommand(): Command {
       for (const f of states)
         process.stdout.write(`${f.path}: ${{ new: 'written', same: 'unchanged', differs: 'replaced' }[f.state]}\n`);
       process.stdout.write(
-        `next: add the repository secret ${o.dbSecret} (the store), label runners with the names configs/runners.yaml uses, and commit .github/workflows/\n`,
+        `next: add the repository secret ${o.dbSecret} (the store), label runners with the names configs/runners.yaml uses, and commit .github/workflows/\n` +
+          `fleet health: add ${RUNNERS_TOKEN_SECRET} (a token that may list self-hosted runners) and, to be told on a webhook, ${HEALTH_WEBHOOK_SECRET}\n`,
       );
     });
 }

@@ -12,20 +12,9 @@ import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, formatOption, jsonAlias, parseNumber, verdictOptions, verdictSettingsOf } from './options.js';
 import type { VerdictFlags } from './options.js';
 import { UserError } from '../util/user-error.js';
-import { pathOption, pathArgument, userPath } from './paths.js';
+import { pathArgument } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
-
-const dbOption = () =>
-  pathOption('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
-
-async function open(db: string | undefined) {
-  const { openStore, storeLocation } = await import('../store/index.js');
-  try {
-    return await openStore(userPath(storeLocation(db)));
-  } catch (e) {
-    throw new UserError((e as Error).message);
-  }
-}
+import { dbOption, openDb } from './store-location.js';
 
 /** The eval thresholds InferenceX uses, to record pass or fail with each eval row. */
 async function referenceThresholdOf() {
@@ -119,7 +108,7 @@ function ingestCommand(): Command {
         url: o.url as string | undefined,
         thresholdOf: await referenceThresholdOf(),
       });
-      const store = await open(o.db as string | undefined);
+      const store = await openDb(o.db as string | undefined);
       try {
         const s = await ingestBatch(store, batch, { dryRun: o.dryRun === true });
         if (o.format === 'json') {
@@ -144,7 +133,7 @@ function serveCommand(): Command {
     .action(async (o: { db?: string; host: string; port: string; private?: boolean; maxUploadMb: number }) => {
       const port = parseNumber('--port', o.port, { integer: true, min: 0, max: 65535 });
       const { buildApi } = await import('../api/index.js');
-      const store = await open(o.db);
+      const store = await openDb(o.db);
       const app = await buildApi({
         store,
         private: o.private === true,
@@ -181,7 +170,7 @@ function tokenCommand(): Command {
     .addOption(dbOption())
     .action(async (name: string, o: { db?: string }) => {
       const { createToken } = await import('../store/index.js');
-      const store = await open(o.db);
+      const store = await openDb(o.db);
       try {
         process.stdout.write(`${await createToken(store, name)}\n`);
         process.stderr.write(`token "${name}" created; keep it: it is not stored and cannot be shown again\n`);
@@ -195,7 +184,7 @@ function tokenCommand(): Command {
     .addOption(dbOption())
     .action(async (o: { db?: string }) => {
       const { listTokens } = await import('../store/index.js');
-      const store = await open(o.db);
+      const store = await openDb(o.db);
       try {
         for (const t of await listTokens(store))
           process.stdout.write(`${t.name}\tcreated ${t.created_at}\tlast used ${t.last_used_at ?? 'never'}\n`);
@@ -210,7 +199,7 @@ function tokenCommand(): Command {
     .addOption(dbOption())
     .action(async (name: string, o: { db?: string }) => {
       const { revokeToken } = await import('../store/index.js');
-      const store = await open(o.db);
+      const store = await openDb(o.db);
       try {
         if (!(await revokeToken(store, name))) throw new UserError(`no token named "${name}" (frontier token list shows them)`);
         process.stdout.write(`token "${name}" revoked\n`);
@@ -235,7 +224,7 @@ function compareCommand(): Command {
     .addOption(dbOption())
     .action(async (runId: string, o: VerdictFlags & { threshold?: number; format: string; db?: string }) => {
       const { compareRun, comparisonMarkdown } = await import('../store/index.js');
-      const store = await open(o.db);
+      const store = await openDb(o.db);
       try {
         const c = await compareRun(store, runId, verdictSettingsOf(o));
         if (!c) throw new UserError(`no run ${runId} in ${store.location} (frontier ingest loads one)`);
@@ -254,22 +243,28 @@ function nodesCommand(): Command {
     )
     .option('--cluster <name>', 'only this cluster’s nodes')
     .option('--min-failures <n>', 'only nodes with at least this many failures', positiveInt('--min-failures'), 2)
+    .option(
+      '--since <days>',
+      'only launch attempts that ended in the last DAYS days (default: every one)',
+      positiveInt('--since'),
+    )
     .addOption(formatOption(['text', 'json'], 'the report as a table or JSON'))
     .addOption(jsonAlias())
     .addOption(dbOption())
-    .action(async (o: { cluster?: string; minFailures: number; format: string; db?: string }) => {
-      const { failingNodes } = await import('../store/index.js');
+    .action(async (o: { cluster?: string; minFailures: number; since?: number; format: string; db?: string }) => {
+      const { daysBefore, failingNodes } = await import('../store/index.js');
       const { textTable } = await import('../util/text-table.js');
-      const store = await open(o.db);
+      const store = await openDb(o.db);
       try {
-        const nodes = await failingNodes(store, { cluster: o.cluster, minFailures: o.minFailures });
+        const since = o.since === undefined ? undefined : daysBefore(new Date(), o.since);
+        const nodes = await failingNodes(store, { cluster: o.cluster, minFailures: o.minFailures, since });
         if (o.format === 'json') {
           process.stdout.write(`${JSON.stringify(nodes, null, 2)}\n`);
           return;
         }
         if (nodes.length === 0) {
           process.stdout.write(
-            `no node${o.cluster ? ` of ${o.cluster}` : ''} has failed ${o.minFailures} time${o.minFailures === 1 ? '' : 's'} or more in ${store.location}\n`,
+            `no node${o.cluster ? ` of ${o.cluster}` : ''} has failed ${o.minFailures} time${o.minFailures === 1 ? '' : 's'} or more${o.since === undefined ? '' : ` in the last ${o.since} day${o.since === 1 ? '' : 's'}`} in ${store.location}\n`,
           );
           return;
         }

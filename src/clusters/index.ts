@@ -71,3 +71,10 @@ export type { Cond } from './bash/conditions.js';
 // frontier clusters import: launchers as profiles.
 export { importClusters } from './import/import-clusters.js';
 export type { ImportedProfile } from './import/import-clusters.js';
+
+// frontier clusters health: the fleet health digest.
+export { RUNNERS_LISTING_HINT, parseRunnersListing } from './health/listing.js';
+export type { GithubRunner } from './health/listing.js';
+export { fleetHealth, headline } from './health/digest.js';
+export type { FailingNode, FleetHealth, FleetHealthInput, LabelHealth, RunnerHealth, RunnerState } from './health/digest.js';
+export { healthMarkdown, healthSlack, healthText } from './health/render.js';

@@ -29,5 +29,5 @@ export { DEFAULT_VERDICT_SETTINGS, RESOLUTION_FACTOR, answer } from './verdict.j
 export type { Answer, LogVariance, Question, SampleSide, VerdictSettings } from './verdict.js';
 export { MIN_CONFIG_DF, officialHistory, variation, variationOf } from './variation.js';
 export type { VariationFilter, VariationIndex } from './variation.js';
-export { DEFAULT_MIN_FAILURES, failingNodes } from './nodes.js';
+export { DEFAULT_MIN_FAILURES, daysBefore, failingNodes } from './nodes.js';
 export type { NodeFilter } from './nodes.js';

@@ -10,6 +10,8 @@ import type { Store } from './db.js';
 export interface NodeFilter {
   /** Only this cluster's nodes. */
   cluster?: string | undefined;
+  /** Only attempts that ended at or after this instant (ISO 8601, as `ended_at` is stored). */
+  since?: string | undefined;
   /** Only nodes with at least this many failures (default 2: failed repeatedly). */
   minFailures?: number | undefined;
   limit?: number | undefined;
@@ -18,6 +20,9 @@ export interface NodeFilter {
 
 export const DEFAULT_MIN_FAILURES = 2;
 
+/** The instant `days` days before `now`, as `NodeFilter.since` takes it. */
+export const daysBefore = (now: Date, days: number): string => new Date(now.getTime() - days * 86_400_000).toISOString();
+
 /** Nodes with at least `minFailures` infrastructure failures, the most failures first (then the latest). */
 export async function failingNodes(store: Store, f: NodeFilter = {}): Promise<NodeRow[]> {
   let q = store.db
@@ -25,6 +30,7 @@ export async function failingNodes(store: Store, f: NodeFilter = {}): Promise<No
     .innerJoin('runs as r', 'r.id', 'a.run_pk')
     .select(['a.cluster', 'a.nodes', 'a.outcome', 'a.reason', 'a.ended_at', 'a.label', 'a.job', 'r.run_id']);
   if (f.cluster !== undefined) q = q.where('a.cluster', '=', f.cluster);
+  if (f.since !== undefined) q = q.where('a.ended_at', '>=', f.since);
   const rows = await q.orderBy('a.ended_at').orderBy('a.id').execute();
   const byNode = new Map<string, NodeRow>();
   for (const r of rows) {

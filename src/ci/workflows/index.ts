@@ -4,6 +4,7 @@
  */
 import { workflowYaml } from './common.js';
 import type { WorkflowOptions } from './common.js';
+import { FLEET_HEALTH_WORKFLOW, fleetHealthWorkflow } from './fleet-health.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
@@ -11,7 +12,16 @@ import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
+export {
+  SWEEP_WORKFLOW,
+  BENCHMARK_WORKFLOW,
+  REUSE_WORKFLOW,
+  SIGNOFF_WORKFLOW,
+  PROFILE_WORKFLOW,
+  SPEEDBENCH_AL_WORKFLOW,
+  FLEET_HEALTH_WORKFLOW,
+};
+export { HEALTH_WEBHOOK_SECRET, RUNNERS_TOKEN_SECRET } from './fleet-health.js';
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
@@ -36,6 +46,15 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
           "Collects a model's golden acceptance-length curve on SPEED-Bench, as InferenceX's speedbench-al.yml (dispatched).",
         ),
         speedbenchAlWorkflow(o),
+      ),
+    ],
+    [
+      FLEET_HEALTH_WORKFLOW,
+      workflowYaml(
+        header(
+          'Daily fleet health: offline self-hosted runners, runner labels without an online runner, nodes that keep failing (frontier clusters health).',
+        ),
+        fleetHealthWorkflow(o),
       ),
     ],
   ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);
