@@ -299,14 +299,15 @@ function storeCommand(): Command {
     .description('write every table as <table>.jsonl and a manifest.json into DIR (new or empty), from one snapshot; byte-stable')
     .addArgument(pathArgument('<dir>', 'the directory to write (must not exist, or be empty)'))
     .addOption(dbOption())
-    .action(async (dir: string, o: { db?: string }) => {
+    .option('--omit <table...>', 'leave these tables out (a dump to publish: --omit tokens); a restore leaves them empty')
+    .action(async (dir: string, o: { db?: string; omit?: string[] }) => {
       const { dumpStore } = await import('../store/index.js');
       const s = await open(o.db);
       try {
-        const { manifest } = await dumpStore(s, dir);
+        const { manifest } = await dumpStore(s, dir, { omit: o.omit });
         const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
         process.stdout.write(
-          `dumped ${s.location} into ${dir}: ${manifest.tables.length} tables, ${rows} rows (migrations up to ${manifest.migrations.at(-1)})\n${tableList(manifest.tables)}\n`,
+          `dumped ${s.location} into ${dir}: ${manifest.tables.length} tables, ${rows} rows (migrations up to ${manifest.migrations.at(-1)})${manifest.omitted.length > 0 ? `; omitted: ${manifest.omitted.join(', ')}` : ''}\n${tableList(manifest.tables)}\n`,
         );
       } finally {
         await s.close();

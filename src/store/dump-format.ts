@@ -30,6 +30,8 @@ export interface DumpManifest {
   migrations: string[];
   /** Parents before the tables that reference them: the order a restore fills them in. */
   tables: DumpTable[];
+  /** Tables of the store left out on purpose (`--omit`: API token hashes in a public dump); a restore leaves them empty. */
+  omitted: string[];
 }
 
 /** The manifest's bytes: two-space JSON and a final newline, keys in the order above. */
@@ -161,6 +163,7 @@ export function manifestProblems(m: unknown): string[] {
   };
   need(typeof m.frontier_version === 'string', 'frontier_version', 'a string');
   need(Array.isArray(m.migrations) && m.migrations.every((x) => typeof x === 'string'), 'migrations', 'a list of names');
+  need(Array.isArray(m.omitted) && m.omitted.every((x) => typeof x === 'string'), 'omitted', 'a list of table names');
   if (!Array.isArray(m.tables)) return [...problems, 'tables: expected a list'];
   m.tables.forEach((t: unknown, i) => {
     const at = `tables[${i}]`;

@@ -137,8 +137,14 @@ export interface DumpSummary {
   manifest: DumpManifest;
 }
 
+export interface DumpOptions {
+  /** Tables to leave out (their names go in the manifest's `omitted`): `tokens` for a dump to publish. */
+  omit?: readonly string[];
+}
+
 /** Dump the store into `dir`, which must not exist yet (or be an empty directory). */
-export async function dumpStore(store: Store, dir: string): Promise<DumpSummary> {
+export async function dumpStore(store: Store, dir: string, options: DumpOptions = {}): Promise<DumpSummary> {
+  const omit = [...new Set(options.omit ?? [])].sort();
   const target = resolve(dir);
   const emptyDir = existsSync(target) && statSync(target).isDirectory() && readdirSync(target).length === 0;
   if (existsSync(target) && !emptyDir)
@@ -151,7 +157,13 @@ export async function dumpStore(store: Store, dir: string): Promise<DumpSummary>
   try {
     const manifest = await inSnapshot(store, async (db): Promise<DumpManifest> => {
       const tables: DumpTable[] = [];
-      for (const name of await dumpedTables(db, store.dialect)) {
+      const names = await dumpedTables(db, store.dialect);
+      const strange = omit.filter((t) => !names.includes(t));
+      if (strange.length > 0)
+        throw new UserError(
+          `--omit ${strange.join(', ')}: no such table in the store (its tables: ${[...names].sort().join(', ')})`,
+        );
+      for (const name of names.filter((t) => !omit.includes(t))) {
         const shape = await tableShape(db, store.dialect, name);
         tables.push(await dumpTable(db, store.dialect, shape, join(temp, `${name}.jsonl`)));
       }
@@ -161,6 +173,7 @@ export async function dumpStore(store: Store, dir: string): Promise<DumpSummary>
         frontier_version: VERSION,
         migrations: await appliedMigrations(db),
         tables,
+        omitted: omit,
       };
     });
     const fd = openSync(join(temp, MANIFEST_FILE), 'wx');

@@ -92,7 +92,9 @@ async function verifyFiles(dir: string, manifest: DumpManifest): Promise<void> {
 function checkSchema(manifest: DumpManifest, shapes: Map<string, TableShape>): void {
   const problems: string[] = [];
   const dumped = new Set(manifest.tables.map((t) => t.name));
-  for (const name of shapes.keys()) if (!dumped.has(name)) problems.push(`table ${name}: in the store, not in the dump`);
+  for (const name of manifest.omitted) if (!shapes.has(name)) problems.push(`table ${name} (omitted): not in the store`);
+  for (const name of shapes.keys())
+    if (!dumped.has(name) && !manifest.omitted.includes(name)) problems.push(`table ${name}: in the store, not in the dump`);
   for (const t of manifest.tables) {
     const shape = shapes.get(t.name);
     if (!shape) {
@@ -236,7 +238,11 @@ export async function restoreStore(location: string, dir: string, options: Resto
       const tx = trx as unknown as Kysely<unknown>;
       if (options.replace) for (const name of [...order].reverse()) await sql`delete from ${sql.table(name)}`.execute(tx);
       const out: { name: string; rows: number }[] = [];
-      for (const name of order) out.push({ name, rows: await restoreTable(tx, dir, byName.get(name)!, shapes.get(name)!) });
+      for (const name of order) {
+        const table = byName.get(name);
+        // An omitted table stays empty.
+        out.push({ name, rows: table ? await restoreTable(tx, dir, table, shapes.get(name)!) : 0 });
+      }
       if (store.dialect === 'postgres') for (const name of order) await resetSequences(tx, shapes.get(name)!);
       return out;
     });

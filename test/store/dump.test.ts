@@ -137,9 +137,12 @@ describe.each(['sqlite', 'postgres'] as const)('a dump of a %s store', (dialect)
     let live: string[];
     try {
       live = (
-        await (store.dialect === 'sqlite'
-          ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
-          : sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`
+        await (
+          store.dialect === 'sqlite'
+            ? sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`
+            : sql<{
+                name: string;
+              }>`select table_name as name from information_schema.tables where table_schema = current_schema()`
         ).execute(store.db)
       ).rows
         .map((r) => r.name)
@@ -165,15 +168,25 @@ describe.each(['sqlite', 'postgres'] as const)('a dump of a %s store', (dialect)
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
     }
     const benchmark = manifest.tables.find((t) => t.name === 'benchmark_results')!;
-    expect(benchmark.columns.find((c) => c.name === 'tput_per_gpu')).toEqual({ name: 'tput_per_gpu', type: 'real', nullable: false });
-    expect(benchmark.columns.find((c) => c.name === 'power_valid')).toEqual({ name: 'power_valid', type: 'integer', nullable: true });
+    expect(benchmark.columns.find((c) => c.name === 'tput_per_gpu')).toEqual({
+      name: 'tput_per_gpu',
+      type: 'real',
+      nullable: false,
+    });
+    expect(benchmark.columns.find((c) => c.name === 'power_valid')).toEqual({
+      name: 'power_valid',
+      type: 'integer',
+      nullable: true,
+    });
   });
 
   it('restores and dumps again to the same bytes; the restored store answers as the original', async () => {
     const { location, dump } = seeded[dialect];
     const target = await locations[dialect]();
     const r = await restoreStore(target, dump);
-    expect(r.tables.find((t) => t.name === 'benchmark_results')!.rows).toBe(manifestOf(dump).tables.find((t) => t.name === 'benchmark_results')!.rows);
+    expect(r.tables.find((t) => t.name === 'benchmark_results')!.rows).toBe(
+      manifestOf(dump).tables.find((t) => t.name === 'benchmark_results')!.rows,
+    );
     expect(files(await dumpOf(target))).toEqual(files(dump));
     const [before, after] = await Promise.all(
       [location, target].map(async (l) => {
@@ -193,6 +206,31 @@ describe.each(['sqlite', 'postgres'] as const)('a dump of a %s store', (dialect)
       expect(summary.benchmarks.new).toBeGreaterThan(0);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('a dump to publish (--omit tokens)', () => {
+  it('leaves the token hashes out, says so, and restores with no tokens; dumped again the same way, the same bytes', async () => {
+    const store = await openStore(seeded.sqlite.location);
+    let dump: string;
+    try {
+      dump = (await dumpStore(store, newDumpDir(), { omit: ['tokens'] })).dir;
+      await expect(dumpStore(store, newDumpDir(), { omit: ['secrets'] })).rejects.toThrow('--omit secrets: no such table in the store');
+    } finally {
+      await store.close();
+    }
+    expect(manifestOf(dump).omitted).toEqual(['tokens']);
+    expect(Object.keys(files(dump))).not.toContain('tokens.jsonl');
+    const target = await newPostgres();
+    const r = await restoreStore(target, dump);
+    expect(r.tables.find((t) => t.name === 'tokens')).toEqual({ name: 'tokens', rows: 0 });
+    expect((await counts(target)).runs).toBe((await counts(seeded.sqlite.location)).runs);
+    const again = await openStore(target);
+    try {
+      expect(files((await dumpStore(again, newDumpDir(), { omit: ['tokens'] })).dir)).toEqual(files(dump));
+    } finally {
+      await again.close();
     }
   });
 });
@@ -230,18 +268,21 @@ describe('what a restore refuses, writing nothing', () => {
     expect(readdirSync(join(target, '..'))).toEqual([]);
   });
 
-  it.each(['sqlite', 'postgres'] as const)('a bad line (on %s): its file and line, and the store stays empty', async (dialect) => {
-    const dump = copyOfDump();
-    // The third run's line is cut short; the tables before it were already inserted, and roll back.
-    rewrite(dump, 'runs', (text) => {
-      const lines = text.split('\n');
-      lines[2] = lines[2]!.slice(0, 30);
-      return lines.join('\n');
-    });
-    const target = await locations[dialect]();
-    await expect(restoreStore(target, dump)).rejects.toThrow(`${join(dump, 'runs.jsonl')}:3: not JSON`);
-    expect(await empty(target)).toBe(true);
-  });
+  it.each(['sqlite', 'postgres'] as const)(
+    'a bad line (on %s): its file and line, and the store stays empty',
+    async (dialect) => {
+      const dump = copyOfDump();
+      // The third run's line is cut short; the tables before it were already inserted, and roll back.
+      rewrite(dump, 'runs', (text) => {
+        const lines = text.split('\n');
+        lines[2] = lines[2]!.slice(0, 30);
+        return lines.join('\n');
+      });
+      const target = await locations[dialect]();
+      await expect(restoreStore(target, dump)).rejects.toThrow(`${join(dump, 'runs.jsonl')}:3: not JSON`);
+      expect(await empty(target)).toBe(true);
+    },
+  );
 
   it('a value of the wrong type: its file, line, key and column', async () => {
     const dump = copyOfDump();
@@ -312,7 +353,9 @@ describe('a dump of an older schema', () => {
     const dump = await oldDump();
     const target = newSqlite();
     await (await openStore(target)).close();
-    await expect(restoreStore(target, dump)).rejects.toThrow(/its schema is past 005_run_deferred: it has 006_point_repeats, .* applied/);
+    await expect(restoreStore(target, dump)).rejects.toThrow(
+      /its schema is past 005_run_deferred: it has 006_point_repeats, .* applied/,
+    );
   });
 });
 
@@ -345,7 +388,9 @@ describe('frontier store (the commands)', () => {
     const dump = newDumpDir();
     const d = runCli(['store', 'dump', dump, '--db', seeded.sqlite.location]);
     expect([d.status, d.stderr]).toEqual([0, '']);
-    expect(d.stdout).toMatch(new RegExp(`^dumped .* into .*: ${TABLES.length} tables, \\d+ rows \\(migrations up to ${MIGRATIONS.at(-1)}\\)\n`));
+    expect(d.stdout).toMatch(
+      new RegExp(`^dumped .* into .*: ${TABLES.length} tables, \\d+ rows \\(migrations up to ${MIGRATIONS.at(-1)}\\)\n`),
+    );
     expect(d.stdout).toContain('  benchmark_results: ');
     const target = newSqlite();
     const r = runCli(['store', 'restore', dump, '--db', target]);
