@@ -216,7 +216,9 @@ describe('a dump to publish (--omit tokens)', () => {
     let dump: string;
     try {
       dump = (await dumpStore(store, newDumpDir(), { omit: ['tokens'] })).dir;
-      await expect(dumpStore(store, newDumpDir(), { omit: ['secrets'] })).rejects.toThrow('--omit secrets: no such table in the store');
+      await expect(dumpStore(store, newDumpDir(), { omit: ['secrets'] })).rejects.toThrow(
+        '--omit secrets: no such table in the store',
+      );
     } finally {
       await store.close();
     }

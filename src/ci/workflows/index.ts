@@ -8,10 +8,19 @@ import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
+import { STORE_DUMP_WORKFLOW, storeDumpWorkflow } from './store-dump.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
+export {
+  SWEEP_WORKFLOW,
+  BENCHMARK_WORKFLOW,
+  REUSE_WORKFLOW,
+  SIGNOFF_WORKFLOW,
+  PROFILE_WORKFLOW,
+  SPEEDBENCH_AL_WORKFLOW,
+  STORE_DUMP_WORKFLOW,
+};
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
@@ -36,6 +45,13 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
           "Collects a model's golden acceptance-length curve on SPEED-Bench, as InferenceX's speedbench-al.yml (dispatched).",
         ),
         speedbenchAlWorkflow(o),
+      ),
+    ],
+    [
+      STORE_DUMP_WORKFLOW,
+      workflowYaml(
+        header('Dumps the store daily (frontier store dump), checks the dump restores to the same bytes, and publishes it.'),
+        storeDumpWorkflow(o),
       ),
     ],
   ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);
