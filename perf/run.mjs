@@ -371,6 +371,13 @@ for (const copies of [1, 4, 16]) {
   );
 }
 
+// The store's dump and restore (perf/store-dump.mjs): `frontier store dump` and `restore` of a
+// 200,000-point store, on SQLite and (when installed) PostgreSQL. Budgets: dump < 30 s, restore < 60 s.
+{
+  const { printStoreDump, storeDumpPerf } = await import('./store-dump.mjs');
+  printStoreDump(await storeDumpPerf());
+}
+
 // The dashboard (perf/dashboard.mjs): the inference page with 10,000 points in view, in headless
 // Chromium, from navigation to drawn and answering input; and the size of its JS. Targets: < 1.5 s; < 1 MB gzip.
 {

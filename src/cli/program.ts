@@ -39,7 +39,7 @@ const COMMANDS: readonly { name: string; build: () => Promise<Command>; hidden?:
   { name: 'al', build: async () => (await import('./al.js')).alCommand() },
   { name: 'traces', build: async () => (await import('./traces.js')).tracesCommand() },
   { name: 'telemetry', build: async () => (await import('./telemetry.js')).telemetryCommand() },
-  ...['ingest', 'serve', 'token', 'compare', 'nodes'].map((name) => ({
+  ...['ingest', 'serve', 'token', 'compare', 'nodes', 'store'].map((name) => ({
     name,
     build: async () => (await import('./store.js')).storeCommands().find((c) => c.name() === name)!,
   })),

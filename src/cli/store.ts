@@ -1,5 +1,5 @@
 /**
- * The store's commands: `ingest`, `serve`, `token`, `compare`, `nodes`. The store, its drivers and
+ * The store's commands: `ingest`, `serve`, `token`, `compare`, `nodes`, `store` (dump, restore). The store, its drivers and
  * the HTTP server load only when one of these runs.
  */
 import { existsSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, formatOption, jsonAlias, parseNumber, verdictOptions, verdictSettingsOf } from './options.js';
 import type { VerdictFlags } from './options.js';
 import { UserError } from '../util/user-error.js';
-import { pathArgument } from './paths.js';
+import { pathArgument, userPath } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { dbOption, openDb } from './store-location.js';
 
@@ -285,6 +285,46 @@ function nodesCommand(): Command {
     });
 }
 
+/** `frontier store dump|restore`: the store as a portable file set, for backups and open data (docs/store.md). */
+function storeCommand(): Command {
+  const store = new Command('store').description('dump the store as a portable file set (JSON Lines), or restore one');
+  const tableList = (tables: { name: string; rows: number }[]) => tables.map((t) => `  ${t.name}: ${t.rows} rows`).join('\n');
+  store
+    .command('dump')
+    .description('write every table as <table>.jsonl and a manifest.json into DIR (new or empty), from one snapshot; byte-stable')
+    .addArgument(pathArgument('<dir>', 'the directory to write (must not exist, or be empty)'))
+    .addOption(dbOption())
+    .option('--omit <table...>', 'leave these tables out (a dump to publish: --omit tokens); a restore leaves them empty')
+    .action(async (dir: string, o: { db?: string; omit?: string[] }) => {
+      const { dumpStore } = await import('../store/index.js');
+      const s = await openDb(o.db);
+      try {
+        const { manifest } = await dumpStore(s, dir, { omit: o.omit });
+        const rows = manifest.tables.reduce((n, t) => n + t.rows, 0);
+        process.stdout.write(
+          `dumped ${s.location} into ${dir}: ${manifest.tables.length} tables, ${rows} rows (migrations up to ${manifest.migrations.at(-1)})${manifest.omitted.length > 0 ? `; omitted: ${manifest.omitted.join(', ')}` : ''}\n${tableList(manifest.tables)}\n`,
+        );
+      } finally {
+        await s.close();
+      }
+    });
+  store
+    .command('restore')
+    .description('load a dump into an empty store (SQLite file or postgres:// URL), all or nothing, keeping primary keys')
+    .addArgument(pathArgument('<dir>', 'the dump (frontier store dump)'))
+    .addOption(dbOption())
+    .option('--replace', 'replace what a store that is not empty holds (in the same transaction)')
+    .action(async (dir: string, o: { db?: string; replace?: boolean }) => {
+      const { restoreStore, storeLocation } = await import('../store/index.js');
+      const r = await restoreStore(userPath(storeLocation(o.db)), resolve(dir), { replace: o.replace === true });
+      const rows = r.tables.reduce((n, t) => n + t.rows, 0);
+      process.stdout.write(
+        `restored ${dir} into ${r.location}: ${r.tables.length} tables, ${rows} rows${r.replaced > 0 ? ` (replacing ${r.replaced})` : ''}${r.migrated.length > 0 ? `; then migrated: ${r.migrated.join(', ')}` : ''}\n${tableList(r.tables)}\n`,
+      );
+    });
+  return store;
+}
+
 export function storeCommands(): Command[] {
-  return [ingestCommand(), serveCommand(), tokenCommand(), compareCommand(), nodesCommand()];
+  return [ingestCommand(), serveCommand(), tokenCommand(), compareCommand(), nodesCommand(), storeCommand()];
 }

@@ -67,7 +67,12 @@ export async function writeTransaction<T>(store: Store, work: (trx: Transaction<
   });
 }
 
-export async function openStore(location = storeLocation()): Promise<Store> {
+export interface OpenOptions {
+  /** Migrate only up to this migration (a restore of an older dump); a store past it is refused. */
+  upTo?: string;
+}
+
+export async function openStore(location = storeLocation(), options: OpenOptions = {}): Promise<Store> {
   let db: Kysely<Database>;
   let dialect: Dialect;
   let shown = location;
@@ -106,7 +111,7 @@ export async function openStore(location = storeLocation()): Promise<Store> {
   }
   try {
     sqliteLock?.exec('begin immediate');
-    await migrate(db as unknown as Kysely<unknown>, dialect);
+    await migrate(db as unknown as Kysely<unknown>, dialect, options.upTo);
     sqliteLock?.exec('commit');
   } catch (e) {
     if (sqliteLock?.inTransaction) sqliteLock.exec('rollback');

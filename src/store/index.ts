@@ -31,3 +31,10 @@ export { MIN_CONFIG_DF, officialHistory, variation, variationOf } from './variat
 export type { VariationFilter, VariationIndex } from './variation.js';
 export { DEFAULT_MIN_FAILURES, daysBefore, failingNodes } from './nodes.js';
 export type { NodeFilter } from './nodes.js';
+export { dumpStore } from './dump.js';
+export type { DumpSummary } from './dump.js';
+export { readManifest, restoreStore } from './restore.js';
+export type { RestoreOptions, RestoreSummary } from './restore.js';
+export { DUMP_FORMAT, DUMP_FORMAT_VERSION, MANIFEST_FILE } from './dump-format.js';
+export type { DumpManifest, DumpTable } from './dump-format.js';
+export { MIGRATIONS } from './migrations.js';

@@ -3,7 +3,7 @@
  * each dialect's DDL). Applied in order by Kysely's Migrator, which records them and holds a lock,
  * so two processes opening the same database do not both migrate it.
  */
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import type { CreateTableBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
 import type { AgenticPointsTable, Dialect } from './schema.js';
 
@@ -265,9 +265,8 @@ function launchAttempts(dialect: Dialect): Migration {
   };
 }
 
-/** Bring the database up to date; returns the names of the migrations applied now. */
-export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
-  const migrations: Record<string, Migration> = {
+function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
     '001_initial': initial(dialect),
     '002_run_logs': runLogs(dialect),
     '003_agentic_points': agenticPoints(dialect),
@@ -276,14 +275,42 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
     '006_point_repeats': pointRepeats(),
     '007_launch_attempts': launchAttempts(dialect),
   };
-  const provider: MigrationProvider = { getMigrations: async () => migrations };
+}
+
+/** The names of the migrations this Frontier knows, in the order they run. */
+export const MIGRATIONS: readonly string[] = Object.keys(migrations('sqlite')).sort();
+
+/**
+ * Bring the database up to date (or, with `upTo`, up to that migration: a dump of an older
+ * schema is restored there first); returns the names of the migrations applied now. A database
+ * already past `upTo` is refused: migrations are never undone.
+ */
+export async function migrate(db: Kysely<unknown>, dialect: Dialect, upTo?: string): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const migrator = new Migrator({ db, provider });
+  if (upTo !== undefined) {
+    const past = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined && m.name > upTo);
+    if (past.length > 0)
+      throw new Error(
+        `its schema is past ${upTo}: it has ${past.map((m) => m.name).join(', ')} applied, and migrations are never undone`,
+      );
+  }
   // A migration added under a lower number than one a database already ran still runs (in name order).
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const { error, results } = await (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/** Names of the tables, child tables first (for wiping in tests). */
+/** The migrations a database has applied, in name order (Kysely's bookkeeping table). */
+export async function appliedMigrations(db: Kysely<unknown>): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return rows.rows.map((r) => r.name);
+}
+
+/**
+ * Names of the tables, child tables first (for wiping in tests; a dump writes every one and a restore
+ * fills them parents first). A new table goes here too: a dump refuses a database with a table it lacks.
+ */
 export const TABLES = [
   'latest_points',
   'benchmark_results',

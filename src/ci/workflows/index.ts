@@ -9,6 +9,7 @@ import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
+import { STORE_DUMP_WORKFLOW, storeDumpWorkflow } from './store-dump.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
@@ -20,6 +21,7 @@ export {
   PROFILE_WORKFLOW,
   SPEEDBENCH_AL_WORKFLOW,
   FLEET_HEALTH_WORKFLOW,
+  STORE_DUMP_WORKFLOW,
 };
 export { HEALTH_WEBHOOK_SECRET, RUNNERS_TOKEN_SECRET } from './fleet-health.js';
 
@@ -55,6 +57,13 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
           'Daily fleet health: offline self-hosted runners, runner labels without an online runner, nodes that keep failing (frontier clusters health).',
         ),
         fleetHealthWorkflow(o),
+      ),
+    ],
+    [
+      STORE_DUMP_WORKFLOW,
+      workflowYaml(
+        header('Dumps the store daily (frontier store dump), checks the dump restores to the same bytes, and publishes it.'),
+        storeDumpWorkflow(o),
       ),
     ],
   ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);
