@@ -15,10 +15,11 @@ import { UserError } from '../util/user-error.js';
 import { pathOption, pathArgument, userPath } from './paths.js';
 import { ExitCode } from '../util/exit-codes.js';
 
-const dbOption = () =>
+export const dbOption = () =>
   pathOption('--db <location>', 'the store: a SQLite file or a postgres:// URL (default $FRONTIER_DB, else ./frontier.db)');
 
-async function open(db: string | undefined) {
+/** The store at `--db` (else $FRONTIER_DB, else ./frontier.db), opened and migrated; a failure to open is the user's to fix. */
+export async function open(db: string | undefined) {
   const { openStore, storeLocation } = await import('../store/index.js');
   try {
     return await openStore(userPath(storeLocation(db)));

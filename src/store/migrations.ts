@@ -265,6 +265,24 @@ function launchAttempts(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Corrections of the record (issue 45): the audit of every purge, un-purge and conclusion
+ * override (whether a run id is purged is read from it, by run id, newest first), and the runs'
+ * conclusion overrides, by run id (not by row: a later attempt replaces the row and keeps its override).
+ */
+function recordCorrections(dialect: Dialect): Migration {
+  return {
+    async up(db) {
+      let audit = text(withId(db, dialect, 'record_audit'), 'action', 'run_id');
+      audit = text(int(audit, 'attempt'), 'by', 'at', 'reason', 'run', 'counts', 'conclusion_from', 'conclusion_to');
+      await audit.execute();
+      await db.schema.createIndex('record_audit_run').on('record_audit').columns(['run_id', 'id']).execute();
+      const overrides = text(withId(db, dialect, 'run_overrides'), 'run_id', 'conclusion', 'reason', 'by', 'at');
+      await overrides.addUniqueConstraint('run_overrides_run_id', ['run_id']).execute();
+    },
+  };
+}
+
 /** Bring the database up to date; returns the names of the migrations applied now. */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
   const migrations: Record<string, Migration> = {
@@ -275,6 +293,7 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
     '005_run_deferred': runDeferred(),
     '006_point_repeats': pointRepeats(),
     '007_launch_attempts': launchAttempts(dialect),
+    '008_record_corrections': recordCorrections(dialect),
   };
   const provider: MigrationProvider = { getMigrations: async () => migrations };
   // A migration added under a lower number than one a database already ran still runs (in name order).
@@ -296,4 +315,6 @@ export const TABLES = [
   'runs',
   'configs',
   'tokens',
+  'record_audit',
+  'run_overrides',
 ] as const;
