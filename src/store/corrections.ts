@@ -98,10 +98,10 @@ async function rowCounts(trx: Trx, runPk: number): Promise<Record<string, number
 type NewEntry = Omit<RecordAuditTable, 'id' | 'by' | 'reason' | 'at' | 'conclusion_from' | 'conclusion_to'> &
   Partial<Pick<RecordAuditTable, 'conclusion_from' | 'conclusion_to'>>;
 
-async function record(trx: Trx, c: Correction, entry: NewEntry): Promise<AuditEntry> {
+async function record(trx: Trx, c: Correction, entry: NewEntry, at = new Date().toISOString()): Promise<AuditEntry> {
   const row = await trx
     .insertInto('record_audit')
-    .values({ conclusion_from: '', conclusion_to: '', ...entry, by: c.by, reason: c.reason, at: new Date().toISOString() })
+    .values({ conclusion_from: '', conclusion_to: '', ...entry, by: c.by, reason: c.reason, at })
     .returningAll()
     .executeTakeFirstOrThrow();
   return auditEntry(row);
@@ -175,9 +175,11 @@ export async function overrideConclusion(
     if (conclusion === null && !prior)
       throw new CorrectionRefused(`run ${runId} has no conclusion override to clear`, 'conflict');
     const from = prior?.conclusion ?? conclusionOf(run.status);
+    // The override and its audit entry carry the same time.
+    const at = new Date().toISOString();
     if (conclusion === null) await trx.deleteFrom('run_overrides').where('run_id', '=', runId).execute();
     else {
-      const values = { conclusion, reason: c.reason, by: c.by, at: new Date().toISOString() };
+      const values = { conclusion, reason: c.reason, by: c.by, at };
       await trx
         .insertInto('run_overrides')
         .values({ run_id: runId, ...values })
@@ -192,14 +194,19 @@ export async function overrideConclusion(
     } else if (!counted(prior?.conclusion) && counted(conclusion)) {
       await advanceLatest(trx, run.id, Number(run.official) === 1, run.date);
     }
-    return record(trx, c, {
-      action: conclusion === null ? 'clear-override' : 'override',
-      run_id: runId,
-      attempt: run.attempt,
-      run: JSON.stringify(identity(run)),
-      counts: JSON.stringify(await rowCounts(trx, run.id)),
-      conclusion_from: from ?? '',
-      conclusion_to: conclusion ?? conclusionOf(run.status) ?? '',
-    });
+    return record(
+      trx,
+      c,
+      {
+        action: conclusion === null ? 'clear-override' : 'override',
+        run_id: runId,
+        attempt: run.attempt,
+        run: JSON.stringify(identity(run)),
+        counts: JSON.stringify(await rowCounts(trx, run.id)),
+        conclusion_from: from ?? '',
+        conclusion_to: conclusion ?? conclusionOf(run.status) ?? '',
+      },
+      at,
+    );
   });
 }
