@@ -239,6 +239,14 @@ describe.each(DIALECTS)('corrections of the record on %s', (dialect) => {
       expect(log.map((x) => `${x.action} ${x.by}`)).toEqual(['purge ops-bot', 'override ops-bot']);
       expect((await app.inject({ url: '/api/v1/audit?run=100' })).json()).toHaveLength(1);
       expect((await post('/api/v1/runs/200/unpurge', { reason: 'restore' })).json()).toMatchObject({ action: 'unpurge' });
+
+      // The document says what these take: a JSON body with the reason, a token.
+      const doc = (await app.inject({ url: '/api/openapi.json' })).json();
+      expect(doc.paths['/api/v1/runs/{id}/override'].post).toMatchObject({
+        security: [{ bearer: [] }],
+        requestBody: { content: { 'application/json': { schema: { required: ['reason'] } } } },
+        responses: { '401': {}, '404': {}, '409': {} },
+      });
     } finally {
       await app.close();
     }
