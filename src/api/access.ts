@@ -7,6 +7,16 @@ import { HttpError } from './http-error.js';
 
 export type AccessHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** The name of the token each request that passed the check carried: who it is, for the audit. */
+const holders = new WeakMap<FastifyRequest, string>();
+
+/** Who sent a request that passed `requireToken` (the token's name). */
+export function tokenHolder(request: FastifyRequest): string {
+  const name = holders.get(request);
+  if (name === undefined) throw new Error('tokenHolder: the route does not check a token');
+  return name;
+}
+
 /** A hook that answers 401 unless the request carries a token of the store. */
 export function requireToken(store: Store): AccessHook {
   return async (request) => {
@@ -19,6 +29,7 @@ export function requireToken(store: Store): AccessHook {
       );
     const name = await verifyToken(store, match[1]!);
     if (!name) throw new HttpError(401, 'the token is not valid (unknown or revoked)');
+    holders.set(request, name);
   };
 }
 

@@ -108,6 +108,56 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
       last_failure_job: { type: 'string', description: 'its Slurm job, "" if none' },
     },
   },
+  RunRow: {
+    type: 'object',
+    description:
+      'a run: its identity, status, counts and conclusion (/api/v1/runs/{id} adds its run stats, launch attempts, logs and changelog)',
+    properties: {
+      run_id: { type: 'string' },
+      attempt: { type: 'integer' },
+      official: { type: 'boolean' },
+      status: { type: 'string', description: 'completed, partial, failed, interrupted or running (as the run ended)' },
+      date: { type: 'string', format: 'date' },
+      conclusion: {
+        type: ['string', 'null'],
+        enum: ['success', 'failure', null],
+        description:
+          'its override’s conclusion, else its status’s (completed, partial: success; failed, interrupted: failure; running: null). Only a failure override takes its points out of latest points, baselines and trends',
+      },
+      conclusion_override: {
+        type: ['object', 'null'],
+        description: 'the conclusion set by hand (frontier runs override), null when none',
+        properties: {
+          conclusion: { type: 'string', enum: ['success', 'failure'] },
+          reason: { type: 'string' },
+          by: { type: 'string' },
+          at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  },
+  AuditEntry: {
+    type: 'object',
+    description:
+      'a correction of the record: what was done to which run, by whom (the token’s name or --by), when, why, and the run as it was',
+    properties: {
+      id: { type: 'integer' },
+      action: { type: 'string', enum: ['purge', 'unpurge', 'override', 'clear-override'] },
+      run_id: { type: 'string' },
+      attempt: { type: 'integer' },
+      by: { type: 'string' },
+      at: { type: 'string', format: 'date-time' },
+      reason: { type: 'string' },
+      run: { type: 'object', description: 'the run’s stored fields then (for unpurge: as it was purged)' },
+      counts: {
+        type: 'object',
+        additionalProperties: { type: 'integer' },
+        description: 'its rows then: points, agentic_points, evals, run_stats, logs, attempts, changelog',
+      },
+      conclusion_from: { type: ['string', 'null'], enum: ['success', 'failure', null] },
+      conclusion_to: { type: ['string', 'null'], enum: ['success', 'failure', null] },
+    },
+  },
   PowerSide: {
     type: ['object', 'null'],
     properties: { valid: POWER_FIELDS.power_valid!, source: POWER_FIELDS.power_source! },
@@ -202,6 +252,12 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
 
 /** The answer of a route, where the document describes it. */
 const RESPONSES: Record<string, Record<string, unknown>> = {
+  '/api/v1/runs': { type: 'array', items: { $ref: '#/components/schemas/RunRow' } },
+  '/api/v1/runs/{id}': { $ref: '#/components/schemas/RunRow' },
+  '/api/v1/runs/{id}/purge': { $ref: '#/components/schemas/AuditEntry' },
+  '/api/v1/runs/{id}/unpurge': { $ref: '#/components/schemas/AuditEntry' },
+  '/api/v1/runs/{id}/override': { $ref: '#/components/schemas/AuditEntry' },
+  '/api/v1/audit': { type: 'array', items: { $ref: '#/components/schemas/AuditEntry' } },
   '/api/v1/benchmarks': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
   '/api/v1/history': { type: 'array', items: { $ref: '#/components/schemas/PointRow' } },
   '/api/v1/compare': { $ref: '#/components/schemas/Comparison' },
@@ -235,12 +291,19 @@ export function openApiCollector(app: FastifyInstance): { document(): Record<str
     for (const method of methods) {
       if (method === 'HEAD') continue;
       const write = method === 'POST';
+      // A write with a JSON body (a correction of the record), or an upload (ingest).
+      const json = write && schema.body !== undefined;
       (paths[path] ??= {})[method.toLowerCase()] = {
         summary: schema.summary,
         parameters,
         ...(write
           ? {
-              requestBody: { required: true, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+              requestBody: {
+                required: true,
+                content: json
+                  ? { 'application/json': { schema: schema.body } }
+                  : { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
+              },
               security: [{ bearer: [] }],
             }
           : {}),
@@ -261,15 +324,24 @@ export function openApiCollector(app: FastifyInstance): { document(): Record<str
               : {}),
           },
           '400': { description: 'a parameter is not valid (the message says which and why)' },
-          ...(write
+          ...(json
             ? {
-                '401': { description: 'no valid bearer token (answered before the body is read)' },
-                '413': { description: 'the upload is larger than the server takes' },
-                '422': { description: 'the upload has problems; nothing was written' },
+                '401': { description: 'no valid bearer token' },
+                '404': { description: 'no such run (the message says where to look)' },
+                '409': { description: 'refused as the record stands (the message says why): nothing was changed' },
               }
-            : path.endsWith('/health')
-              ? {}
-              : { '503': { description: 'busy: too many heavy queries running and waiting; retry after Retry-After seconds' } }),
+            : write
+              ? {
+                  '401': { description: 'no valid bearer token (answered before the body is read)' },
+                  '409': { description: 'the run conflicts with the stored one (an older attempt, a purged run id)' },
+                  '413': { description: 'the upload is larger than the server takes' },
+                  '422': { description: 'the upload has problems; nothing was written' },
+                }
+              : path.endsWith('/health')
+                ? {}
+                : {
+                    '503': { description: 'busy: too many heavy queries running and waiting; retry after Retry-After seconds' },
+                  }),
         },
       };
     }

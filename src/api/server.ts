@@ -18,6 +18,7 @@ import { PageError } from './paging.js';
 import {
   agenticRoutes,
   compareRoutes,
+  correctionRoutes,
   healthRoutes,
   ingestRoutes,
   nodeRoutes,
@@ -108,6 +109,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   pointRoutes(context);
   agenticRoutes(context);
   runRoutes(context);
+  correctionRoutes(context);
   nodeRoutes(context);
   compareRoutes(context);
   variationRoutes(context);

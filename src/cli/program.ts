@@ -43,6 +43,7 @@ const COMMANDS: readonly { name: string; build: () => Promise<Command>; hidden?:
     name,
     build: async () => (await import('./store.js')).storeCommands().find((c) => c.name() === name)!,
   })),
+  { name: 'runs', build: async () => (await import('./runs.js')).runsCommand() },
   { name: 'bench', build: async () => benchCommand() },
 ];
 

@@ -155,6 +155,51 @@ export interface RunRow {
   evals: number;
   /** Jobs that succeeded over all jobs (run stats), null when the run has none. */
   success_rate: number | null;
+  /**
+   * How the run ended: its override's conclusion when it has one, else its status's
+   * (conclusionOf); null while it is running. A run overridden to failure is out of the record.
+   */
+  conclusion: RunConclusion | null;
+  /** The correction that set its conclusion (`frontier runs override`), null when none. */
+  conclusion_override: ConclusionOverride | null;
+}
+
+/** A run's conclusion: its points count in the record (success) or not (failure, by override only). */
+export type RunConclusion = 'success' | 'failure';
+
+/** A conclusion set by hand, and by whom, when and why. */
+export interface ConclusionOverride {
+  conclusion: RunConclusion;
+  reason: string;
+  by: string;
+  at: string;
+}
+
+/**
+ * The conclusion a run's status means: completed and partial runs succeeded, failed and
+ * interrupted ones did not (the points they did finish count all the same), a running one has none yet.
+ */
+export function conclusionOf(status: string): RunConclusion | null {
+  if (status === 'running') return null;
+  return status === 'completed' || status === 'partial' ? 'success' : 'failure';
+}
+
+/** A correction of the record: what was done to which run, by whom, when and why, and what the run was then. */
+export interface AuditEntry {
+  id: number;
+  action: 'purge' | 'unpurge' | 'override' | 'clear-override';
+  run_id: string;
+  attempt: number;
+  by: string;
+  at: string;
+  reason: string;
+  /** The run's stored fields when it was corrected (for unpurge: as it was purged); {} when unknown. */
+  run: Record<string, unknown>;
+  /** Its rows then: points, agentic points, evals, run stats, logs, launch attempts, changelog entries. */
+  counts: Record<string, number>;
+  /** override and clear-override: the run's conclusion before and after. */
+  conclusion_from: RunConclusion | null;
+  conclusion_to: RunConclusion | null;
 }
 
 /** One run (`/api/v1/runs/:id`): its stats, its logs and its changelog entries. */

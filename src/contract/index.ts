@@ -5,6 +5,8 @@
  */
 export type {
   AgenticPointDetail,
+  AuditEntry,
+  ConclusionOverride,
   AgenticPointRow,
   AvailabilityRow,
   ComparedPoint,
@@ -24,11 +26,13 @@ export type {
   PredictedFrontierAnswer,
   RunDetail,
   RunLog,
+  RunConclusion,
   RunRow,
   TtftBucket,
   VerdictName,
   VariationRow,
 } from './api.js';
+export { conclusionOf } from './api.js';
 export { VERDICT_SYMBOL, changeText, signedPct } from './change.js';
 export { configLabel, configTopology } from './labels.js';
 export {

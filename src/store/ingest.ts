@@ -8,6 +8,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import { AGENTIC_HEADLINE } from './agentic.js';
 import type { AgenticHeadline } from './agentic.js';
 import type { IngestBatch, RunInfo } from './artifacts.js';
+import { purgeOf } from './audit.js';
 import { writeTransaction } from './db.js';
 import type { Store } from './db.js';
 import { LatestKeys, advanceLatest, forgetLatest, refillLatest } from './latest.js';
@@ -156,6 +157,16 @@ async function upsertRun(trx: Transaction<Database>, run: RunInfo, date: string)
 
 type StoredRun = Selectable<Database['runs']>;
 
+/** A purged run id stays out of the store (every attempt of it) until it is un-purged. */
+async function refusePurged(trx: Transaction<Database>, runId: string): Promise<void> {
+  const purge = await purgeOf(trx, runId);
+  if (purge)
+    throw new IngestConflict(
+      `run ${runId} was purged on ${purge.at} by ${purge.by} (${purge.reason}); nothing was written. ` +
+        `To ingest it again, un-purge it first: frontier runs unpurge ${runId} --reason …`,
+    );
+}
+
 /** Resolve the run's attempt against the stored one: the pk to replace, or a conflict. */
 async function priorAttempt(trx: Transaction<Database>, run: RunInfo): Promise<StoredRun | undefined> {
   const stored = await trx.selectFrom('runs').selectAll().where('run_id', '=', run.run_id).executeTakeFirst();
@@ -170,6 +181,7 @@ async function priorAttempt(trx: Transaction<Database>, run: RunInfo): Promise<S
 export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = false } = {}): Promise<IngestSummary> {
   const work = async (trx: Transaction<Database>): Promise<IngestSummary> => {
     const { run } = batch;
+    for (const r of [run, batch.mergeRun]) if (r) await refusePurged(trx, r.run_id);
     const stored = await priorAttempt(trx, run);
     const replaced = stored && stored.attempt < run.attempt ? stored.attempt : undefined;
     // Keys of latest_points whose entry goes away below, recomputed once the run is written.

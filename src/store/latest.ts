@@ -7,6 +7,7 @@
  */
 import { sql } from 'kysely';
 import type { Transaction } from 'kysely';
+import { counted, runCounts } from './counted.js';
 import type { Database } from './schema.js';
 
 type Trx = Transaction<Database>;
@@ -47,8 +48,9 @@ export async function forgetLatest(trx: Trx, where: { runPk: number } | { result
   return out;
 }
 
-/** Let a run's points take the keys where they are the newest. */
+/** Let a run's points take the keys where they are the newest (none when the run does not count: store/counted.ts). */
 export async function advanceLatest(trx: Trx, runPk: number, official: boolean, date: string): Promise<void> {
+  if (!(await runCounts(trx, runPk))) return;
   await trx
     .insertInto('latest_points')
     .columns(['official', 'config_id', 'isl', 'osl', 'conc', 'result_id', 'run_pk', 'date'])
@@ -81,7 +83,7 @@ export async function advanceLatest(trx: Trx, runPk: number, official: boolean, 
 }
 
 /**
- * Recompute the keys that lost their entry, from the points that remain: one query per config
+ * Recompute the keys that lost their entry, from the points that remain and count: one query per config
  * (its points, newest first), the first point of each lost key wins.
  */
 export async function refillLatest(trx: Trx, keys: LatestKeys): Promise<void> {
@@ -100,6 +102,7 @@ export async function refillLatest(trx: Trx, keys: LatestKeys): Promise<void> {
       .select(['x.id', 'x.run_pk', 'x.date', 'x.isl', 'x.osl', 'x.conc'])
       .where('r.official', '=', official)
       .where('x.config_id', '=', config_id)
+      .where(counted('r'))
       .orderBy('x.date', 'desc')
       .orderBy('x.run_pk', 'desc')
       .execute();

@@ -265,6 +265,24 @@ function launchAttempts(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Corrections of the record (issue 45): the audit of every purge, un-purge and conclusion
+ * override (whether a run id is purged is read from it, by run id, newest first), and the runs'
+ * conclusion overrides, by run id (not by row: a later attempt replaces the row and keeps its override).
+ */
+function recordCorrections(dialect: Dialect): Migration {
+  return {
+    async up(db) {
+      let audit = text(withId(db, dialect, 'record_audit'), 'action', 'run_id');
+      audit = text(int(audit, 'attempt'), 'by', 'at', 'reason', 'run', 'counts', 'conclusion_from', 'conclusion_to');
+      await audit.execute();
+      await db.schema.createIndex('record_audit_run').on('record_audit').columns(['run_id', 'id']).execute();
+      const overrides = text(withId(db, dialect, 'run_overrides'), 'run_id', 'conclusion', 'reason', 'by', 'at');
+      await overrides.addUniqueConstraint('run_overrides_run_id', ['run_id']).execute();
+    },
+  };
+}
+
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '001_initial': initial(dialect),
@@ -274,6 +292,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '005_run_deferred': runDeferred(),
     '006_point_repeats': pointRepeats(),
     '007_launch_attempts': launchAttempts(dialect),
+    '008_record_corrections': recordCorrections(dialect),
   };
 }
 
@@ -323,4 +342,6 @@ export const TABLES = [
   'runs',
   'configs',
   'tokens',
+  'record_audit',
+  'run_overrides',
 ] as const;

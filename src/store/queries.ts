@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { conclusionOf } from '../contract/index.js';
 import type {
   AgenticPointDetail,
   AgenticPointRow,
@@ -12,10 +13,12 @@ import type {
   EvalRow,
   PointRow,
   RunDetail,
+  RunConclusion,
   RunLog,
   RunRow,
   TtftBucket,
 } from '../contract/index.js';
+import { counted } from './counted.js';
 import type { Store } from './db.js';
 import type { AgenticPointsTable, BenchmarkResultsTable, ConfigsTable, EvalResultsTable, RunsTable } from './schema.js';
 
@@ -223,7 +226,7 @@ function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
 }
 
 /** Rows of `table` joined with their run and config, narrowed by the filter (except the latest-selection). */
-function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
+function joined<T extends From>(store: Store, table: T, f: ResultFilter, { everyRun = false } = {}) {
   const db = store.db as unknown as Loose;
   let q = db
     .selectFrom(`${table} as x` as 'benchmark_results as x')
@@ -240,6 +243,8 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
   if (f.precision !== undefined) q = q.where('c.precision', '=', f.precision.toLowerCase());
   if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
   else if ((f.source ?? 'official') !== 'all') q = q.where('r.official', '=', f.source === 'unofficial' ? 0 : 1);
+  // A named run is shown whole; otherwise only runs that count (store/counted.ts).
+  if (f.run === undefined && !everyRun) q = q.where(counted('r'));
   if (f.date !== undefined) q = q.where('x.date', f.exact ? '=' : '<=', f.date);
   if (f.configIds !== undefined) q = q.where('x.config_id', 'in', f.configIds.length > 0 ? f.configIds : [-1]);
   if (f.excludeRun !== undefined) q = q.where('r.run_id', '!=', f.excludeRun);
@@ -368,7 +373,10 @@ export async function availability(store: Store, page: Paging = {}): Promise<Ava
   return (rows as Record<string, unknown>[]).map((raw) => toRow<AvailabilityRow>(raw));
 }
 
-const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 'success_rate'>, 'r'> = {
+const RUN_SOURCES: Sources<
+  Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 'success_rate' | 'conclusion' | 'conclusion_override'>,
+  'r'
+> = {
   run_id: 'r',
   attempt: 'r',
   official: 'r',
@@ -399,8 +407,13 @@ export async function runs(
   const db = store.db;
   let q = db
     .selectFrom('runs as r')
+    .leftJoin('run_overrides as o', 'o.run_id', 'r.run_id')
     .select((eb) => [
       ...runColumns.map((k) => eb.ref(`r.${k}`).as(k)),
+      eb.ref('o.conclusion').as('override_conclusion'),
+      eb.ref('o.reason').as('override_reason'),
+      eb.ref('o.by').as('override_by'),
+      eb.ref('o.at').as('override_at'),
       eb
         .selectFrom('benchmark_results as b')
         .whereRef('b.run_pk', '=', 'r.id')
@@ -429,8 +442,21 @@ export async function runs(
   else if ((f.source ?? 'all') !== 'all') q = q.where('r.official', '=', f.source === 'official' ? 1 : 0);
   const rows = await paged(q, { limit: f.limit ?? 100, offset: f.offset }).execute();
   return rows.map((raw) => {
-    const { n_success, total, ...rest } = raw as Record<string, unknown>;
+    const { n_success, total, override_conclusion, override_reason, override_by, override_at, ...rest } = raw as Record<
+      string,
+      unknown
+    >;
     const row = toRow<RunRow>(rest, ['labels']);
+    row.conclusion_override =
+      override_conclusion === null
+        ? null
+        : {
+            conclusion: override_conclusion as RunConclusion,
+            reason: override_reason as string,
+            by: override_by as string,
+            at: override_at as string,
+          };
+    row.conclusion = row.conclusion_override?.conclusion ?? conclusionOf(row.status);
     row.points = Number(row.points);
     row.agentic_points = Number(row.agentic_points);
     row.evals = Number(row.evals);
@@ -545,7 +571,7 @@ export async function agenticPoints(
 
 /** One agentic point with its whole aggregate and its TTFT by context length; undefined when there is none with that id. */
 export async function agenticPoint(store: Store, id: number): Promise<AgenticPointDetail | undefined> {
-  const raw = await joined(store, 'agentic_points', { source: 'all' })
+  const raw = await joined(store, 'agentic_points', { source: 'all' }, { everyRun: true })
     .select((eb) => [
       ...select(eb as never, AGENTIC_SOURCES),
       eb.ref('x.aggregate').as('aggregate'),

@@ -24,7 +24,9 @@ export interface ConfigsTable extends Stored<Omit<ConfigRow, 'config_id'>> {
  * A run: the API's run row (`src/contract/api.ts`), stored, without what is counted from its
  * results (points, agentic points, evals, success rate). One stored attempt per run id; `labels` is a JSON array.
  */
-export interface RunsTable extends Stored<Omit<RunRow, 'labels' | 'points' | 'agentic_points' | 'evals' | 'success_rate'>> {
+export interface RunsTable extends Stored<
+  Omit<RunRow, 'labels' | 'points' | 'agentic_points' | 'evals' | 'success_rate' | 'conclusion' | 'conclusion_override'>
+> {
   id: Generated<number>;
   labels: string;
 }
@@ -180,6 +182,39 @@ export interface TokensTable {
   last_used_at: string | null;
 }
 
+/**
+ * Every correction of the record (`frontier runs purge|unpurge|override`), never changed or
+ * removed: who (`by`), when (`at`, ISO), why, and the run as it was (`run`: its stored fields,
+ * `counts`: its rows by kind, both JSON objects). Whether a run id is purged now is its latest
+ * purge or unpurge entry here. `conclusion_from`/`conclusion_to`: '' when not an override.
+ */
+export interface RecordAuditTable {
+  id: Generated<number>;
+  action: 'purge' | 'unpurge' | 'override' | 'clear-override';
+  run_id: string;
+  attempt: number;
+  by: string;
+  at: string;
+  reason: string;
+  run: string;
+  counts: string;
+  conclusion_from: string;
+  conclusion_to: string;
+}
+
+/**
+ * A run's conclusion set by hand, by run id: kept apart from the run's ingested status, so that a
+ * re-ingest (a later attempt included) keeps it. A purge removes it (the audit keeps it).
+ */
+export interface RunOverridesTable {
+  id: Generated<number>;
+  run_id: string;
+  conclusion: 'success' | 'failure';
+  reason: string;
+  by: string;
+  at: string;
+}
+
 export interface Database {
   configs: ConfigsTable;
   runs: RunsTable;
@@ -192,4 +227,6 @@ export interface Database {
   run_logs: RunLogsTable;
   launch_attempts: LaunchAttemptsTable;
   tokens: TokensTable;
+  record_audit: RecordAuditTable;
+  run_overrides: RunOverridesTable;
 }

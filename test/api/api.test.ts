@@ -305,6 +305,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
       [
         '/api/v1/agentic',
         '/api/v1/agentic/{id}',
+        '/api/v1/audit',
         '/api/v1/availability',
         '/api/v1/benchmarks',
         '/api/v1/compare',
@@ -318,6 +319,9 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
         '/api/v1/runs',
         '/api/v1/runs/{id}',
         '/api/v1/runs/{id}/log',
+        '/api/v1/runs/{id}/override',
+        '/api/v1/runs/{id}/purge',
+        '/api/v1/runs/{id}/unpurge',
         '/api/v1/variation',
       ].sort(),
     );

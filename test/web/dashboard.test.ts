@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.js';
-import { ingestBatch, readArtifacts } from '../../src/store/index.js';
+import { ingestBatch, overrideConclusion, purgeRun, readArtifacts } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
 import { REPO } from '../helpers.js';
 import { ARTIFACTS, copyDir, editJson, scaleMeasurements, storeFactory } from '../store/helpers.js';
 import { chartOf, launchChromium } from '../support/browser.js';
@@ -62,13 +63,14 @@ function historyDir(factor: number): string {
 
 describe('the dashboard in Chromium', () => {
   const fresh = storeFactory('sqlite');
+  let store: Store;
   let app: FastifyInstance;
   let base: string;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    const store = await fresh();
+    store = await fresh();
     for (const [i, factor] of HISTORY.entries())
       await ingestBatch(store, readArtifacts(historyDir(factor), { runId: `h${i}`, official: true, date: `2026-07-0${i + 1}` }));
     await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: 'old', official: true, date: '2026-08-01' }));
@@ -257,5 +259,26 @@ describe('the dashboard in Chromium', () => {
     expect(width).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: join(SHOTS, 'inference-phone.png'), fullPage: true });
     await phone.close();
+  });
+  // Last: it corrects the record the other tests read.
+  it('corrections of the record: a purged run is gone from the runs list; an overridden one carries its mark and reason', async () => {
+    await purgeRun(store, 'h0', { by: 'alice', reason: 'wrong image' });
+    await overrideConclusion(store, 'old', 'failure', { by: 'bob', reason: 'misconfigured node' });
+    await page.goto(`${base}/runs`);
+    const rows = page.getByTestId('runs').locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(3 + HISTORY.length - 1);
+    const ids = await rows.locator('td:first-child').allTextContents();
+    expect(ids).not.toContain('h0');
+    const old = rows.filter({ has: page.getByRole('link', { name: 'old', exact: true }) });
+    expect(await old.getAttribute('class')).toBe('regression');
+    expect(await old.getByTestId('conclusion-override').textContent()).toBe(' overridden: failure (misconfigured node)');
+    expect(await page.getByTestId('conclusion-override').count()).toBe(1);
+    await old.getByRole('link').click();
+    await expect
+      .poll(() => page.getByTestId('run-conclusion').textContent())
+      .toMatch(/^failure — set by bob on \d{4}-\d{2}-\d{2}: misconfigured node \(its points are left out/);
+    await page.goto(`${base}/runs/h0`);
+    await expect.poll(() => page.locator('.error').first().textContent()).toContain('no run h0');
   });
 });

@@ -1,6 +1,7 @@
 /** One module per resource of the API, each registering its routes on the context it is given. */
 export { agenticRoutes } from './agentic.js';
 export { compareRoutes } from './compare.js';
+export { AUDIT_PAGE, correctionRoutes } from './corrections.js';
 export { healthRoutes } from './health.js';
 export { ingestRoutes } from './ingest.js';
 export type { UploadSettings } from './ingest.js';

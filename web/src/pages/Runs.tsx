@@ -9,6 +9,22 @@ import type { Update } from '../navigation.js';
 
 const rate = (r: number | null) => (r === null ? '–' : `${(r * 100).toFixed(0)}%`);
 
+/** A run's row reads as bad when its conclusion is overridden to failure, or, without an override, when it did not complete. */
+const looksBad = (r: RunRow) =>
+  r.conclusion_override ? r.conclusion_override.conclusion === 'failure' : r.status !== 'completed';
+
+/** The mark of a conclusion set by hand (frontier runs override): what, by whom, when and why. */
+function OverrideMark({ run }: { run: RunRow }) {
+  const o = run.conclusion_override;
+  if (!o) return null;
+  return (
+    <span className="override" data-testid="conclusion-override" title={`by ${o.by} at ${o.at}`}>
+      {' '}
+      overridden: {o.conclusion} ({o.reason})
+    </span>
+  );
+}
+
 /** A link the run's files name: followed only when it is an http(s) URL, otherwise shown as text. */
 function StoredLink({ url, text, none }: { url: string; text: string; none: string }) {
   if (!url) return none;
@@ -46,7 +62,7 @@ export function Runs({ update }: { update: Update }) {
           </thead>
           <tbody>
             {(runs.data ?? []).map((r) => (
-              <tr key={r.run_id} className={r.status === 'completed' ? '' : 'regression'}>
+              <tr key={r.run_id} className={looksBad(r) ? 'regression' : ''}>
                 <td>
                   <Link view={DEFAULTS} to={{ page: 'run', runId: r.run_id }} update={update}>
                     {r.run_id}
@@ -57,6 +73,7 @@ export function Runs({ update }: { update: Update }) {
                 <td title={r.deferred_reason}>
                   {r.status}
                   {r.deferred_points > 0 && ` (${r.deferred_points} deferred)`}
+                  <OverrideMark run={r} />
                 </td>
                 <td>{r.points}</td>
                 <td>{r.agentic_points}</td>
@@ -90,6 +107,14 @@ export function Run({ view, update }: { view: ViewState; update: Update }) {
           <dd>{r.official ? 'official' : 'unofficial'}</dd>
           <dt>status</dt>
           <dd>{r.status}</dd>
+          <dt>conclusion</dt>
+          <dd data-testid="run-conclusion">
+            {r.conclusion ?? 'none yet (running)'}
+            {r.conclusion_override
+              ? ` — set by ${r.conclusion_override.by} on ${r.conclusion_override.at.slice(0, 10)}: ${r.conclusion_override.reason}` +
+                (r.conclusion === 'failure' ? ' (its points are left out of the latest results and trends)' : '')
+              : ''}
+          </dd>
           {r.deferred_points > 0 && (
             <>
               <dt>deferred</dt>
