@@ -12,12 +12,16 @@ import {
   MIGRATIONS,
   TABLES,
   benchmarks,
+  audit,
   createToken,
   dumpStore,
   ingestBatch,
   openStore,
+  overrideConclusion,
+  purgeRun,
   readArtifacts,
   restoreStore,
+  runs,
 } from '../../src/store/index.js';
 import type { DumpManifest, Store } from '../../src/store/index.js';
 import { REPO, runCli } from '../helpers.js';
@@ -54,12 +58,22 @@ function agenticRunWithAttempts(): string {
   return dir;
 }
 
-/** Real ingests: an official and an unofficial run of InferenceX artifacts (evals, changelog, run stats), power, agentic points with attempts and logs, a token. */
+/** A run's artifacts as InferenceX's sweep leaves them, under the given run id (official). */
+const officialRun = (runId: string, date: string) => readArtifacts(ARTIFACTS, { runId, official: true, date });
+
+/**
+ * Real ingests: an official and an unofficial run of InferenceX artifacts (evals, changelog, run
+ * stats), power, agentic points with attempts and logs, a token; and corrections of the record: a
+ * later official run purged, the unofficial one overridden to failure.
+ */
 async function seed(store: Store): Promise<void> {
-  await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: '100', official: true, date: '2026-01-10' }));
+  await ingestBatch(store, officialRun('100', '2026-01-10'));
   await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: 'pr-7', date: '2026-01-11', labels: ['a', 'b'] }));
   await ingestBatch(store, readArtifacts(POWER_ARTIFACTS, { runId: 'power-1', official: true, date: '2026-01-12' }));
   await ingestBatch(store, readArtifacts(agenticRunWithAttempts(), { official: true }));
+  await ingestBatch(store, officialRun('bad-node', '2026-01-13'));
+  await purgeRun(store, 'bad-node', { by: 'maintainer', reason: 'gpu-07 ran with ECC errors' });
+  await overrideConclusion(store, 'pr-7', 'failure', { by: 'maintainer', reason: 'wrong image' });
   await createToken(store, 'ci');
 }
 
@@ -247,6 +261,33 @@ describe('across databases', () => {
     const back = newSqlite();
     await restoreStore(back, fromPostgres);
     expect(files(await dumpOf(back))).toEqual(files(dump));
+  });
+
+  it('corrections of the record survive a restore into the other database', async () => {
+    for (const [from, to] of [
+      ['sqlite', await newPostgres()],
+      ['postgres', newSqlite()],
+    ] as const) {
+      await restoreStore(to, seeded[from].dump);
+      const store = await openStore(to);
+      try {
+        // The purge: the run is nowhere, its audit entry says who and why, and its re-ingest is refused.
+        expect((await runs(store, { source: 'all' })).map((r) => r.run_id)).not.toContain('bad-node');
+        expect(await benchmarks(store, { run: 'bad-node' })).toEqual([]);
+        expect(await audit(store, { run: 'bad-node' })).toEqual([
+          expect.objectContaining({ action: 'purge', by: 'maintainer', reason: 'gpu-07 ran with ECC errors' }),
+        ]);
+        await expect(ingestBatch(store, officialRun('bad-node', '2026-01-13'))).rejects.toThrow(/frontier runs unpurge bad-node/);
+        // The override: shown with its reason.
+        const [pr7] = await runs(store, { run: 'pr-7', source: 'all' });
+        expect(pr7).toMatchObject({
+          conclusion: 'failure',
+          conclusion_override: { conclusion: 'failure', reason: 'wrong image' },
+        });
+      } finally {
+        await store.close();
+      }
+    }
   });
 
   it('PostgreSQL → SQLite: byte-identical', async () => {
