@@ -15,6 +15,8 @@ export interface WorkflowJob {
   name: string;
   /** success, failure, cancelled, skipped, timed_out, neutral, action_required, or null while it runs. */
   conclusion: string | null;
+  /** Its steps in order, when the listing has them. */
+  steps?: { name: string; conclusion: string | null }[];
 }
 
 const CLUSTER_LABEL_PREFIX = 'cluster:';
@@ -205,7 +207,18 @@ export function parseWorkflowJobs(text: string, source = 'the jobs file'): Workf
       const job = isPlainMapping(j) ? (j as Json) : {};
       if (typeof job.name !== 'string')
         throw new UserError(`${source}: job ${i} has no "name"`, { hint: 'each job is an object with "name" and "conclusion"' });
-      jobs.push({ name: job.name, conclusion: typeof job.conclusion === 'string' ? job.conclusion : null });
+      const conclusion = (x: Json): string | null => (typeof x.conclusion === 'string' ? x.conclusion : null);
+      jobs.push({
+        name: job.name,
+        conclusion: conclusion(job),
+        ...(Array.isArray(job.steps)
+          ? {
+              steps: job.steps
+                .map((st) => (isPlainMapping(st) ? (st as Json) : {}))
+                .map((st) => ({ name: typeof st.name === 'string' ? st.name : '', conclusion: conclusion(st) })),
+            }
+          : {}),
+      });
     });
   }
   return jobs;

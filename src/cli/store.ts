@@ -12,7 +12,8 @@ import { isIsoDate } from '../util/date.js';
 import { POSITIVE_INT, formatOption, jsonAlias, parseNumber, verdictOptions, verdictSettingsOf } from './options.js';
 import type { VerdictFlags } from './options.js';
 import { UserError } from '../util/user-error.js';
-import { pathArgument, userPath } from './paths.js';
+import { pathArgument, pathOption, userPath } from './paths.js';
+import { SWEEP_WORKFLOW } from '../ci/workflows/index.js';
 import { ExitCode } from '../util/exit-codes.js';
 import { dbOption, openDb } from './store-location.js';
 
@@ -91,9 +92,31 @@ function ingestCommand(): Command {
     .option('--label <label...>', 'labels of the run')
     .option('--url <url>', 'a link to the run (CI page)')
     .option('--dry-run', 'check everything and print what would change; write nothing')
+    .option(
+      '--recover',
+      'recover a failed ingest of a sweep run (--run-id), or of a merge run that reused one (--run-id MERGE --source-run PR_RUN), from its downloaded artifacts and recorded gh api answers (--github)',
+    )
+    .addOption(
+      pathOption(
+        '--github <dir>',
+        '--recover: recorded gh api answers: runs-ID.json, jobs-ID.json, artifacts-ID.json (reused: also pulls.json, pr-N.json, commits-N.json)',
+      ),
+    )
+    .addOption(
+      pathOption(
+        '--changelog <file>',
+        '--recover of a reused run: the merge run’s changelog_metadata.json (its frontier-sweep artifact)',
+      ),
+    )
+    .option('--repo <owner/name>', '--recover: the repository the runs must belong to (default $GITHUB_REPOSITORY)')
+    .option('--workflow-id <file>', '--recover: the sweep workflow', SWEEP_WORKFLOW)
+    .option('--main-branch <name>', '--recover: the branch whose pushes are official', 'main')
     .addOption(formatOption(['text', 'json'], 'the summary as text or JSON'))
     .addOption(jsonAlias())
     .action(async (dir: string, o: Record<string, string | boolean | number | string[] | undefined>) => {
+      if (o.recover) return recoverIngest(dir, o as unknown as RecoverFlags);
+      for (const flag of ['github', 'changelog', 'repo'] as const)
+        if (o[flag] !== undefined) throw new UserError(`--${flag} goes with --recover`);
       if (o.official && o.unofficial) throw new UserError('--official and --unofficial: pick one');
       const { ingestBatch, readArtifacts } = await import('../store/index.js');
       const batch = readArtifacts(resolve(dir), {
@@ -121,6 +144,89 @@ function ingestCommand(): Command {
       }
     });
 }
+
+interface RecoverFlags {
+  runId?: string;
+  sourceRun?: string;
+  github?: string;
+  changelog?: string;
+  repo?: string;
+  workflowId: string;
+  mainBranch: string;
+  dryRun?: boolean;
+  db?: string;
+  format: string;
+  [flag: string]: unknown;
+}
+
+/** Flags recovery takes from the recorded run instead. */
+const FROM_THE_RUN = ['official', 'unofficial', 'attempt', 'date', 'branch', 'commit', 'label', 'url'] as const;
+
+/** `frontier ingest DIR --recover`: check the run (src/ci/recover.ts), then ingest it as its sweep would have, once. */
+async function recoverIngest(dir: string, o: RecoverFlags): Promise<void> {
+  const given = FROM_THE_RUN.filter((f) => o[f] !== undefined && o[f] !== false);
+  if (given.length > 0)
+    throw new UserError(`--recover takes ${given.map((f) => `--${f}`).join(', ')} from the recorded run: drop it`);
+  if (!o.runId) throw new UserError('--recover needs --run-id: the run whose ingest failed (a reused run: the merge run)');
+  if (!o.github)
+    throw new UserError('--recover needs --github DIR: the recorded gh api answers about the run', { hint: RECORD_HINT });
+  const repository = o.repo ?? process.env.GITHUB_REPOSITORY ?? '';
+  if (!repository) throw new UserError('--recover needs --repo OWNER/NAME (or $GITHUB_REPOSITORY): the repository of the run');
+  if (o.changelog !== undefined && o.sourceRun === undefined)
+    throw new UserError('--changelog goes with --source-run: a run that was not reused publishes its own changelog metadata');
+  const { recoverIngest: recover } = await import('../ci/recover.js');
+  const store = await openDb(o.db);
+  try {
+    const {
+      plan,
+      summary: s,
+      collapsed,
+    } = await recover(store, {
+      dir: resolve(dir),
+      runId: o.runId,
+      sourceRunId: o.sourceRun,
+      repository,
+      workflowId: o.workflowId,
+      mainBranch: o.mainBranch,
+      githubDir: o.github,
+      changelogFile: o.changelog,
+      dryRun: o.dryRun === true,
+      thresholdOf: await referenceThresholdOf(),
+    });
+    const recovery = {
+      kind: plan.kind,
+      run_id: plan.run.id,
+      ...(plan.source ? { source_run_id: plan.source.id } : {}),
+      ...(plan.prNumber !== undefined ? { pr_number: plan.prNumber } : {}),
+      official: plan.official,
+      checked: plan.checked,
+      collapsed,
+      already_ingested: s.unchanged === true,
+    };
+    if (o.format === 'json') {
+      process.stdout.write(`${JSON.stringify({ recovery, ingest: s }, null, 2)}\n`);
+      return;
+    }
+    const what =
+      plan.kind === 'reused-run'
+        ? `merge run ${plan.run.id} (reused run ${plan.source!.id}, PR #${plan.prNumber})`
+        : `run ${plan.run.id}`;
+    const lines = [
+      `recover ${what}: ${plan.kind === 'reused-run' ? 'a reused run' : 'a failed ingest after a green sweep'}, ${plan.official ? 'official (a push to main)' : 'unofficial'}`,
+      ...plan.checked.map((c) => `  checked: ${c}`),
+      ...collapsed.map((m) => `  ${o.dryRun ? 'would collapse' : 'collapsed'}: ${m}`),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    if (s.unchanged)
+      process.stdout.write(`already ingested, nothing changed: run ${s.run_id} (attempt ${s.attempt}) in ${store.location}\n`);
+    else process.stdout.write(ingestSummary(s, store.location));
+  } finally {
+    await store.close();
+  }
+}
+
+const RECORD_HINT =
+  'record them with gh api: actions/runs/ID > runs-ID.json, actions/runs/ID/jobs > jobs-ID.json, actions/runs/ID/artifacts > artifacts-ID.json (docs/store.md, "Recovering a failed ingest")';
 
 function serveCommand(): Command {
   return new Command('serve')

@@ -99,6 +99,8 @@ export interface IngestOptions {
   attempt?: number | undefined;
   /** Reuse: the results are this run's; `runId` is the run that merged them. */
   sourceRun?: string | undefined;
+  /** The changelog metadata from this file (a merge run's), instead of the directory's. */
+  changelogFile?: string | undefined;
   date?: string | undefined;
   branch?: string | undefined;
   commit?: string | undefined;
@@ -330,12 +332,18 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
 
   // Changelog metadata.
   const changelog: ChangelogInput[] = [];
-  const changelogFile = ['changelog-metadata/changelog_metadata.json', 'changelog_metadata.json'].find((f) =>
-    existsSync(join(dir, f)),
-  );
-  if (changelogFile) {
-    files.push(changelogFile);
-    changelog.push(...readChangelog(readJson(dir, changelogFile, problems), changelogFile, problems));
+  if (options.changelogFile !== undefined) {
+    const file = resolve(options.changelogFile);
+    files.push(file);
+    changelog.push(...readChangelog(readJson(dirname(file), basename(file), problems), options.changelogFile, problems));
+  } else {
+    const changelogFile = ['changelog-metadata/changelog_metadata.json', 'changelog_metadata.json'].find((f) =>
+      existsSync(join(dir, f)),
+    );
+    if (changelogFile) {
+      files.push(changelogFile);
+      changelog.push(...readChangelog(readJson(dir, changelogFile, problems), changelogFile, problems));
+    }
   }
 
   if (benchmarks.length + agentic.length + evals.length + runStats.length + changelog.length === 0 && problems.length === 0) {

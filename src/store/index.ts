@@ -1,10 +1,10 @@
 export { openStore, storeLocation } from './db.js';
 export type { Store } from './db.js';
 export type { Dialect } from './schema.js';
-export { IngestError, readArtifacts } from './artifacts.js';
+export { IngestError, artifactRoot, readArtifacts } from './artifacts.js';
 export type { AttemptInput, ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
-export type { IngestSummary, PowerCounts, RowCounts, RunChange } from './ingest.js';
+export type { IngestBatchOptions, IngestSummary, PowerCounts, RowCounts, RunChange } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
 export type { BenchmarkInput, ConfigIdentity, EvalInput, IngestProblem } from './rows.js';
 export {

@@ -40,6 +40,11 @@ export interface IngestSummary {
   /** The points' power verdicts: valid (of which modelled by the simulated engine), not valid, none. */
   power: PowerCounts;
   dry_run: boolean;
+  /**
+   * With `onlyIfChanged`: the store already held exactly this (every row of the run, and of its
+   * merge run, the same), so nothing was written, not even the ingest time.
+   */
+  unchanged?: boolean;
 }
 
 export interface PowerCounts {
@@ -178,8 +183,26 @@ async function priorAttempt(trx: Transaction<Database>, run: RunInfo): Promise<S
   return stored;
 }
 
-export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = false } = {}): Promise<IngestSummary> {
+export interface IngestBatchOptions {
+  /** Do everything in a transaction that is rolled back: the summary is exact, nothing is written. */
+  dryRun?: boolean;
+  /** Roll back when the ingest would leave the run's rows as they are: the store stays byte for byte. */
+  onlyIfChanged?: boolean;
+}
+
+export async function ingestBatch(
+  store: Store,
+  batch: IngestBatch,
+  { dryRun = false, onlyIfChanged = false }: IngestBatchOptions = {},
+): Promise<IngestSummary> {
+  const runIds = [batch.run.run_id, ...(batch.mergeRun ? [batch.mergeRun.run_id] : [])];
   const work = async (trx: Transaction<Database>): Promise<IngestSummary> => {
+    const before = onlyIfChanged ? await runContent(trx, runIds) : undefined;
+    const summary = await write(trx);
+    if (before !== undefined) summary.unchanged = before === (await runContent(trx, runIds));
+    return summary;
+  };
+  const write = async (trx: Transaction<Database>): Promise<IngestSummary> => {
     const { run } = batch;
     for (const r of [run, batch.mergeRun]) if (r) await refusePurged(trx, r.run_id);
     const stored = await priorAttempt(trx, run);
@@ -375,21 +398,62 @@ export async function ingestBatch(store: Store, batch: IngestBatch, { dryRun = f
     };
   };
 
-  if (!dryRun) return writeTransaction(store, work);
-  // A dry run does all the work inside a transaction that is then rolled back: the summary is exact.
+  // A dry run, or an ingest that changes nothing, does all the work inside a transaction that is
+  // then rolled back: the summary is exact.
   let summary: IngestSummary | undefined;
   try {
-    await writeTransaction(store, async (trx) => {
+    return await writeTransaction(store, async (trx) => {
       summary = await work(trx);
-      throw new DryRunRollback();
+      if (dryRun || summary.unchanged === true) throw new Rollback();
+      return summary;
     });
   } catch (e) {
-    if (!(e instanceof DryRunRollback)) throw e;
+    if (!(e instanceof Rollback)) throw e;
   }
   return summary!;
 }
 
-class DryRunRollback extends Error {}
+class Rollback extends Error {}
+
+/** Tables whose rows belong to one run (`run_pk`). */
+const RUN_TABLES = [
+  'benchmark_results',
+  'latest_points',
+  'agentic_points',
+  'eval_results',
+  'changelog_entries',
+  'run_stats',
+  'run_logs',
+  'launch_attempts',
+] as const;
+
+/**
+ * Everything stored for these runs, as text: each run's row and the rows of every table that
+ * belongs to it, without surrogate ids and the ingest time, in a fixed order. Two equal texts
+ * are the same content.
+ */
+async function runContent(trx: Transaction<Database>, runIds: string[]): Promise<string> {
+  const strip = ({ id: _, ...rest }: Record<string, unknown>) => rest;
+  const parts: unknown[] = [];
+  for (const runId of runIds) {
+    const stored = await trx.selectFrom('runs').selectAll().where('run_id', '=', runId).executeTakeFirst();
+    if (!stored) {
+      parts.push(null);
+      continue;
+    }
+    const { ingested_at: _, ...run } = strip(stored);
+    parts.push(run);
+    for (const table of RUN_TABLES) {
+      const rows = await (trx as unknown as Kysely<Record<string, Record<string, unknown>>>)
+        .selectFrom(table)
+        .selectAll()
+        .where('run_pk', '=', stored.id)
+        .execute();
+      parts.push(rows.map((r) => JSON.stringify(strip(r))).sort());
+    }
+  }
+  return JSON.stringify(parts);
+}
 
 /**
  * Make a run's rows of `table` exactly `rows`: upserted on the natural key (an unchanged row keeps

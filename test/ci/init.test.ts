@@ -35,6 +35,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-speedbench-al.yml',
       '.github/workflows/frontier-fleet-health.yml',
       '.github/workflows/frontier-store-dump.yml',
+      '.github/workflows/frontier-recover-ingest.yml',
     ]);
     for (const [path, text] of files) expect([path, await lint(text, path)]).toEqual([path, []]);
   });
@@ -166,6 +167,39 @@ describe('the generated workflows', () => {
       'Keep the dump',
       'Publish the dump',
     ]);
+  });
+
+  it('the recovery workflow is dispatched with a run, or a source and merge run, and re-ingests without GPUs or write access', () => {
+    const recover = parse(files.find(([path]) => path.endsWith('frontier-recover-ingest.yml'))![1]) as {
+      on: Record<string, { inputs: Record<string, { required: boolean; type: string }> }>;
+      permissions: Record<string, string>;
+      jobs: Record<string, { 'runs-on': string; env: Record<string, string>; steps: { name: string; run?: string }[] }>;
+    };
+    expect(Object.keys(recover.on)).toEqual(['workflow_dispatch']);
+    const inputs = recover.on.workflow_dispatch!.inputs;
+    expect(Object.keys(inputs)).toEqual(['run-id', 'source-run-id', 'merge-run-id', 'dry-run']);
+    expect(Object.values(inputs).map((i) => [i.required, i.type])).toEqual([
+      [false, 'string'],
+      [false, 'string'],
+      [false, 'string'],
+      [false, 'boolean'],
+    ]);
+    expect(Object.values(recover.permissions).every((p) => p === 'read')).toBe(true);
+    const job = recover.jobs.recover!;
+    expect(Object.keys(recover.jobs)).toEqual(['recover']);
+    expect(job['runs-on']).toBe('ubuntu-latest');
+    expect(job.env).toMatchObject({
+      FRONTIER_DB: '${{ secrets.FRONTIER_DB }}',
+      RUN: '${{ inputs.merge-run-id || inputs.run-id }}',
+    });
+    const runs = job.steps.map((s) => s.run ?? '').join('\n');
+    // Inputs reach the scripts through env only; the sweep's result artifacts and the merge run's sweep are downloaded.
+    expect(runs).not.toContain('${{');
+    expect(runs).toContain('actions/runs/$RUN/jobs?per_page=100');
+    expect(runs).toContain(`gh run download "\${SOURCE_RUN:-$RUN}"`);
+    expect(runs).toContain('--name frontier-sweep');
+    expect(runs).toContain('frontier ingest results --recover "${args[@]}"');
+    expect(runs).toContain('--workflow-id frontier-sweep.yml --main-branch main');
   });
 
   it('actionlint is live: it catches an output the plan job does not have', async () => {

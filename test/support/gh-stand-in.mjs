@@ -3,10 +3,12 @@
 // every call to $FAKE_GH_DIR/calls.jsonl, answers `gh api` from $FAKE_GH_DIR/routes.json (the
 // runner writes it: recorded answers by path pattern, and the run's jobs as they stand), and records
 // `gh pr comment N --body-file F` and comment edits (`gh api -X PATCH …/issues/comments/ID -F body=@F`)
-// in $FAKE_GH_DIR/comments.jsonl, and keeps releases (`gh release view|create|upload`) as folders of
-// their assets under $FAKE_GH_DIR/releases/<tag>/. Anything else fails as the real CLI would without a network.
+// in $FAKE_GH_DIR/comments.jsonl; keeps releases (`gh release view|create|upload`) as folders of
+// their assets under $FAKE_GH_DIR/releases/<tag>/; `gh run download ID --dir D [--name N]… [--pattern P]…` copies the
+// artifacts of earlier runs from $FAKE_GH_DIR/runs/ID/<artifact>/ (as gh lays them out: straight into
+// D for one --name, else one folder each). Anything else fails as the real CLI would without a network.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 const dir = process.env.FAKE_GH_DIR;
@@ -92,6 +94,35 @@ if (args[0] === 'api') {
     }
     process.stdout.write(`https://github.com/${process.env.GITHUB_REPOSITORY}/releases/tag/${tag}\n`);
   }
+} else if (args[0] === 'run' && args[1] === 'download') {
+  let run;
+  let dest = '.';
+  const names = [];
+  const patterns = [];
+  for (let i = 2; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--dir' || a === '-D') dest = args[++i];
+    else if (a === '--name' || a === '-n') names.push(args[++i]);
+    else if (a === '--pattern' || a === '-p') patterns.push(args[++i]);
+    else if (a === '--repo' || a === '-R') i++;
+    else if (a.startsWith('-')) fail(`gh stand-in: unsupported flag ${a}`);
+    else run = a;
+  }
+  const stored = join(dir, 'runs', run ?? '');
+  const all = existsSync(stored) ? readdirSync(stored).sort() : [];
+  const glob = (p) =>
+    new RegExp(
+      `^${p
+        .replace(/[.+^$()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
+  const wanted =
+    names.length + patterns.length === 0 ? all : all.filter((a) => names.includes(a) || patterns.some((p) => glob(p).test(a)));
+  for (const n of names) if (!all.includes(n)) fail(`no artifact matches any of the names or patterns provided: ${n}`);
+  if (wanted.length === 0) fail('no valid artifacts found to download');
+  const direct = names.length === 1 && patterns.length === 0;
+  for (const a of wanted) cpSync(join(stored, a), direct ? dest : join(dest, a), { recursive: true });
 } else {
   fail(`gh stand-in: unsupported command: gh ${args.join(' ')}`);
 }

@@ -12,6 +12,7 @@ import { refusal } from './reasons.js';
 import type { RecordedComment } from './rules.js';
 import { ALLOWED_ASSOCIATIONS, REUSE_COMMAND, SWEEP_WORKFLOW, findAuthorization, labelVerdict, reuseAsks } from './rules.js';
 import type { WorkflowRun } from './source-run.js';
+import type { WorkflowJob } from '../success-rate.js';
 import { latestSuccessfulRun, runRefusal } from './source-run.js';
 
 export interface RecordedPullRequest {
@@ -41,6 +42,8 @@ export interface GithubRecord {
   run(id: string): WorkflowRun | undefined;
   /** GET /repos/R/actions/runs/ID/artifacts: the names of the unexpired ones. */
   artifactNames(runId: string): Set<string>;
+  /** GET /repos/R/actions/runs/ID/jobs: the jobs of its latest attempt, with their steps. */
+  jobs(runId: string): WorkflowJob[];
 }
 
 export interface ReuseSource {

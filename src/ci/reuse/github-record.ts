@@ -4,13 +4,14 @@
  * the decision needs and nobody recorded is a UserError naming it and the `gh api` call that
  * records it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../util/user-error.js';
 import { readJsonFile } from '../../util/json-file.js';
 import type { GithubRecord, RecordedPullRequest } from './decide.js';
 import type { RecordedComment } from './rules.js';
 import type { WorkflowRun } from './source-run.js';
+import { parseWorkflowJobs } from '../success-rate.js';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
@@ -74,6 +75,7 @@ export function workflowRunOf(raw: Json): WorkflowRun {
     headBranch: str(raw.head_branch),
     runAttempt: str(raw.run_attempt),
     htmlUrl: str(raw.html_url),
+    repository: str(obj(raw.repository).full_name),
   };
 }
 
@@ -107,6 +109,7 @@ export interface RecordFiles {
   commits?: string;
   runs?: string;
   artifacts?: string;
+  jobs?: string;
 }
 
 /** The file names inside `--github DIR`, and the `gh api` call that records each. */
@@ -123,12 +126,24 @@ export const RECORD_FILES = {
     file: 'artifacts.json',
     api: 'gh api --paginate --slurp repos/OWNER/REPO/actions/runs/ID/artifacts (one per run: artifacts-ID.json)',
   },
+  jobs: {
+    file: 'jobs.json',
+    api: 'gh api --paginate --slurp "repos/OWNER/REPO/actions/runs/ID/jobs?per_page=100" (one per run: jobs-ID.json)',
+  },
 } as const;
 
 type Kind = keyof typeof RECORD_FILES;
 
 const readJson = (path: string): unknown =>
   readJsonFile(path, { hint: 'record it with gh api, which prints the API response as JSON' });
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UserError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
 
 /** The recorded answers at `files`, as the lookups the decision makes. */
 export function recordedGithub(files: RecordFiles): GithubRecord {
@@ -181,5 +196,10 @@ export function recordedGithub(files: RecordFiles): GithubRecord {
       return allRuns().find((r) => r.id === id);
     },
     artifactNames: artifacts,
+    jobs: (runId) => {
+      const path = pathOf('jobs', runId);
+      if (path === undefined) return need('jobs', `the jobs of run ${runId}`, runId) as never;
+      return parseWorkflowJobs(readText(path), path);
+    },
   };
 }

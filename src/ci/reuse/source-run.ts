@@ -18,6 +18,8 @@ export interface WorkflowRun {
   headBranch: string;
   runAttempt: string;
   htmlUrl: string;
+  /** owner/name of the repository the run belongs to ('' when the answer does not say). */
+  repository: string;
 }
 
 /** Aggregate artifacts that carry results; `bmk_agentic_*` point artifacts count too. */

@@ -5,6 +5,7 @@
 import { workflowYaml } from './common.js';
 import type { WorkflowOptions } from './common.js';
 import { FLEET_HEALTH_WORKFLOW, fleetHealthWorkflow } from './fleet-health.js';
+import { RECOVER_WORKFLOW, recoverWorkflow } from './recover.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
@@ -22,6 +23,7 @@ export {
   SPEEDBENCH_AL_WORKFLOW,
   FLEET_HEALTH_WORKFLOW,
   STORE_DUMP_WORKFLOW,
+  RECOVER_WORKFLOW,
 };
 export { HEALTH_WEBHOOK_SECRET, RUNNERS_TOKEN_SECRET } from './fleet-health.js';
 
@@ -64,6 +66,13 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
       workflowYaml(
         header('Dumps the store daily (frontier store dump), checks the dump restores to the same bytes, and publishes it.'),
         storeDumpWorkflow(o),
+      ),
+    ],
+    [
+      RECOVER_WORKFLOW,
+      workflowYaml(
+        header('Re-ingests a sweep run whose ingest failed, or a reused run, from its artifacts (dispatched).'),
+        recoverWorkflow(o),
       ),
     ],
   ].map(([file, text]) => [`.github/workflows/${file}`, text] as [string, string]);

@@ -10,6 +10,17 @@ import { reuseLookupSteps } from './reuse.js';
 export const SWEEP_WORKFLOW = 'frontier-sweep.yml';
 export const BENCHMARK_WORKFLOW = 'frontier-benchmark.yml';
 
+/** The names recovery (src/ci/recover.ts) finds in a sweep run's jobs listing and artifacts. */
+export const SWEEP_NAMES = {
+  /** The job that collects, keeps and ingests the results. */
+  resultsJob: 'results',
+  /** Its steps: the ingest, and the download of a reused run's results. */
+  ingestStep: 'Ingest',
+  reusedResultsStep: 'The reused run’s results',
+  /** The plan job's artifact: the sweep and its changelog metadata (changelog_metadata.json). */
+  sweepArtifact: 'frontier-sweep',
+} as const;
+
 const PLAN_OUTPUTS = ['run', 'official', 'canary', 'fail-fast', 'canary-config', 'jobs', 'reuse-source-run', 'ingest-args'];
 
 function planJob(o: WorkflowOptions): Job {
@@ -33,7 +44,7 @@ function planJob(o: WorkflowOptions): Job {
         name: 'Keep the sweep',
         if: 'always()',
         uses: UPLOAD,
-        with: { name: 'frontier-sweep', path: 'sweep/', 'if-no-files-found': 'ignore' },
+        with: { name: SWEEP_NAMES.sweepArtifact, path: 'sweep/', 'if-no-files-found': 'ignore' },
       },
     ],
   };
@@ -66,7 +77,7 @@ function resultsJob(o: WorkflowOptions): Job {
     },
     steps: [
       ...setupSteps(o),
-      { name: 'The sweep', uses: DOWNLOAD, with: { name: 'frontier-sweep', path: 'sweep' } },
+      { name: 'The sweep', uses: DOWNLOAD, with: { name: SWEEP_NAMES.sweepArtifact, path: 'sweep' } },
       {
         name: 'The jobs’ results',
         if: "needs.plan.outputs.reuse-source-run == ''",
@@ -89,7 +100,7 @@ function resultsJob(o: WorkflowOptions): Job {
         ].join('\n'),
       },
       {
-        name: 'The reused run’s results',
+        name: SWEEP_NAMES.reusedResultsStep,
         if: "needs.plan.outputs.reuse-source-run != ''",
         env: { SOURCE_RUN: '${{ needs.plan.outputs.reuse-source-run }}' },
         run: [
@@ -105,7 +116,7 @@ function resultsJob(o: WorkflowOptions): Job {
         with: { name, path, 'if-no-files-found': 'ignore' },
       })),
       {
-        name: 'Ingest',
+        name: SWEEP_NAMES.ingestStep,
         // The plan's words (`--official`, `--source-run ID`) as separate arguments, never re-read as shell.
         env: { INGEST_ARGS: '${{ needs.plan.outputs.ingest-args }}' },
         run: [
@@ -182,7 +193,7 @@ export function sweepWorkflow(o: WorkflowOptions): Record<string, unknown> {
         },
         ...benchmark('${{ toJSON(matrix.config) }}', 'sweep-${{ strategy.job-index }}'),
       },
-      results: resultsJob(o),
+      [SWEEP_NAMES.resultsJob]: resultsJob(o),
     },
   };
 }
