@@ -6,6 +6,7 @@
  */
 import { Command } from 'commander';
 import { ciCommentCommands } from './ci-comment.js';
+import { ciExternalCommand } from './ci-external.js';
 import { ciInitCommand } from './ci-init.js';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
@@ -14,9 +15,10 @@ import { ciSignoffCommand } from './ci-signoff.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
-    'the pull-request machinery: what a GitHub event runs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
+    'the pull-request machinery: what a GitHub event runs, approving external PRs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
   );
   ci.addCommand(ciPlanCommand());
+  ci.addCommand(ciExternalCommand());
   ci.addCommand(ciPriorityCommand());
   ci.addCommand(reuseCommand());
   ci.addCommand(ciSignoffCommand());

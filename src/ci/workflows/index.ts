@@ -4,6 +4,7 @@
  */
 import { workflowYaml } from './common.js';
 import type { WorkflowOptions } from './common.js';
+import { EXTERNAL_WORKFLOW, externalSweepWorkflow } from './external.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
@@ -11,7 +12,7 @@ import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
+export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, EXTERNAL_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
@@ -23,6 +24,15 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
       workflowYaml(header('The sweep: plan → canary → jobs → results, ingest and the PR comment.'), sweepWorkflow(o)),
     ],
     [BENCHMARK_WORKFLOW, workflowYaml(header('One matrix row on its runner (called by the sweep).'), benchmarkWorkflow(o))],
+    [
+      EXTERNAL_WORKFLOW,
+      workflowYaml(
+        header(
+          "A maintainer's sweep label approves a fork's pull request: its exact head commit is swept by a dispatch of the sweep.\nControl plane only: it never checks out or runs the pull request's code.",
+        ),
+        externalSweepWorkflow(o, SWEEP_WORKFLOW),
+      ),
+    ],
     [REUSE_WORKFLOW, workflowYaml(header('Answers a /reuse-sweep-run comment.'), reuseWorkflow(o, SWEEP_WORKFLOW))],
     [SIGNOFF_WORKFLOW, workflowYaml(header('Verifies a CODEOWNER sign-off comment.'), signoffWorkflow(o))],
     [
