@@ -26,7 +26,7 @@ interface InitOptions {
 export function ciInitCommand(): Command {
   return new Command('init')
     .description(
-      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, external PRs' sweeps, reuse, sign-off, profiling and golden-AL collection',
+      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, sweeps of external PRs, reuse, sign-off, profiling and golden-AL collection',
     )
     .addOption(pathOption('--dir <dir>', 'the repository', 'catalog').default('.'))
     .option('--package <spec>', `what runners install with npm install --global (default frontier@${VERSION})`)

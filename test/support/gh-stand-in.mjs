@@ -3,7 +3,9 @@
 // every call to $FAKE_GH_DIR/calls.jsonl, answers `gh api` from $FAKE_GH_DIR/routes.json (the
 // runner writes it: recorded answers by path pattern, and the run's jobs as they stand), and records
 // `gh pr comment N --body-file F` and comment edits (`gh api -X PATCH …/issues/comments/ID -F body=@F`)
-// in $FAKE_GH_DIR/comments.jsonl. Anything else fails as the real CLI would without a network.
+// in $FAKE_GH_DIR/comments.jsonl. Other writes (`gh api -X POST|PUT|DELETE PATH`, the body from
+// `--input FILE` or the fields) are recorded in $FAKE_GH_DIR/requests.jsonl and answered with
+// nothing, as the API's 204. Anything else fails as the real CLI would without a network.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +32,7 @@ if (args[0] === 'api') {
   let jq;
   let paginate = false;
   let slurp = false;
+  let input;
   const fields = {};
   for (let i = 1; i < args.length; i++) {
     const a = args[i];
@@ -37,6 +40,7 @@ if (args[0] === 'api') {
     else if (a === '--jq' || a === '-q') jq = args[++i];
     else if (a === '--paginate') paginate = true;
     else if (a === '--slurp') slurp = true;
+    else if (a === '--input') input = args[++i];
     else if (a === '-F' || a === '-f' || a === '--field' || a === '--raw-field') {
       const [k, ...v] = args[++i].split('=');
       fields[k] = fieldValue(v.join('='));
@@ -53,6 +57,11 @@ if (args[0] === 'api') {
     if (!m) fail(`gh stand-in: no PATCH ${path}`);
     appendFileSync(join(dir, 'comments.jsonl'), `${JSON.stringify({ edit: Number(m[1]), body: fields.body ?? '' })}\n`);
     process.stdout.write('{}\n');
+    process.exit(0);
+  }
+  if (['POST', 'PUT', 'DELETE'].includes(method)) {
+    const body = input !== undefined ? JSON.parse(readFileSync(input, 'utf8')) : fields;
+    appendFileSync(join(dir, 'requests.jsonl'), `${JSON.stringify({ method, path, body })}\n`);
     process.exit(0);
   }
   if (method !== 'GET') fail(`gh stand-in: no ${method} ${path}`);
