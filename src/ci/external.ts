@@ -104,7 +104,11 @@ export function authorizeExternalSweep({ event, permission, pull }: ExternalInpu
       extra,
     );
   if (pull.headRepo === event.repository)
-    return refuse('internal', 'the pull request’s head is now in this repository: the trusted external sweep is only for fork pull requests', extra);
+    return refuse(
+      'internal',
+      'the pull request’s head is now in this repository: the trusted external sweep is only for fork pull requests',
+      extra,
+    );
   if (pull.headSha !== pr.headSha)
     return refuse(
       'advanced',

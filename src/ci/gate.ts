@@ -124,7 +124,9 @@ export function gate(input: GateInput): GateDecision {
       check,
       reuseGate,
       run: false,
-      reasons: ['the head branch is in a fork: a maintainer runs its sweep through the trusted external sweep'],
+      reasons: [
+        'the head branch is in a fork: no sweep runs here; a maintainer with write permission approves its head commit by adding the sweep label, and the trusted external sweep (frontier-external-sweep.yml) dispatches the sweep of exactly that commit',
+      ],
       notes,
     };
   if ((input.headMessage ?? '').includes(SKIP_SWEEP_TAG))

@@ -45,9 +45,12 @@ export function ciExternalCommand(): Command {
     const pull = externalPullOf(readJsonFile(o.pull, { hint: `record it with \`${PULL_API}\`` }), o.pull);
     // A recording of someone else's permission or another pull request is a wrong file, not a refusal.
     if (event.sender && permission.login && permission.login.toLowerCase() !== event.sender.toLowerCase())
-      throw new UserError(`--permission ${o.permission} is @${permission.login}'s permission, not the labeller @${event.sender}'s`, {
-        hint: `record the sender's: ${PERMISSION_API.replace('USER', event.sender)}`,
-      });
+      throw new UserError(
+        `--permission ${o.permission} is @${permission.login}'s permission, not the labeller @${event.sender}'s`,
+        {
+          hint: `record the sender's: ${PERMISSION_API.replace('USER', event.sender)}`,
+        },
+      );
     if (event.pullRequest && pull.number !== event.pullRequest.number)
       throw new UserError(`--pull ${o.pull} is pull request #${pull.number}, not the event's #${event.pullRequest.number}`, {
         hint: PULL_API.replace('N', String(event.pullRequest.number)),
@@ -63,7 +66,10 @@ export function ciExternalCommand(): Command {
     if (commentFile) writes.push([commentFile, comment]);
     writeFilesAtomic(writes, { mkdir: true });
 
-    const lines = [`external sweep: ${decision.approved ? 'approved' : 'refused'} (pull request #${decision.pr})`, `  why: ${decision.reason}`];
+    const lines = [
+      `external sweep: ${decision.approved ? 'approved' : 'refused'} (pull request #${decision.pr})`,
+      `  why: ${decision.reason}`,
+    ];
     if (decision.dispatch) {
       lines.push(`  dispatch: ${o.workflowId} on ${decision.dispatch.ref}, inputs:`);
       for (const [k, v] of Object.entries(decision.dispatch.inputs)) lines.push(`    ${k}: ${v}`);

@@ -56,7 +56,8 @@ function sides(o: PlanOptions, event: GithubEvent): { base?: Snapshot; head: Sna
   const pr = event.pullRequest;
   // A dispatch of a changelog range (an approved external pull request's) names both ends as commits.
   const range = dispatchedRange(event);
-  const baseRef = o.base ?? (pr ? (pr.baseRef ? `origin/${pr.baseRef}` : undefined) : (range?.base ?? (event.before || undefined)));
+  const baseRef =
+    o.base ?? (pr ? (pr.baseRef ? `origin/${pr.baseRef}` : undefined) : (range?.base ?? (event.before || undefined)));
   const headRef = o.head ?? (pr ? pr.headSha || undefined : (range?.head ?? (event.after || undefined)));
   const base = o.baseDir ? dirSnapshot(requireDirectory(o.baseDir, '--base-dir')) : baseRef ? gitSnapshot(baseRef) : undefined;
   if (o.headDir) return { base, head: dirSnapshot(requireDirectory(o.headDir, '--head-dir')) };
@@ -80,9 +81,12 @@ async function sweepOf(plan: SweepPlan, event: GithubEvent, base: Snapshot | und
   if (event.name === 'workflow_dispatch' && !plan.changelogRange) {
     const command = (event.inputs?.['generate-cli-command'] ?? '').trim();
     if (!command)
-      throw new UserError('a workflow_dispatch sweep needs the input generate-cli-command, or changelog-base-ref and changelog-head-ref', {
-        hint: 'e.g. "test-config --config-keys dsr1-fp8-b200-sglang" (the arguments of frontier matrix), or the two commits of a changelog range',
-      });
+      throw new UserError(
+        'a workflow_dispatch sweep needs the input generate-cli-command, or changelog-base-ref and changelog-head-ref',
+        {
+          hint: 'e.g. "test-config --config-keys dsr1-fp8-b200-sglang" (the arguments of frontier matrix), or the two commits of a changelog range',
+        },
+      );
     const [sub, ...args] = command.split(/\s+/);
     if (sub !== 'full-sweep' && sub !== 'test-config')
       throw new UserError(`generate-cli-command ${JSON.stringify(command)}: starts with full-sweep or test-config`);

@@ -1,9 +1,12 @@
 /** The trusted external sweep's decision (src/ci/external.ts), check by check, with InferenceX's semantics. */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseEvent } from '../../src/ci/event.js';
 import { authorizeExternalSweep, externalComment } from '../../src/ci/external.js';
 import { externalPullOf, permissionOf } from '../../src/ci/external-record.js';
 import { SWEEP_LABELS } from '../../src/ci/labels.js';
+import { planSweep } from '../../src/ci/plan.js';
+import { runCli, tempFiles } from '../helpers.js';
 
 const HEAD = 'a'.repeat(40);
 const BASE = 'b'.repeat(40);
@@ -169,5 +172,91 @@ describe('authorizeExternalSweep', () => {
   it('recorded answers in another shape are errors naming the file and the call', () => {
     expect(() => permissionOf({ message: 'Not Found' }, 'p.json')).toThrow(/p\.json: expected a collaborator permission/);
     expect(() => externalPullOf([], 'q.json')).toThrow(/q\.json: expected a pull request object/);
+  });
+});
+
+describe('the dispatched sweep of an approved revision (planSweep on workflow_dispatch)', () => {
+  const dispatch = (inputs: Record<string, unknown>) =>
+    planSweep({ event: parseEvent('workflow_dispatch', { ref: 'refs/heads/main', inputs }), headMessage: '' });
+
+  it('a changelog range: unofficial, no canary, shaped by its inputs, labels from pr-labels-json', () => {
+    const plan = dispatch({
+      'test-name': 'External PR #7 @ aaaaaaaaaaaa',
+      ref: MERGE,
+      'changelog-base-ref': BASE,
+      'changelog-head-ref': HEAD,
+      'trim-conc': 'true',
+      'fail-fast': true,
+      'evals-only': 'true',
+      'all-evals': 'true',
+      'agentx-fast': 'false',
+      'pr-labels-json': '["sweep-enabled","skip_queue"]',
+    });
+    expect(plan).toMatchObject({
+      run: true,
+      official: false,
+      mode: { trimConc: true, canary: false, failFast: true },
+      evals: 'only',
+      agentxFast: false,
+      skipQueue: true,
+      sweepLabel: 'sweep-enabled',
+      changelogRange: { base: BASE, head: HEAD },
+    });
+    expect(plan.reasons).toEqual([
+      `dispatched (External PR #7 @ aaaaaaaaaaaa): the changelog entries from ${BASE} to ${HEAD}, an unofficial sweep`,
+    ]);
+  });
+
+  it('a command dispatch: range-only inputs are noted as ignored', () => {
+    const plan = dispatch({ 'generate-cli-command': 'full-sweep', 'trim-conc': 'true', 'fail-fast': 'true' });
+    expect(plan).toMatchObject({ mode: { trimConc: false, canary: false, failFast: true }, evals: 'default' });
+    expect(plan.changelogRange).toBeUndefined();
+    expect(plan.notes).toContain("trim-conc is ignored: it shapes a changelog range's rows, and this dispatch names a command");
+  });
+
+  it('half a range, or labels that are not a JSON list, are errors saying what to give', () => {
+    expect(() => dispatch({ 'changelog-base-ref': BASE })).toThrow(
+      'a dispatch names both changelog-base-ref and changelog-head-ref, or neither',
+    );
+    expect(() => dispatch({ 'pr-labels-json': 'sweep-enabled' })).toThrow(/pr-labels-json "sweep-enabled" is not a JSON array/);
+  });
+});
+
+describe('frontier ci external', () => {
+  const files = () =>
+    tempFiles({
+      'event.json': JSON.stringify({
+        action: 'labeled',
+        label: { name: 'sweep-enabled' },
+        sender: { login: 'maintainer' },
+        repository: { full_name: 'acme/catalog', default_branch: 'main' },
+        pull_request: { number: 7, head: { sha: HEAD, repo: { full_name: 'vendor/catalog' } }, base: { sha: BASE } },
+      }),
+      'someone-else.json': JSON.stringify({ permission: 'admin', user: { login: 'intruder' } }),
+      'permission.json': JSON.stringify({ permission: 'write', user: { login: 'maintainer' } }),
+      'pull-8.json': JSON.stringify({ number: 8, state: 'open', head: { sha: HEAD } }),
+    });
+  const external = (dir: string, permission: string, pull: string) =>
+    runCli([
+      'ci',
+      'external',
+      '--event',
+      join(dir, 'event.json'),
+      '--event-name',
+      'pull_request_target',
+      '--permission',
+      join(dir, permission),
+      '--pull',
+      join(dir, pull),
+    ]);
+
+  it('a recording of someone else’s permission, or of another pull request, is an error naming the file', () => {
+    const dir = files();
+    const other = external(dir, 'someone-else.json', 'pull-8.json');
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain("someone-else.json is @intruder's permission, not the labeller @maintainer's");
+    const pr = external(dir, 'permission.json', 'pull-8.json');
+    expect(pr.status).toBe(1);
+    expect(pr.stderr).toContain("pull-8.json is pull request #8, not the event's #7");
   });
 });

@@ -29,6 +29,7 @@ describe('the generated workflows', () => {
     expect(files.map(([path]) => path)).toEqual([
       '.github/workflows/frontier-sweep.yml',
       '.github/workflows/frontier-benchmark.yml',
+      '.github/workflows/frontier-external-sweep.yml',
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
       '.github/workflows/frontier-profile.yml',

@@ -16,10 +16,19 @@ import type { RunResult } from '../support/actions-runner.js';
 import { controlPlaneProblems } from '../support/control-plane.js';
 import { catalogRepository } from './repository.js';
 
-const OPTIONS = { frontierPackage: 'frontier@1', nodeVersion: '20', dbSecret: 'FRONTIER_DB', dashboardUrl: '', mainBranch: 'main' };
+const OPTIONS = {
+  frontierPackage: 'frontier@1',
+  nodeVersion: '20',
+  dbSecret: 'FRONTIER_DB',
+  dashboardUrl: '',
+  mainBranch: 'main',
+};
 const EXTERNAL = '.github/workflows/frontier-external-sweep.yml';
 
-type Wf = { on: Record<string, unknown>; jobs: Record<string, { steps: Record<string, unknown>[]; env?: Record<string, string> }> };
+type Wf = {
+  on: Record<string, unknown>;
+  jobs: Record<string, { steps: Record<string, unknown>[]; env?: Record<string, string> }>;
+};
 const generated = (): Record<string, Wf> =>
   Object.fromEntries(workflowFiles(OPTIONS, 'test').map(([path, text]) => [path, parseYaml(text) as Wf]));
 
@@ -57,7 +66,11 @@ describe('the external sweep workflow is a control plane', () => {
     ],
     [
       'a checkout of the fork',
-      (wf) => steps(wf).unshift({ uses: 'actions/checkout@v4', with: { repository: '${{ github.event.pull_request.head.repo.full_name }}' } }),
+      (wf) =>
+        steps(wf).unshift({
+          uses: 'actions/checkout@v4',
+          with: { repository: '${{ github.event.pull_request.head.repo.full_name }}' },
+        }),
       /checks out the repository/,
     ],
     [
@@ -65,13 +78,21 @@ describe('the external sweep workflow is a control plane', () => {
       (wf) => steps(wf).push({ name: 'Build', run: 'git fetch origin "pull/$PR/head"\ngit checkout FETCH_HEAD\n./build.sh' }),
       /Build: its script fetches commits.*|Build: its script runs code of the workspace/,
     ],
-    ['a local action', (wf) => steps(wf).push({ uses: './.github/actions/setup' }), /uses \.\/\.github\/actions\/setup, a local action/],
+    [
+      'a local action',
+      (wf) => steps(wf).push({ uses: './.github/actions/setup' }),
+      /uses \.\/\.github\/actions\/setup, a local action/,
+    ],
     [
       'the head SHA handed to a script',
       (wf) => steps(wf).push({ name: 'Use', env: { SHA: '${{ github.event.pull_request.head.sha }}' }, run: 'echo "$SHA"' }),
       /Use: names the pull request's code/,
     ],
-    ['npm ci on a checkout', (wf) => steps(wf).push({ name: 'Deps', run: 'npm ci' }), /Deps: its script runs code of the workspace \(npm ci\)/],
+    [
+      'npm ci on a checkout',
+      (wf) => steps(wf).push({ name: 'Deps', run: 'npm ci' }),
+      /Deps: its script runs code of the workspace \(npm ci\)/,
+    ],
     ['a third-party action', (wf) => steps(wf).push({ uses: 'actions/github-script@v7' }), /only frontier and gh/],
     [
       'a secret',
@@ -85,7 +106,10 @@ describe('the external sweep workflow is a control plane', () => {
     ],
   ])('the checker catches %s', (_, mutate, problem) => {
     const problems = unsafe(mutate);
-    expect(problems.some((p) => problem.test(p)), problems.join('\n')).toBe(true);
+    expect(
+      problems.some((p) => problem.test(p)),
+      problems.join('\n'),
+    ).toBe(true);
   });
 });
 
@@ -146,11 +170,20 @@ const permissionAnswer = (login: string, permission: string, role = permission) 
 });
 
 function external(repo: { dir: string; main: string }, event: string, api: Record<string, unknown>): RunResult {
-  return runWorkflowLocally({ repo: repo.dir, sha: repo.main, workflow: EXTERNAL, eventName: 'pull_request_target', event, frontier: CLI, api });
+  return runWorkflowLocally({
+    repo: repo.dir,
+    sha: repo.main,
+    workflow: EXTERNAL,
+    eventName: 'pull_request_target',
+    event,
+    frontier: CLI,
+    api,
+  });
 }
 
 const stepOf = (r: RunResult, name: string) => r.jobs[0]!.steps.find((s) => s.name === name)!;
-const log = (r: RunResult): string => r.jobs.flatMap((j) => j.steps.map((s) => `${j.path} › ${s.name}: ${s.conclusion}\n${s.log}`)).join('\n');
+const log = (r: RunResult): string =>
+  r.jobs.flatMap((j) => j.steps.map((s) => `${j.path} › ${s.name}: ${s.conclusion}\n${s.log}`)).join('\n');
 
 describe('the external sweep workflow, run locally', () => {
   const repo = forkRepository();
@@ -193,24 +226,38 @@ describe('the external sweep workflow, run locally', () => {
     expect(r.comments[0]!.body).toContain('(https://github.com/acme/catalog/actions/workflows/frontier-sweep.yml)');
 
     // The dispatched sweep (its plan job; the benchmark jobs are workflow-run.test.ts's business), run as GitHub would: on main, with those inputs.
-    const sweep = parseYaml(git(repo.dir, 'show', `${repo.main}:.github/workflows/frontier-sweep.yml`)) as Wf & { jobs: Record<string, unknown> };
+    const sweep = parseYaml(git(repo.dir, 'show', `${repo.main}:.github/workflows/frontier-sweep.yml`)) as Wf & {
+      jobs: Record<string, unknown>;
+    };
     const planOnly = '.github/workflows/plan-only.yml';
     writeFileSync(join(repo.dir, planOnly), stringify({ ...sweep, jobs: { plan: sweep.jobs.plan } }));
-    const { inputs } = (r.requests[0]!.body as { inputs: Record<string, string> });
+    const { inputs } = r.requests[0]!.body as { inputs: Record<string, string> };
     const dispatched = runWorkflowLocally({
       repo: repo.dir,
       sha: repo.main,
       workflow: planOnly,
       eventName: 'workflow_dispatch',
-      event: JSON.stringify({ ref: 'refs/heads/main', inputs, repository: { full_name: 'acme/catalog', default_branch: 'main' } }),
+      event: JSON.stringify({
+        ref: 'refs/heads/main',
+        inputs,
+        repository: { full_name: 'acme/catalog', default_branch: 'main' },
+      }),
       frontier: CLI,
     });
     expect(dispatched.results, log(dispatched)).toEqual({ plan: 'success' });
     const plan = dispatched.jobs[0]!;
     expect(plan.steps.find((s) => s.name === 'Check out')!.log).toBe(`checked out ${merge} (${merge})`);
-    expect(plan.outputs).toMatchObject({ run: 'true', official: 'false', canary: 'false', 'fail-fast': 'true', 'ingest-args': '--unofficial' });
+    expect(plan.outputs).toMatchObject({
+      run: 'true',
+      official: 'false',
+      canary: 'false',
+      'fail-fast': 'true',
+      'ingest-args': '--unofficial',
+    });
     const planLog = plan.steps.find((s) => s.name === 'Plan the sweep')!.log;
-    expect(planLog).toContain(`why: dispatched (External PR #2 @ ${repo.head.slice(0, 12)}): the changelog entries from ${repo.main} to ${repo.head}`);
+    expect(planLog).toContain(
+      `why: dispatched (External PR #2 @ ${repo.head.slice(0, 12)}): the changelog entries from ${repo.main} to ${repo.head}`,
+    );
     // The rows are the pull request's entry, at its revision: the new image.
     const rows = JSON.parse(plan.outputs.jobs!) as { image: string; model: string }[];
     expect(rows.length).toBeGreaterThan(0);
@@ -252,7 +299,11 @@ describe('the external sweep workflow, run locally', () => {
     const relabelled = external(repo, payload({ head: newer, base: repo.main }), api);
     expect(relabelled.results, log(relabelled)).toEqual({ dispatch: 'success' });
     expect(relabelled.requests.map((q) => (q.body as { inputs: Record<string, string> }).inputs)).toEqual([
-      expect.objectContaining({ ref: newerMerge, 'changelog-head-ref': newer, 'test-name': `External PR #2 @ ${newer.slice(0, 12)}` }),
+      expect.objectContaining({
+        ref: newerMerge,
+        'changelog-head-ref': newer,
+        'test-name': `External PR #2 @ ${newer.slice(0, 12)}`,
+      }),
     ]);
   });
 

@@ -18,7 +18,8 @@ const SAFE_ACTIONS = ['actions/setup-node'];
 /** Expressions that name the pull request's code (its head commit, branch or repository, or the merge commit of it). */
 const PR_CODE = /github\.event\.pull_request\.head\.|github\.head_ref|merge_commit_sha/;
 /** Shell that fetches the pull request's commits. */
-const FETCHES = /\bgit\s+(fetch|pull|clone|checkout|switch|worktree)\b|refs\/pull\/|\bpull\/\$|\bgh\s+(pr\s+(checkout|diff)|repo\s+clone)\b/;
+const FETCHES =
+  /\bgit\s+(fetch|pull|clone|checkout|switch|worktree)\b|refs\/pull\/|\bpull\/\$|\bgh\s+(pr\s+(checkout|diff)|repo\s+clone)\b/;
 /** Shell that runs a file of the workspace or a package's scripts. */
 const RUNS_WORKSPACE =
   /(^|[\s;&|(`])\.\/|\b(npx|yarn|pnpm|make|python3?|pip3?|source|node)\s|\b(bash|sh)\s+[^-\s]|\bnpm\s+(ci|run|test|exec|start|install(?!\s+--global))\b/m;
@@ -60,7 +61,9 @@ export function controlPlaneProblems(workflow: unknown): string[] {
   for (const [id, job] of Object.entries(obj(wf.jobs))) {
     const spec = obj(job);
     if (typeof spec.uses === 'string') problems.push(`${id}: calls ${spec.uses}, a workflow that runs with this event's token`);
-    const jobEnv = Object.values(obj(spec.env)).map(String).find((v) => PR_CODE.test(v));
+    const jobEnv = Object.values(obj(spec.env))
+      .map(String)
+      .find((v) => PR_CODE.test(v));
     if (jobEnv !== undefined) problems.push(`${id}: its env names the pull request's code: ${jobEnv}`);
     const steps = Array.isArray(spec.steps) ? spec.steps : [];
     for (const [i, step] of steps.entries()) {

@@ -36,7 +36,9 @@ export function setupSteps(o: WorkflowOptions, { history = true, ref }: { histor
   const pinned = ref === undefined ? {} : { ref, 'persist-credentials': false };
   const checkout = { ...(history ? { 'fetch-depth': 0 } : {}), ...pinned };
   return [
-    Object.keys(checkout).length > 0 ? { name: 'Check out', uses: CHECKOUT, with: checkout } : { name: 'Check out', uses: CHECKOUT },
+    Object.keys(checkout).length > 0
+      ? { name: 'Check out', uses: CHECKOUT, with: checkout }
+      : { name: 'Check out', uses: CHECKOUT },
     ...installSteps(o),
   ];
 }

@@ -14,7 +14,8 @@ export const EXTERNAL_WORKFLOW = 'frontier-external-sweep.yml';
 export function externalSweepWorkflow(o: WorkflowOptions, sweepWorkflow: string): Record<string, unknown> {
   return {
     name: 'Frontier external sweep',
-    'run-name': 'Frontier external sweep - PR #${{ github.event.pull_request.number }} @ ${{ github.event.pull_request.head.sha }}',
+    'run-name':
+      'Frontier external sweep - PR #${{ github.event.pull_request.number }} @ ${{ github.event.pull_request.head.sha }}',
     on: { pull_request_target: { branches: [o.mainBranch], types: ['labeled'] } },
     permissions: { actions: 'write', contents: 'read', 'pull-requests': 'write' },
     env: frontierEnv(o),

@@ -12,7 +12,15 @@ import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, EXTERNAL_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
+export {
+  SWEEP_WORKFLOW,
+  BENCHMARK_WORKFLOW,
+  EXTERNAL_WORKFLOW,
+  REUSE_WORKFLOW,
+  SIGNOFF_WORKFLOW,
+  PROFILE_WORKFLOW,
+  SPEEDBENCH_AL_WORKFLOW,
+};
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
