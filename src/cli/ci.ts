@@ -10,6 +10,7 @@ import { ciExternalCommand } from './ci-external.js';
 import { ciInitCommand } from './ci-init.js';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
+import { ciRemindCommand } from './ci-remind.js';
 import { reuseCommand } from './ci-reuse.js';
 import { ciSignoffCommand } from './ci-signoff.js';
 
@@ -22,6 +23,7 @@ export function ciCommand(): Command {
   ci.addCommand(ciPriorityCommand());
   ci.addCommand(reuseCommand());
   ci.addCommand(ciSignoffCommand());
+  ci.addCommand(ciRemindCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
   ci.addCommand(ciInitCommand());
   return ci;

@@ -32,6 +32,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-external-sweep.yml',
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
+      '.github/workflows/frontier-recipe-reminder.yml',
       '.github/workflows/frontier-profile.yml',
       '.github/workflows/frontier-speedbench-al.yml',
     ]);

@@ -4,6 +4,7 @@
  * (test/support/actions-runner.ts), a maintainer's sweep label on a fork's pull request dispatches
  * the sweep of its exact head, which the dispatched sweep then plans; a non-maintainer's does not,
  * a push after approval needs a new label, and a pull request from this repository is not its business.
+ * The recipe reminder, the other pull_request_target workflow, is held to the same check and run too.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ const OPTIONS = {
   mainBranch: 'main',
 };
 const EXTERNAL = '.github/workflows/frontier-external-sweep.yml';
+const REMINDER = '.github/workflows/frontier-recipe-reminder.yml';
 
 type Wf = {
   on: Record<string, unknown>;
@@ -36,7 +38,7 @@ describe('the external sweep workflow is a control plane', () => {
   it('no step of a pull_request_target workflow checks out, fetches or runs the pull request’s code, or holds a secret', () => {
     const all = generated();
     const targets = Object.keys(all).filter((p) => 'pull_request_target' in all[p]!.on);
-    expect(targets).toEqual([EXTERNAL]);
+    expect(targets).toEqual([EXTERNAL, REMINDER]);
     for (const p of targets) expect([p, controlPlaneProblems(all[p])]).toEqual([p, []]);
     // It checks nothing out at all, and dispatches from the default branch.
     const steps = all[EXTERNAL]!.jobs.dispatch!.steps;
@@ -312,5 +314,38 @@ describe('the external sweep workflow, run locally', () => {
     expect(r.results).toEqual({ dispatch: 'skipped' });
     expect(r.gh).toEqual([]);
     expect(r.comments).toEqual([]);
+  });
+});
+
+describe('the recipe reminder workflow, run locally', () => {
+  const repo = forkRepository();
+  const opened = (headRepo: string) => {
+    const event = JSON.parse(payload({ head: repo.head, base: repo.main, headRepo })) as Record<string, unknown>;
+    return JSON.stringify({ ...event, action: 'opened', label: undefined });
+  };
+  const remind = (event: string, api: Record<string, unknown>) =>
+    runWorkflowLocally({
+      repo: repo.dir,
+      sha: repo.main,
+      workflow: REMINDER,
+      eventName: 'pull_request_target',
+      event,
+      frontier: CLI,
+      api,
+    });
+
+  it('a fork’s new pull request is reminded once, with the maintainer’s label in the text', () => {
+    const r = remind(opened('vendor/catalog'), { 'issues/2/comments': [] });
+    expect(r.results, log(r)).toEqual({ remind: 'success' });
+    expect(r.comments).toHaveLength(1);
+    expect(r.comments[0]!.pr).toBe(2);
+    expect(r.comments[0]!.body).toContain('<!-- frontier-recipe-reminder -->');
+    expect(r.comments[0]!.body).toContain('a maintainer approves its current head by adding the `full-sweep-fail-fast` label');
+    const again = remind(opened('vendor/catalog'), {
+      'issues/2/comments': [{ body: r.comments[0]!.body, user: { login: 'bot' } }],
+    });
+    expect(again.results).toEqual({ remind: 'success' });
+    expect(again.jobs[0]!.steps.find((s) => s.name === 'Remind')!.conclusion).toBe('skipped');
+    expect(again.comments).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import type { WorkflowOptions } from './common.js';
 import { EXTERNAL_WORKFLOW, externalSweepWorkflow } from './external.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
+import { REMIND_WORKFLOW, remindWorkflow } from './remind.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
@@ -43,6 +44,13 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
     ],
     [REUSE_WORKFLOW, workflowYaml(header('Answers a /reuse-sweep-run comment.'), reuseWorkflow(o, SWEEP_WORKFLOW))],
     [SIGNOFF_WORKFLOW, workflowYaml(header('Verifies a CODEOWNER sign-off comment.'), signoffWorkflow(o))],
+    [
+      REMIND_WORKFLOW,
+      workflowYaml(
+        header('Reminds a pull request touching the recipes, once, of sign-off and the sweep label.'),
+        remindWorkflow(o),
+      ),
+    ],
     [
       PROFILE_WORKFLOW,
       workflowYaml(header("Profiles one point of a config under the engine's profiler (dispatched)."), profileWorkflow(o)),
