@@ -12,6 +12,7 @@ import {
   SWEEP_LABELS,
   isLabel,
 } from './labels.js';
+import { EXTERNAL_WORKFLOW } from './workflows/external.js';
 
 export type JobResult = 'success' | 'failure' | 'skipped';
 
@@ -125,7 +126,7 @@ export function gate(input: GateInput): GateDecision {
       reuseGate,
       run: false,
       reasons: [
-        'the head branch is in a fork: no sweep runs here; a maintainer with write permission approves its head commit by adding the sweep label, and the trusted external sweep (frontier-external-sweep.yml) dispatches the sweep of exactly that commit',
+        `the head branch is in a fork: no sweep runs here; a maintainer with write permission approves its head commit by adding the sweep label, and the trusted external sweep (${EXTERNAL_WORKFLOW}) dispatches the sweep of exactly that commit`,
       ],
       notes,
     };

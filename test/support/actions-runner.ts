@@ -5,8 +5,10 @@
  * Frontier's generated workflows use: actions/checkout and actions/setup-node (the clone is the
  * checkout; the host's Node runs), actions/upload-artifact and actions/download-artifact (v4
  * layout), reusable workflows (`uses: ./.github/workflows/X.yml`, matrix rows included), job
- * outputs, `needs.*.result`, `if:` with status checks, actions/checkout's `ref` (fetched from the repository), a dispatched workflow's inputs (the event's `inputs`, else the defaults). `frontier` on the PATH runs the built CLI (so
- * the step named "Install Frontier" is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
+ * outputs, `needs.*.result`, `if:` with status checks, actions/checkout's `ref` (fetched from the
+ * repository, refs/pull/* included), a dispatched workflow's inputs (the event's `inputs`, else
+ * the defaults). `frontier` on the PATH runs the built CLI (so the step named "Install Frontier"
+ * is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
  * `gh api` from recorded JSON and from the jobs this runner ran. `runs-on` is ignored: all runs here.
  */
 import { parseGithubOutput } from '../../src/ci/output.js';
