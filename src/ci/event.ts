@@ -6,7 +6,7 @@
 import { readJsonFile } from '../util/json-file.js';
 import { UserError } from '../util/user-error.js';
 
-export const EVENT_NAMES = ['pull_request', 'push', 'issue_comment', 'workflow_dispatch'] as const;
+export const EVENT_NAMES = ['pull_request', 'pull_request_target', 'push', 'issue_comment', 'workflow_dispatch'] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
 export interface PullRequestInfo {
@@ -17,6 +17,7 @@ export interface PullRequestInfo {
   headRepo: string;
   headSha: string;
   baseRef: string;
+  baseSha: string;
   author: string;
   title: string;
   body: string;
@@ -34,6 +35,10 @@ export interface GithubEvent {
   name: EventName;
   /** `owner/name` of the repository the workflow runs in. */
   repository: string;
+  /** The repository's default branch, when the payload names it. */
+  defaultBranch?: string;
+  /** Who caused the event (the payload's sender): the labeller of a labeled event. */
+  sender?: string;
   /** pull_request / issue_comment action: synchronize, labeled, created, … */
   action?: string;
   /** The label a labeled/unlabeled event added or removed. */
@@ -66,6 +71,7 @@ function pullRequestOf(raw: Json): PullRequestInfo {
     headRepo: str(obj(head.repo).full_name),
     headSha: str(head.sha),
     baseRef: str(obj(raw.base).ref),
+    baseSha: str(obj(raw.base).sha),
     author: str(obj(raw.user).login),
     title: str(raw.title),
     body: str(raw.body),
@@ -89,9 +95,13 @@ export function parseEvent(name: string, payload: unknown, source = 'the event p
   const raw = payload as Json;
   const event: GithubEvent = { name: name as EventName, repository: str(obj(raw.repository).full_name) };
   if (typeof raw.action === 'string') event.action = raw.action;
+  const defaultBranch = str(obj(raw.repository).default_branch);
+  if (defaultBranch) event.defaultBranch = defaultBranch;
+  const sender = str(obj(raw.sender).login);
+  if (sender) event.sender = sender;
   if (raw.label !== undefined) event.label = str(obj(raw.label).name);
-  if (name === 'pull_request') {
-    if (raw.pull_request === undefined) throw new UserError(`${source}: a pull_request event without "pull_request"`);
+  if (name === 'pull_request' || name === 'pull_request_target') {
+    if (raw.pull_request === undefined) throw new UserError(`${source}: a ${name} event without "pull_request"`);
     event.pullRequest = pullRequestOf(obj(raw.pull_request));
   }
   if (name === 'issue_comment') {
@@ -114,7 +124,9 @@ export function parseEvent(name: string, payload: unknown, source = 'the event p
   }
   if (name === 'workflow_dispatch') {
     event.ref = str(raw.ref);
-    event.inputs = Object.fromEntries(Object.entries(obj(raw.inputs)).map(([k, v]) => [k, str(v)]));
+    event.inputs = Object.fromEntries(
+      Object.entries(obj(raw.inputs)).map(([k, v]) => [k, typeof v === 'boolean' ? String(v) : str(v)]),
+    );
   }
   return event;
 }

@@ -12,6 +12,7 @@ import {
   SWEEP_LABELS,
   isLabel,
 } from './labels.js';
+import { EXTERNAL_WORKFLOW } from './workflows/external.js';
 
 export type JobResult = 'success' | 'failure' | 'skipped';
 
@@ -124,7 +125,9 @@ export function gate(input: GateInput): GateDecision {
       check,
       reuseGate,
       run: false,
-      reasons: ['the head branch is in a fork: a maintainer runs its sweep through the trusted external sweep'],
+      reasons: [
+        `the head branch is in a fork: no sweep runs here; a maintainer with write permission approves its head commit by adding the sweep label, and the trusted external sweep (${EXTERNAL_WORKFLOW}) dispatches the sweep of exactly that commit`,
+      ],
       notes,
     };
   if ((input.headMessage ?? '').includes(SKIP_SWEEP_TAG))

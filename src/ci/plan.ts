@@ -12,6 +12,7 @@ import { gate } from './gate.js';
 import type { GateDecision } from './gate.js';
 import { SWEEP_LABELS, sweepModeOf } from './labels.js';
 import type { LabelName, SweepMode } from './labels.js';
+import { UserError } from '../util/user-error.js';
 
 export type EvalSelection = 'default' | 'all' | 'only';
 
@@ -27,6 +28,48 @@ export interface SweepPlan extends GateDecision {
   skipQueue: boolean;
   /** A push whose pull request's sweep is reused (`/reuse-sweep-run`): that run's results are ingested instead. */
   reuseSourceRun?: string;
+  /** A dispatch of a changelog range (an approved external pull request's): its rows are that range's entries. */
+  changelogRange?: ChangelogRange;
+}
+
+/** The changelog range a dispatch names (`changelog-base-ref`, `changelog-head-ref`). */
+export interface ChangelogRange {
+  base: string;
+  head: string;
+}
+
+/**
+ * A dispatch's changelog range: both refs or neither (then the dispatch sweeps the rows of its
+ * `generate-cli-command`), as InferenceX's e2e-tests.yml takes them.
+ */
+export function dispatchedRange(event: GithubEvent): ChangelogRange | undefined {
+  if (event.name !== 'workflow_dispatch') return undefined;
+  const base = (event.inputs?.['changelog-base-ref'] ?? '').trim();
+  const head = (event.inputs?.['changelog-head-ref'] ?? '').trim();
+  if (!base && !head) return undefined;
+  if (!base || !head)
+    throw new UserError('a dispatch names both changelog-base-ref and changelog-head-ref, or neither', {
+      hint: 'give the base and head commits of the range whose changelog entries to sweep',
+    });
+  return { base, head };
+}
+
+/** The labels an event steers by: the pull request's, or a dispatch's `pr-labels-json` (the source PR's). */
+export function eventLabels(event: GithubEvent): string[] {
+  if (event.pullRequest) return event.pullRequest.labels;
+  const raw = event.name === 'workflow_dispatch' ? (event.inputs?.['pr-labels-json'] ?? '').trim() : '';
+  if (raw === '') return [];
+  let labels: unknown;
+  try {
+    labels = JSON.parse(raw);
+  } catch {
+    labels = undefined;
+  }
+  if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string'))
+    throw new UserError(`the dispatch input pr-labels-json ${JSON.stringify(raw)} is not a JSON array of label names`, {
+      hint: 'e.g. ["sweep-enabled","all-evals"], or leave it empty',
+    });
+  return labels as string[];
 }
 
 export interface PlanInput {
@@ -37,8 +80,6 @@ export interface PlanInput {
   reuseAuthorized?: boolean;
   /** push: the earlier run `ci reuse` found for this merge (its reuse-source-run-id). */
   reuseSourceRun?: string | undefined;
-  /** workflow_dispatch: the labels the dispatch asks to behave as. */
-  dispatchLabels?: readonly string[];
 }
 
 const OFFICIAL: SweepMode = { trimConc: false, canary: false, failFast: false };
@@ -46,7 +87,8 @@ const OFFICIAL: SweepMode = { trimConc: false, canary: false, failFast: false };
 export function planSweep(input: PlanInput): SweepPlan {
   const { event } = input;
   const pr = event.pullRequest;
-  const labels = pr?.labels ?? input.dispatchLabels ?? [];
+  const labels = eventLabels(event);
+  const range = dispatchedRange(event);
   const decision = gate({
     event: event.name,
     action: event.action,
@@ -70,16 +112,50 @@ export function planSweep(input: PlanInput): SweepPlan {
       `a maintainer's /reuse-sweep-run: run ${input.reuseSourceRun}'s results are ingested as this merge's official results, no new sweep`,
     );
   }
-  return {
+  const common = {
     ...decision,
     ...(event.name === 'push' && input.reuseSourceRun ? { reuseSourceRun: input.reuseSourceRun } : {}),
     event: event.name,
     official: event.name === 'push',
     ...(labelled && sweepLabel ? { sweepLabel } : {}),
+    skipQueue: labelled && has('skip_queue'),
+  };
+  if (event.name === 'workflow_dispatch') {
+    const { notes, reason, ...how } = dispatchedMode(event, range);
+    return { ...common, ...how, reasons: [reason], notes: [...common.notes, ...notes] };
+  }
+  return {
+    ...common,
     mode: event.name === 'pull_request' ? mode : { ...mode, canary: false },
     evals: labelled && has('evals-only') ? 'only' : labelled && has('all-evals') ? 'all' : 'default',
     agentxFast: labelled && has('agentx-fast'),
-    skipQueue: labelled && has('skip_queue'),
+  };
+}
+
+/**
+ * A dispatch says how with its own inputs (e2e-tests.yml's): `fail-fast` and `agentx-fast`
+ * always; `trim-conc`, `all-evals` and `evals-only` for a changelog range only (the rows of a
+ * `generate-cli-command` are what the command says). Never a canary.
+ */
+function dispatchedMode(
+  event: GithubEvent,
+  range: ChangelogRange | undefined,
+): Pick<SweepPlan, 'mode' | 'evals' | 'agentxFast' | 'changelogRange' | 'notes'> & { reason: string } {
+  const on = (key: string): boolean => event.inputs?.[key] === 'true';
+  const notes: string[] = [];
+  if (!range)
+    for (const key of ['trim-conc', 'all-evals', 'evals-only'])
+      if (on(key)) notes.push(`${key} is ignored: it shapes a changelog range's rows, and this dispatch names a command`);
+  const name = event.inputs?.['test-name']?.trim();
+  return {
+    mode: { trimConc: range !== undefined && on('trim-conc'), canary: false, failFast: on('fail-fast') },
+    evals: range && on('evals-only') ? 'only' : range && on('all-evals') ? 'all' : 'default',
+    agentxFast: on('agentx-fast'),
+    ...(range ? { changelogRange: range } : {}),
+    reason: range
+      ? `dispatched${name ? ` (${name})` : ''}: the changelog entries from ${range.base} to ${range.head}, an unofficial sweep`
+      : 'dispatched by hand: an unofficial sweep',
+    notes,
   };
 }
 

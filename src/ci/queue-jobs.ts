@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { MatrixRow } from '../matrix/index.js';
 import type { GithubEvent } from './event.js';
+import { eventLabels } from './plan.js';
 import { annotateMatrix } from './priority.js';
 import { loadPriorityPolicy } from './priority-policy.js';
 import { queueOrder } from './priority-queue.js';
@@ -20,7 +21,7 @@ export async function queueJobs(
   const runId = env.GITHUB_RUN_ID;
   const { annotated, jobs: scored } = annotateMatrix(jobs, await loadPriorityPolicy(policyFile), {
     eventName: event.name,
-    labels: new Set(event.pullRequest?.labels ?? []),
+    labels: new Set(eventLabels(event)),
     queueNamespace: runId ? `${runId}:${env.GITHUB_RUN_ATTEMPT ?? '1'}` : 'local',
     prNumber: event.pullRequest?.number ?? 0,
   });

@@ -13,7 +13,7 @@ import {
   gitSnapshot,
 } from '../changelog/index.js';
 import type { ChangelogMatrix, Snapshot } from '../changelog/index.js';
-import { planSweep, splitCanary } from '../ci/plan.js';
+import { dispatchedRange, planSweep, splitCanary } from '../ci/plan.js';
 import { sweepPlanOutputs } from '../ci/plan-outputs.js';
 import { DEFAULT_PRIORITY_POLICY } from '../ci/priority-policy.js';
 import { queueJobs } from '../ci/queue-jobs.js';
@@ -54,8 +54,11 @@ interface PlanOptions {
 
 function sides(o: PlanOptions, event: GithubEvent): { base?: Snapshot; head: Snapshot; headRef?: string } {
   const pr = event.pullRequest;
-  const baseRef = o.base ?? (pr ? (pr.baseRef ? `origin/${pr.baseRef}` : undefined) : event.before || undefined);
-  const headRef = o.head ?? (pr ? pr.headSha || undefined : event.after || undefined);
+  // A dispatch of a changelog range (an approved external pull request's) names both ends as commits.
+  const range = dispatchedRange(event);
+  const baseRef =
+    o.base ?? (pr ? (pr.baseRef ? `origin/${pr.baseRef}` : undefined) : (range?.base ?? (event.before || undefined)));
+  const headRef = o.head ?? (pr ? pr.headSha || undefined : (range?.head ?? (event.after || undefined)));
   const base = o.baseDir ? dirSnapshot(requireDirectory(o.baseDir, '--base-dir')) : baseRef ? gitSnapshot(baseRef) : undefined;
   if (o.headDir) return { base, head: dirSnapshot(requireDirectory(o.headDir, '--head-dir')) };
   return headRef ? { base, head: gitSnapshot(headRef), headRef } : { base, head: dirSnapshot('.') };
@@ -75,12 +78,15 @@ async function headMessageOf(o: PlanOptions, event: GithubEvent, headRef: string
 }
 
 async function sweepOf(plan: SweepPlan, event: GithubEvent, base: Snapshot | undefined, head: Snapshot): Promise<Sweep> {
-  if (event.name === 'workflow_dispatch') {
+  if (event.name === 'workflow_dispatch' && !plan.changelogRange) {
     const command = (event.inputs?.['generate-cli-command'] ?? '').trim();
     if (!command)
-      throw new UserError('a workflow_dispatch sweep needs the input generate-cli-command', {
-        hint: 'e.g. "test-config --config-keys dsr1-fp8-b200-sglang" (the arguments of frontier matrix)',
-      });
+      throw new UserError(
+        'a workflow_dispatch sweep needs the input generate-cli-command, or changelog-base-ref and changelog-head-ref',
+        {
+          hint: 'e.g. "test-config --config-keys dsr1-fp8-b200-sglang" (the arguments of frontier matrix), or the two commits of a changelog range',
+        },
+      );
     const [sub, ...args] = command.split(/\s+/);
     if (sub !== 'full-sweep' && sub !== 'test-config')
       throw new UserError(`generate-cli-command ${JSON.stringify(command)}: starts with full-sweep or test-config`);

@@ -6,20 +6,24 @@
  */
 import { Command } from 'commander';
 import { ciCommentCommands } from './ci-comment.js';
+import { ciExternalCommand } from './ci-external.js';
 import { ciInitCommand } from './ci-init.js';
 import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
+import { ciRemindCommand } from './ci-remind.js';
 import { reuseCommand } from './ci-reuse.js';
 import { ciSignoffCommand } from './ci-signoff.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
-    'the pull-request machinery: what a GitHub event runs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
+    'the pull-request machinery: what a GitHub event runs, approving external PRs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
   );
   ci.addCommand(ciPlanCommand());
+  ci.addCommand(ciExternalCommand());
   ci.addCommand(ciPriorityCommand());
   ci.addCommand(reuseCommand());
   ci.addCommand(ciSignoffCommand());
+  ci.addCommand(ciRemindCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
   ci.addCommand(ciInitCommand());
   return ci;

@@ -30,6 +30,7 @@ describe('a GitHub event payload', () => {
         headRepo: 'fork/catalog',
         headSha: 'abc',
         baseRef: 'main',
+        baseSha: '',
         author: 'alice',
         title: 'T',
         body: '',

@@ -278,6 +278,9 @@ describe('the sweep gate', () => {
     const fork = gate({ event: 'pull_request', action: 'synchronize', labels: ['sweep-enabled'], internal: false });
     expect(fork.run).toBe(false);
     expect(fork.reasons[0]).toMatch(/fork/);
+    // It names the way a fork's change is swept: a maintainer's label, through the trusted external sweep.
+    expect(fork.reasons[0]).toContain('a maintainer with write permission approves its head commit by adding the sweep label');
+    expect(fork.reasons[0]).toContain('frontier-external-sweep.yml');
   });
 
   it('says why, and which labels change nothing', () => {

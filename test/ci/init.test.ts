@@ -29,8 +29,10 @@ describe('the generated workflows', () => {
     expect(files.map(([path]) => path)).toEqual([
       '.github/workflows/frontier-sweep.yml',
       '.github/workflows/frontier-benchmark.yml',
+      '.github/workflows/frontier-external-sweep.yml',
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
+      '.github/workflows/frontier-recipe-reminder.yml',
       '.github/workflows/frontier-profile.yml',
       '.github/workflows/frontier-speedbench-al.yml',
       '.github/workflows/frontier-fleet-health.yml',

@@ -5,8 +5,10 @@
  * Frontier's generated workflows use: actions/checkout and actions/setup-node (the clone is the
  * checkout; the host's Node runs), actions/upload-artifact and actions/download-artifact (v4
  * layout), reusable workflows (`uses: ./.github/workflows/X.yml`, matrix rows included), job
- * outputs, `needs.*.result`, `if:` with status checks, a dispatched workflow's inputs (the event's `inputs`, else the defaults). `frontier` on the PATH runs the built CLI (so
- * the step named "Install Frontier" is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
+ * outputs, `needs.*.result`, `if:` with status checks, actions/checkout's `ref` (fetched from the
+ * repository, refs/pull/* included), a dispatched workflow's inputs (the event's `inputs`, else
+ * the defaults). `frontier` on the PATH runs the built CLI (so the step named "Install Frontier"
+ * is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
  * `gh api` from recorded JSON and from the jobs this runner ran (and keeping releases), and `gh run download` from earlier runs' artifacts. `runs-on` is ignored: all runs here.
  */
 import { parseGithubOutput } from '../../src/ci/output.js';
@@ -87,6 +89,8 @@ export interface RunResult {
   gh: string[][];
   /** `gh pr comment` bodies ({ pr, body }) and comment edits ({ edit, body }). */
   comments: { pr?: number; edit?: number; body: string }[];
+  /** Other API writes (`gh api -X POST …`): the method, the path relative to repos/OWNER/REPO/, the JSON body. */
+  requests: { method: string; path: string; body: unknown }[];
   /** Everything steps appended to GITHUB_STEP_SUMMARY. */
   summary: string;
   /** Releases made with `gh release create|upload`: tag → asset name → its copy. */
@@ -315,8 +319,15 @@ function copyTree(from: string, files: string[], to: string): void {
 function action(run: Run, uses: string, inputs: Record<string, string>, workdir: string): string {
   const [name] = uses.split('@');
   switch (name) {
-    case 'actions/checkout':
-      return `the job's clone at ${run.o.sha} is the checkout`;
+    case 'actions/checkout': {
+      if (inputs.repository && inputs.repository !== toText(run.github.repository ?? null))
+        throw new Error(`the runner does not emulate checking out another repository (${inputs.repository})`);
+      if (!inputs.ref) return `the job's clone at ${run.o.sha} is the checkout`;
+      // A ref or a commit of the repository (refs/pull/* included), as checkout fetches it.
+      git(workdir, 'fetch', '-q', 'origin', inputs.ref);
+      git(workdir, 'checkout', '-q', '--detach', 'FETCH_HEAD');
+      return `checked out ${inputs.ref} (${git(workdir, 'rev-parse', 'HEAD')})`;
+    }
     case 'actions/setup-node':
       return `node ${process.version} from the host`;
     case 'actions/upload-artifact': {
@@ -609,6 +620,7 @@ export function runWorkflowLocally(o: RunOptions): RunResult {
   for (const [id, folder] of Object.entries(o.runArtifacts ?? {})) cpSync(folder, join(ghDir, 'runs', id), { recursive: true });
   writeFileSync(join(ghDir, 'calls.jsonl'), '');
   writeFileSync(join(ghDir, 'comments.jsonl'), '');
+  writeFileSync(join(ghDir, 'requests.jsonl'), '');
   const wf = parseYaml(readFileSync(join(o.repo, o.workflow), 'utf8')) as Workflow;
   // A dispatched workflow's inputs: the event's, else each declared input's default.
   const dispatched =
@@ -631,6 +643,7 @@ export function runWorkflowLocally(o: RunOptions): RunResult {
     artifact: (name) => Object.fromEntries(walk(join(store, name)).files.map((f) => [f, join(store, name, f)])),
     gh: lines('calls.jsonl') as string[][],
     comments: lines('comments.jsonl') as RunResult['comments'],
+    requests: lines('requests.jsonl') as RunResult['requests'],
     summary: run.summary.join(''),
     releases: Object.fromEntries(
       (existsSync(join(ghDir, 'releases')) ? readdirSync(join(ghDir, 'releases')) : []).map((tag) => [

@@ -6,7 +6,9 @@
 // in $FAKE_GH_DIR/comments.jsonl; keeps releases (`gh release view|create|upload`) as folders of
 // their assets under $FAKE_GH_DIR/releases/<tag>/; `gh run download ID --dir D [--name N]… [--pattern P]…` copies the
 // artifacts of earlier runs from $FAKE_GH_DIR/runs/ID/<artifact>/ (as gh lays them out: straight into
-// D for one --name, else one folder each). Anything else fails as the real CLI would without a network.
+// D for one --name, else one folder each). Other writes (`gh api -X POST|PUT|DELETE PATH`, the body from
+// `--input FILE` or the fields) are recorded in $FAKE_GH_DIR/requests.jsonl and answered with
+// nothing, as the API's 204. Anything else fails as the real CLI would without a network.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -33,6 +35,7 @@ if (args[0] === 'api') {
   let jq;
   let paginate = false;
   let slurp = false;
+  let input;
   const fields = {};
   for (let i = 1; i < args.length; i++) {
     const a = args[i];
@@ -40,6 +43,7 @@ if (args[0] === 'api') {
     else if (a === '--jq' || a === '-q') jq = args[++i];
     else if (a === '--paginate') paginate = true;
     else if (a === '--slurp') slurp = true;
+    else if (a === '--input') input = args[++i];
     else if (a === '-F' || a === '-f' || a === '--field' || a === '--raw-field') {
       const [k, ...v] = args[++i].split('=');
       fields[k] = fieldValue(v.join('='));
@@ -56,6 +60,11 @@ if (args[0] === 'api') {
     if (!m) fail(`gh stand-in: no PATCH ${path}`);
     appendFileSync(join(dir, 'comments.jsonl'), `${JSON.stringify({ edit: Number(m[1]), body: fields.body ?? '' })}\n`);
     process.stdout.write('{}\n');
+    process.exit(0);
+  }
+  if (['POST', 'PUT', 'DELETE'].includes(method)) {
+    const body = input !== undefined ? JSON.parse(readFileSync(input, 'utf8')) : fields;
+    appendFileSync(join(dir, 'requests.jsonl'), `${JSON.stringify({ method, path, body })}\n`);
     process.exit(0);
   }
   if (method !== 'GET') fail(`gh stand-in: no ${method} ${path}`);

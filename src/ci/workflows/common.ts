@@ -24,15 +24,29 @@ export type Job = Record<string, unknown>;
 export const CHECKOUT = 'actions/checkout@v4';
 export const UPLOAD = 'actions/upload-artifact@v4';
 export const DOWNLOAD = 'actions/download-artifact@v4';
+export const SETUP_NODE = 'actions/setup-node@v4';
 
 /**
  * Check out the repository and install Frontier. With history (the default): the changelog gate,
- * reuse and sign-off read base..head; a benchmark job needs only the tree.
+ * reuse and sign-off read base..head; a benchmark job needs only the tree. With `ref` (an
+ * expression; empty means the event's commit), that commit, and no token left in .git/config:
+ * it may be an approved external contributor's tree.
  */
-export function setupSteps(o: WorkflowOptions, { history = true } = {}): Step[] {
+export function setupSteps(o: WorkflowOptions, { history = true, ref }: { history?: boolean; ref?: string } = {}): Step[] {
+  const pinned = ref === undefined ? {} : { ref, 'persist-credentials': false };
+  const checkout = { ...(history ? { 'fetch-depth': 0 } : {}), ...pinned };
   return [
-    history ? { name: 'Check out', uses: CHECKOUT, with: { 'fetch-depth': 0 } } : { name: 'Check out', uses: CHECKOUT },
-    { name: 'Set up Node.js', uses: 'actions/setup-node@v4', with: { 'node-version': o.nodeVersion } },
+    Object.keys(checkout).length > 0
+      ? { name: 'Check out', uses: CHECKOUT, with: checkout }
+      : { name: 'Check out', uses: CHECKOUT },
+    ...installSteps(o),
+  ];
+}
+
+/** Node.js and Frontier (the pinned package, from the registry): all a job needs that checks nothing out. */
+export function installSteps(o: WorkflowOptions): Step[] {
+  return [
+    { name: 'Set up Node.js', uses: SETUP_NODE, with: { 'node-version': o.nodeVersion } },
     { name: 'Install Frontier', run: 'npm install --global "$FRONTIER_PACKAGE"' },
   ];
 }

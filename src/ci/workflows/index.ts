@@ -6,8 +6,10 @@ import { workflowYaml } from './common.js';
 import type { WorkflowOptions } from './common.js';
 import { FLEET_HEALTH_WORKFLOW, fleetHealthWorkflow } from './fleet-health.js';
 import { RECOVER_WORKFLOW, recoverWorkflow } from './recover.js';
+import { EXTERNAL_WORKFLOW, externalSweepWorkflow } from './external.js';
 import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
+import { REMIND_WORKFLOW, remindWorkflow } from './remind.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
 import { STORE_DUMP_WORKFLOW, storeDumpWorkflow } from './store-dump.js';
@@ -17,6 +19,7 @@ export type { WorkflowOptions } from './common.js';
 export {
   SWEEP_WORKFLOW,
   BENCHMARK_WORKFLOW,
+  EXTERNAL_WORKFLOW,
   REUSE_WORKFLOW,
   SIGNOFF_WORKFLOW,
   PROFILE_WORKFLOW,
@@ -37,8 +40,24 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
       workflowYaml(header('The sweep: plan → canary → jobs → results, ingest and the PR comment.'), sweepWorkflow(o)),
     ],
     [BENCHMARK_WORKFLOW, workflowYaml(header('One matrix row on its runner (called by the sweep).'), benchmarkWorkflow(o))],
+    [
+      EXTERNAL_WORKFLOW,
+      workflowYaml(
+        header(
+          "A maintainer's sweep label approves a fork's pull request: its exact head commit is swept by a dispatch of the sweep.\nControl plane only: it never checks out or runs the pull request's code.",
+        ),
+        externalSweepWorkflow(o, SWEEP_WORKFLOW),
+      ),
+    ],
     [REUSE_WORKFLOW, workflowYaml(header('Answers a /reuse-sweep-run comment.'), reuseWorkflow(o, SWEEP_WORKFLOW))],
     [SIGNOFF_WORKFLOW, workflowYaml(header('Verifies a CODEOWNER sign-off comment.'), signoffWorkflow(o))],
+    [
+      REMIND_WORKFLOW,
+      workflowYaml(
+        header('Reminds a pull request touching the recipes, once, of sign-off and the sweep label.'),
+        remindWorkflow(o),
+      ),
+    ],
     [
       PROFILE_WORKFLOW,
       workflowYaml(header("Profiles one point of a config under the engine's profiler (dispatched)."), profileWorkflow(o)),

@@ -21,6 +21,9 @@ export const SWEEP_NAMES = {
   sweepArtifact: 'frontier-sweep',
 } as const;
 
+/** The commit a dispatch asks to sweep ('' for any other event: the event's own). */
+const DISPATCHED_REF = '${{ inputs.ref }}';
+
 const PLAN_OUTPUTS = ['run', 'official', 'canary', 'fail-fast', 'canary-config', 'jobs', 'reuse-source-run', 'ingest-args'];
 
 function planJob(o: WorkflowOptions): Job {
@@ -29,7 +32,8 @@ function planJob(o: WorkflowOptions): Job {
     permissions: { contents: 'read', 'pull-requests': 'read', issues: 'read', actions: 'read' },
     outputs: Object.fromEntries(PLAN_OUTPUTS.map((k) => [k, `\${{ steps.plan.outputs.${k} }}`])),
     steps: [
-      ...setupSteps(o),
+      // A dispatch's `ref` (an approved external pull request's merge commit); otherwise the event's commit.
+      ...setupSteps(o, { ref: DISPATCHED_REF }),
       ...reuseLookupSteps(SWEEP_WORKFLOW),
       {
         name: 'Plan the sweep',
@@ -53,7 +57,7 @@ function planJob(o: WorkflowOptions): Job {
 const benchmark = (config: string, artifact: string): Job => ({
   uses: `./.github/workflows/${BENCHMARK_WORKFLOW}`,
   secrets: 'inherit',
-  with: { config, artifact },
+  with: { config, artifact, ref: DISPATCHED_REF },
 });
 
 /** The collected results, as InferenceX names its artifacts (so `ci reuse` and InferenceX's own tools read them). */
@@ -118,10 +122,11 @@ function resultsJob(o: WorkflowOptions): Job {
       {
         name: SWEEP_NAMES.ingestStep,
         // The plan's words (`--official`, `--source-run ID`) as separate arguments, never re-read as shell.
-        env: { INGEST_ARGS: '${{ needs.plan.outputs.ingest-args }}' },
+        // The commit measured: a dispatch's `ref` when it names one, else the event's.
+        env: { INGEST_ARGS: '${{ needs.plan.outputs.ingest-args }}', MEASURED: '${{ inputs.ref || github.sha }}' },
         run: [
           'read -ra ingest_args <<< "$INGEST_ARGS"',
-          'frontier ingest results --run-id "$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT" --url "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" --commit "$GITHUB_SHA" "${ingest_args[@]}"',
+          'frontier ingest results --run-id "$GITHUB_RUN_ID" --attempt "$GITHUB_RUN_ATTEMPT" --url "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID" --commit "$MEASURED" "${ingest_args[@]}"',
         ].join('\n'),
       },
       {
@@ -143,35 +148,60 @@ function resultsJob(o: WorkflowOptions): Job {
   };
 }
 
-/** A label event for a label that changes nothing gets a concurrency group of its own, so it cannot cancel a sweep in progress. */
+/**
+ * A label event for a label that changes nothing gets a concurrency group of its own, so it cannot
+ * cancel a sweep in progress; so does every dispatch (two approved external revisions dispatched
+ * from the same main commit must not cancel each other).
+ */
 function concurrencyGroup(): string {
   return [
-    'frontier-sweep-${{ github.event.pull_request.number || github.sha }}-${{',
+    "frontier-sweep-${{ github.event.pull_request.number || (github.event_name == 'workflow_dispatch' && github.run_id) || github.sha }}-${{",
     "  (github.event.action == 'labeled' || github.event.action == 'unlabeled') &&",
     `  !contains(fromJSON('${JSON.stringify(RELEVANT_LABELS)}'), github.event.label.name) &&`,
     "  github.run_id || 'active' }}",
   ].join('\n');
 }
 
+const text = (description: string, fallback?: string) => ({
+  description,
+  required: false,
+  type: 'string',
+  ...(fallback === undefined ? {} : { default: fallback }),
+});
+const flag = (description: string) => ({ description, required: false, type: 'boolean', default: false });
+
+/**
+ * A dispatch sweeps the rows of a `frontier matrix` command, or (what the trusted external sweep
+ * sends, frontier-external-sweep.yml) the changelog entries of a range at a pinned commit; the
+ * names are InferenceX's e2e-tests.yml inputs.
+ */
+export const DISPATCH_INPUTS = {
+  'generate-cli-command': text(
+    'frontier matrix arguments, e.g. test-config --config-files configs/nvidia-master.yaml --config-keys dsr1-fp8-b200-sglang (or give the changelog range below)',
+    '',
+  ),
+  'test-name': text('a name for this run'),
+  ref: text('the commit to check out and sweep (an approved external pull request’s merge commit)', ''),
+  'changelog-base-ref': text('the changelog range’s base commit', ''),
+  'changelog-head-ref': text('the changelog range’s head commit (the approved pull request head)', ''),
+  'trim-conc': flag('changelog range: one concurrency per recipe'),
+  'all-evals': flag('changelog range: every entry’s eval selection expanded'),
+  'evals-only': flag('changelog range: evals only, no throughput'),
+  'fail-fast': flag('the first failed job cancels the rest of the job matrix'),
+  'agentx-fast': flag('agentic throughput jobs run their fast variant'),
+  'pr-labels-json': text('the source pull request’s labels, as a JSON array (queue priority)', '[]'),
+};
+
 export function sweepWorkflow(o: WorkflowOptions): Record<string, unknown> {
   const paths = ['perf-changelog.yaml'];
   return {
     name: 'Frontier sweep',
     'run-name':
-      'Frontier sweep - ${{ github.event.pull_request.title || github.event.head_commit.message || inputs.generate-cli-command }}',
+      'Frontier sweep - ${{ github.event.pull_request.title || github.event.head_commit.message || inputs.test-name || inputs.generate-cli-command }}',
     on: {
       push: { branches: [o.mainBranch], paths },
       pull_request: { branches: [o.mainBranch], types: ['ready_for_review', 'synchronize', 'labeled', 'unlabeled'], paths },
-      workflow_dispatch: {
-        inputs: {
-          'generate-cli-command': {
-            description:
-              'frontier matrix arguments, e.g. test-config --config-files configs/nvidia-master.yaml --config-keys dsr1-fp8-b200-sglang',
-            required: true,
-            type: 'string',
-          },
-        },
-      },
+      workflow_dispatch: { inputs: DISPATCH_INPUTS },
     },
     concurrency: { group: concurrencyGroup(), 'cancel-in-progress': true },
     env: frontierEnv(o),
@@ -207,6 +237,7 @@ export function benchmarkWorkflow(o: WorkflowOptions): Record<string, unknown> {
         inputs: {
           config: { description: 'one matrix row, as JSON', required: true, type: 'string' },
           artifact: { description: 'a name for this job’s results, unique in the run', required: true, type: 'string' },
+          ref: { description: 'the commit to check out (empty: the event’s)', required: false, type: 'string', default: '' },
         },
       },
     },
@@ -217,7 +248,7 @@ export function benchmarkWorkflow(o: WorkflowOptions): Record<string, unknown> {
         'runs-on': '${{ fromJSON(inputs.config).runner }}',
         'timeout-minutes': 480,
         steps: [
-          ...setupSteps(o, { history: false }),
+          ...setupSteps(o, { history: false, ref: '${{ inputs.ref }}' }),
           { name: 'The row', env: { CONFIG: '${{ inputs.config }}' }, run: 'printf \'[%s]\\n\' "$CONFIG" > row.json' },
           { name: 'Benchmark', run: 'frontier run --matrix row.json --out run' },
           // As InferenceX names them: bmk_* (the points' aggregates), eval_* (the evals), server_logs_*.
