@@ -19,7 +19,14 @@ import type {
 import type { Store } from './db.js';
 import type { AgenticPointsTable, BenchmarkResultsTable, ConfigsTable, EvalResultsTable, RunsTable } from './schema.js';
 
-/** Which rows: one run's, or the latest official (or unofficial, or any) point of each config. */
+/**
+ * Which runs count when none is named. Each run is in one channel: official, unofficial, or staged
+ * from a pull request (`/stage-results`). `all` is the record (official and unofficial): a staged
+ * run is seen only where it is asked for (`staged`, or by its id).
+ */
+export type Source = 'official' | 'unofficial' | 'staged' | 'all';
+
+/** Which rows: one run's, or the latest official (or unofficial, staged, any recorded) point of each config. */
 export interface ResultFilter {
   model?: string | undefined;
   isl?: number | undefined;
@@ -29,8 +36,8 @@ export interface ResultFilter {
   precision?: string | undefined;
   /** Only this run's rows (no "latest" selection). */
   run?: string | undefined;
-  /** Which runs count when no run is named; default official. */
-  source?: 'official' | 'unofficial' | 'all' | undefined;
+  /** Which runs count when no run is named; default official. `any`: every run, staged ones too (a point asked for by id). */
+  source?: Source | 'any' | undefined;
   /** As of this date (YYYY-MM-DD): the latest row on or before it; with `exact`, only rows of that date. */
   date?: string | undefined;
   exact?: boolean | undefined;
@@ -222,6 +229,13 @@ function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
   return out as T;
 }
 
+/** The condition on a run (alias r) of being in a channel. */
+function inChannel(source: Source) {
+  if (source === 'staged') return sql<boolean>`r.staged_pr > 0`;
+  if (source === 'all') return sql<boolean>`r.staged_pr = 0`;
+  return sql<boolean>`r.staged_pr = 0 and r.official = ${sql.lit(source === 'official' ? 1 : 0)}`;
+}
+
 /** Rows of `table` joined with their run and config, narrowed by the filter (except the latest-selection). */
 function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
   const db = store.db as unknown as Loose;
@@ -239,7 +253,7 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
   if (f.framework !== undefined) q = q.where('c.framework', '=', f.framework.toLowerCase());
   if (f.precision !== undefined) q = q.where('c.precision', '=', f.precision.toLowerCase());
   if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
-  else if ((f.source ?? 'official') !== 'all') q = q.where('r.official', '=', f.source === 'unofficial' ? 0 : 1);
+  else if (f.source !== 'any') q = q.where(inChannel(f.source ?? 'official'));
   if (f.date !== undefined) q = q.where('x.date', f.exact ? '=' : '<=', f.date);
   if (f.configIds !== undefined) q = q.where('x.config_id', 'in', f.configIds.length > 0 ? f.configIds : [-1]);
   if (f.excludeRun !== undefined) q = q.where('r.run_id', '!=', f.excludeRun);
@@ -253,7 +267,11 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter) {
 export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): Promise<PointRow[]> {
   const source = f.source ?? 'official';
   // The common question (the latest official or unofficial points, today) is answered from latest_points.
-  const kept = f.run === undefined && f.date === undefined && f.excludeRun === undefined && source !== 'all';
+  const kept =
+    f.run === undefined &&
+    f.date === undefined &&
+    f.excludeRun === undefined &&
+    (source === 'official' || source === 'unofficial');
   const latest = f.run === undefined && !kept;
   let q = joined(store, 'benchmark_results', f);
   if (kept) {
@@ -383,6 +401,9 @@ const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 
   status: 'r',
   deferred_points: 'r',
   deferred_reason: 'r',
+  staged_pr: 'r',
+  staged_by: 'r',
+  staged_at: 'r',
   date: 'r',
   started_at: 'r',
   finished_at: 'r',
@@ -391,10 +412,10 @@ const RUN_SOURCES: Sources<Omit<RunRow, 'points' | 'agentic_points' | 'evals' | 
 type _RunColumns = NoneLeft<Exclude<keyof typeof RUN_SOURCES, keyof RunsTable>>;
 const runColumns = Object.keys(RUN_SOURCES) as (keyof typeof RUN_SOURCES)[];
 
-/** Runs, newest first, with their point and eval counts and success rate. */
+/** Runs, newest first, with their point and eval counts and success rate; `pr`: those staged from that pull request. */
 export async function runs(
   store: Store,
-  f: { source?: 'official' | 'unofficial' | 'all'; limit?: number; offset?: number; run?: string } = {},
+  f: { source?: Source; pr?: number; limit?: number; offset?: number; run?: string } = {},
 ): Promise<RunRow[]> {
   const db = store.db;
   let q = db
@@ -426,7 +447,8 @@ export async function runs(
     .orderBy('r.date', 'desc')
     .orderBy('r.id', 'desc');
   if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
-  else if ((f.source ?? 'all') !== 'all') q = q.where('r.official', '=', f.source === 'official' ? 1 : 0);
+  else if (f.pr !== undefined) q = q.where('r.staged_pr', '=', f.pr);
+  else q = q.where(inChannel(f.source ?? 'all'));
   const rows = await paged(q, { limit: f.limit ?? 100, offset: f.offset }).execute();
   return rows.map((raw) => {
     const { n_success, total, ...rest } = raw as Record<string, unknown>;
@@ -434,6 +456,7 @@ export async function runs(
     row.points = Number(row.points);
     row.agentic_points = Number(row.agentic_points);
     row.evals = Number(row.evals);
+    row.staged_pr = Number(row.staged_pr);
     row.success_rate = total === null || Number(total) === 0 ? null : Number(n_success) / Number(total);
     return row;
   });
@@ -545,7 +568,7 @@ export async function agenticPoints(
 
 /** One agentic point with its whole aggregate and its TTFT by context length; undefined when there is none with that id. */
 export async function agenticPoint(store: Store, id: number): Promise<AgenticPointDetail | undefined> {
-  const raw = await joined(store, 'agentic_points', { source: 'all' })
+  const raw = await joined(store, 'agentic_points', { source: 'any' })
     .select((eb) => [
       ...select(eb as never, AGENTIC_SOURCES),
       eb.ref('x.aggregate').as('aggregate'),
