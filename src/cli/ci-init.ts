@@ -26,7 +26,7 @@ interface InitOptions {
 export function ciInitCommand(): Command {
   return new Command('init')
     .description(
-      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, reuse, sign-off, profiling and golden-AL collection',
+      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, reuse, sign-off, staging (/stage-results), profiling and golden-AL collection',
     )
     .addOption(pathOption('--dir <dir>', 'the repository', 'catalog').default('.'))
     .option('--package <spec>', `what runners install with npm install --global (default frontier@${VERSION})`)

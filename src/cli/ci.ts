@@ -11,15 +11,17 @@ import { ciPlanCommand } from './ci-plan.js';
 import { ciPriorityCommand } from './ci-priority.js';
 import { reuseCommand } from './ci-reuse.js';
 import { ciSignoffCommand } from './ci-signoff.js';
+import { ciStageCommand } from './ci-stage.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
-    'the pull-request machinery: what a GitHub event runs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
+    'the pull-request machinery: what a GitHub event runs, canary, queue priority, reuse, sign-off, staging, the PR comment, workflows',
   );
   ci.addCommand(ciPlanCommand());
   ci.addCommand(ciPriorityCommand());
   ci.addCommand(reuseCommand());
   ci.addCommand(ciSignoffCommand());
+  ci.addCommand(ciStageCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
   ci.addCommand(ciInitCommand());
   return ci;

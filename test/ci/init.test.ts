@@ -31,6 +31,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-benchmark.yml',
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
+      '.github/workflows/frontier-stage-results.yml',
       '.github/workflows/frontier-profile.yml',
       '.github/workflows/frontier-speedbench-al.yml',
     ]);

@@ -7,7 +7,8 @@
  * layout), reusable workflows (`uses: ./.github/workflows/X.yml`, matrix rows included), job
  * outputs, `needs.*.result`, `if:` with status checks, a dispatched workflow's inputs (the event's `inputs`, else the defaults). `frontier` on the PATH runs the built CLI (so
  * the step named "Install Frontier" is skipped), and `gh` is test/support/gh-stand-in.mjs, answering
- * `gh api` from recorded JSON and from the jobs this runner ran. `runs-on` is ignored: all runs here.
+ * `gh api` from recorded JSON and from the jobs this runner ran, and `gh run download` from other runs' artifacts
+ * given to it. `runs-on` is ignored: all runs here.
  */
 import { parseGithubOutput } from '../../src/ci/output.js';
 import { spawnSync } from 'node:child_process';
@@ -71,6 +72,8 @@ export interface RunOptions {
   api?: Record<string, unknown>;
   /** Steps not run, by name (the runner provides what they install). */
   skipSteps?: readonly string[];
+  /** Other runs' artifacts for `gh run download RUN`: run id → a folder holding one folder per artifact. */
+  runArtifacts?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -604,6 +607,7 @@ export function runWorkflowLocally(o: RunOptions): RunResult {
   const run: Run = { o, root, bin, ghDir, store, eventPath, runId, github, jobs: [], summary: [] };
   writeFileSync(join(ghDir, 'calls.jsonl'), '');
   writeFileSync(join(ghDir, 'comments.jsonl'), '');
+  writeFileSync(join(ghDir, 'run-artifacts.json'), JSON.stringify(o.runArtifacts ?? {}));
   const wf = parseYaml(readFileSync(join(o.repo, o.workflow), 'utf8')) as Workflow;
   // A dispatched workflow's inputs: the event's, else each declared input's default.
   const dispatched =

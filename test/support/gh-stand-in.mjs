@@ -3,9 +3,10 @@
 // every call to $FAKE_GH_DIR/calls.jsonl, answers `gh api` from $FAKE_GH_DIR/routes.json (the
 // runner writes it: recorded answers by path pattern, and the run's jobs as they stand), and records
 // `gh pr comment N --body-file F` and comment edits (`gh api -X PATCH …/issues/comments/ID -F body=@F`)
-// in $FAKE_GH_DIR/comments.jsonl. Anything else fails as the real CLI would without a network.
+// in $FAKE_GH_DIR/comments.jsonl, and `gh run download` of another run's artifacts the runner was
+// given. Anything else fails as the real CLI would without a network.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.env.FAKE_GH_DIR;
@@ -69,6 +70,30 @@ if (args[0] === 'api') {
   const body = readFileSync(args[at + 1], 'utf8');
   appendFileSync(join(dir, 'comments.jsonl'), `${JSON.stringify({ pr: Number(args[2]), body })}\n`);
   process.stdout.write(`https://github.com/${process.env.GITHUB_REPOSITORY}/pull/${args[2]}#issuecomment-1\n`);
+} else if (args[0] === 'run' && args[1] === 'download') {
+  // `gh run download RUN [--repo R] [--dir D] [--name N]...`: from the artifacts the runner was given
+  // for other runs ($FAKE_GH_DIR/run-artifacts.json: run id → a folder of artifact folders). As gh
+  // does, one name extracts into D itself, several (or none: every artifact) into D/NAME each.
+  let dest = '.';
+  const names = [];
+  let runId;
+  for (let i = 2; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--dir' || a === '-D') dest = args[++i];
+    else if (a === '--name' || a === '-n') names.push(args[++i]);
+    else if (a === '--repo' || a === '-R') i++;
+    else if (a.startsWith('-')) fail(`gh stand-in: unsupported flag ${a}`);
+    else runId = a;
+  }
+  const runs = existsSync(join(dir, 'run-artifacts.json'))
+    ? JSON.parse(readFileSync(join(dir, 'run-artifacts.json'), 'utf8'))
+    : {};
+  const from = runs[runId];
+  if (!from) fail(`HTTP 404: Not Found (gh stand-in: no artifacts recorded for run ${runId})`);
+  const stored = readdirSync(from).sort();
+  const chosen = names.length > 0 ? stored.filter((a) => names.includes(a)) : stored;
+  if (chosen.length === 0) fail('no valid artifacts found to download');
+  for (const a of chosen) cpSync(join(from, a), names.length === 1 ? dest : join(dest, a), { recursive: true });
 } else {
   fail(`gh stand-in: unsupported command: gh ${args.join(' ')}`);
 }

@@ -8,10 +8,19 @@ import { REUSE_WORKFLOW, reuseWorkflow } from './reuse.js';
 import { PROFILE_WORKFLOW, profileWorkflow } from './profile.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
+import { STAGE_WORKFLOW, stageWorkflow } from './stage.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
-export { SWEEP_WORKFLOW, BENCHMARK_WORKFLOW, REUSE_WORKFLOW, SIGNOFF_WORKFLOW, PROFILE_WORKFLOW, SPEEDBENCH_AL_WORKFLOW };
+export {
+  SWEEP_WORKFLOW,
+  BENCHMARK_WORKFLOW,
+  REUSE_WORKFLOW,
+  SIGNOFF_WORKFLOW,
+  PROFILE_WORKFLOW,
+  SPEEDBENCH_AL_WORKFLOW,
+  STAGE_WORKFLOW,
+};
 
 /** Each workflow file (its path under the repository) and its text. */
 export function workflowFiles(o: WorkflowOptions, version: string): [path: string, text: string][] {
@@ -25,6 +34,13 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
     [BENCHMARK_WORKFLOW, workflowYaml(header('One matrix row on its runner (called by the sweep).'), benchmarkWorkflow(o))],
     [REUSE_WORKFLOW, workflowYaml(header('Answers a /reuse-sweep-run comment.'), reuseWorkflow(o, SWEEP_WORKFLOW))],
     [SIGNOFF_WORKFLOW, workflowYaml(header('Verifies a CODEOWNER sign-off comment.'), signoffWorkflow(o))],
+    [
+      STAGE_WORKFLOW,
+      workflowYaml(
+        header('Answers a /stage-results comment: stages a sweep run of the pull request, apart from the record.'),
+        stageWorkflow(o, SWEEP_WORKFLOW),
+      ),
+    ],
     [
       PROFILE_WORKFLOW,
       workflowYaml(header("Profiles one point of a config under the engine's profiler (dispatched)."), profileWorkflow(o)),
