@@ -37,13 +37,31 @@ const commentEvent = (user: string, body = '/stage-results') =>
   });
 
 /** The comment run against recorded answers: `permission` is what GitHub says of the commenter. */
-function stage(repo: CatalogRepository, db: string, user: string, permission: string): RunResult {
+function stage(
+  repo: CatalogRepository,
+  db: string,
+  user: string,
+  permission: string,
+  body = '/stage-results',
+  artifacts: Record<string, string> = { [SWEEP_RUN]: ARTIFACTS },
+): RunResult {
+  const sweepRun = {
+    id: SWEEP_RUN,
+    event: 'pull_request',
+    status: 'completed',
+    conclusion: 'success',
+    path: '.github/workflows/frontier-sweep.yml',
+    head_sha: repo.head,
+    head_branch: 'pr',
+    run_attempt: 1,
+    html_url: `https://github.com/acme/catalog/actions/runs/${SWEEP_RUN}`,
+  };
   return runWorkflowLocally({
     repo: repo.dir,
     sha: repo.head,
     workflow: WORKFLOW,
     eventName: 'issue_comment',
-    event: commentEvent(user),
+    event: commentEvent(user, body),
     frontier: CLI,
     runId: 9100,
     secrets: { FRONTIER_DB: db },
@@ -52,20 +70,9 @@ function stage(repo: CatalogRepository, db: string, user: string, permission: st
       'pulls/2': { number: 2, labels: [{ name: 'full-sweep-enabled' }], head: { ref: 'pr', sha: repo.head }, merged_at: null },
       'actions/workflows/frontier-sweep.yml/runs': {
         total_count: 1,
-        workflow_runs: [
-          {
-            id: SWEEP_RUN,
-            event: 'pull_request',
-            status: 'completed',
-            conclusion: 'success',
-            path: '.github/workflows/frontier-sweep.yml',
-            head_sha: repo.head,
-            head_branch: 'pr',
-            run_attempt: 1,
-            html_url: `https://github.com/acme/catalog/actions/runs/${SWEEP_RUN}`,
-          },
-        ],
+        workflow_runs: [sweepRun],
       },
+      [`actions/runs/${SWEEP_RUN}`]: sweepRun,
       [`actions/runs/${SWEEP_RUN}/artifacts`]: {
         total_count: 4,
         artifacts: ['results_bmk', 'eval_results_all', 'run-stats', 'changelog-metadata'].map((name) => ({
@@ -74,7 +81,7 @@ function stage(repo: CatalogRepository, db: string, user: string, permission: st
         })),
       },
     },
-    runArtifacts: { [SWEEP_RUN]: ARTIFACTS },
+    runArtifacts: artifacts,
   });
 }
 
@@ -137,6 +144,44 @@ describe('the generated /stage-results workflow, run locally', () => {
       await after.close();
     }
   }, 120_000);
+
+  it('a run named in the comment is looked up by id and staged', async () => {
+    const db = join(tempFiles({}), 'frontier.db');
+    const r = stage(repo, db, 'alice', 'maintain', `/stage-results ${SWEEP_RUN}`);
+    expect(failures(r)).toBe('');
+    expect(r.gh).toContainEqual(['api', `repos/acme/catalog/actions/runs/${SWEEP_RUN}`]);
+    expect(r.comments[0]!.body).toContain('@alice staged [run 9001]');
+    const store = await openStore(db);
+    try {
+      expect((await runs(store, { pr: 2 })).map((x) => x.run_id)).toEqual(['9001']);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('a download that fails is reported on the PR with the log’s link, and nothing is staged', async () => {
+    const db = join(tempFiles({}), 'frontier.db');
+    const r = stage(repo, db, 'alice', 'write', '/stage-results', {});
+    expect(r.results).toEqual({ stage: 'failure' });
+    const steps = r.jobs.find((j) => j.path === 'stage')!.steps;
+    expect(steps.map((s) => [s.name, s.conclusion]).slice(-5)).toEqual([
+      ['Download the run’s results', 'failure'],
+      ['Stage', 'skipped'],
+      ['Report', 'skipped'],
+      ['Report the failure', 'success'],
+      ['Answer on the pull request', 'success'],
+    ]);
+    expect(r.comments).toHaveLength(1);
+    expect(r.comments[0]!.body).toContain(
+      '@alice staging [run 9001](https://github.com/acme/catalog/actions/runs/9001) failed; nothing was staged (an ingest writes all or nothing). [The staging workflow’s log](https://github.com/acme/catalog/actions/runs/9100) says why.',
+    );
+    const store = await openStore(db);
+    try {
+      expect(await runs(store, { source: 'staged' })).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 
   it('a reader’s comment is refused with the reason on the PR; nothing is downloaded or written', async () => {
     const db = join(tempFiles({}), 'frontier.db');
