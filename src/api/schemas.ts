@@ -1,5 +1,5 @@
 /** Schemas of the query parameters, shared by routes, and the result filter they spell. */
-import type { ResultFilter } from '../store/index.js';
+import type { ResultFilter, Source } from '../store/index.js';
 
 export const stringParam = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
 export const intParam = (description: string) => ({ type: 'integer', minimum: 1, maximum: 10_000_000, description });
@@ -11,8 +11,9 @@ export const dateParam = (description: string) => ({
 });
 export const sourceParam = {
   type: 'string',
-  enum: ['official', 'unofficial', 'all'],
-  description: 'which runs count when no run is named (default official)',
+  enum: ['official', 'unofficial', 'staged', 'all'],
+  description:
+    'which runs count when no run is named (default official); staged: runs staged from pull requests (/stage-results); all: official and unofficial (staged runs only when asked for)',
 };
 export const resultFilterParams = {
   model: stringParam('model prefix (dsr1) or model path (deepseek-ai/DeepSeek-R1-0528)'),
@@ -53,7 +54,7 @@ export function filterOf(query: Query): ResultFilter {
     framework: query.framework as string | undefined,
     precision: query.precision as string | undefined,
     run: query.run as string | undefined,
-    source: query.source as ResultFilter['source'],
+    source: query.source as Source | undefined,
     date: query.date as string | undefined,
     exact: query.exact as boolean | undefined,
     metrics: typeof query.metrics === 'string' ? query.metrics.split(',') : undefined,

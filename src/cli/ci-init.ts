@@ -26,7 +26,7 @@ interface InitOptions {
 export function ciInitCommand(): Command {
   return new Command('init')
     .description(
-      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, sweeps of external PRs, reuse, sign-off, recipe reminders, profiling, golden-AL collection, the daily fleet health, the scheduled store dump and ingest recovery',
+      'write .github/workflows/ for a catalog repository: the sweep, the benchmark job, sweeps of external PRs, reuse, sign-off, recipe reminders, staging (/stage-results), profiling, golden-AL collection, the daily fleet health, the scheduled store dump and ingest recovery',
     )
     .addOption(pathOption('--dir <dir>', 'the repository', 'catalog').default('.'))
     .option('--package <spec>', `what runners install with npm install --global (default frontier@${VERSION})`)

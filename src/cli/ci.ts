@@ -13,10 +13,11 @@ import { ciPriorityCommand } from './ci-priority.js';
 import { ciRemindCommand } from './ci-remind.js';
 import { reuseCommand } from './ci-reuse.js';
 import { ciSignoffCommand } from './ci-signoff.js';
+import { ciStageCommand } from './ci-stage.js';
 
 export function ciCommand(): Command {
   const ci = new Command('ci').description(
-    'the pull-request machinery: what a GitHub event runs, approving external PRs, canary, queue priority, reuse, sign-off, the PR comment, workflows',
+    'the pull-request machinery: what a GitHub event runs, approving external PRs, canary, queue priority, reuse, sign-off, staging, the PR comment, workflows',
   );
   ci.addCommand(ciPlanCommand());
   ci.addCommand(ciExternalCommand());
@@ -24,6 +25,7 @@ export function ciCommand(): Command {
   ci.addCommand(reuseCommand());
   ci.addCommand(ciSignoffCommand());
   ci.addCommand(ciRemindCommand());
+  ci.addCommand(ciStageCommand());
   for (const c of ciCommentCommands()) ci.addCommand(c);
   ci.addCommand(ciInitCommand());
   return ci;

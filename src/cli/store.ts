@@ -45,13 +45,16 @@ function shown(v: string | boolean | string[]): string {
   return text === '' ? '(none)' : text;
 }
 
+const channelWords = (s: IngestSummary): string =>
+  s.staged ? `staged for PR #${s.staged.pr} by ${s.staged.by}, not official` : s.official ? 'official' : 'unofficial';
+
 /** What ingest did (or would do, dry): the rows by kind, and what changed in the run. */
 function ingestSummary(s: IngestSummary, location: string): string {
   const verb = s.dry_run ? 'would ingest' : 'ingested';
   const counts = (c: RowCounts) =>
     `${c.total} (${c.new} new${c.changed ? `, ${c.changed} changed` : ''}${c.removed ? `, ${c.removed} removed` : ''})`;
   const lines = [
-    `${verb} run ${s.run_id} (attempt ${s.attempt}, ${s.official ? 'official' : 'unofficial'}, ${s.date}) into ${location}`,
+    `${verb} run ${s.run_id} (attempt ${s.attempt}, ${channelWords(s)}, ${s.date}) into ${location}`,
     `  points: ${counts(s.benchmarks)}`,
     ...(s.agentic.total + s.agentic.removed > 0 ? [`  agentic points: ${counts(s.agentic)}`] : []),
     ...(s.power.valid + s.power.invalid > 0
@@ -83,6 +86,12 @@ function ingestCommand(): Command {
     .addOption(dbOption())
     .option('--official', 'the run is official (its points feed the frontier)')
     .option('--unofficial', 'the run is unofficial (a PR run; the default)')
+    .option(
+      '--stage <pr>',
+      'stage the run for this pull request (/stage-results): kept apart from official and unofficial runs, seen only where asked for',
+      positiveInt('--stage'),
+    )
+    .option('--staged-by <login>', 'with --stage: who staged it (default $GITHUB_ACTOR)')
     .option('--run-id <id>', 'the run id (required for an InferenceX artifact set: the GitHub run id)')
     .option('--attempt <n>', 'the run attempt; a later attempt replaces an earlier one (default 1)', positiveInt('--attempt'))
     .option('--source-run <id>', 'reuse: these are this run’s results, merged by --run-id')
@@ -118,9 +127,16 @@ function ingestCommand(): Command {
       for (const flag of ['github', 'changelog', 'repo'] as const)
         if (o[flag] !== undefined) throw new UserError(`--${flag} goes with --recover`);
       if (o.official && o.unofficial) throw new UserError('--official and --unofficial: pick one');
+      const stagedBy = (o.stagedBy as string | undefined) ?? process.env.GITHUB_ACTOR ?? '';
+      if (o.stage !== undefined && stagedBy === '')
+        throw new UserError('--stage: who staged the run?', {
+          hint: 'pass --staged-by LOGIN (inside Actions it defaults to $GITHUB_ACTOR)',
+        });
+      if (o.stage === undefined && o.stagedBy !== undefined) throw new UserError('--staged-by goes with --stage PR');
       const { ingestBatch, readArtifacts } = await import('../store/index.js');
       const batch = readArtifacts(resolve(dir), {
         official: o.official === true,
+        stage: o.stage === undefined ? undefined : { pr: o.stage as number, by: stagedBy },
         runId: o.runId as string | undefined,
         attempt: o.attempt as number | undefined,
         sourceRun: o.sourceRun as string | undefined,

@@ -145,6 +145,13 @@ export interface RunRow {
   /** Points of the run's matrix that have not run yet (`frontier run --defer`), and why. */
   deferred_points: number;
   deferred_reason: string;
+  /**
+   * A staged run (`/stage-results`): the pull request it was staged from (0: not staged), who
+   * staged it and when. Staged runs are never official and feed no view that does not name them.
+   */
+  staged_pr: number;
+  staged_by: string;
+  staged_at: string;
   date: string;
   started_at: string;
   finished_at: string;

@@ -36,6 +36,8 @@ export interface RunInfo {
   status: string;
   deferred_points: number;
   deferred_reason: string;
+  /** Staged from a pull request for review (never official), and by whom; undefined: not staged. */
+  staged: Staging | undefined;
   /** YYYY-MM-DD; undefined: keep the stored run's date, else today. */
   date: string | undefined;
   started_at: string;
@@ -93,8 +95,16 @@ export interface IngestBatch {
   files: string[];
 }
 
+/** A run staged from a pull request's sweep (`/stage-results`): the pull request and who staged it. */
+export interface Staging {
+  pr: number;
+  by: string;
+}
+
 export interface IngestOptions {
   official?: boolean | undefined;
+  /** Stage the run for this pull request instead of adding it to the record (not with `official`). */
+  stage?: Staging | undefined;
   runId?: string | undefined;
   attempt?: number | undefined;
   /** Reuse: the results are this run's; `runId` is the run that merged them. */
@@ -461,6 +471,12 @@ function agenticRecords(root: string, file: string, all: string[]): string | und
 }
 
 function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {
+  if (options.official && options.stage)
+    throw new UserError('a staged run is never official: stage it (--stage PR) or ingest it as official (--official), not both');
+  if (options.stage && options.sourceRun)
+    throw new UserError('--stage with --source-run: a reused run is published at merge; stage the source run itself');
+  if (options.stage && !(Number.isInteger(options.stage.pr) && options.stage.pr > 0))
+    throw new UserError(`--stage ${options.stage.pr}: expected the pull request's number (a positive integer)`);
   return {
     run_id: options.runId ?? '',
     attempt: options.attempt ?? 1,
@@ -476,6 +492,7 @@ function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {
     status: 'completed',
     deferred_points: 0,
     deferred_reason: '',
+    staged: options.stage,
     date: options.date,
     started_at: '',
     finished_at: '',

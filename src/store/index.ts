@@ -2,7 +2,16 @@ export { openStore, storeLocation } from './db.js';
 export type { Store } from './db.js';
 export type { Dialect } from './schema.js';
 export { IngestError, artifactRoot, readArtifacts } from './artifacts.js';
-export type { AttemptInput, ChangelogInput, IngestBatch, IngestOptions, LogInput, RunInfo, RunStatInput } from './artifacts.js';
+export type {
+  AttemptInput,
+  ChangelogInput,
+  IngestBatch,
+  IngestOptions,
+  LogInput,
+  RunInfo,
+  RunStatInput,
+  Staging,
+} from './artifacts.js';
 export { IngestConflict, deleteRun, ingestBatch } from './ingest.js';
 export type { IngestBatchOptions, IngestSummary, PowerCounts, RowCounts, RunChange } from './ingest.js';
 export { configKey, formatProblem, hardwareOf } from './rows.js';
@@ -21,7 +30,7 @@ export {
 } from './queries.js';
 export { AGENTIC_HEADLINE } from './agentic.js';
 export type { AgenticInput } from './agentic.js';
-export type { ResultFilter } from './queries.js';
+export type { ResultFilter, Source } from './queries.js';
 export { COMPARED_METRICS, compareRun, comparisonMarkdown } from './compare.js';
 export { createToken, listTokens, revokeToken, verifyToken } from './tokens.js';
 export { TABLES } from './migrations.js';

@@ -7,7 +7,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { AGENTIC_HEADLINE } from './agentic.js';
 import type { AgenticHeadline } from './agentic.js';
-import type { IngestBatch, RunInfo } from './artifacts.js';
+import type { IngestBatch, RunInfo, Staging } from './artifacts.js';
 import { purgeOf } from './audit.js';
 import { writeTransaction } from './db.js';
 import type { Store } from './db.js';
@@ -21,6 +21,8 @@ export interface IngestSummary {
   run_id: string;
   attempt: number;
   official: boolean;
+  /** Staged from a pull request (never official; in no view that does not name it), or null. */
+  staged: Staging | null;
   date: string;
   /** Whether an earlier attempt of the run was replaced. */
   replaced_attempt: number | undefined;
@@ -131,20 +133,29 @@ function runValues(run: RunInfo, date: string) {
     status: run.status,
     deferred_points: run.deferred_points,
     deferred_reason: run.deferred_reason,
+    staged_pr: run.staged?.pr ?? 0,
+    staged_by: run.staged?.by ?? '',
+    staged_at: run.staged ? new Date().toISOString() : '',
     started_at: run.started_at,
     finished_at: run.finished_at,
     ingested_at: new Date().toISOString(),
   };
 }
 
-/** Run fields a re-ingest does not report as changes: its key, its attempt (reported as a replacement), when it was ingested. */
-const UNREPORTED = new Set(['run_id', 'attempt', 'ingested_at']);
+/** Run fields a re-ingest does not report as changes: its key, its attempt (reported as a replacement), when it was ingested or staged. */
+const UNREPORTED = new Set(['run_id', 'attempt', 'ingested_at', 'staged_at']);
 
 function runChanges(stored: StoredRun, run: RunInfo, date: string): RunChange[] {
   const now = runValues(run, date);
   const fields = (Object.keys(now) as (keyof typeof now)[]).filter((f) => !UNREPORTED.has(f));
   const shown = (field: string, v: string | number) =>
-    field === 'official' ? v === 1 : field === 'labels' ? (JSON.parse(v as string) as string[]) : String(v);
+    field === 'official'
+      ? v === 1
+      : field === 'labels'
+        ? (JSON.parse(v as string) as string[])
+        : field === 'staged_pr' && v === 0
+          ? ''
+          : String(v);
   return fields.filter((f) => stored[f] !== now[f]).map((f) => ({ field: f, from: shown(f, stored[f]), to: shown(f, now[f]) }));
 }
 
@@ -216,7 +227,12 @@ export async function ingestBatch(
     const date = run.date ?? (replaced === undefined ? stored?.date : undefined) ?? today();
     const changes = stored ? runChanges(stored, run, date) : [];
     const runPk = await upsertRun(trx, run, date);
-    if (stored && replaced === undefined && (stored.date !== date || stored.official !== (run.official ? 1 : 0))) {
+    const staged = run.staged !== undefined;
+    if (
+      stored &&
+      replaced === undefined &&
+      (stored.date !== date || stored.official !== (run.official ? 1 : 0) || stored.staged_pr > 0 !== staged)
+    ) {
       orphaned.add(await forgetLatest(trx, { runPk }));
     }
 
@@ -271,7 +287,8 @@ export async function ingestBatch(
     );
     // Orphaned keys first, from every point left (this run's included), then this run's other keys.
     await refillLatest(trx, orphaned);
-    await advanceLatest(trx, runPk, run.official, date);
+    // A staged run's points are kept apart: they never become a latest point.
+    if (!staged) await advanceLatest(trx, runPk, run.official, date);
 
     const agentic = await replaceRunRows(
       trx,
@@ -374,6 +391,7 @@ export async function ingestBatch(
       run_id: run.run_id,
       attempt: run.attempt,
       official: run.official,
+      staged: run.staged ?? null,
       date,
       replaced_attempt: replaced,
       run_changes: changes,

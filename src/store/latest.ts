@@ -2,8 +2,8 @@
  * Keeping `latest_points` right through every ingest. A new run's points advance the table where
  * they are newer (date, then run) than what it holds, which is all a normal ingest needs. When
  * points go away or change class (a replaced attempt, points a re-ingest no longer has, a run
- * whose date or official flag changed), their entries are dropped first and those keys are
- * recomputed from what remains once the run is written.
+ * whose date, official flag or staging changed), their entries are dropped first and those keys
+ * are recomputed from what remains once the run is written. A staged run's points never enter it.
  */
 import { sql } from 'kysely';
 import type { Transaction } from 'kysely';
@@ -101,6 +101,7 @@ export async function refillLatest(trx: Trx, keys: LatestKeys): Promise<void> {
       .innerJoin('runs as r', 'r.id', 'x.run_pk')
       .select(['x.id', 'x.run_pk', 'x.date', 'x.isl', 'x.osl', 'x.conc'])
       .where('r.official', '=', official)
+      .where('r.staged_pr', '=', 0)
       .where('x.config_id', '=', config_id)
       .where(counted('r'))
       .orderBy('x.date', 'desc')

@@ -283,6 +283,30 @@ function recordCorrections(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Staging (`/stage-results`, issue 45): a run staged from a pull request's sweep for review before
+ * merge is a third kind of run, apart from official and unofficial ones: the pull request it was
+ * staged from (0: not staged), who staged it and when. Staged runs never feed latest_points nor
+ * any view that does not name them. Runs stored before are not staged.
+ */
+function runStaging(): Migration {
+  return {
+    async up(db) {
+      const table = () => db.schema.alterTable('runs');
+      await table()
+        .addColumn('staged_pr', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await table()
+        .addColumn('staged_by', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await table()
+        .addColumn('staged_at', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema.createIndex('runs_staged').on('runs').columns(['staged_pr', 'date']).execute();
+    },
+  };
+}
+
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '001_initial': initial(dialect),
@@ -293,6 +317,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '006_point_repeats': pointRepeats(),
     '007_launch_attempts': launchAttempts(dialect),
     '008_record_corrections': recordCorrections(dialect),
+    '009_run_staging': runStaging(),
   };
 }
 

@@ -22,7 +22,14 @@ import { counted } from './counted.js';
 import type { Store } from './db.js';
 import type { AgenticPointsTable, BenchmarkResultsTable, ConfigsTable, EvalResultsTable, RunsTable } from './schema.js';
 
-/** Which rows: one run's, or the latest official (or unofficial, or any) point of each config. */
+/**
+ * Which runs count when none is named. Each run is in one channel: official, unofficial, or staged
+ * from a pull request (`/stage-results`). `all` is the record (official and unofficial): a staged
+ * run is seen only where it is asked for (`staged`, or by its id).
+ */
+export type Source = 'official' | 'unofficial' | 'staged' | 'all';
+
+/** Which rows: one run's, or the latest official (or unofficial, staged, any recorded) point of each config. */
 export interface ResultFilter {
   model?: string | undefined;
   isl?: number | undefined;
@@ -32,8 +39,8 @@ export interface ResultFilter {
   precision?: string | undefined;
   /** Only this run's rows (no "latest" selection). */
   run?: string | undefined;
-  /** Which runs count when no run is named; default official. */
-  source?: 'official' | 'unofficial' | 'all' | undefined;
+  /** Which runs count when no run is named; default official. `any`: every run, staged ones too (a point asked for by id). */
+  source?: Source | 'any' | undefined;
   /** As of this date (YYYY-MM-DD): the latest row on or before it; with `exact`, only rows of that date. */
   date?: string | undefined;
   exact?: boolean | undefined;
@@ -225,6 +232,13 @@ function toRow<T>(raw: Record<string, unknown>, json: string[] = []): T {
   return out as T;
 }
 
+/** The condition on a run (alias r) of being in a channel. */
+function inChannel(source: Source) {
+  if (source === 'staged') return sql<boolean>`r.staged_pr > 0`;
+  if (source === 'all') return sql<boolean>`r.staged_pr = 0`;
+  return sql<boolean>`r.staged_pr = 0 and r.official = ${sql.lit(source === 'official' ? 1 : 0)}`;
+}
+
 /** Rows of `table` joined with their run and config, narrowed by the filter (except the latest-selection). */
 function joined<T extends From>(store: Store, table: T, f: ResultFilter, { everyRun = false } = {}) {
   const db = store.db as unknown as Loose;
@@ -242,7 +256,7 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter, { every
   if (f.framework !== undefined) q = q.where('c.framework', '=', f.framework.toLowerCase());
   if (f.precision !== undefined) q = q.where('c.precision', '=', f.precision.toLowerCase());
   if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
-  else if ((f.source ?? 'official') !== 'all') q = q.where('r.official', '=', f.source === 'unofficial' ? 0 : 1);
+  else if (f.source !== 'any') q = q.where(inChannel(f.source ?? 'official'));
   // A named run is shown whole; otherwise only runs that count (store/counted.ts).
   if (f.run === undefined && !everyRun) q = q.where(counted('r'));
   if (f.date !== undefined) q = q.where('x.date', f.exact ? '=' : '<=', f.date);
@@ -258,7 +272,11 @@ function joined<T extends From>(store: Store, table: T, f: ResultFilter, { every
 export async function benchmarks(store: Store, f: ResultFilter & Paging = {}): Promise<PointRow[]> {
   const source = f.source ?? 'official';
   // The common question (the latest official or unofficial points, today) is answered from latest_points.
-  const kept = f.run === undefined && f.date === undefined && f.excludeRun === undefined && source !== 'all';
+  const kept =
+    f.run === undefined &&
+    f.date === undefined &&
+    f.excludeRun === undefined &&
+    (source === 'official' || source === 'unofficial');
   const latest = f.run === undefined && !kept;
   let q = joined(store, 'benchmark_results', f);
   if (kept) {
@@ -391,6 +409,9 @@ const RUN_SOURCES: Sources<
   status: 'r',
   deferred_points: 'r',
   deferred_reason: 'r',
+  staged_pr: 'r',
+  staged_by: 'r',
+  staged_at: 'r',
   date: 'r',
   started_at: 'r',
   finished_at: 'r',
@@ -399,10 +420,10 @@ const RUN_SOURCES: Sources<
 type _RunColumns = NoneLeft<Exclude<keyof typeof RUN_SOURCES, keyof RunsTable>>;
 const runColumns = Object.keys(RUN_SOURCES) as (keyof typeof RUN_SOURCES)[];
 
-/** Runs, newest first, with their point and eval counts and success rate. */
+/** Runs, newest first, with their point and eval counts and success rate; `pr`: those staged from that pull request. */
 export async function runs(
   store: Store,
-  f: { source?: 'official' | 'unofficial' | 'all'; limit?: number; offset?: number; run?: string } = {},
+  f: { source?: Source; pr?: number; limit?: number; offset?: number; run?: string } = {},
 ): Promise<RunRow[]> {
   const db = store.db;
   let q = db
@@ -439,7 +460,8 @@ export async function runs(
     .orderBy('r.date', 'desc')
     .orderBy('r.id', 'desc');
   if (f.run !== undefined) q = q.where('r.run_id', '=', f.run);
-  else if ((f.source ?? 'all') !== 'all') q = q.where('r.official', '=', f.source === 'official' ? 1 : 0);
+  else if (f.pr !== undefined) q = q.where('r.staged_pr', '=', f.pr);
+  else q = q.where(inChannel(f.source ?? 'all'));
   const rows = await paged(q, { limit: f.limit ?? 100, offset: f.offset }).execute();
   return rows.map((raw) => {
     const { n_success, total, override_conclusion, override_reason, override_by, override_at, ...rest } = raw as Record<
@@ -460,6 +482,7 @@ export async function runs(
     row.points = Number(row.points);
     row.agentic_points = Number(row.agentic_points);
     row.evals = Number(row.evals);
+    row.staged_pr = Number(row.staged_pr);
     row.success_rate = total === null || Number(total) === 0 ? null : Number(n_success) / Number(total);
     return row;
   });
@@ -571,7 +594,7 @@ export async function agenticPoints(
 
 /** One agentic point with its whole aggregate and its TTFT by context length; undefined when there is none with that id. */
 export async function agenticPoint(store: Store, id: number): Promise<AgenticPointDetail | undefined> {
-  const raw = await joined(store, 'agentic_points', { source: 'all' }, { everyRun: true })
+  const raw = await joined(store, 'agentic_points', { source: 'any' }, { everyRun: true })
     .select((eb) => [
       ...select(eb as never, AGENTIC_SOURCES),
       eb.ref('x.aggregate').as('aggregate'),

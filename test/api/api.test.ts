@@ -106,7 +106,7 @@ describe.each(DIALECTS)('the API on %s', (dialect) => {
     });
     expect(await get('/api/v1/benchmarks?source=mine')).toMatchObject({
       status: 400,
-      body: { error: expect.stringContaining('official, unofficial, all') },
+      body: { error: expect.stringContaining('official, unofficial, staged, all') },
     });
     expect(await get('/api/v1/benchmarks?date=yesterday')).toMatchObject({
       status: 400,

@@ -33,6 +33,7 @@ describe('the generated workflows', () => {
       '.github/workflows/frontier-reuse.yml',
       '.github/workflows/frontier-signoff.yml',
       '.github/workflows/frontier-recipe-reminder.yml',
+      '.github/workflows/frontier-stage-results.yml',
       '.github/workflows/frontier-profile.yml',
       '.github/workflows/frontier-speedbench-al.yml',
       '.github/workflows/frontier-fleet-health.yml',

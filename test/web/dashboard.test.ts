@@ -76,6 +76,10 @@ describe('the dashboard in Chromium', () => {
     await ingestBatch(store, readArtifacts(ARTIFACTS, { runId: 'old', official: true, date: '2026-08-01' }));
     await ingestBatch(store, readArtifacts(sweepDir(), { runId: 'new', official: true, date: '2026-09-01' }));
     await ingestBatch(store, readArtifacts(prDir(), { runId: 'pr-1', date: '2026-09-02', thresholdOf: () => 0.91 }));
+    // A run staged from PR #5 (/stage-results), the newest of all: in no view unless asked for (?staged=).
+    const staged = copyDir(ARTIFACTS);
+    scaleMeasurements(staged, 3);
+    await ingestBatch(store, readArtifacts(staged, { runId: 'stg-1', date: '2026-09-03', stage: { pr: 5, by: 'alice' } }));
     app = await buildApi({ store, webDir: join(REPO, 'dist/web') });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchChromium();
@@ -180,6 +184,24 @@ describe('the dashboard in Chromium', () => {
       /false discovery rate α = 0\.05 \(Benjamini–Hochberg, over every metric of every point\) and at least 2%; a change whose interval reaches beyond ±5% is inconclusive\. Tests: Welch's t/,
     );
     await shot('inference-run-overlay');
+  });
+
+  it('?staged= draws a staged run over the official points under a "staged, not official" banner', async () => {
+    await page.goto(`${base}/inference?model=dsr1&staged=stg-1`);
+    const attr = await chart('inference-chart');
+    expect(await attr('overlay-points')).toBe(3);
+    expect(await attr('points')).toBe(5);
+    await expect
+      .poll(() => page.getByTestId('staged-banner').textContent())
+      .toMatch(
+        /^Staged, not official: run stg-1 from PR #5, staged by @alice on \d{4}-\d{2}-\d{2}, drawn over the official results/,
+      );
+    expect(await page.getByTestId('overlay-banner').count()).toBe(0);
+    await shot('inference-staged');
+    await page.getByTestId('staged-banner').getByRole('link', { name: 'Hide it' }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/inference?model=dsr1`);
+    expect(await (await chart('inference-chart'))('overlay-points')).toBe(0);
+    expect(await page.getByTestId('staged-banner').count()).toBe(0);
   });
 
   it('exports the visible points as CSV, units in the header, values as the API gives them', async () => {

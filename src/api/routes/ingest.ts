@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyRequest, FastifySchema } from 'fastify';
 import { IngestConflict, IngestError, ingestBatch, readArtifacts } from '../../store/index.js';
-import type { IngestOptions, IngestSummary, Store } from '../../store/index.js';
+import type { IngestOptions, IngestSummary, Staging, Store } from '../../store/index.js';
 import { ArchiveError, extractTarGz } from '../archive.js';
 import { HttpError } from '../http-error.js';
 import { dateParam, intParam, querySchema, stringParam } from '../schemas.js';
@@ -46,6 +46,10 @@ export function ingestRoutes({ app, store, requireToken }: RouteContext, setting
           source_run: stringParam('reuse: the run whose results these are'),
           date: dateParam('the results’ date (default: the run’s)'),
           dry_run: { type: 'boolean', description: 'check and count, write nothing' },
+          stage_pr: intParam(
+            'stage the run for this pull request (/stage-results): kept apart from official and unofficial runs; needs staged_by',
+          ),
+          staged_by: stringParam('with stage_pr: who staged it (a GitHub login)'),
         }),
       } as FastifySchema,
       onRequest: requireToken,
@@ -54,12 +58,24 @@ export function ingestRoutes({ app, store, requireToken }: RouteContext, setting
       const body = request.body as Readable | undefined;
       if (!body || typeof body.pipe !== 'function') throw new HttpError(415, NOT_GZIP);
       if (Number(request.headers['content-length'] ?? 0) > settings.maxUploadBytes) throw tooLarge(settings);
+      stagingOf(request.query as Query);
       const summary = await ingestUpload(store, body, request.query as Query, settings);
       return reply
         .status(summary.benchmarks.new + summary.agentic.new + summary.evals.new > 0 && !summary.dry_run ? 201 : 200)
         .send(summary);
     },
   );
+}
+
+/** The staging the query asks for, checked before the body is read. */
+function stagingOf(query: Query): Staging | undefined {
+  const pr = query.stage_pr as number | undefined;
+  const by = query.staged_by as string | undefined;
+  if (pr === undefined && by === undefined) return undefined;
+  if (pr === undefined || by === undefined)
+    throw new HttpError(400, 'stage_pr and staged_by go together: the pull request and who staged it');
+  if (query.official === true) throw new HttpError(400, 'a staged run is never official: drop official=true or stage_pr');
+  return { pr, by };
 }
 
 const tooLarge = (settings: UploadSettings) =>
@@ -91,6 +107,7 @@ async function ingestUpload(store: Store, body: Readable, query: Query, settings
     }
     const batch = readArtifacts(files, {
       official: query.official as boolean | undefined,
+      stage: stagingOf(query),
       runId: query.run_id as string | undefined,
       attempt: query.attempt as number | undefined,
       sourceRun: query.source_run as string | undefined,

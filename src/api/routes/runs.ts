@@ -1,9 +1,9 @@
 import type { FastifySchema } from 'fastify';
 import { run, runLog, runs } from '../../store/index.js';
-import type { ResultFilter } from '../../store/index.js';
+import type { Source } from '../../store/index.js';
 import { HttpError } from '../http-error.js';
 import type { PageSize } from '../paging.js';
-import { querySchema, sourceParam, stringParam } from '../schemas.js';
+import { intParam, querySchema, sourceParam, stringParam } from '../schemas.js';
 import { pagedRoute } from './route.js';
 import type { RouteContext } from './route.js';
 
@@ -24,11 +24,20 @@ export function runRoutes(context: RouteContext): void {
     context,
     '/api/v1/runs',
     {
-      summary: 'Runs, newest first, with point and eval counts and success rate',
-      querystring: querySchema({ source: { ...sourceParam, description: 'official, unofficial or all (default all)' } }),
+      summary:
+        'Runs, newest first, with point and eval counts and success rate; staged runs (staged_pr, staged_by, staged_at) only with source=staged or pr',
+      querystring: querySchema({
+        source: {
+          ...sourceParam,
+          description:
+            'official, unofficial, staged (runs staged from pull requests by /stage-results) or all (default: official and unofficial)',
+        },
+        pr: intParam('only the runs staged from this pull request'),
+      }),
     },
     RUNS_PAGE,
-    async (query, page) => runs(store, { source: (query.source as ResultFilter['source']) ?? 'all', ...page }),
+    async (query, page) =>
+      runs(store, { source: (query.source as Source | undefined) ?? 'all', pr: query.pr as number | undefined, ...page }),
   );
 
   app.get(

@@ -146,7 +146,7 @@ function readText(path: string): string {
 }
 
 /** The recorded answers at `files`, as the lookups the decision makes. */
-export function recordedGithub(files: RecordFiles): GithubRecord {
+export function recordedGithub(files: RecordFiles, decision = 'the reuse decision'): GithubRecord {
   const pathOf = (kind: Kind, variant?: string): string | undefined => {
     if (files[kind] !== undefined) return files[kind];
     if (files.dir === undefined) return undefined;
@@ -160,7 +160,7 @@ export function recordedGithub(files: RecordFiles): GithubRecord {
   const need = (kind: Kind, what: string, variant?: string): unknown => {
     const path = pathOf(kind, variant);
     if (path === undefined)
-      throw new UserError(`the reuse decision needs ${what}, and it is not recorded`, {
+      throw new UserError(`${decision} needs ${what}, and it is not recorded`, {
         hint: `record it with \`${RECORD_FILES[kind].api} > ${RECORD_FILES[kind].file}\` and pass --${kind} FILE or --github DIR`,
       });
     return readJson(path);

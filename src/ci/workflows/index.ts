@@ -13,6 +13,7 @@ import { REMIND_WORKFLOW, remindWorkflow } from './remind.js';
 import { SIGNOFF_WORKFLOW, signoffWorkflow } from './signoff.js';
 import { SPEEDBENCH_AL_WORKFLOW, speedbenchAlWorkflow } from './speedbench-al.js';
 import { STORE_DUMP_WORKFLOW, storeDumpWorkflow } from './store-dump.js';
+import { STAGE_WORKFLOW, stageWorkflow } from './stage.js';
 import { BENCHMARK_WORKFLOW, SWEEP_WORKFLOW, benchmarkWorkflow, sweepWorkflow } from './sweep.js';
 
 export type { WorkflowOptions } from './common.js';
@@ -27,6 +28,7 @@ export {
   FLEET_HEALTH_WORKFLOW,
   STORE_DUMP_WORKFLOW,
   RECOVER_WORKFLOW,
+  STAGE_WORKFLOW,
 };
 export { HEALTH_WEBHOOK_SECRET, RUNNERS_TOKEN_SECRET } from './fleet-health.js';
 
@@ -56,6 +58,13 @@ export function workflowFiles(o: WorkflowOptions, version: string): [path: strin
       workflowYaml(
         header('Reminds a pull request touching the recipes, once, of sign-off and the sweep label.'),
         remindWorkflow(o),
+      ),
+    ],
+    [
+      STAGE_WORKFLOW,
+      workflowYaml(
+        header('Answers a /stage-results comment: stages a sweep run of the pull request, apart from the record.'),
+        stageWorkflow(o, SWEEP_WORKFLOW),
       ),
     ],
     [

@@ -32,6 +32,8 @@ export interface ViewState {
   predicted: boolean;
   /** A run drawn over the official results. */
   run: string | undefined;
+  /** A run staged from a pull request (/stage-results), drawn over the official results under a "not official" banner. */
+  staged: string | undefined;
   /** TCO figures that differ from the defaults, by hardware. */
   tco: Record<string, Tco>;
   /** Where the energy axes come from: measured GPU power, or the TCO figures (the default). */
@@ -56,6 +58,7 @@ export const DEFAULTS: ViewState = {
   optimal: true,
   predicted: false,
   run: undefined,
+  staged: undefined,
   tco: {},
   energy: 'tco',
   target: 50,
@@ -122,6 +125,7 @@ export function parseUrl(pathname: string, search: string): ViewState {
     optimal: params.get('optimal') !== '0',
     predicted: params.get('predicted') === '1',
     run: params.get('run') ?? undefined,
+    staged: params.get('staged') ?? undefined,
     tco: parseTco(params.get('tco')),
     // Per-role energy is measured only: its axis brings the measured mode with it.
     energy: params.get('energy') === 'measured' || measuredOnly(y) ? 'measured' : 'tco',
@@ -143,6 +147,7 @@ export function toUrl(s: ViewState): string {
   if (!s.optimal) q.set('optimal', '0');
   if (s.predicted) q.set('predicted', '1');
   if (s.run) q.set('run', s.run);
+  if (s.staged) q.set('staged', s.staged);
   const tco = Object.entries(s.tco)
     .filter(([hw, t]) => DEFAULT_TCO[hw]?.costPerHour !== t.costPerHour || DEFAULT_TCO[hw]?.powerKw !== t.powerKw)
     .sort(([a], [b]) => a.localeCompare(b))

@@ -1,6 +1,7 @@
 import { useMemo, useRef } from 'react';
 import { MEASURED_POWER_KEYS, VERDICT_SYMBOL, changeText, metricDef } from '../../../src/contract/index.js';
 import type {
+  RunDetail,
   AvailabilityRow,
   ComparedPoint,
   Comparison,
@@ -11,6 +12,7 @@ import type {
   VerdictName,
 } from '../../../src/contract/index.js';
 import { query, useApi, useApiEach } from '../api.js';
+import type { Loaded } from '../api.js';
 import { Chart, download } from '../Chart.js';
 import type { ChartHandle } from '../Chart.js';
 import { Filters, scopeOf } from '../Filters.js';
@@ -366,6 +368,28 @@ function CompareTable({ runId, comparison: c }: { runId: string; comparison: Com
   );
 }
 
+/** A staged run's banner: whose pull request it comes from, that it is not official, and how to hide it. */
+function StagedBanner({ runId, run, view, update }: { runId: string; run: Loaded<RunDetail>; view: ViewState; update: Update }) {
+  const r = run.data;
+  return (
+    <p className="banner staged" data-testid="staged-banner">
+      <b>Staged, not official:</b> run <b>{runId}</b>
+      {r && r.staged_pr > 0 && (
+        <>
+          {' '}
+          from PR #{r.staged_pr}, staged by @{r.staged_by} on {r.staged_at.slice(0, 10)}
+        </>
+      )}
+      {r && r.staged_pr === 0 && <> (not a staged run: {r.official ? 'official' : 'unofficial'})</>}
+      {run.error && <> ({run.error})</>}, drawn over the official results (◆ hollow diamonds, dashed frontiers). It is in no
+      official or unofficial view until its pull request merges.{' '}
+      <Link view={view} to={{ staged: undefined }} update={update}>
+        Hide it
+      </Link>
+    </p>
+  );
+}
+
 /** A change with its 95% interval, as the comparison gives it: `−3.1% [−5.0, −1.2]`. */
 const pct = (d: MetricDelta | undefined) => (d === undefined || d.delta_pct === null ? '–' : changeText(d));
 
@@ -377,10 +401,13 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   const points = useApi<PointRow[]>(
     base ? `/api/v1/benchmarks?${query({ ...base, date: view.date, metrics: METRICS })}` : undefined,
   );
+  // The run drawn over the official results: a staged one (/stage-results) or any other.
+  const overlayRun = view.staged ?? view.run;
   const overlay = useApi<PointRow[]>(
-    base && view.run ? `/api/v1/benchmarks?${query({ ...base, run: view.run, metrics: METRICS })}` : undefined,
+    base && overlayRun ? `/api/v1/benchmarks?${query({ ...base, run: overlayRun, metrics: METRICS })}` : undefined,
   );
-  const comparison = useApi<Comparison>(view.run ? `/api/v1/compare?${query({ run: view.run })}` : undefined);
+  const comparison = useApi<Comparison>(overlayRun ? `/api/v1/compare?${query({ run: overlayRun })}` : undefined);
+  const stagedRun = useApi<RunDetail>(view.staged ? `/api/v1/runs/${encodeURIComponent(view.staged)}` : undefined);
   const chart = useRef<ChartHandle>(null);
   const tco = tcoOf(view);
 
@@ -420,7 +447,8 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
   const settled =
     done(availability) &&
     (!base || done(points)) &&
-    (!base || !view.run || (done(overlay) && done(comparison))) &&
+    (!base || !overlayRun || (done(overlay) && done(comparison))) &&
+    (!view.staged || done(stagedRun)) &&
     predictedSettled;
 
   const exportCsv = () =>
@@ -436,7 +464,8 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
         Inference: {isEnergyAxis(view.y) ? energyAxisName(view.y, mode, sources, false) : metricDef(view.y)?.label} against{' '}
         {metricDef(view.x)?.label.toLowerCase()}
       </h1>
-      {view.run && (
+      {view.staged && <StagedBanner runId={view.staged} run={stagedRun} view={view} update={update} />}
+      {view.run && !view.staged && (
         <p className="banner unofficial" data-testid="overlay-banner">
           Unofficial run <b>{view.run}</b> drawn over the official results (◆ hollow diamonds, dashed frontiers).{' '}
           <Link view={view} to={{ run: undefined }} update={update}>
@@ -591,7 +620,7 @@ export function Inference({ view, update }: { view: ViewState; update: Update })
           </ul>
         </div>
       )}
-      {view.run && comparison.data && <CompareTable runId={view.run} comparison={comparison.data} />}
+      {overlayRun && comparison.data && <CompareTable runId={overlayRun} comparison={comparison.data} />}
     </section>
   );
 }
