@@ -11,6 +11,15 @@ import type { RecordedPermission, RecordedPull } from './external-record.js';
 import { LABELS, SWEEP_LABELS } from './labels.js';
 import type { LabelInfo, LabelName } from './labels.js';
 
+/** The test name (and so the run's title) of a dispatched sweep of an external PR's approved commit, as InferenceX's. */
+export const externalTestName = (pr: number, headSha: string): string => `External PR #${pr} @ ${headSha.slice(0, 12)}`;
+
+/** The PR and the approved commit's first 12 hex digits a run title names, when it is an external PR's sweep. */
+export function externalSweepOf(title: string): { pr: number; sha12: string } | undefined {
+  const m = /\bExternal PR #(\d+) @ ([0-9a-f]{12})\b/.exec(title);
+  return m ? { pr: Number(m[1]), sha12: m[2]! } : undefined;
+}
+
 /** Collaborator permissions (the API's `permission` field) that may approve external code. */
 export const TRUSTED_PERMISSIONS: readonly string[] = ['admin', 'maintain', 'write'];
 
@@ -127,7 +136,7 @@ export function authorizeExternalSweep({ event, permission, pull }: ExternalInpu
 
   const mode = (LABELS[base.label as LabelName] as LabelInfo).mode!;
   const has = (l: LabelName): string => String(pull.labels.includes(l));
-  const testName = `External PR #${pull.number} @ ${pull.headSha.slice(0, 12)}`;
+  const testName = externalTestName(pull.number, pull.headSha);
   return {
     ...base,
     ...extra,

@@ -6,6 +6,7 @@
  */
 import type { IngestSummary } from '../store/index.js';
 import type { GithubEvent } from './event.js';
+import { externalSweepOf } from './external.js';
 import type { GithubRecord } from './reuse/decide.js';
 import { hasResultArtifacts, workflowPath } from './reuse/source-run.js';
 import type { WorkflowRun } from './reuse/source-run.js';
@@ -25,9 +26,11 @@ export const STAGE_REFUSALS = {
   'not-authorized': 'ask a maintainer with write access to the repository to comment /stage-results',
   'run-not-found': 'name a run of the sweep workflow (its id is in the run’s URL: …/actions/runs/RUN_ID)',
   'run-wrong-workflow': 'name a run of the sweep workflow; other workflows’ runs hold no sweep results',
-  'run-not-pull-request': 'name a pull_request run of this pull request’s sweep; a push or dispatched run is not a PR’s',
+  'run-not-pull-request':
+    'name a pull_request run of this pull request’s sweep, or the dispatched sweep a maintainer’s label started for an external PR (titled `External PR #N @ sha`)',
   'run-not-in-pr': 'name a run of one of this pull request’s commits',
-  'no-run-for-head': 'sweep the head commit first (a sweep label runs it), or name an earlier run: `/stage-results RUN_ID`',
+  'no-run-for-head':
+    'sweep the head commit first (a sweep label runs it), or name a run: `/stage-results RUN_ID` (an external PR’s sweep is a dispatched run: name it)',
   'run-not-completed': 'wait until the run has finished, then comment again',
   'run-not-successful': 're-run the failed jobs or push a fix, then comment again once a sweep succeeds',
   'run-no-results': 'name a run that swept (one whose sweep the reuse gate skipped uploads no results), or sweep again',
@@ -72,6 +75,18 @@ export function parseStageCommand(body: string): string | null | undefined {
   return m ? (m[1] ?? null) : undefined;
 }
 
+/**
+ * The commit of pull request `pr` that `run` swept: a pull_request run's head, or the approved
+ * commit a dispatched sweep of an external PR names in its title (its own head is the default
+ * branch's); '' when it is neither.
+ */
+function sweptCommit(run: WorkflowRun, pr: number, prShas: ReadonlySet<string>): string {
+  if (run.event === 'pull_request') return run.headSha;
+  const external = run.event === 'workflow_dispatch' ? externalSweepOf(run.displayTitle ?? '') : undefined;
+  if (!external || external.pr !== pr) return '';
+  return [...prShas].find((sha) => sha.startsWith(external.sha12)) ?? '';
+}
+
 /** Why `run` cannot be staged for pull request `pr`, or undefined when it can. */
 function runRefusal(
   run: WorkflowRun,
@@ -83,12 +98,15 @@ function runRefusal(
   const expected = workflowPath(sweepWorkflow);
   if (run.path !== '' && run.path !== expected)
     return ['run-wrong-workflow', `run ${run.id} is from ${run.path}, not ${expected}`];
-  if (run.event !== 'pull_request')
+  const external = run.event === 'workflow_dispatch' ? externalSweepOf(run.displayTitle ?? '') : undefined;
+  if (run.event !== 'pull_request' && !external)
     return ['run-not-pull-request', `run ${run.id} is a ${run.event || 'unknown'} run, not a pull_request run`];
-  if (!prShas.has(run.headSha))
+  if (external && external.pr !== pr) return ['run-not-in-pr', `run ${run.id} swept external PR #${external.pr}, not PR #${pr}`];
+  const swept = sweptCommit(run, pr, prShas);
+  if (!prShas.has(swept))
     return [
       'run-not-in-pr',
-      `run ${run.id} swept ${run.headSha.slice(0, 12) || 'no commit'}, which is not a commit of PR #${pr}`,
+      `run ${run.id} swept ${(external?.sha12 ?? run.headSha.slice(0, 12)) || 'no commit'}, which is not a commit of PR #${pr}`,
     ];
   if (run.status !== 'completed') return ['run-not-completed', `run ${run.id} is ${run.status || 'not completed'}`];
   if (run.conclusion !== 'success')
@@ -126,7 +144,10 @@ export function decideStage(event: GithubEvent, github: StageGithub, o: { sweepW
     if (!run) return refuse('run-not-found', `run ${named} is not a recorded run of this repository`, context);
     const why = runRefusal(run, pr, shas, github, o.sweepWorkflow);
     if (why) return refuse(why[0], why[1], context);
-    return { stage: true, answer: true, ...context, run: { ...run, pinned: true } };
+    // Staged under the PR's commit it swept (a dispatched external sweep's own head is the default branch's).
+    const headSha = sweptCommit(run, pr, shas);
+    const headBranch = run.event === 'pull_request' ? run.headBranch : pull.headRef;
+    return { stage: true, answer: true, ...context, run: { ...run, headSha, headBranch, pinned: true } };
   }
   const expected = workflowPath(o.sweepWorkflow);
   // Newest first, as GitHub lists them; a run the reuse gate turned into a no-op (no results) is passed over.

@@ -104,6 +104,28 @@ describe('who may stage what', () => {
     expect(decide('/stage-results 901')).toMatchObject({ stage: true, run: { id: '901', headSha: OLDER, pinned: true } });
   });
 
+  it('a named dispatched sweep of an external PR (a maintainer approved its commit) is staged under that commit', () => {
+    const MAIN = 'a'.repeat(40);
+    const external = (id: number, title: string) =>
+      run(id, { event: 'workflow_dispatch', head_sha: MAIN, head_branch: 'main', display_title: `Frontier sweep - ${title}` });
+    const files = (r: ReturnType<typeof run>) => ({ [`runs-${r.id}.json`]: r, [`artifacts-${r.id}.json`]: [RESULTS] });
+    const p = decide('/stage-results 950', files(external(950, `External PR #2 @ ${OLDER.slice(0, 12)}`)));
+    expect(p).toMatchObject({ stage: true, run: { id: '950', headSha: OLDER, headBranch: 'feature', pinned: true } });
+    expect(stageOutputs(p)['head-sha']).toBe(OLDER);
+    // Another PR's external sweep, a commit that is not the PR's, a plain dispatch: refused.
+    expect(refusal(decide('/stage-results 951', files(external(951, `External PR #3 @ ${OLDER.slice(0, 12)}`))))).toEqual([
+      false,
+      'run-not-in-pr',
+      'run 951 swept external PR #3, not PR #2',
+    ]);
+    expect(refusal(decide('/stage-results 952', files(external(952, `External PR #2 @ ${ELSEWHERE.slice(0, 12)}`))))).toEqual([
+      false,
+      'run-not-in-pr',
+      `run 952 swept ${ELSEWHERE.slice(0, 12)}, which is not a commit of PR #2`,
+    ]);
+    expect(refusal(decide('/stage-results 953', files(external(953, 'by hand'))))[1]).toBe('run-not-pull-request');
+  });
+
   it('passes over a head sweep the reuse gate made a no-op (no results) for an earlier one of the same commit', () => {
     const p = decide('/stage-results', {
       'runs.json': { workflow_runs: [run(903), run(902)] },

@@ -76,6 +76,7 @@ export function workflowRunOf(raw: Json): WorkflowRun {
     runAttempt: str(raw.run_attempt),
     htmlUrl: str(raw.html_url),
     repository: str(obj(raw.repository).full_name),
+    displayTitle: str(raw.display_title),
   };
 }
 

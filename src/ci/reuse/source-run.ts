@@ -20,6 +20,8 @@ export interface WorkflowRun {
   htmlUrl: string;
   /** owner/name of the repository the run belongs to ('' when the answer does not say). */
   repository: string;
+  /** The run's title (a dispatched sweep of an external PR names the PR and its approved commit there). */
+  displayTitle?: string;
 }
 
 /** Aggregate artifacts that carry results; `bmk_agentic_*` point artifacts count too. */
