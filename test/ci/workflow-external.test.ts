@@ -53,6 +53,24 @@ describe('the external sweep workflow is a control plane', () => {
     ]);
   });
 
+  it('no workflow a comment starts (with the store’s secret) checks out or runs the pull request’s code', () => {
+    const all = generated();
+    const commented = Object.keys(all).filter((p) => 'issue_comment' in all[p]!.on);
+    expect(commented.map((p) => p.split('/').at(-1))).toEqual([
+      'frontier-reuse.yml',
+      'frontier-signoff.yml',
+      'frontier-stage-results.yml',
+    ]);
+    for (const p of commented) expect([p, controlPlaneProblems(all[p])]).toEqual([p, []]);
+    // The same check catches a staging that checks the pull request out and runs it.
+    const stage = all['.github/workflows/frontier-stage-results.yml']!;
+    stage.jobs.stage!.steps.splice(2, 0, { name: 'Check out the PR', run: 'gh pr checkout "$PR" && npm ci' });
+    expect(controlPlaneProblems(stage)).toEqual([
+      'stage › Check out the PR: its script fetches commits (gh pr checkout)',
+      'stage › Check out the PR: its script runs code of the workspace (npm ci)',
+    ]);
+  });
+
   const unsafe = (mutate: (wf: Wf) => void): string[] => {
     const wf = generated()[EXTERNAL]!;
     mutate(wf);
