@@ -7,6 +7,7 @@
 import { isPlainMapping } from '../catalog/index.js';
 import { byCodePoint, pyFixed } from '../pycompat/index.js';
 import { UserError } from '../util/user-error.js';
+import { jsonDocuments } from '../util/json-file.js';
 
 export type RunStats = Record<string, { n_success: number; total: number }>;
 
@@ -159,42 +160,12 @@ export function successRateTable(stats: RunStats): string {
 
 type Json = Record<string, unknown>;
 
-/** The JSON documents of a text: one, or several one after another (`gh api --paginate` without `--slurp`). */
-function jsonDocuments(text: string, source: string): unknown[] {
-  const docs: unknown[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') {
-      if (depth++ === 0) start = i;
-    } else if (c === '}' || c === ']') {
-      if (--depth === 0) docs.push(JSON.parse(text.slice(start, i + 1)));
-    } else if (depth === 0 && !/\s/.test(c)) {
-      throw new UserError(`${source}: not JSON (unexpected ${JSON.stringify(c)} at offset ${i})`);
-    }
-  }
-  if (depth !== 0 || docs.length === 0) throw new UserError(`${source}: not JSON (it ends inside a document, or is empty)`);
-  return docs;
-}
-
 /**
  * The jobs of a recorded "list jobs for a workflow run" answer: one page (`{jobs: […]}`), pages
  * one after another or as an array (`gh api --paginate [--slurp]`), or a bare array of jobs.
  */
 export function parseWorkflowJobs(text: string, source = 'the jobs file'): WorkflowJob[] {
-  let docs: unknown[];
-  try {
-    docs = jsonDocuments(text, source);
-  } catch (e) {
-    if (e instanceof UserError) throw e;
-    throw new UserError(`${source}: not JSON: ${(e as Error).message}`);
-  }
+  const docs = jsonDocuments(text, source);
   const pages = docs.flatMap((d) => (Array.isArray(d) && d.every((p) => isPlainMapping(p) && 'jobs' in p) ? d : [d]));
   const jobs: WorkflowJob[] = [];
   for (const page of pages) {

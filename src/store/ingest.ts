@@ -433,10 +433,10 @@ export async function ingestBatch(
 
 class Rollback extends Error {}
 
-/** Tables whose rows belong to one run (`run_pk`). */
+/** Tables whose rows belong to one run (`run_pk`), latest points first (they name benchmark results). */
 const RUN_TABLES = [
-  'benchmark_results',
   'latest_points',
+  'benchmark_results',
   'agentic_points',
   'eval_results',
   'changelog_entries',
@@ -524,16 +524,7 @@ async function replaceRunRows(
 
 /** Remove a run and everything attributed to it. */
 export async function deleteRun(db: Kysely<Database> | Transaction<Database>, runPk: number): Promise<void> {
-  for (const table of [
-    'latest_points',
-    'benchmark_results',
-    'agentic_points',
-    'eval_results',
-    'changelog_entries',
-    'run_stats',
-    'run_logs',
-    'launch_attempts',
-  ] as const) {
+  for (const table of RUN_TABLES) {
     await db.deleteFrom(table).where('run_pk', '=', runPk).execute();
   }
   await db.deleteFrom('runs').where('id', '=', runPk).execute();

@@ -5,6 +5,7 @@
  * pages of `--paginate --slurp`, or an array of runners (`--jq '.runners[]' | jq -s .`).
  */
 import { UserError } from '../../util/user-error.js';
+import { jsonDocuments } from '../../util/json-file.js';
 
 /** One self-hosted runner, as much of it as the digest reads. */
 export interface GithubRunner {
@@ -20,42 +21,6 @@ export interface GithubRunner {
 
 export const RUNNERS_LISTING_HINT =
   'record it with: gh api --paginate --slurp "repos/OWNER/REPO/actions/runners?per_page=100" > runners.json';
-
-/** The top-level JSON values of `text`, one after another (what `gh api --paginate` writes for objects). */
-function jsonValues(text: string, file: string): unknown[] {
-  const values: unknown[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    else if (c === '{' || c === '[') {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (c === '}' || c === ']') depth--;
-    else if (depth === 0 && !/\s/.test(c))
-      throw new UserError(`${file}: not a runners listing: "${c}" at offset ${i} is outside any JSON object or array`, {
-        hint: RUNNERS_LISTING_HINT,
-      });
-    if (depth === 0 && start >= 0 && (c === '}' || c === ']')) {
-      try {
-        values.push(JSON.parse(text.slice(start, i + 1)));
-      } catch (e) {
-        throw new UserError(`${file}: not JSON: ${(e as Error).message}`, { hint: RUNNERS_LISTING_HINT });
-      }
-      start = -1;
-    }
-    if (depth < 0) break;
-  }
-  if (depth !== 0 || inString) throw new UserError(`${file}: not JSON: it ends inside a value`, { hint: RUNNERS_LISTING_HINT });
-  return values;
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -89,7 +54,7 @@ function runnerObjects(values: unknown[], file: string): { at: string; value: un
 
 /** The runners of a recorded listing; a UserError naming the file, the runner and the key when it is not one. */
 export function parseRunnersListing(text: string, file: string): GithubRunner[] {
-  const values = jsonValues(text, file);
+  const values = jsonDocuments(text, file, RUNNERS_LISTING_HINT);
   if (values.length === 0) throw new UserError(`${file}: empty: no runners listing`, { hint: RUNNERS_LISTING_HINT });
   const out: GithubRunner[] = [];
   const seen = new Map<string, string>();
