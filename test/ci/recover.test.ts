@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RecoveryRefused, recoverIngest } from '../../src/ci/recover.js';
 import type { RecoverOptions } from '../../src/ci/recover.js';
 import { DEFAULT_MIN_SCORE, floatThreshold, referenceThresholds, resolveThreshold } from '../../src/evals/index.js';
@@ -11,6 +11,8 @@ import { TABLES, openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { runCli } from '../helpers.js';
 import { ARTIFACTS, copyDir } from '../store/helpers.js';
+import { startPostgres } from '../support/postgres.js';
+import type { LocalPostgres } from '../support/postgres.js';
 import {
   FAILED_INGEST,
   HEAD,
@@ -133,6 +135,23 @@ describe('frontier ingest --recover: a failed ingest after a green sweep', () =>
     expect(cli.stdout).toContain('recover run 7001: a failed ingest after a green sweep, official (a push to main)');
     expect(cli.stdout).toContain('already ingested, nothing changed: run 7001 (attempt 1)');
     expect(await withStore(db, listing)).toEqual(first);
+  });
+
+  describe('on PostgreSQL', () => {
+    let pg: LocalPostgres | undefined;
+    afterAll(async () => pg?.stop());
+
+    it('recovering twice leaves every row as it was, and says so', async () => {
+      pg = await startPostgres();
+      const db = await pg.createDatabase('recover_twice');
+      const gh = recorded(FAILED_INGEST);
+      await withStore(db, (store) => recoverIngest(store, options({ githubDir: gh })));
+      const first = await withStore(db, listing);
+      const again = await withStore(db, (store) => recoverIngest(store, options({ githubDir: gh })));
+      expect(again.summary.unchanged).toBe(true);
+      expect(await withStore(db, listing)).toEqual(first);
+      expect(first.benchmark_results).toHaveLength(6);
+    });
   });
 
   it('refuses, with its code and the fix, a run that is not a green sweep whose results were kept', async () => {

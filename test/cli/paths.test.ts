@@ -91,6 +91,9 @@ describe('every option and argument that names a file or folder has a path kind'
   const NOT_ON_DISK = new Set([
     // A file name inside the workflow folder of the repository named by the API, not a local path.
     'ci reuse decide --workflow-id',
+    'ci external --workflow-id',
+    'ci stage --workflow-id',
+    'ingest --workflow-id',
     // Relative to the eval folder (DIR), as the reference's --meta-env.
     'eval check --meta-env',
     // The catalog itself.
