@@ -2,7 +2,7 @@
 // (whole processes), on SQLite, and on PostgreSQL when a server can be started here (Debian's
 // postgresql package, as the tests start one). The store is seeded fast: one real ingest of the
 // InferenceX fixture, then its points copied in bulk with SQL (20 runs × 10,000 points, each with
-// the fixture's metrics JSON). Budgets (docs/performance.md): dump < 30 s, restore < 60 s.
+// the fixture's metrics JSON). Budgets (docs/performance.md): dump < 15 s, restore < 30 s.
 // Usage: node perf/store-dump.mjs
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -17,8 +17,8 @@ import pg from 'pg';
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${repo}dist/frontier.cjs`;
 
-export const DUMP_BUDGET_S = 30;
-export const RESTORE_BUDGET_S = 60;
+export const DUMP_BUDGET_S = 15;
+export const RESTORE_BUDGET_S = 30;
 const RUNS = 20;
 const PER_RUN = 10_000;
 
