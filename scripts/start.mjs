@@ -17,6 +17,9 @@
 // runs/<date>-<time>-repeats, and ingested as a later official run: the dashboard then draws
 // those points with their 95% intervals, and the rest of the curve without (docs/verdicts.md).
 //
+// `npm start -- --filter FIELD=GLOB …` runs only the matching rows of the example catalog (as
+// `frontier run --filter`), and then no repeated rows: a quicker look at one engine or model.
+//
 // Every path here is relative to the repository root, where npm runs scripts; `frontier -C
 // examples` reads the example catalog, and the paths given to it stay the repository's.
 import { spawn, spawnSync } from 'node:child_process';
@@ -36,6 +39,20 @@ const db = process.env.FRONTIER_DB ?? join('runs', 'frontier.db');
 // cannot sit out the whole window in one.
 const corpus = join(out, 'traces', 'small.jsonl');
 const BUILD_LOG = join('runs', 'llama-server-build.log');
+
+/** `--filter FIELD=GLOB`, repeatable: the rows of the example catalog to run (all when none). */
+function startFilters(argv) {
+  const filters = [];
+  for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] !== '--filter' || argv[i + 1] === undefined) {
+      process.stderr.write(`npm start: unknown argument ${argv[i]}; usage: npm start [-- --filter FIELD=GLOB …]\n`);
+      process.exit(2);
+    }
+    filters.push('--filter', argv[i + 1]);
+  }
+  return filters;
+}
+const FILTERS = startFilters(process.argv.slice(2));
 
 /** Children to stop when npm start is stopped: each takes SIGTERM, then this waits for them. */
 const children = new Set();
@@ -78,7 +95,7 @@ await must(await frontierStatus(synth, { stdio: ['ignore', 'ignore', 'inherit'] 
 
 /** One pass of the sweep over the same matrix and run directory: the first, or a --resume. */
 async function sweep({ env, resume = false, defer }) {
-  const args = ['-C', 'examples', 'run', '--matrix', '-', '--cluster', 'local-sim', '--out', out];
+  const args = ['-C', 'examples', 'run', '--matrix', '-', '--cluster', 'local-sim', '--out', out, ...FILTERS];
   args.push('--traces', corpus, '--agentic-duration', '30');
   if (resume) args.push('--resume');
   if (defer) args.push('--defer', LLAMA_ROWS, '--defer-reason', defer);
@@ -195,7 +212,7 @@ if (later) {
 }
 
 // After the llama-server build, not beside it: a build hogging the cores would be measured as noise.
-if (!stopping) {
+if (!stopping && FILTERS.length === 0) {
   process.stderr.write(
     '\nmeasuring llama3.1-8b 1024/64 at conc 1–8 three more times (fresh launches) for the dashboard’s error bars\n',
   );

@@ -356,7 +356,10 @@ export function readArtifacts(wrapped: string, options: IngestOptions = {}): Ing
     }
   }
 
-  if (benchmarks.length + agentic.length + evals.length + runStats.length + changelog.length === 0 && problems.length === 0) {
+  // A frontier run whose points are all still to come (`frontier run --defer`) is stored as such: partial, with no points yet.
+  const waiting = frontier ? deferredPoints(manifest as Record<string, unknown>).length : 0;
+  const results = benchmarks.length + agentic.length + evals.length + runStats.length + changelog.length;
+  if (results === 0 && waiting === 0 && problems.length === 0) {
     problems.push({
       file: dir,
       message:
@@ -499,6 +502,12 @@ function baseRun(options: IngestOptions, origin: RunInfo['origin']): RunInfo {
   };
 }
 
+/** The points a `frontier run` manifest records as deferred (`frontier run --defer`): they run later. */
+function deferredPoints(manifest: Record<string, unknown>): { status?: unknown; reason?: unknown }[] {
+  const points = Array.isArray(manifest.points) ? (manifest.points as { status?: unknown; reason?: unknown }[]) : [];
+  return points.filter((p) => p?.status === 'deferred');
+}
+
 /** A `frontier run` directory: its id is derived from the manifest, so re-ingesting it finds the same run. */
 function frontierRun(manifest: Record<string, unknown>, options: IngestOptions): RunInfo {
   const run = baseRun(options, 'frontier');
@@ -515,8 +524,7 @@ function frontierRun(manifest: Record<string, unknown>, options: IngestOptions):
   run.started_at = started;
   run.finished_at = typeof manifest.ended === 'string' ? manifest.ended : '';
   run.status = typeof manifest.status === 'string' ? manifest.status : 'completed';
-  const points = Array.isArray(manifest.points) ? (manifest.points as { status?: unknown; reason?: unknown }[]) : [];
-  const deferred = points.filter((p) => p?.status === 'deferred');
+  const deferred = deferredPoints(manifest);
   run.deferred_points = deferred.length;
   run.deferred_reason = [...new Set(deferred.map((p) => (typeof p.reason === 'string' ? p.reason : '')))].join('; ');
   if (!options.commit && typeof manifest.commit === 'string') run.commit_sha = manifest.commit;

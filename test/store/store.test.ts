@@ -442,6 +442,17 @@ describe('ingest input checks', () => {
       rmSync(join(empty, d), { recursive: true });
     expect(() => readArtifacts(empty, { runId: '1' })).toThrow(/no results here: expected results_bmk\/agg_bmk\.json/);
     expect(() => readArtifacts(join(empty, 'missing'))).toThrow(/not a directory/);
+    // A frontier run whose points are all deferred (they come later) is a run, with no points yet; an empty one is not.
+    const manifest = (points: unknown[]) =>
+      JSON.stringify({ frontier: '0.1.0', started: '2026-12-07T03:00:00Z', status: 'partial', points });
+    writeFileSync(join(empty, 'run.json'), manifest([{ status: 'deferred', reason: 'llama-server is building' }]));
+    expect(readArtifacts(empty).run).toMatchObject({
+      status: 'partial',
+      deferred_points: 1,
+      deferred_reason: 'llama-server is building',
+    });
+    writeFileSync(join(empty, 'run.json'), manifest([]));
+    expect(() => readArtifacts(empty)).toThrow(/no results here/);
     expect(() => readArtifacts(ARTIFACTS, { runId: '1', date: '21/08/2026' })).toThrow(
       /--date: "21\/08\/2026" is not a date: use YYYY-MM-DD/,
     );
