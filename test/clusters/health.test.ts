@@ -78,7 +78,7 @@ describe('the recorded runners listing', () => {
       'r.json: not a runners listing: expected { "total_count", "runners": [...] }',
     );
     expect(() => parseRunnersListing('{"runners": [', 'r.json')).toThrow('r.json: not JSON: it ends inside a value');
-    expect(() => parseRunnersListing('', 'r.json')).toThrow('r.json: empty');
+    expect(() => parseRunnersListing('', 'r.json')).toThrow('r.json: not JSON: it is empty');
     const twice = JSON.stringify(
       [runner('a', 'online', false), runner('a', 'offline', false)].map((r) => ({ ...r, labels: [] })),
     );

@@ -55,7 +55,6 @@ function runnerObjects(values: unknown[], file: string): { at: string; value: un
 /** The runners of a recorded listing; a UserError naming the file, the runner and the key when it is not one. */
 export function parseRunnersListing(text: string, file: string): GithubRunner[] {
   const values = jsonDocuments(text, file, RUNNERS_LISTING_HINT);
-  if (values.length === 0) throw new UserError(`${file}: empty: no runners listing`, { hint: RUNNERS_LISTING_HINT });
   const out: GithubRunner[] = [];
   const seen = new Map<string, string>();
   for (const { at, value } of runnerObjects(values, file)) {
