@@ -12,6 +12,7 @@ import { purgeOf } from './audit.js';
 import { writeTransaction } from './db.js';
 import type { Store } from './db.js';
 import { LatestKeys, advanceLatest, forgetLatest, refillLatest } from './latest.js';
+import { RUN_TABLES } from './migrations.js';
 import { configKey } from './rows.js';
 import type { ConfigIdentity } from './rows.js';
 import type { Database } from './schema.js';
@@ -432,18 +433,6 @@ export async function ingestBatch(
 }
 
 class Rollback extends Error {}
-
-/** Tables whose rows belong to one run (`run_pk`), latest points first (they name benchmark results). */
-const RUN_TABLES = [
-  'latest_points',
-  'benchmark_results',
-  'agentic_points',
-  'eval_results',
-  'changelog_entries',
-  'run_stats',
-  'run_logs',
-  'launch_attempts',
-] as const;
 
 /**
  * Everything stored for these runs, as text: each run's row and the rows of every table that

@@ -351,11 +351,8 @@ export async function appliedMigrations(db: Kysely<unknown>): Promise<string[]> 
   return rows.rows.map((r) => r.name);
 }
 
-/**
- * Names of the tables, child tables first (for wiping in tests; a dump writes every one and a restore
- * fills them parents first). A new table goes here too: a dump refuses a database with a table it lacks.
- */
-export const TABLES = [
+/** Tables whose rows belong to one run (`run_pk`), latest points first (they name benchmark results). */
+export const RUN_TABLES = [
   'latest_points',
   'benchmark_results',
   'agentic_points',
@@ -364,9 +361,10 @@ export const TABLES = [
   'run_stats',
   'run_logs',
   'launch_attempts',
-  'runs',
-  'configs',
-  'tokens',
-  'record_audit',
-  'run_overrides',
 ] as const;
+
+/**
+ * Names of the tables, child tables first (for wiping in tests; a dump writes every one and a restore
+ * fills them parents first). A new table goes here too: a dump refuses a database with a table it lacks.
+ */
+export const TABLES = [...RUN_TABLES, 'runs', 'configs', 'tokens', 'record_audit', 'run_overrides'] as const;
