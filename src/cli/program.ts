@@ -44,6 +44,7 @@ const COMMANDS: readonly { name: string; build: () => Promise<Command>; hidden?:
     build: async () => (await import('./store.js')).storeCommands().find((c) => c.name() === name)!,
   })),
   { name: 'runs', build: async () => (await import('./runs.js')).runsCommand() },
+  { name: 'mcp', build: async () => (await import('./mcp.js')).mcpCommand() },
   { name: 'bench', build: async () => benchCommand() },
 ];
 
