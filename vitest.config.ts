@@ -17,7 +17,7 @@ const ci = readdirSync(fileURLToPath(new URL('test/ci', import.meta.url)))
 const CHECKS = [
   'test/{catalog,changelog,clusters,contract,engines,lint,matrix,plan,planner,pycompat,recipes,results,review,specdec,store,support,traces,util}/**/*.test.ts',
   'test/cli/{al,argparse,changelog,cli,compare-power,engine-tuning,inputs,options,report,review}.test.ts',
-  'test/api/{agentic,api,archive,cli,power,variation}.test.ts',
+  'test/api/{agentic,api,archive,cli,mcp,power,variation}.test.ts',
   'test/web/{lib,agentic-lib,power-lib,predicted-lib,noise-lib}.test.ts',
   'test/sim/{calibration,factors,run-variation}.test.ts',
   'test/launch/failure.test.ts',
