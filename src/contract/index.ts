@@ -46,7 +46,7 @@ export {
   metricDef,
 } from './metrics.js';
 export type { Goal, MetricDef } from './metrics.js';
-export { latestSeries, paretoFront, seriesKey } from './pareto.js';
+export { latestSeries, paretoFront, seriesFrontiers, seriesKey } from './pareto.js';
 export { topologyLabel } from './topology.js';
 export type { TopologyRole, TopologyShape } from './topology.js';
 export { runsOnSimulator } from './simulated.js';

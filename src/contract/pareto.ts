@@ -63,3 +63,26 @@ export function latestSeries<T extends SeriesPoint>(points: readonly T[]): Map<s
   }
   return series;
 }
+
+/** One series (latestSeries) on metrics x and y: its points, their coordinates, and the indices of its frontier. */
+export interface SeriesFrontier<T> {
+  key: string;
+  points: T[];
+  xs: number[];
+  ys: number[];
+  frontier: number[];
+}
+
+/** Each series' latest points on the metrics `x` and `y`, with its frontier: what the API's /pareto and the MCP server answer. */
+export function seriesFrontiers<T extends SeriesPoint & Pick<PointRow, 'metrics'>>(
+  points: readonly T[],
+  x: string,
+  y: string,
+  goals: { x: Goal; y: Goal },
+): SeriesFrontier<T>[] {
+  return [...latestSeries(points)].map(([key, list]) => {
+    const xs = list.map((p) => p.metrics[x] ?? NaN);
+    const ys = list.map((p) => p.metrics[y] ?? NaN);
+    return { key, points: list, xs, ys, frontier: paretoFront(xs, ys, goals) };
+  });
+}

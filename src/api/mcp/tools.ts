@@ -4,10 +4,12 @@
  * as the HTTP routes, each answer with its provenance (run ids, images, dates) and, where a point
  * was measured more than once, its n and 95% interval.
  */
-import { configLabel, goalOf, latestSeries, paretoFront } from '../../contract/index.js';
+import { configLabel, goalOf, seriesFrontiers } from '../../contract/index.js';
 import type { MetricStats, PointRow } from '../../contract/index.js';
 import { DEFAULT_VERDICT_SETTINGS, availability, compareRun, history, run, runs, benchmarks } from '../../store/index.js';
 import type { Source, Store } from '../../store/index.js';
+import { filterOf } from '../schemas.js';
+import type { Query } from '../schemas.js';
 import { ToolRefusal } from './protocol.js';
 import type { PropertySchema, Tool } from './protocol.js';
 
@@ -50,23 +52,12 @@ export async function frontierAnswer(store: Store, args: Record<string, unknown>
   } catch (error) {
     throw new ToolRefusal((error as Error).message);
   }
-  const rows = await benchmarks(store, {
-    model: args.model as string,
-    isl: args.isl as number | undefined,
-    osl: args.osl as number | undefined,
-    hardware: args.hardware as string | undefined,
-    framework: args.framework as string | undefined,
-    precision: args.precision as string | undefined,
-    source: (args.source as Source | undefined) ?? 'official',
-    date: args.date as string | undefined,
-  });
+  const rows = await benchmarks(store, filterOf(args as Query));
   return {
     x,
     y,
     goals,
-    series: [...latestSeries(rows)].map(([key, points]) => {
-      const xs = points.map((p) => p.metrics[x] ?? NaN);
-      const ys = points.map((p) => p.metrics[y] ?? NaN);
+    series: seriesFrontiers(rows, x, y, goals).map(({ key, points, xs, ys, frontier }) => {
       const first = points[0]!;
       return {
         key,
@@ -80,7 +71,7 @@ export async function frontierAnswer(store: Store, args: Record<string, unknown>
         osl: first.osl,
         date: first.date,
         points: points.length,
-        frontier: paretoFront(xs, ys, goals).map((i) => {
+        frontier: frontier.map((i) => {
           const p = points[i]!;
           return { ...provenance(p), x: xs[i]!, y: ys[i]!, x_ci95: ci95(p.stats, x), y_ci95: ci95(p.stats, y) };
         }),
@@ -126,15 +117,9 @@ export async function trendAnswer(store: Store, args: Record<string, unknown>) {
     throw new ToolRefusal((error as Error).message);
   }
   const rows = await history(store, {
+    ...filterOf(args as Query),
     config: args.config as number | undefined,
-    model: args.model as string | undefined,
-    isl: args.isl as number | undefined,
-    osl: args.osl as number | undefined,
-    hardware: args.hardware as string | undefined,
-    framework: args.framework as string | undefined,
-    precision: args.precision as string | undefined,
     conc: args.conc as number | undefined,
-    source: (args.source as Source | undefined) ?? 'official',
     metrics: [key],
   });
   return {

@@ -1,5 +1,5 @@
 /** The reads of benchmark and eval points: what the results cover, the points, their Pareto frontiers and their history. */
-import { configLabel, goalOf, latestSeries, paretoFront } from '../../contract/index.js';
+import { configLabel, goalOf, seriesFrontiers } from '../../contract/index.js';
 import type { ParetoAnswer } from '../../contract/index.js';
 import { availability, benchmarks, evaluations, history } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
@@ -111,9 +111,7 @@ async function paretoAnswer(store: Store, query: Query): Promise<ParetoAnswer> {
     x,
     y,
     goals,
-    series: [...latestSeries(rows)].map(([key, points]) => {
-      const xs = points.map((point) => point.metrics[x] ?? NaN);
-      const ys = points.map((point) => point.metrics[y] ?? NaN);
+    series: seriesFrontiers(rows, x, y, goals).map(({ key, points, xs, ys, frontier }) => {
       const first = points[0]!;
       return {
         key,
@@ -133,7 +131,7 @@ async function paretoAnswer(store: Store, query: Query): Promise<ParetoAnswer> {
           x: xs[i] ?? null,
           y: ys[i] ?? null,
         })),
-        frontier: paretoFront(xs, ys, goals),
+        frontier,
       };
     }),
   };
