@@ -1,5 +1,6 @@
 /** Schemas of the query parameters, shared by routes, and the result filter they spell. */
-import type { ResultFilter, Source } from '../store/index.js';
+import { DEFAULT_VERDICT_SETTINGS } from '../store/index.js';
+import type { ResultFilter, Source, VerdictSettings } from '../store/index.js';
 
 export const stringParam = (description: string) => ({ type: 'string', minLength: 1, maxLength: 200, description });
 export const intParam = (description: string) => ({ type: 'integer', minimum: 1, maximum: 10_000_000, description });
@@ -60,3 +61,25 @@ export function filterOf(query: Query): ResultFilter {
     metrics: typeof query.metrics === 'string' ? query.metrics.split(',') : undefined,
   };
 }
+
+/** What a comparison may be asked to use: the smallest change called a change, and the false discovery rate (the API's min-effect and alpha, the MCP server's min_effect and alpha). */
+export const VERDICT_PARAMS = {
+  minEffect: {
+    type: 'number' as const,
+    minimum: 0,
+    maximum: 100,
+    description: `the smallest change called a regression or improvement, % (default ${DEFAULT_VERDICT_SETTINGS.minEffectPct})`,
+  },
+  alpha: {
+    type: 'number' as const,
+    minimum: 0.0001,
+    maximum: 0.5,
+    description: `the false discovery rate across every metric of every point (default ${DEFAULT_VERDICT_SETTINGS.alpha})`,
+  },
+};
+
+/** The verdict settings asked for, the defaults where not. */
+export const verdictSettingsFrom = (minEffect: unknown, alpha: unknown): VerdictSettings => ({
+  minEffectPct: (minEffect as number | undefined) ?? DEFAULT_VERDICT_SETTINGS.minEffectPct,
+  alpha: (alpha as number | undefined) ?? DEFAULT_VERDICT_SETTINGS.alpha,
+});

@@ -6,9 +6,9 @@
  */
 import { configLabel, goalOf, seriesFrontiers } from '../../contract/index.js';
 import type { MetricStats, PointRow } from '../../contract/index.js';
-import { DEFAULT_VERDICT_SETTINGS, availability, compareRun, history, run, runs, benchmarks } from '../../store/index.js';
+import { availability, compareRun, history, run, runs, benchmarks } from '../../store/index.js';
 import type { Source, Store } from '../../store/index.js';
-import { filterOf } from '../schemas.js';
+import { VERDICT_PARAMS, filterOf, verdictSettingsFrom } from '../schemas.js';
 import type { Query } from '../schemas.js';
 import { ToolRefusal } from './protocol.js';
 import type { PropertySchema, Tool } from './protocol.js';
@@ -238,27 +238,15 @@ export function mcpTools(store: Store): Tool[] {
         type: 'object',
         properties: {
           run: text('the run id to compare'),
-          min_effect: {
-            type: 'number',
-            minimum: 0,
-            maximum: 100,
-            description: `the smallest change called a regression or improvement, % (default ${DEFAULT_VERDICT_SETTINGS.minEffectPct})`,
-          },
-          alpha: {
-            type: 'number',
-            minimum: 0.0001,
-            maximum: 0.5,
-            description: `the false discovery rate (default ${DEFAULT_VERDICT_SETTINGS.alpha})`,
-          },
+          min_effect: VERDICT_PARAMS.minEffect,
+          alpha: VERDICT_PARAMS.alpha,
         },
         required: ['run'],
         additionalProperties: false,
       },
       call: async (args) => {
-        const comparison = await compareRun(store, args.run as string, {
-          minEffectPct: (args.min_effect as number | undefined) ?? DEFAULT_VERDICT_SETTINGS.minEffectPct,
-          alpha: (args.alpha as number | undefined) ?? DEFAULT_VERDICT_SETTINGS.alpha,
-        });
+        const settings = verdictSettingsFrom(args.min_effect, args.alpha);
+        const comparison = await compareRun(store, args.run as string, settings);
         if (!comparison) throw new ToolRefusal(`no run ${String(args.run)} in the store (list_runs gives the run ids)`);
         return comparison;
       },

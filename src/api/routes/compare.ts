@@ -1,6 +1,6 @@
-import { DEFAULT_VERDICT_SETTINGS, compareRun } from '../../store/index.js';
+import { compareRun } from '../../store/index.js';
 import { HttpError } from '../http-error.js';
-import { querySchema, stringParam } from '../schemas.js';
+import { VERDICT_PARAMS, querySchema, stringParam, verdictSettingsFrom } from '../schemas.js';
 import { queryRoute } from './route.js';
 import type { RouteContext } from './route.js';
 
@@ -15,27 +15,15 @@ export function compareRoutes(context: RouteContext): void {
       querystring: querySchema(
         {
           run: stringParam('the run to compare'),
-          'min-effect': {
-            type: 'number',
-            minimum: 0,
-            maximum: 100,
-            description: `the smallest change called a regression or improvement, % (default ${DEFAULT_VERDICT_SETTINGS.minEffectPct})`,
-          },
-          alpha: {
-            type: 'number',
-            minimum: 0.0001,
-            maximum: 0.5,
-            description: `the false discovery rate across every metric of every point (default ${DEFAULT_VERDICT_SETTINGS.alpha})`,
-          },
+          'min-effect': VERDICT_PARAMS.minEffect,
+          alpha: VERDICT_PARAMS.alpha,
         },
         ['run'],
       ),
     },
     async (query) => {
-      const comparison = await compareRun(context.store, query.run as string, {
-        minEffectPct: (query['min-effect'] as number | undefined) ?? DEFAULT_VERDICT_SETTINGS.minEffectPct,
-        alpha: (query.alpha as number | undefined) ?? DEFAULT_VERDICT_SETTINGS.alpha,
-      });
+      const settings = verdictSettingsFrom(query['min-effect'], query.alpha);
+      const comparison = await compareRun(context.store, query.run as string, settings);
       if (!comparison) throw new HttpError(404, `no run ${query.run} in the store`);
       return comparison;
     },
