@@ -15,16 +15,10 @@ import { daysBefore, ingestBatch, openStore, readArtifacts } from '../../src/sto
 import { CLI, REPO, git } from '../helpers.js';
 import { runWorkflowLocally } from '../support/actions-runner.js';
 import { ARTIFACTS } from '../store/helpers.js';
+import { WORKFLOW_OPTIONS } from './repository.js';
 
 const FIXTURE = join(REPO, 'test/fixtures/clusters/health');
 const WORKFLOW = `.github/workflows/${FLEET_HEALTH_WORKFLOW}`;
-const OPTIONS = {
-  frontierPackage: 'frontier@1',
-  nodeVersion: '20',
-  dbSecret: 'FRONTIER_DB',
-  dashboardUrl: '',
-  mainBranch: 'main',
-};
 
 /** A catalog repository with the fixture's runners.yaml and profiles, and the fleet health workflow, committed. */
 function repository(): { dir: string; sha: string } {
@@ -32,7 +26,7 @@ function repository(): { dir: string; sha: string } {
   mkdirSync(join(dir, 'configs'));
   cpSync(join(FIXTURE, 'runners.yaml'), join(dir, 'configs/runners.yaml'));
   cpSync(join(FIXTURE, 'clusters'), join(dir, 'clusters'), { recursive: true });
-  const [, text] = workflowFiles(OPTIONS, 'test').find(([path]) => path === WORKFLOW)!;
+  const [, text] = workflowFiles(WORKFLOW_OPTIONS, 'test').find(([path]) => path === WORKFLOW)!;
   mkdirSync(dirname(join(dir, WORKFLOW)), { recursive: true });
   writeFileSync(join(dir, WORKFLOW), text);
   git(dir, 'init', '-q', '-b', 'main');

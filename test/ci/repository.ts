@@ -58,3 +58,12 @@ export function pullRequestEvent(
     },
   });
 }
+
+/** The `ci init` options the workflow tests write workflows with. */
+export const WORKFLOW_OPTIONS = {
+  frontierPackage: 'frontier@1',
+  nodeVersion: '20',
+  dbSecret: 'FRONTIER_DB',
+  dashboardUrl: '',
+  mainBranch: 'main',
+};

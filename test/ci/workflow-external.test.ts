@@ -15,15 +15,8 @@ import { CLI, git, runCli } from '../helpers.js';
 import { runWorkflowLocally } from '../support/actions-runner.js';
 import type { RunResult } from '../support/actions-runner.js';
 import { controlPlaneProblems } from '../support/control-plane.js';
-import { catalogRepository } from './repository.js';
+import { catalogRepository, WORKFLOW_OPTIONS } from './repository.js';
 
-const OPTIONS = {
-  frontierPackage: 'frontier@1',
-  nodeVersion: '20',
-  dbSecret: 'FRONTIER_DB',
-  dashboardUrl: '',
-  mainBranch: 'main',
-};
 const EXTERNAL = '.github/workflows/frontier-external-sweep.yml';
 const REMINDER = '.github/workflows/frontier-recipe-reminder.yml';
 
@@ -32,7 +25,7 @@ type Wf = {
   jobs: Record<string, { steps: Record<string, unknown>[]; env?: Record<string, string> }>;
 };
 const generated = (): Record<string, Wf> =>
-  Object.fromEntries(workflowFiles(OPTIONS, 'test').map(([path, text]) => [path, parseYaml(text) as Wf]));
+  Object.fromEntries(workflowFiles(WORKFLOW_OPTIONS, 'test').map(([path, text]) => [path, parseYaml(text) as Wf]));
 
 describe('the external sweep workflow is a control plane', () => {
   it('no step of a pull_request_target workflow checks out, fetches or runs the pull request’s code, or holds a secret', () => {

@@ -9,15 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { workflowFiles } from '../../src/ci/workflows/index.js';
 import { CLI, REPO, git, runCli, tempFiles } from '../helpers.js';
 import { runWorkflowLocally } from '../support/actions-runner.js';
-import { catalogRepository } from './repository.js';
-
-const OPTIONS = {
-  frontierPackage: 'frontier@1',
-  nodeVersion: '20',
-  dbSecret: 'FRONTIER_DB',
-  dashboardUrl: '',
-  mainBranch: 'main',
-};
+import { catalogRepository, WORKFLOW_OPTIONS } from './repository.js';
 
 /** Commit the workflows `frontier ci init` writes on the checked-out branch; the new head. */
 function withWorkflows(dir: string): string {
@@ -30,7 +22,7 @@ function withWorkflows(dir: string): string {
 
 describe('generated workflows and untrusted strings', () => {
   it('no run: script interpolates ${{ }}: values reach the shell through env, quoted', () => {
-    for (const [path, text] of workflowFiles(OPTIONS, 'test')) {
+    for (const [path, text] of workflowFiles(WORKFLOW_OPTIONS, 'test')) {
       const wf = parseYaml(text) as { jobs: Record<string, { steps?: { name?: string; run?: string }[] }> };
       for (const [job, spec] of Object.entries(wf.jobs))
         for (const step of spec.steps ?? []) expect(step.run ?? '', `${path} › ${job} › ${step.name}`).not.toContain('${{');
