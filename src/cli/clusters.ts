@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { ProblemsError, loadRunners } from '../catalog/index.js';
@@ -17,6 +17,7 @@ import {
 import type { FleetHealthInput } from '../clusters/index.js';
 import { isStoreLocation } from '../store/location-kind.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { readTextFile } from '../util/json-file.js';
 import { loadTree } from '../review/index.js';
 import { UserError } from '../util/user-error.js';
 import { requireDirectory } from './error.js';
@@ -117,16 +118,6 @@ function healthStore(db: string | undefined): string | undefined {
   );
 }
 
-function readListing(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`cannot read --runners ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
-      hint: RUNNERS_LISTING_HINT,
-    });
-  }
-}
-
 function healthCommand(): Command {
   const positive = (flag: string) => (value: string) => parseNumber(flag, value, POSITIVE_INT);
   return new Command('health')
@@ -158,7 +149,10 @@ function healthCommand(): Command {
     )
     .addOption(pathOption('--payload <file>', 'also write the webhook payload (Slack-compatible JSON { text, blocks }) here'))
     .action(async (o: HealthOptions) => {
-      const runners = parseRunnersListing(readListing(o.runners), o.runners);
+      const runners = parseRunnersListing(
+        readTextFile(o.runners, { what: `--runners ${o.runners}`, hint: RUNNERS_LISTING_HINT }),
+        o.runners,
+      );
       const config = await loadRunners(o.runnerConfig);
       if (!config.value) throw new ProblemsError(config.problems);
       const profiles = await loadClusterProfiles(o.clusters);
