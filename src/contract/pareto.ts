@@ -67,6 +67,8 @@ export function latestSeries<T extends SeriesPoint>(points: readonly T[]): Map<s
 /** One series (latestSeries) on metrics x and y: its points, their coordinates, and the indices of its frontier. */
 export interface SeriesFrontier<T> {
   key: string;
+  /** What its points share: hardware, engine, precision, spec decoding, disagg, sequence and date. */
+  identity: SeriesPoint;
   points: T[];
   xs: number[];
   ys: number[];
@@ -83,6 +85,8 @@ export function seriesFrontiers<T extends SeriesPoint & Pick<PointRow, 'metrics'
   return [...latestSeries(points)].map(([key, list]) => {
     const xs = list.map((p) => p.metrics[x] ?? NaN);
     const ys = list.map((p) => p.metrics[y] ?? NaN);
-    return { key, points: list, xs, ys, frontier: paretoFront(xs, ys, goals) };
+    const { hardware, framework, precision, spec_method, disagg, isl, osl, date } = list[0]!;
+    const identity = { hardware, framework, precision, spec_method, disagg, isl, osl, date };
+    return { key, identity, points: list, xs, ys, frontier: paretoFront(xs, ys, goals) };
   });
 }

@@ -57,19 +57,11 @@ export async function frontierAnswer(store: Store, args: Record<string, unknown>
     x,
     y,
     goals,
-    series: seriesFrontiers(rows, x, y, goals).map(({ key, points, xs, ys, frontier }) => {
-      const first = points[0]!;
+    series: seriesFrontiers(rows, x, y, goals).map(({ key, identity, points, xs, ys, frontier }) => {
       return {
         key,
-        model: first.model,
-        hardware: first.hardware,
-        framework: first.framework,
-        precision: first.precision,
-        spec_method: first.spec_method,
-        disagg: first.disagg,
-        isl: first.isl,
-        osl: first.osl,
-        date: first.date,
+        model: points[0]!.model,
+        ...identity,
         points: points.length,
         frontier: frontier.map((i) => {
           const p = points[i]!;

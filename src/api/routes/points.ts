@@ -111,18 +111,10 @@ async function paretoAnswer(store: Store, query: Query): Promise<ParetoAnswer> {
     x,
     y,
     goals,
-    series: seriesFrontiers(rows, x, y, goals).map(({ key, points, xs, ys, frontier }) => {
-      const first = points[0]!;
+    series: seriesFrontiers(rows, x, y, goals).map(({ key, identity, points, xs, ys, frontier }) => {
       return {
         key,
-        hardware: first.hardware,
-        framework: first.framework,
-        precision: first.precision,
-        spec_method: first.spec_method,
-        disagg: first.disagg,
-        isl: first.isl,
-        osl: first.osl,
-        date: first.date,
+        ...identity,
         points: points.map((point, i) => ({
           config_id: point.config_id,
           label: configLabel(point),
